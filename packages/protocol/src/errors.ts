@@ -1,0 +1,46 @@
+/**
+ * The one catalog of API error codes. Every `AppError` the server raises names a code from
+ * here; the HTTP status comes from this table, never from the throw site. Documented in
+ * docs/specs/api-errors.md (a test checks the two agree).
+ */
+export const ERROR_CATALOG = {
+  invalid_request: { status: 400, description: "The request body, query or path failed validation; details name the field." },
+  invalid_json: { status: 400, description: "The request body is not valid JSON." },
+  path_not_absolute: { status: 400, description: "A repository path must be absolute." },
+  path_not_found: { status: 400, description: "The repository path does not exist." },
+  not_a_git_repository: { status: 400, description: "The path exists but is not the top level of a git repository." },
+  invalid_branch_name: { status: 400, description: "A branch or ref name fails git's ref-name rules or looks like an option." },
+  base_branch_not_found: { status: 400, description: "The base branch does not exist in the repository." },
+  path_outside_worktree: { status: 400, description: "A requested path escapes the worktree (SEC-2)." },
+  unauthorized: { status: 401, description: "Missing or wrong bearer token (GROVE_AUTH_TOKEN)." },
+  not_found: { status: 404, description: "No such resource." },
+  repository_exists: { status: 409, description: "A repository with that path or name is already registered." },
+  workspace_preparing: { status: 409, description: "The task's environment is being materialized by another session (SES-2)." },
+  workspace_reuse_unsafe: { status: 409, description: "An existing worktree failed validation; details.reason says why (SES-3)." },
+  task_cleanup_in_progress: { status: 409, description: "A cleanup job of the task is active (LC-2)." },
+  task_archived: { status: 409, description: "The task is archived; unarchive it first." },
+  session_busy: { status: 409, description: "A turn is already running in this session." },
+  session_running: { status: 409, description: "The operation is refused while a session is starting or running." },
+  session_not_resumable: { status: 409, description: "The session is in a state that cannot be resumed or prompted." },
+  dirty_worktree: { status: 409, description: "The worktree has uncommitted or untracked changes; pass discardChanges (LC-6)." },
+  branch_exists: { status: 409, description: "The branch a new task would create already exists (WT-2)." },
+  branch_unrecoverable: { status: 409, description: "A worktree and its branch are both gone; nothing is invented (WT-5)." },
+  workspace_missing: { status: 409, description: "The session's workspace inventory is missing or ambiguous (ENV-5)." },
+  agent_unknown: { status: 400, description: "No agent profile with that name." },
+  agent_start_failed: { status: 500, description: "The agent process could not be started or did not speak ACP." },
+  agent_crashed: { status: 500, description: "The agent process exited during a turn." },
+  launch_interrupted: { status: 500, description: "The server stopped before the launch finished." },
+  git_failed: { status: 500, description: "A git command failed." },
+  git_timeout: { status: 504, description: "A git command exceeded its timeout." },
+  internal_error: { status: 500, description: "An unexpected server error." },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export interface ErrorBody {
+  error: { code: ErrorCode | string; message: string; details?: Record<string, unknown> };
+}
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CATALOG, code);
+}

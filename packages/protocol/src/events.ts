@@ -1,0 +1,36 @@
+import type { Changes, Message, Session, Task } from "./schemas.js";
+
+/** Event frames on `GET /api/v1/events`: `{type, data, at}`. */
+export interface EventMap {
+  "task.created": { task: Task };
+  "task.updated": { task: Task };
+  "task.deleted": { taskId: string };
+  "session.created": { session: Session };
+  "session.state_changed": { session: Session; from: Session["state"] | null };
+  "session.deleted": { sessionId: string; taskId: string };
+  "session.message": { sessionId: string; taskId: string; message: Message };
+  "changes.updated": { taskId: string; repositoryId: string; changes?: Changes };
+  "cleanup_job.updated": { job: unknown };
+  "environment.updated": { taskId: string; environmentId: string; status: string };
+}
+
+export type EventType = keyof EventMap;
+
+export interface EventFrame<T extends EventType = EventType> {
+  type: T;
+  data: EventMap[T];
+  at: string;
+}
+
+export const EVENT_TYPES: readonly EventType[] = [
+  "task.created",
+  "task.updated",
+  "task.deleted",
+  "session.created",
+  "session.state_changed",
+  "session.deleted",
+  "session.message",
+  "changes.updated",
+  "cleanup_job.updated",
+  "environment.updated",
+];

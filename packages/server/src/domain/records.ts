@@ -1,0 +1,115 @@
+import type { LastError } from "@grove/protocol";
+
+/** Persisted records as the server sees them (camelCase, ISO timestamps). */
+
+export type SessionState = "created" | "starting" | "running" | "waiting_for_input" | "completed" | "failed" | "cancelled";
+export type TaskState = "todo" | "in_progress" | "review" | "done" | "failed";
+export type EnvironmentStatus = "creating" | "ready" | "failed";
+
+export interface RepositoryRecord {
+  id: string;
+  name: string;
+  /** Absolute real path of the checkout (local) or the managed clone (remote). */
+  path: string;
+  url: string | null;
+  provider: string;
+  defaultBranch: string;
+  pullBeforeWorktree: boolean;
+  credentialPolicy: "managed" | "executor";
+  hasCredential: boolean;
+  branchTemplate: string;
+  copyFiles: string[];
+  setupScript: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TaskRepositoryRecord {
+  repositoryId: string;
+  baseBranch: string;
+  checkoutBranch: string | null;
+  prNumber: number | null;
+  position: number;
+}
+
+export interface TaskRecord {
+  id: string;
+  title: string;
+  description: string;
+  state: TaskState;
+  /** Directory name under $GROVE_HOME/tasks (WT-1), fixed at creation. */
+  dirName: string;
+  archivedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  repositories: TaskRepositoryRecord[];
+}
+
+export interface EnvironmentRecord {
+  id: string;
+  taskId: string;
+  status: EnvironmentStatus;
+  workspacePath: string | null;
+  runnerId: string;
+  /** The session whose launch is materializing (status `creating`). */
+  materializerSessionId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The physical tuple (ENV-1): written as a unit, only from a concrete result (ENV-2). */
+export interface WorktreeTuple {
+  worktreeId: string;
+  worktreePath: string;
+  worktreeBranch: string;
+}
+
+export interface EnvironmentRepoRecord {
+  id: string;
+  environmentId: string;
+  repositoryId: string;
+  branchSlug: string;
+  worktreeId: string | null;
+  worktreePath: string | null;
+  worktreeBranch: string | null;
+  baseBranch: string;
+  position: number;
+  status: "active" | "deleted";
+  errorMessage: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+
+export interface SessionRecord {
+  id: string;
+  taskId: string;
+  agent: string;
+  state: SessionState;
+  taskEnvironmentId: string | null;
+  /** The agent's own ACP session id, for `session/load` (SES-5). */
+  acpSessionId: string | null;
+  lastError: LastError | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type MessageRole = "user" | "agent" | "thought" | "tool" | "plan" | "system";
+
+export interface MessageRecord {
+  id: string;
+  sessionId: string;
+  role: MessageRole;
+  text: string;
+  data: unknown;
+  createdAt: string;
+}
+
+/** An agent process this runner started; start time guards against recycled pids. */
+export interface AgentProcessRecord {
+  sessionId: string;
+  runnerId: string;
+  pid: number;
+  startTime: string;
+  createdAt: string;
+}
