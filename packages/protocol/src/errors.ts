@@ -12,6 +12,7 @@ export const ERROR_CATALOG = {
   invalid_branch_name: { status: 400, description: "A branch or ref name fails git's ref-name rules or looks like an option." },
   base_branch_not_found: { status: 400, description: "The base branch does not exist in the repository." },
   path_outside_worktree: { status: 400, description: "A requested path escapes the worktree (SEC-2)." },
+  payload_too_large: { status: 413, description: "The request body exceeds the server's limit." },
   unauthorized: { status: 401, description: "Missing or wrong bearer token (GROVE_AUTH_TOKEN)." },
   not_found: { status: 404, description: "No such resource." },
   repository_exists: { status: 409, description: "A repository with that path or name is already registered." },

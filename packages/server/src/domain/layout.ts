@@ -40,6 +40,7 @@ export function isValidBranchName(name: string): boolean {
   if (name.length === 0 || name.length > 250) return false;
   if (name.startsWith("-") || name.startsWith("/") || name.endsWith("/") || name.endsWith(".")) return false;
   if (name === "@" || name.includes("..") || name.includes("@{") || name.includes("//")) return false;
+  // eslint-disable-next-line no-control-regex -- git forbids control characters in ref names
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
   for (const part of name.split("/")) {
     if (part.startsWith(".") || part.endsWith(".lock") || part.length === 0) return false;

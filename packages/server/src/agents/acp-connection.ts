@@ -1,0 +1,163 @@
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { dirname } from "node:path";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+import { toAgentEvent, type AgentEvent, type PermissionAsk } from "./agent-events.js";
+
+export type { AgentEvent, PermissionAsk } from "./agent-events.js";
+
+/** Options of {@link AcpClientConnection}. */
+export interface AcpConnectionOptions {
+  /** The agent's stdin. */
+  output: Writable;
+  /** The agent's stdout. */
+  input: Readable;
+  /** Raw ACP frames, one `{at, dir: "in"|"out", msg}` JSON object per line (appended). */
+  logFile: string;
+  permissionPolicy: "auto_approve" | "ask";
+  /** Called synchronously, in arrival order, for every update the SDK accepted. */
+  onEvent(e: AgentEvent): void;
+  /** Used only when the policy is `ask`. */
+  onPermission(ask: PermissionAsk): Promise<{ optionId: string } | "cancelled">;
+}
+
+type Msg = acp.AnyMessage & { id?: unknown; method?: string; params?: { sessionId?: string } };
+
+/**
+ * The ACP client side of one agent process (SES-5). Advertises no fs/terminal capabilities:
+ * agents read and write files themselves in their cwd. Taps both directions of the stream for
+ * the raw log (the SDK drops updates it cannot validate, gotcha 1), and drops the history that
+ * `session/load` replays before its response so consumers never see it twice (gotcha 7).
+ */
+export class AcpClientConnection {
+  private readonly conn: acp.ClientConnection;
+  private readonly log: WriteStream;
+  private logOpen = true;
+  /** JSON-RPC ids of outgoing session/load requests whose response has not arrived yet. */
+  private readonly loading = new Set<unknown>();
+  private readonly pendingAsks = new Map<string, () => void>();
+  private askSeq = 0;
+
+  constructor(private readonly opts: AcpConnectionOptions) {
+    mkdirSync(dirname(opts.logFile), { recursive: true });
+    this.log = createWriteStream(opts.logFile, { flags: "a" });
+    this.log.on("error", () => {
+      this.logOpen = false; // a broken log must not break the agent
+    });
+    const base = acp.ndJsonStream(Writable.toWeb(opts.output) as WritableStream<Uint8Array>, Readable.toWeb(opts.input) as ReadableStream<Uint8Array>);
+    const outTap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+      transform: (m, c) => {
+        const msg = m as Msg;
+        this.record("out", msg);
+        if (msg.method === acp.methods.agent.session.load && msg.id !== undefined) this.loading.add(msg.id);
+        c.enqueue(m);
+      },
+    });
+    const inTap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+      transform: (m, c) => {
+        const msg = m as Msg;
+        this.record("in", msg);
+        if (msg.method === undefined && this.loading.has(msg.id)) this.loading.delete(msg.id);
+        // Replayed history arrives before the load's response: log it, never deliver it.
+        if (msg.method === acp.methods.client.session.update && this.loading.size > 0) return;
+        c.enqueue(m);
+      },
+    });
+    outTap.readable.pipeTo(base.writable).catch(() => undefined);
+    this.conn = acp
+      .client({ name: "grove" })
+      .onNotification(acp.methods.client.session.update, ({ params }) => {
+        try {
+          opts.onEvent(toAgentEvent(params.update));
+        } catch {
+          // A consumer's failure must not stop the stream of later updates.
+        }
+      })
+      .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => this.answerPermission(params, signal))
+      .connect({ writable: outTap.writable, readable: base.readable.pipeThrough(inTap) });
+  }
+
+  /** Aborted when the connection closes (the agent's stdout ended or {@link close} was called). */
+  get signal(): AbortSignal {
+    return this.conn.signal;
+  }
+
+  /** `initialize` with protocol v1 and no client capabilities; gives up after `timeoutMs`. */
+  initialize(timeoutMs: number): Promise<acp.InitializeResponse> {
+    return this.conn.agent.request(
+      acp.methods.agent.initialize,
+      { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {}, clientInfo: { name: "grove", version: "0.1.0" } },
+      timeout(timeoutMs),
+    );
+  }
+
+  /** `session/new` in `cwd`; returns the agent's ACP session id. */
+  async newSession(cwd: string, timeoutMs: number): Promise<string> {
+    const res = await this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] }, timeout(timeoutMs));
+    return res.sessionId;
+  }
+
+  /** `session/load`; the replayed history is suppressed (see the class comment). */
+  async loadSession(sessionId: string, cwd: string, timeoutMs: number): Promise<void> {
+    await this.conn.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] }, timeout(timeoutMs));
+  }
+
+  /** One prompt turn; resolves with the agent's stop reason. No timeout: turns may be long. */
+  async prompt(sessionId: string, text: string): Promise<{ stopReason: string }> {
+    const res = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+    return { stopReason: res.stopReason };
+  }
+
+  /** `session/cancel`, and every permission ask still waiting is answered `cancelled` (ACP). */
+  async cancel(sessionId: string): Promise<void> {
+    for (const cancelAsk of [...this.pendingAsks.values()]) cancelAsk();
+    if (this.conn.signal.aborted) return;
+    await this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  }
+
+  /** Closes the connection (pending requests reject) and flushes the raw log. */
+  async close(): Promise<void> {
+    for (const cancelAsk of [...this.pendingAsks.values()]) cancelAsk();
+    this.conn.close();
+    if (!this.logOpen) return;
+    this.logOpen = false;
+    await new Promise<void>((resolve) => this.log.end(resolve));
+  }
+
+  private record(dir: "in" | "out", msg: unknown): void {
+    if (this.logOpen) this.log.write(`${JSON.stringify({ at: new Date().toISOString(), dir, msg })}\n`);
+  }
+
+  private async answerPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
+    const cancelled: acp.RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
+    if (this.opts.permissionPolicy === "auto_approve") {
+      const o = params.options.find((x) => x.kind === "allow_always") ?? params.options.find((x) => x.kind === "allow_once");
+      return o ? { outcome: { outcome: "selected", optionId: o.optionId } } : cancelled;
+    }
+    const requestId = `perm_${++this.askSeq}`;
+    const ask: PermissionAsk = {
+      requestId,
+      title: params.toolCall.title ?? "Permission requested",
+      options: params.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
+    };
+    let onCancel = () => {};
+    const cancelledByUs = new Promise<"cancelled">((resolve) => {
+      onCancel = () => resolve("cancelled");
+    });
+    this.pendingAsks.set(requestId, onCancel);
+    signal.addEventListener("abort", onCancel, { once: true });
+    try {
+      const answer = await Promise.race([this.opts.onPermission(ask).catch(() => "cancelled" as const), cancelledByUs]);
+      if (answer === "cancelled" || !params.options.some((o) => o.optionId === answer.optionId)) return cancelled;
+      return { outcome: { outcome: "selected", optionId: answer.optionId } };
+    } finally {
+      this.pendingAsks.delete(requestId);
+      signal.removeEventListener("abort", onCancel);
+    }
+  }
+}
+
+/** ACP has no request timeout: abort via `$/cancel_request` and stop waiting (gotcha 5). */
+function timeout(ms: number): acp.SendRequestOptions {
+  return { cancellationSignal: AbortSignal.timeout(ms), stopWaitingOnCancel: true };
+}

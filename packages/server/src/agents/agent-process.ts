@@ -1,0 +1,83 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { AppError } from "../domain/errors.js";
+import { killProcessGroup, processGroupMembers } from "./process-info.js";
+
+/** How an agent process ended. */
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+}
+
+const STDERR_TAIL_BYTES = 4096;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * One spawned agent process: its own process group (so `npx → sh → node` trees die together),
+ * a bounded stderr tail for error messages, and an exit promise. Knows nothing about ACP.
+ */
+export class AgentProcess {
+  readonly exited: Promise<ExitInfo>;
+  private exitInfo: ExitInfo | null = null;
+  private stderr = "";
+
+  private constructor(readonly child: ChildProcessWithoutNullStreams, readonly pid: number) {
+    this.exited = new Promise((resolve) => {
+      child.once("exit", (code, signal) => {
+        this.exitInfo = { code, signal };
+        resolve(this.exitInfo);
+      });
+    });
+    // Always drain stderr: a full pipe would block the agent.
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (d: string) => {
+      this.stderr = (this.stderr + d).slice(-STDERR_TAIL_BYTES);
+    });
+    // EPIPE on a dead agent's stdin is reported through the exit, not as an uncaught error.
+    child.stdin.on("error", () => undefined);
+  }
+
+  /**
+   * Spawns `command args` detached in `cwd` with `process.env + env`. Resolves once the process
+   * exists; a command that cannot be started → AppError("agent_start_failed").
+   */
+  static async spawn(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<AgentProcess> {
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", (e) => reject(new AppError("agent_start_failed", `cannot start ${command}: ${e.message}`, { command })));
+    });
+    if (child.pid === undefined) throw new AppError("agent_start_failed", `cannot start ${command}`, { command });
+    return new AgentProcess(child, child.pid);
+  }
+
+  /** The process has exited (its group may still have members until {@link kill}). */
+  get hasExited(): boolean {
+    return this.exitInfo !== null;
+  }
+
+  get exit(): ExitInfo | null {
+    return this.exitInfo;
+  }
+
+  /** Last few KB of the agent's stderr. */
+  get stderrTail(): string {
+    return this.stderr;
+  }
+
+  /**
+   * Closes stdin, SIGTERMs the group, SIGKILLs it after `graceMs`, and resolves when the
+   * process and every member of its group are gone.
+   */
+  async kill(graceMs: number): Promise<void> {
+    this.child.stdin.end();
+    if (!this.hasExited) killProcessGroup(this.pid, "SIGTERM");
+    await Promise.race([this.exited, delay(graceMs)]);
+    // Only signal the group while a member is known to be alive: after that the id could be reused.
+    if (!this.hasExited || processGroupMembers(this.pid).length > 0) killProcessGroup(this.pid, "SIGKILL");
+    await this.exited;
+    for (let i = 0; i < 100 && processGroupMembers(this.pid).length > 0; i++) await delay(10);
+  }
+}

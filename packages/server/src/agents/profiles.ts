@@ -1,0 +1,83 @@
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { AgentProfile } from "@grove/protocol";
+
+/**
+ * How to start one kind of agent (SES-9: real agents are profiles). `env` is added to the
+ * server's own environment for the agent process; its values may be secrets and never leave
+ * the server (see {@link toPublicProfile}).
+ */
+export interface AgentProfileConfig {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** `auto_approve` answers permission requests itself; `ask` waits for the person (SES-5). */
+  permissionPolicy: "auto_approve" | "ask";
+  builtIn: boolean;
+}
+
+/** Name of the default agent of a new install (SES-9). */
+export const DEFAULT_AGENT = "scripted";
+
+/**
+ * `node --import <tsx loader> <scripted-agent.ts>`: the scripted agent is TypeScript run by the
+ * server's own Node binary through tsx (Node 20 has no type stripping). Both paths are absolute
+ * so the agent starts from any cwd (its cwd is the session's workspace). createRequire resolves
+ * the same file under vitest and under plain node, where `import.meta.resolve` differs.
+ */
+export function scriptedAgentCommand(): { command: string; args: string[] } {
+  const require = createRequire(import.meta.url);
+  const tsxLoader = require.resolve("tsx");
+  const script = fileURLToPath(new URL("./scripted-agent.ts", import.meta.url));
+  return { command: process.execPath, args: ["--import", tsxLoader, script] };
+}
+
+/** A managed npm agent, run through npx from the local cache when it is there. */
+function npxProfile(name: string, pkg: string, extraArgs: string[], env: Record<string, string> = {}): AgentProfileConfig {
+  return {
+    name,
+    command: "npx",
+    args: ["--yes", "--prefer-offline", pkg, ...extraArgs],
+    env,
+    // Real agents run arbitrary tools; a person approves what they ask for unless configured otherwise.
+    permissionPolicy: "ask",
+    builtIn: true,
+  };
+}
+
+/**
+ * The profiles every install has: `scripted` first (the default: real work without API keys,
+ * its history kept under `<home>/agents/scripted`), then the real agents of STACK.md §3.
+ */
+export function builtInProfiles(opts: { home: string }): AgentProfileConfig[] {
+  const scripted = scriptedAgentCommand();
+  return [
+    {
+      name: DEFAULT_AGENT,
+      command: scripted.command,
+      args: scripted.args,
+      env: { GROVE_SCRIPTED_STATE_DIR: join(opts.home, "agents", "scripted") },
+      permissionPolicy: "auto_approve",
+      builtIn: true,
+    },
+    // As root, the Claude bridge refuses session/new unless it is told it runs in a sandbox.
+    npxProfile("claude", "@agentclientprotocol/claude-agent-acp", [], { IS_SANDBOX: "1" }),
+    npxProfile("codex", "@agentclientprotocol/codex-acp", []),
+    npxProfile("gemini", "@google/gemini-cli", ["--acp"]),
+    npxProfile("opencode", "opencode-ai", ["acp"]),
+  ];
+}
+
+/** The API view of a profile: env variable names only, never their values. */
+export function toPublicProfile(p: AgentProfileConfig): AgentProfile {
+  return {
+    name: p.name,
+    command: p.command,
+    args: [...p.args],
+    env: Object.keys(p.env).sort(),
+    permissionPolicy: p.permissionPolicy,
+    builtIn: p.builtIn,
+  };
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
+import type { SessionUpdate, StopReason, ToolCallContent, ToolKind } from "@agentclientprotocol/sdk";
+import { appendFileInside, commitAll, deleteFileInside, unescapeText, writeFileInside } from "./scripted-agent-files.js";
+
+/**
+ * One prompt turn of the scripted agent (SES-9): runs the script line by line. Each command is a
+ * tool call (`pending` → `completed` | `failed`); lines that are not commands are answered with
+ * `ok: <line>`. A failed command ends the turn (`end_turn`, after an `error: …` message) and the
+ * rest of the script is skipped, like an agent giving up. Part of the scripted agent program.
+ */
+export interface TurnContext {
+  cwd: string;
+  /** Aborted by `session/cancel`. */
+  signal: AbortSignal;
+  /** Sends one `session/update` (and records it in the history). */
+  send(update: SessionUpdate): Promise<void>;
+  /** `session/request_permission`; resolves the option kind chosen, or "cancelled". */
+  askPermission(toolCallId: string, title: string): Promise<"allowed" | "rejected" | "cancelled">;
+  /** Exits the process (the `crash` command). */
+  exit(code: number): never;
+}
+
+const KINDS: Record<string, ToolKind> = {
+  say: "other", think: "think", write: "edit", append: "edit", delete: "delete",
+  commit: "execute", sleep: "other", ask: "other", fail: "other", crash: "other",
+};
+
+class Cancelled extends Error {}
+
+function splitCommand(line: string): { cmd: string; rest: string } {
+  const m = /^(\S+)\s?(.*)$/.exec(line);
+  return { cmd: m?.[1] ?? "", rest: m?.[2] ?? "" };
+}
+
+function splitPath(rest: string): { path: string; text: string } {
+  const { cmd, rest: text } = splitCommand(rest);
+  return { path: cmd, text: unescapeText(text) };
+}
+
+function textContent(text: string): ToolCallContent {
+  return { type: "content", content: { type: "text", text } };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Cancelled());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new Cancelled());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Runs `script` and returns the turn's stop reason. */
+export async function runScript(ctx: TurnContext, script: string): Promise<StopReason> {
+  const message = (text: string) =>
+    ctx.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text }, messageId: randomUUID() });
+
+  for (const raw of script.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (ctx.signal.aborted) return "cancelled";
+    const { cmd, rest } = splitCommand(line);
+    const kind = KINDS[cmd];
+    if (!kind) {
+      await message(`ok: ${line}`);
+      continue;
+    }
+    const toolCallId = `call_${randomUUID()}`;
+    const done = (status: "completed" | "failed", extra: Partial<Extract<SessionUpdate, { sessionUpdate: "tool_call_update" }>> = {}) =>
+      ctx.send({ sessionUpdate: "tool_call_update", toolCallId, status, ...extra });
+    const pathOf = cmd === "write" || cmd === "append" || cmd === "delete" ? splitPath(rest).path : undefined;
+    await ctx.send({
+      sessionUpdate: "tool_call",
+      toolCallId,
+      title: line.length > 80 ? `${line.slice(0, 77)}...` : line,
+      kind,
+      status: "pending",
+      rawInput: { command: cmd, argument: rest },
+      ...(pathOf ? { locations: [{ path: resolve(ctx.cwd, pathOf) }] } : {}),
+    });
+    try {
+      switch (cmd) {
+        case "say":
+          await message(rest);
+          await done("completed");
+          break;
+        case "think":
+          await ctx.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: rest }, messageId: randomUUID() });
+          await done("completed");
+          break;
+        case "write":
+        case "append": {
+          const { path, text } = splitPath(rest);
+          const r = cmd === "write" ? writeFileInside(ctx.cwd, path, text) : appendFileInside(ctx.cwd, path, text);
+          await done("completed", { content: [{ type: "diff", path: r.path, oldText: r.oldText, newText: r.newText }], locations: [{ path: r.path }] });
+          break;
+        }
+        case "delete": {
+          const r = deleteFileInside(ctx.cwd, splitPath(rest).path);
+          await done("completed", { content: [{ type: "diff", path: r.path, oldText: r.oldText, newText: "" }], locations: [{ path: r.path }] });
+          break;
+        }
+        case "commit": {
+          if (!rest) throw new Error("commit needs a message");
+          const commits = commitAll(ctx.cwd, rest);
+          const summary = commits.map((c) => `${c.commit.slice(0, 12)} in ${c.dir}`).join("\n");
+          await done("completed", { content: [textContent(`committed ${summary}`)], rawOutput: { commits } });
+          break;
+        }
+        case "sleep": {
+          const ms = Number(rest);
+          if (!Number.isFinite(ms) || ms < 0) throw new Error(`sleep needs a number of milliseconds: ${rest}`);
+          await sleep(ms, ctx.signal);
+          await done("completed");
+          break;
+        }
+        case "ask": {
+          const answer = await ctx.askPermission(toolCallId, rest || "May I go on?");
+          if (answer === "cancelled") throw new Cancelled();
+          if (answer === "rejected") {
+            await done("failed", { content: [textContent("permission rejected")] });
+            await message(`permission rejected: ${rest}`);
+            return "end_turn";
+          }
+          await done("completed", { content: [textContent("permission granted")] });
+          break;
+        }
+        case "fail":
+          await message(rest);
+          await done("failed", { content: [textContent(rest)] });
+          return "refusal";
+        case "crash": {
+          const code = Number.parseInt(rest, 10);
+          ctx.exit(Number.isInteger(code) && code >= 0 && code <= 255 ? code : 1);
+        }
+      }
+    } catch (e) {
+      if (e instanceof Cancelled || ctx.signal.aborted) {
+        await done("failed", { content: [textContent("cancelled")] });
+        return "cancelled";
+      }
+      const msg = e instanceof Error ? e.message : String(e);
+      await done("failed", { content: [textContent(msg)], rawOutput: { error: msg } });
+      await message(`error: ${msg}`);
+      return "end_turn";
+    }
+  }
+  return ctx.signal.aborted ? "cancelled" : "end_turn";
+}

@@ -1,0 +1,129 @@
+/**
+ * The scripted agent (SES-9): a real ACP agent program whose prompt is a tiny script (see
+ * docs/specs/agents.md and CONTRACT.md "The scripted agent"). Started by the server like any other
+ * agent: `node --import <tsx loader> scripted-agent.ts`, cwd = the session's workspace, ACP on
+ * stdin/stdout. stdout is the wire: diagnostics go to stderr only. Exits when stdin closes.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+import { readScriptedState, scriptedStateDir, writeScriptedState, type ScriptedSessionState } from "./scripted-agent-state.js";
+import { runScript } from "./scripted-agent-turn.js";
+
+interface LiveSession {
+  state: ScriptedSessionState;
+  /** cwd of this process's session/new or session/load: where the script's paths resolve. */
+  cwd: string;
+  turn?: AbortController;
+}
+
+const live = new Map<string, LiveSession>();
+const stateDir = scriptedStateDir();
+
+function log(...args: unknown[]): void {
+  console.error("[scripted-agent]", ...args);
+}
+
+function checkCwd(cwd: string): void {
+  if (!isAbsolute(cwd) || !existsSync(cwd)) throw acp.RequestError.invalidParams({ cwd }, `cwd must be an existing absolute directory: ${cwd}`);
+}
+
+const PERMISSION_OPTIONS: acp.PermissionOption[] = [
+  { optionId: "allow_once", name: "Allow", kind: "allow_once" },
+  { optionId: "allow_always", name: "Always allow", kind: "allow_always" },
+  { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+];
+
+const app = acp
+  .agent({ name: "grove-scripted" })
+  .onRequest(acp.methods.agent.initialize, () => ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentInfo: { name: "grove-scripted", version: "1.0.0" },
+    agentCapabilities: { loadSession: true },
+    authMethods: [],
+  }))
+  .onRequest(acp.methods.agent.session.new, ({ params }) => {
+    checkCwd(params.cwd);
+    const state: ScriptedSessionState = { sessionId: `scripted-${randomUUID()}`, cwd: params.cwd, createdAt: new Date().toISOString(), history: [], loads: [] };
+    writeScriptedState(state, stateDir);
+    live.set(state.sessionId, { state, cwd: params.cwd });
+    log("session/new", state.sessionId, params.cwd);
+    return { sessionId: state.sessionId };
+  })
+  .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+    const state = readScriptedState(params.sessionId, stateDir);
+    if (!state) throw acp.RequestError.resourceNotFound(params.sessionId);
+    checkCwd(params.cwd);
+    state.loads.push({ cwd: params.cwd, at: new Date().toISOString() });
+    writeScriptedState(state, stateDir);
+    // ACP: the whole history is replayed as session/update notifications before the response.
+    for (const update of state.history) await client.notify(acp.methods.client.session.update, { sessionId: state.sessionId, update });
+    live.set(state.sessionId, { state, cwd: params.cwd });
+    log("session/load", state.sessionId, params.cwd, `${state.history.length} updates replayed`);
+    return {};
+  })
+  .onRequest(acp.methods.agent.session.prompt, async ({ params, client, signal }) => {
+    const s = live.get(params.sessionId);
+    if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
+    if (s.turn) throw acp.RequestError.invalidRequest({ sessionId: params.sessionId }, "a prompt turn is already running");
+    const turn = new AbortController();
+    s.turn = turn;
+    const abortTurn = () => turn.abort();
+    signal.addEventListener("abort", abortTurn, { once: true });
+    const text = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join("\n");
+    // The prompt is history (replayed on load) but not echoed live: the client already has it.
+    s.state.history.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text } });
+    writeScriptedState(s.state, stateDir);
+    try {
+      const stopReason = await runScript(
+        {
+          cwd: s.cwd,
+          signal: turn.signal,
+          send: async (update) => {
+            s.state.history.push(update);
+            writeScriptedState(s.state, stateDir);
+            await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update });
+          },
+          askPermission: async (toolCallId, title) => {
+            try {
+              const res = await client.request(
+                acp.methods.client.session.requestPermission,
+                { sessionId: params.sessionId, toolCall: { toolCallId, title, kind: "other", status: "pending" }, options: PERMISSION_OPTIONS },
+                { cancellationSignal: turn.signal, stopWaitingOnCancel: true },
+              );
+              if (res.outcome.outcome !== "selected") return "cancelled";
+              const chosen = res.outcome.optionId;
+              const option = PERMISSION_OPTIONS.find((o) => o.optionId === chosen);
+              return option?.kind.startsWith("allow") ? "allowed" : "rejected";
+            } catch (e) {
+              if (turn.signal.aborted) return "cancelled";
+              throw e;
+            }
+          },
+          exit: (code) => {
+            log("crash", code);
+            process.exit(code);
+          },
+        },
+        text,
+      );
+      log("turn ended", params.sessionId, stopReason);
+      return { stopReason };
+    } finally {
+      signal.removeEventListener("abort", abortTurn);
+      s.turn = undefined;
+    }
+  })
+  .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+    live.get(params.sessionId)?.turn?.abort();
+  });
+
+const connection = app.connect(
+  acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>),
+);
+// Exit when stdin closes (the client went away or stopped us).
+void connection.closed.then(() => process.exit(0));
+process.stdin.on("end", () => process.exit(0));
+log("ready, state in", stateDir);

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { PromptBody } from "@grove/protocol";
+import { messageView, sessionView } from "../../domain/views.js";
+import type { Orchestrator } from "../../orchestrator/orchestrator.js";
+import { parse } from "../validate.js";
+
+type Id = { Params: { id: string } };
+const PermissionAnswer = z.object({ optionId: z.string().min(1).nullable() }).strict();
+
+export function sessionRoutes(app: FastifyInstance, orch: Orchestrator): void {
+  app.get<Id>("/sessions/:id", async (req) => sessionView(await orch.getSession(req.params.id)));
+  app.get<Id>("/sessions/:id/messages", async (req) => (await orch.listMessages(req.params.id)).map(messageView));
+  app.get<Id>("/sessions/:id/workspace", async (req) => orch.workspace(req.params.id));
+  app.post<Id>("/sessions/:id/prompt", async (req, reply) => {
+    const body = parse(PromptBody, req.body);
+    return reply.status(202).send(sessionView(await orch.prompt(req.params.id, body.prompt)));
+  });
+  app.post<Id>("/sessions/:id/cancel", async (req, reply) => reply.status(202).send(sessionView(await orch.cancel(req.params.id))));
+  app.post<Id>("/sessions/:id/resume", async (req, reply) => reply.status(202).send(sessionView(await orch.resume(req.params.id))));
+  app.delete<Id>("/sessions/:id", async (req, reply) => {
+    await orch.deleteSession(req.params.id);
+    return reply.status(204).send();
+  });
+  app.get<Id>("/sessions/:id/permissions", async (req) => {
+    await orch.getSession(req.params.id);
+    return orch.live.pendingAsks(req.params.id);
+  });
+  app.post<{ Params: { id: string; requestId: string } }>("/sessions/:id/permissions/:requestId", async (req, reply) => {
+    const body = parse(PermissionAnswer, req.body);
+    await orch.answerPermission(req.params.id, req.params.requestId, body.optionId);
+    return reply.status(204).send();
+  });
+}

@@ -1,0 +1,70 @@
+import { existsSync } from "node:fs";
+import { timingSafeEqual } from "node:crypto";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import fastifyStatic from "@fastify/static";
+import fastifyWebsocket from "@fastify/websocket";
+import type { Logger } from "pino";
+import type { EventBus } from "../domain/event-bus.js";
+import { AppError } from "../domain/errors.js";
+import type { Orchestrator } from "../orchestrator/orchestrator.js";
+import { installErrorHandler } from "./error-handler.js";
+import { eventRoutes } from "./routes/events.js";
+import { metaRoutes } from "./routes/meta.js";
+import { repositoryRoutes } from "./routes/repositories.js";
+import { sessionRoutes } from "./routes/sessions.js";
+import { taskRoutes } from "./routes/tasks.js";
+
+export interface ApiOptions {
+  orchestrator: Orchestrator;
+  bus: EventBus;
+  logger: Logger;
+  version: string;
+  database: "sqlite" | "postgres";
+  runnerId: string;
+  authToken?: string | undefined;
+  /** Built web UI (packages/web/dist), served at `/` when present. */
+  webDist?: string | undefined;
+}
+
+function tokenMatches(expected: string, given: string | undefined): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The HTTP API under `/api/v1`, the event WebSocket and the web UI (UX-1, UX-2, SEC-1). */
+export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
+  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, disableRequestLogging: true });
+  installErrorHandler(app);
+  await app.register(fastifyWebsocket);
+  await app.register(
+    async (api) => {
+      if (opts.authToken) {
+        const token = opts.authToken;
+        api.addHook("onRequest", async (req) => {
+          const header = req.headers.authorization;
+          const bearer = header?.startsWith("Bearer ") ? header.slice(7) : undefined;
+          const query = (req.query as Record<string, string | undefined>).token;
+          if (!tokenMatches(token, bearer) && !tokenMatches(token, query)) throw new AppError("unauthorized", "a valid bearer token is required");
+        });
+      }
+      metaRoutes(api, opts.orchestrator, { version: opts.version, database: opts.database, runnerId: opts.runnerId });
+      repositoryRoutes(api, opts.orchestrator);
+      taskRoutes(api, opts.orchestrator);
+      sessionRoutes(api, opts.orchestrator);
+      eventRoutes(api, opts.bus);
+    },
+    { prefix: "/api/v1" },
+  );
+  if (opts.webDist && existsSync(opts.webDist)) {
+    await app.register(fastifyStatic, { root: opts.webDist, wildcard: false });
+    app.setNotFoundHandler((req, reply) => {
+      if (req.url.startsWith("/api/")) {
+        return reply.status(404).send({ error: { code: "not_found", message: `no route ${req.method} ${req.url.split("?")[0]}` } });
+      }
+      return reply.sendFile("index.html");
+    });
+  }
+  return app;
+}

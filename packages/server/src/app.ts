@@ -1,0 +1,86 @@
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { pino } from "pino";
+import { AgentRuntime } from "./agents/runtime.js";
+import { builtInProfiles } from "./agents/profiles.js";
+import { buildApi } from "./api/server.js";
+import { loadConfig, type Config } from "./config.js";
+import { EventBus } from "./domain/event-bus.js";
+import { GitRunner } from "./git/runner.js";
+import { WorktreeManager } from "./git/worktrees.js";
+import { Orchestrator } from "./orchestrator/orchestrator.js";
+import { openStore } from "./store/open.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const VERSION: string = (JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string }).version;
+
+export interface RunningServer {
+  url: string;
+  config: Config;
+  orchestrator: Orchestrator;
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: configuration → store (migrations) → git, agents → orchestrator
+ * (start-up recovery) → HTTP API. Prints `listening on http://HOST:PORT` when ready.
+ */
+export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean } = {}): Promise<RunningServer> {
+  const config = loadConfig(opts.env ?? process.env);
+  mkdirSync(join(config.home, "logs"), { recursive: true });
+  const logger = pino({ level: config.logLevel }, pino.destination({ dest: join(config.home, "logs", "server.log"), mkdir: true, sync: false }));
+  const store = await openStore({ home: config.home, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
+  const git = new GitRunner();
+  const bus = new EventBus();
+  const agents = new AgentRuntime();
+  const orchestrator = new Orchestrator({
+    store,
+    git,
+    worktrees: new WorktreeManager(git),
+    agents,
+    profiles: builtInProfiles({ home: config.home }),
+    bus,
+    log: logger,
+    home: config.home,
+    runnerId: config.runnerId,
+    now: () => new Date().toISOString(),
+  });
+  try {
+    await orchestrator.start();
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  const app = await buildApi({
+    orchestrator,
+    bus,
+    logger,
+    version: VERSION,
+    database: store.dialect,
+    runnerId: config.runnerId,
+    authToken: config.authToken,
+    webDist: join(here, "..", "..", "web", "dist"),
+  });
+  await app.listen({ host: config.host, port: config.port });
+  const addr = app.server.address();
+  const port = typeof addr === "object" && addr ? addr.port : config.port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  if (!opts.quiet) process.stdout.write(`grove ${VERSION} listening on ${url} (data in ${config.home}, ${store.dialect})\n`);
+  logger.info({ url, runnerId: config.runnerId, database: store.dialect }, "listening");
+  let closed = false;
+  return {
+    url,
+    config,
+    orchestrator,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await orchestrator.shutdown();
+      await store.close();
+      logger.flush();
+    },
+  };
+}

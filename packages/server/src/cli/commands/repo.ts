@@ -1,0 +1,53 @@
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import type { CreateRepositoryBody, Repository } from "@grove/protocol";
+import { contextOf, withCommonOptions } from "../context.js";
+import { formatTable } from "../output.js";
+import { isRemoteUrl } from "../repo-ref.js";
+
+interface RepoAddOptions {
+  name?: string;
+  provider?: string;
+  defaultBranch?: string;
+  pullBeforeWorktree: boolean;
+}
+
+/** `grove repo add|ls`. */
+export function registerRepoCommands(program: Command): void {
+  const repo = program.command("repo").description("register and list repositories");
+
+  withCommonOptions(
+    repo
+      .command("add <pathOrUrl>")
+      .description("register a local repository (path) or a remote one (https://, ssh://, git@host:owner/name.git)")
+      .option("--name <name>", "display name (default: derived from the path or URL)")
+      .option("--provider <provider>", "github | gitlab | azure-devops | <plugin> (for a remote URL on a host that does not name it)")
+      .option("--default-branch <branch>", "base branch for new tasks (default: the repository's HEAD branch)")
+      .option("--no-pull-before-worktree", "do not refresh the base branch before creating a worktree"),
+  ).action(async (target: string, opts: RepoAddOptions, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const remote = isRemoteUrl(target);
+    // The server resolves nothing against its own cwd: a relative path means the caller's cwd.
+    const body: CreateRepositoryBody = remote ? { url: target } : { path: resolve(process.cwd(), target) };
+    if (opts.name !== undefined) body.name = opts.name;
+    if (opts.provider !== undefined) body.provider = opts.provider;
+    if (opts.defaultBranch !== undefined) body.defaultBranch = opts.defaultBranch;
+    if (cmd.getOptionValueSource("pullBeforeWorktree") === "cli") body.pullBeforeWorktree = opts.pullBeforeWorktree;
+    if (remote) out.progress(`cloning ${target}…`);
+    const created = await client.post<Repository>("/repositories", body);
+    out.result(created, () => [`added repository ${created.name} (${created.id}) ${created.url ?? created.path}`]);
+  });
+
+  withCommonOptions(repo.command("ls").description("list registered repositories")).action(async (_opts: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const repos = await client.get<Repository[]>("/repositories");
+    out.result(repos, () =>
+      repos.length === 0
+        ? ["no repositories (add one with `grove repo add <path|url>`)"]
+        : formatTable(
+            repos.map((r) => [r.id, r.name, r.provider, r.defaultBranch, r.url ?? r.path]),
+            ["ID", "NAME", "PROVIDER", "DEFAULT BRANCH", "LOCATION"],
+          ),
+    );
+  });
+}

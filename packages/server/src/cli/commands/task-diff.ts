@@ -1,0 +1,82 @@
+import type { Command } from "commander";
+import type { Changes, FileDiff, Repository, Task } from "@grove/protocol";
+import { CliError } from "../client.js";
+import { contextOf, withCommonOptions } from "../context.js";
+import { formatTable } from "../output.js";
+import { resolveRepoRef } from "../repo-ref.js";
+
+const STATUS_LETTER: Record<string, string> = {
+  added: "A",
+  modified: "M",
+  deleted: "D",
+  renamed: "R",
+  untracked: "?",
+  conflicted: "U",
+  typechange: "T",
+};
+
+/** `grove task diff <taskId> [--path P] [--repo R]`: the task's Changes, or one file's patch. */
+export function registerTaskDiffCommand(task: Command): void {
+  withCommonOptions(
+    task
+      .command("diff <taskId>")
+      .description("show the task's changes per repository, or one file's patch with --path")
+      .option("--path <path>", "a file path inside the repository's worktree: print its patch")
+      .option("--repo <repoIdOrName>", "which repository --path belongs to (needed only when ambiguous)"),
+  ).action(async (taskId: string, opts: { path?: string; repo?: string }, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const id = encodeURIComponent(taskId);
+    const changes = await client.get<Changes>(`/tasks/${id}/changes`);
+    if (opts.path === undefined) {
+      out.result(changes, () => describeChanges(changes));
+      return;
+    }
+    const repositoryId = await pickRepository(opts.path, opts.repo, changes, () => client.get<Repository[]>("/repositories"), () => client.get<Task>(`/tasks/${id}`));
+    const diff = await client.get<FileDiff>(`/tasks/${id}/changes/diff`, { repositoryId, path: opts.path });
+    out.result(diff, () => {
+      if (diff.binary) return [`Binary file ${diff.path} differs`];
+      const lines = diff.patch === "" ? [`no changes in ${diff.path}`] : [diff.patch.replace(/\n$/, "")];
+      if (diff.truncated) lines.push("… (patch truncated)");
+      return lines;
+    });
+  });
+}
+
+/**
+ * The repository a `--path` refers to: `--repo` when given; otherwise the one repository whose
+ * changed files include the path; otherwise the task's only repository.
+ */
+async function pickRepository(
+  path: string,
+  repoRef: string | undefined,
+  changes: Changes,
+  listRepos: () => Promise<Repository[]>,
+  getTask: () => Promise<Task>,
+): Promise<string> {
+  if (repoRef !== undefined) return resolveRepoRef(repoRef, await listRepos()).repositoryId;
+  const holding = changes.repositories.filter((r) => r.files.some((f) => f.path === path || f.oldPath === path));
+  if (holding.length === 1) return holding[0]!.repositoryId;
+  const t = await getTask();
+  if (t.repositories.length === 1) return t.repositories[0]!.repositoryId;
+  throw new CliError("invalid_arguments", `the task has ${t.repositories.length} repositories; name one with --repo`);
+}
+
+/** Human lines for a task's Changes: a header per repository, then `X  path  +a -d`. */
+export function describeChanges(changes: Changes): string[] {
+  const lines: string[] = [];
+  for (const r of changes.repositories) {
+    lines.push(`${r.repositoryId}  ${r.branch} (base ${r.baseBranch}, ahead ${r.ahead}, behind ${r.behind})`);
+    if (r.error) lines.push(`  error: ${r.error}`);
+    if (r.files.length === 0) lines.push("  no changes");
+    const rows = r.files.map((f) => [
+      `  ${STATUS_LETTER[f.status] ?? "?"}`,
+      f.oldPath ? `${f.oldPath} -> ${f.path}` : f.path,
+      f.binary ? "binary" : `+${f.additions} -${f.deletions}`,
+      f.staged || f.unstaged ? "uncommitted" : "",
+    ]);
+    lines.push(...formatTable(rows));
+    if (r.truncated) lines.push("  … (file list truncated)");
+  }
+  if (changes.repositories.length === 0) lines.push("no repositories in the task's workspace");
+  return lines;
+}

@@ -1,0 +1,32 @@
+import type { Command } from "commander";
+import { GroveClient, defaultServerUrl } from "./client.js";
+import { Output } from "./output.js";
+
+/** The options every command takes (CONTRACT.md "CLI: grove"). */
+export interface CommonOptions {
+  json?: boolean;
+  server?: string;
+}
+
+/** What a command action works with: an HTTP client and the output channel. */
+export interface CommandContext {
+  client: GroveClient;
+  out: Output;
+}
+
+/** Adds `--json` and `--server URL` to a command. */
+export function withCommonOptions(cmd: Command): Command {
+  return cmd
+    .option("--json", "machine output: one JSON document on stdout")
+    .option("--server <url>", "Grove server URL (default http://127.0.0.1:$GROVE_PORT, port 7420)");
+}
+
+/**
+ * Builds the context of one invocation. Options may sit on the program or on the leaf command
+ * (`grove --json task ls` and `grove task ls --json` both work), hence `optsWithGlobals`.
+ */
+export function contextOf(cmd: Command, env: NodeJS.ProcessEnv = process.env): CommandContext {
+  const opts = cmd.optsWithGlobals<CommonOptions>();
+  const client = new GroveClient({ server: opts.server ?? defaultServerUrl(env), token: env.GROVE_AUTH_TOKEN });
+  return { client, out: new Output({ json: opts.json === true }) };
+}

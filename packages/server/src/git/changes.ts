@@ -1,0 +1,121 @@
+import type { ChangedFile } from "@grove/protocol";
+import { AppError, isAppError } from "../domain/errors.js";
+import { parseRawNumstat, parseStatusV2, type StatusEntry } from "./changes-parse.js";
+import type { GitRunner } from "./runner.js";
+import { countUntracked } from "./untracked.js";
+
+export { fileDiff } from "./file-diff.js";
+
+/** CHG-1: what a worktree holds relative to its base branch. */
+export interface WorktreeChanges {
+  /** Current branch of the worktree; "HEAD" when detached. */
+  branch: string;
+  baseBranch: string;
+  /** Merge-base of HEAD and the base branch; null when the histories share no commit. */
+  mergeBase: string | null;
+  /** Commits on HEAD not on the base branch. */
+  ahead: number;
+  /** Commits on the base branch not on HEAD. */
+  behind: number;
+  files: ChangedFile[];
+  /** More than `maxFiles` files changed; `files` holds the first `maxFiles` by path. */
+  truncated: boolean;
+}
+
+/**
+ * The merge-base of HEAD and `baseBranch` in `cwd`, or null when there is none. A base that
+ * names no commit is `base_branch_not_found`. `--end-of-options` keeps the base from being an option.
+ */
+export async function mergeBaseOf(git: GitRunner, cwd: string, baseBranch: string): Promise<string | null> {
+  try {
+    const r = await git.run(["merge-base", "--end-of-options", "HEAD", baseBranch], { cwd, okExitCodes: [1] });
+    return r.exitCode === 0 ? r.stdout.trim() : null;
+  } catch (e) {
+    if (isAppError(e) && e.code === "git_failed" && e.details?.exitCode === 128) {
+      throw new AppError("base_branch_not_found", `base branch ${baseBranch} not found in ${cwd}`, { baseBranch });
+    }
+    throw e;
+  }
+}
+
+function statusOf(diffStatus: string | undefined, st: StatusEntry | undefined): ChangedFile["status"] {
+  if (st?.kind === "unmerged" || diffStatus === "U") return "conflicted";
+  if (st?.kind === "untracked") return "untracked";
+  switch (diffStatus) {
+    case "A":
+      return "added";
+    case "D":
+      return "deleted";
+    case "R":
+    case "C":
+      return "renamed";
+    case "T":
+      return "typechange";
+    default:
+      return "modified";
+  }
+}
+
+/**
+ * CHG-1, computed in the given worktree (never the source checkout): the file list and line
+ * counts are exactly `git diff --numstat -z <merge-base>` (working tree against the merge-base,
+ * HEAD when there is none) plus `git ls-files --others --exclude-standard` (untracked files,
+ * every line counted as added). Statuses come from the same diff's raw records; staged/unstaged
+ * from `git status --porcelain=v2` XY. Four git processes per call.
+ */
+export async function computeChanges(git: GitRunner, input: { worktreePath: string; baseBranch: string; maxFiles?: number }): Promise<WorktreeChanges> {
+  const { worktreePath: cwd, baseBranch } = input;
+  const maxFiles = input.maxFiles ?? 5000;
+  const [statusRun, mergeBase] = await Promise.all([
+    // -uall lists untracked files one by one, the same set as `ls-files --others --exclude-standard`.
+    git.run(["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignore-submodules=none"], { cwd }),
+    mergeBaseOf(git, cwd, baseBranch),
+  ]);
+  const [counts, diffRun] = await Promise.all([
+    git.run(["rev-list", "--left-right", "--count", "--end-of-options", `${baseBranch}...HEAD`], { cwd }),
+    git.run(["diff", "--raw", "--numstat", "-z", "--no-ext-diff", "--no-textconv", mergeBase ?? "HEAD"], { cwd }),
+  ]);
+
+  const status = parseStatusV2(statusRun.stdout);
+  const byPath = new Map(status.entries.map((e) => [e.path, e] as const));
+  const [behind = 0, ahead = 0] = counts.stdout.trim().split(/\s+/).map(Number);
+
+  const files: ChangedFile[] = [];
+  const seen = new Set<string>();
+  for (const d of parseRawNumstat(diffRun.stdout)) {
+    if (seen.has(d.path)) continue; // an unmerged path can be listed once per stage
+    seen.add(d.path);
+    const st = byPath.get(d.path);
+    const file: ChangedFile = {
+      path: d.path,
+      status: statusOf(d.status, st),
+      staged: st !== undefined && st.x !== ".",
+      unstaged: st !== undefined && st.y !== ".",
+      additions: d.additions ?? 0,
+      deletions: d.deletions ?? 0,
+      binary: d.additions === null,
+    };
+    if (d.oldPath !== undefined) file.oldPath = d.oldPath;
+    files.push(file);
+  }
+  const untracked = status.entries.filter((e) => e.kind === "untracked" && !seen.has(e.path)).map((e) => e.path);
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  untracked.sort();
+
+  // Tracked changes first, then untracked, capped; only kept untracked files are read.
+  const kept = files.slice(0, maxFiles);
+  const untrackedKept = untracked.slice(0, Math.max(0, maxFiles - kept.length));
+  for (const u of await countUntracked(cwd, untrackedKept)) {
+    kept.push({ path: u.path, status: "untracked", staged: false, unstaged: true, additions: u.lines, deletions: 0, binary: u.binary });
+  }
+  kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return {
+    branch: status.branch ?? "HEAD",
+    baseBranch,
+    mergeBase,
+    ahead,
+    behind,
+    files: kept,
+    truncated: files.length + untracked.length > maxFiles,
+  };
+}

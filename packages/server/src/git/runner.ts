@@ -1,0 +1,278 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { realpath } from "node:fs/promises";
+import { resolve } from "node:path";
+import { AppError } from "../domain/errors.js";
+import { Semaphore } from "./semaphore.js";
+
+/** Options of one git invocation (WT-6). */
+export interface GitRunOptions {
+  /** Working directory of the git process. */
+  cwd: string;
+  /** Kill the process (and its process group) after this long; default: the runner's default (120 s). */
+  timeoutMs?: number;
+  /** Extra environment; wins over the runner's defaults (e.g. a credential helper for a managed token). */
+  env?: Record<string, string>;
+  /** The command may touch the network: ssh runs in batch mode and no askpass program can prompt. */
+  network?: boolean;
+  /** Written to stdin, which is otherwise closed. */
+  input?: string | Buffer;
+  /** Exit codes that are not failures (0 always is); e.g. `[1]` for `merge-base` or `diff --no-index`. */
+  okExitCodes?: number[];
+  /**
+   * Stop reading after this many stdout bytes and kill git; the result then has
+   * `stdoutTruncated: true` and counts as a success. Guards memory for patches of huge files.
+   */
+  maxStdoutBytes?: number;
+}
+
+/** What a git process produced. `stdout` is `stdoutBuffer` decoded as UTF-8. */
+export interface GitResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  stdoutBuffer: Buffer;
+  /** Set when `maxStdoutBytes` cut the output short. */
+  stdoutTruncated?: boolean;
+}
+
+// Variables that would point git at another repository or index than the cwd's: a server started
+// from inside a git hook (or a test run by one) inherits them and would otherwise act on the wrong repo.
+const REPO_ENV = [
+  "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_QUARANTINE_PATH",
+];
+
+// Global options that take a separate value: skipped when naming the subcommand in errors.
+const GLOBAL_WITH_VALUE = new Set(["-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"]);
+const WITH_ACTION = new Set(["worktree", "remote", "stash", "submodule", "sparse-checkout", "notes"]);
+
+/**
+ * The subcommand (plus its action for `worktree add` and the like) without any user input, for
+ * error messages and details.
+ */
+export function subcommandOf(args: readonly string[]): string[] {
+  let i = 0;
+  while (i < args.length) {
+    const a = args[i]!;
+    if (GLOBAL_WITH_VALUE.has(a)) i += 2;
+    else if (a.startsWith("-")) i += 1;
+    else break;
+  }
+  const sub = args[i];
+  if (sub === undefined) return [];
+  const action = args[i + 1];
+  return WITH_ACTION.has(sub) && action !== undefined && /^[a-z-]+$/.test(action) ? [sub, action] : [sub];
+}
+
+function lastLine(text: string): string {
+  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+  return lines[lines.length - 1] ?? "";
+}
+
+/**
+ * The one choke point for git (WT-6): argv arrays (never a shell), `LC_ALL=C`, a timeout that
+ * kills the whole process group, a non-interactive environment, a global cap on concurrent
+ * processes, and a per-repository mutation lock keyed by the real path of the common git dir.
+ * One instance per server (the composition root owns it); the cap is per instance.
+ */
+export class GitRunner {
+  private readonly semaphore: Semaphore;
+  private readonly defaultTimeoutMs: number;
+  private readonly lockTails = new Map<string, Promise<void>>();
+  private readonly heldLocks = new AsyncLocalStorage<ReadonlySet<string>>();
+  private readonly commonDirs = new Map<string, string>();
+  private spawned = 0;
+
+  constructor(opts: { maxConcurrent?: number; defaultTimeoutMs?: number } = {}) {
+    const fromEnv = Number.parseInt(process.env.GROVE_GIT_MAX_CONCURRENCY ?? "", 10);
+    const max = opts.maxConcurrent ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 8);
+    this.semaphore = new Semaphore(Math.max(1, max));
+    this.defaultTimeoutMs = opts.defaultTimeoutMs ?? 120_000;
+  }
+
+  /** Total git processes spawned by this runner (tests and benchmarks count them). */
+  get spawnCount(): number {
+    return this.spawned;
+  }
+
+  /**
+   * Runs `git <args>` in `opts.cwd`. A non-zero exit not in `okExitCodes` throws
+   * `AppError("git_failed")` naming the subcommand and stderr's last line; a timeout kills the
+   * process group and throws `AppError("git_timeout")`.
+   */
+  async run(args: string[], opts: GitRunOptions): Promise<GitResult> {
+    const release = await this.semaphore.acquire();
+    let released = false;
+    const releaseOnce = (): void => {
+      if (!released) {
+        released = true;
+        release();
+      }
+    };
+    // spawnGit releases the slot once the process is gone (or could not start).
+    return this.spawnGit(args, opts, releaseOnce);
+  }
+
+  private environment(opts: GitRunOptions): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const k of REPO_ENV) delete env[k];
+    env.LC_ALL = "C";
+    env.GIT_TERMINAL_PROMPT = "0";
+    // Optional locks are only the opportunistic index refresh of read commands such as `status`;
+    // mutations take their mandatory locks regardless. Turning them off everywhere keeps our
+    // reads from fighting an agent's own git commands over index.lock in a shared worktree.
+    env.GIT_OPTIONAL_LOCKS = "0";
+    env.GIT_PAGER = "cat";
+    env.GIT_EDITOR = "true";
+    if (opts.network) {
+      // Nothing may wait for a person: ssh fails instead of asking; an empty GIT_ASKPASS skips
+      // askpass programs (core.askPass and SSH_ASKPASS included) and then the disabled terminal prompt fails.
+      env.GIT_SSH_COMMAND = `${process.env.GIT_SSH_COMMAND ?? "ssh"} -o BatchMode=yes`;
+      env.GIT_ASKPASS = "";
+      env.SSH_ASKPASS_REQUIRE = "never";
+      env.GCM_INTERACTIVE = "never";
+    }
+    return { ...env, ...opts.env };
+  }
+
+  private spawnGit(args: string[], opts: GitRunOptions, release: () => void): Promise<GitResult> {
+    const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
+    const sub = subcommandOf(args);
+    const subText = sub.join(" ") || "git";
+    return new Promise<GitResult>((resolvePromise, reject) => {
+      // detached: git gets its own process group, so a timeout also kills ssh/remote helpers/hooks
+      // that would otherwise keep the pipes open.
+      let child: ChildProcess;
+      try {
+        child = spawn("git", args, {
+          cwd: opts.cwd,
+          env: this.environment(opts),
+          stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+          detached: true,
+          windowsHide: true,
+        });
+      } catch (e) {
+        // e.g. a NUL byte in an argument: refused before any process exists.
+        release();
+        reject(new AppError("git_failed", `git ${subText} could not start: ${(e as Error).message}`, { args: sub, exitCode: null }));
+        return;
+      }
+      this.spawned += 1;
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let outBytes = 0;
+      let truncated = false;
+      let settled = false;
+      let timedOut = false;
+
+      const killGroup = (): void => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        } catch {
+          child.kill("SIGKILL");
+        }
+      };
+      const finish = (fn: () => void): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        fn();
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        killGroup();
+        finish(() =>
+          reject(new AppError("git_timeout", `git ${subText} timed out after ${timeoutMs} ms`, { args: sub, timeoutMs })),
+        );
+      }, timeoutMs);
+
+      child.stdout?.on("data", (chunk: Buffer) => {
+        if (truncated) return;
+        const max = opts.maxStdoutBytes;
+        if (max !== undefined && outBytes + chunk.length > max) {
+          out.push(chunk.subarray(0, max - outBytes));
+          outBytes = max;
+          truncated = true;
+          killGroup();
+          return;
+        }
+        out.push(chunk);
+        outBytes += chunk.length;
+      });
+      child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
+      if (child.stdin) {
+        child.stdin.on("error", () => undefined); // git may exit before reading all input (EPIPE)
+        child.stdin.end(opts.input);
+      }
+      child.on("exit", release);
+      child.on("error", (e) => {
+        release();
+        finish(() => reject(new AppError("git_failed", `git ${subText} could not start: ${e.message}`, { args: sub, exitCode: null })));
+      });
+      child.on("close", (code, signal) => {
+        release();
+        if (timedOut) return;
+        const stdoutBuffer = Buffer.concat(out);
+        const stderr = Buffer.concat(err).toString("utf8");
+        const exitCode = code ?? (signal ? 128 + 9 : -1);
+        finish(() => {
+          const ok = truncated || exitCode === 0 || (opts.okExitCodes ?? []).includes(exitCode);
+          if (!ok) {
+            const why = lastLine(stderr) || (signal ? `killed by ${signal}` : "no message");
+            reject(new AppError("git_failed", `git ${subText} failed (exit ${exitCode}): ${why}`, { args: sub, exitCode }));
+            return;
+          }
+          const result: GitResult = { stdout: stdoutBuffer.toString("utf8"), stderr, exitCode, stdoutBuffer };
+          if (truncated) result.stdoutTruncated = true;
+          resolvePromise(result);
+        });
+      });
+    });
+  }
+
+  /**
+   * The real path of `repoPath`'s common git dir, cached per given path: the identity of a
+   * repository for locks and for SES-3 validation (a symlinked alias resolves to the same value).
+   */
+  async commonDir(repoPath: string): Promise<string> {
+    const cached = this.commonDirs.get(repoPath);
+    if (cached !== undefined) return cached;
+    const { stdout } = await this.run(["rev-parse", "--git-common-dir"], { cwd: repoPath });
+    const dir = await realpath(resolve(repoPath, stdout.replace(/\n$/, "")));
+    this.commonDirs.set(repoPath, dir);
+    return dir;
+  }
+
+  /**
+   * Serializes mutations of one repository (WT-6). The key is the real path of the common git
+   * dir, so the main checkout, its linked worktrees and any symlinked alias share one lock.
+   * Re-entrant within one async call chain (the orchestrator may hold the lock around a
+   * refresh and a `WorktreeManager.create` that takes it again). In-process only: cross-process
+   * safety comes from git's own lock files and the database's compare-and-set.
+   */
+  async withRepoLock<T>(repoPath: string, fn: () => Promise<T>): Promise<T> {
+    let key: string;
+    try {
+      key = await this.commonDir(repoPath);
+    } catch {
+      // Not (or no longer) a repository: the operation itself will report the real error.
+      key = resolve(repoPath);
+    }
+    const held = this.heldLocks.getStore();
+    if (held?.has(key)) return fn();
+
+    const previous = this.lockTails.get(key) ?? Promise.resolve();
+    let unlock!: () => void;
+    const mine = new Promise<void>((r) => (unlock = r));
+    const tail = previous.then(() => mine);
+    this.lockTails.set(key, tail);
+    await previous;
+    try {
+      return await this.heldLocks.run(new Set([...(held ?? []), key]), fn);
+    } finally {
+      unlock();
+      if (this.lockTails.get(key) === tail) this.lockTails.delete(key);
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import { lstat, open, readlink } from "node:fs/promises";
+import { join } from "node:path";
+
+/** Line count and binary flag of one untracked file, as `git diff --no-index --numstat /dev/null <file>` reports it. */
+export interface UntrackedCount {
+  path: string;
+  lines: number;
+  binary: boolean;
+}
+
+// git's buffer_is_binary(): a NUL within the first 8000 bytes.
+const FIRST_FEW_BYTES = 8000;
+const CHUNK = 64 * 1024;
+
+function linesOf(text: Buffer | string): number {
+  const s = typeof text === "string" ? Buffer.from(text) : text;
+  if (s.length === 0) return 0;
+  let n = 0;
+  for (const b of s) if (b === 0x0a) n++;
+  return s[s.length - 1] === 0x0a ? n : n + 1;
+}
+
+async function countFile(abs: string): Promise<{ lines: number; binary: boolean }> {
+  const handle = await open(abs, "r");
+  try {
+    const buf = Buffer.alloc(CHUNK);
+    let lines = 0;
+    let last = -1;
+    let offset = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      const chunk = buf.subarray(0, bytesRead);
+      if (offset < FIRST_FEW_BYTES && chunk.subarray(0, FIRST_FEW_BYTES - offset).includes(0)) return { lines: 0, binary: true };
+      for (const b of chunk) if (b === 0x0a) lines++;
+      last = chunk[bytesRead - 1]!;
+      offset += bytesRead;
+    }
+    return { lines: last === -1 || last === 0x0a ? lines : lines + 1, binary: false };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Counts untracked files in Node rather than one `git diff --no-index` per file: untracked
+ * files can be thousands (CHG-1 keeps git processes per call constant). A symlink counts as its
+ * target text (what git stores); a nested repository (`dir/`) or an unreadable file counts 0.
+ * Known difference: `.gitattributes` binary/textconv settings are not applied to untracked files.
+ */
+export async function countUntracked(cwd: string, paths: readonly string[]): Promise<UntrackedCount[]> {
+  const out: UntrackedCount[] = [];
+  for (const path of paths) {
+    const abs = join(cwd, path);
+    try {
+      const st = await lstat(abs);
+      if (st.isSymbolicLink()) out.push({ path, lines: linesOf(await readlink(abs)), binary: false });
+      else if (st.isFile()) out.push({ path, ...(await countFile(abs)) });
+      else out.push({ path, lines: 0, binary: false });
+    } catch {
+      // Vanished between `git status` and now (an agent is editing): report it without counts.
+      out.push({ path, lines: 0, binary: false });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,170 @@
+import { lstat, mkdir, realpath } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { AppError } from "../domain/errors.js";
+import { assertBranchName } from "../domain/layout.js";
+import { branchExists } from "./repository.js";
+import type { GitRunner } from "./runner.js";
+import { parseWorktreeList, type WorktreeEntry } from "./worktree-list.js";
+
+export type { WorktreeEntry } from "./worktree-list.js";
+
+/** Why an existing worktree may not be reused (SES-3); `details.reason` of `workspace_reuse_unsafe`. */
+export type ReuseFailure = "missing" | "not_a_directory" | "not_a_worktree" | "wrong_repository" | "wrong_branch" | "detached_head";
+
+/** The outcome of the SES-3 validation of one slot. */
+export type WorktreeValidation = { ok: true } | { ok: false; reason: ReuseFailure; message: string };
+
+async function pathKind(path: string): Promise<"missing" | "directory" | "other"> {
+  try {
+    return (await lstat(path)).isDirectory() ? "directory" : "other";
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return "missing";
+    throw e;
+  }
+}
+
+/**
+ * Creates, validates, recreates and removes a task's worktrees (WT-1..WT-7, SES-3). Every
+ * mutation runs under the repository's lock; user-supplied branches and paths reach git only
+ * after `--` or as validated branch names (SEC-3). No database, no network.
+ */
+export class WorktreeManager {
+  constructor(private readonly git: GitRunner) {}
+
+  /**
+   * Adds a worktree at `worktreePath`. `newBranch: true` creates `branch` at `startPoint` and
+   * refuses an existing branch (`branch_exists`, WT-2); `newBranch: false` checks out the
+   * existing local `branch` (`base_branch_not_found` if there is none). An existing path is
+   * refused (`workspace_reuse_unsafe`, reason `path_exists`). Returns what this call created so a
+   * caller whose database write fails can undo exactly that (WT-7). If git fails half-way, what it
+   * left behind is undone before the error is rethrown.
+   */
+  async create(input: { repoPath: string; worktreePath: string; branch: string; startPoint: string; newBranch: boolean }): Promise<{ createdBranch: boolean }> {
+    const { repoPath, worktreePath, branch, startPoint, newBranch } = input;
+    // `git worktree add -b X` hands X to an internal `git branch X` without `--`, so a name
+    // such as `--upload-pack=x` would become an option there: validate before git sees it.
+    assertBranchName(branch, "branch");
+    return this.git.withRepoLock(repoPath, async () => {
+      if ((await pathKind(worktreePath)) !== "missing") {
+        throw new AppError("workspace_reuse_unsafe", `${worktreePath} already exists`, { reason: "path_exists", path: worktreePath });
+      }
+      const exists = await branchExists(this.git, repoPath, branch);
+      if (newBranch && exists) throw new AppError("branch_exists", `branch ${branch} already exists`, { branch });
+      if (!newBranch && !exists) throw new AppError("base_branch_not_found", `branch ${branch} does not exist`, { branch });
+      await mkdir(dirname(worktreePath), { recursive: true });
+      const args = newBranch
+        ? ["worktree", "add", "-b", branch, "--", worktreePath, startPoint]
+        : ["worktree", "add", "--", worktreePath, branch];
+      try {
+        await this.git.run(args, { cwd: repoPath });
+      } catch (e) {
+        await this.undoCreate({ repoPath, worktreePath, branch, createdBranch: newBranch && (await branchExists(this.git, repoPath, branch)) }).catch(() => undefined);
+        throw e;
+      }
+      return { createdBranch: newBranch };
+    });
+  }
+
+  /**
+   * SES-3 / WT-4: read-only, no network. The directory exists, its `git rev-parse
+   * --git-common-dir` (real path) is the repository's, it is the top level of that work tree,
+   * and HEAD is on `branch`. One git process per slot, plus one per repository (cached).
+   */
+  async validate(input: { repoPath: string; worktreePath: string; branch: string }): Promise<WorktreeValidation> {
+    const { repoPath, worktreePath, branch } = input;
+    const fail = (reason: ReuseFailure, message: string): WorktreeValidation => ({ ok: false, reason, message });
+    const kind = await pathKind(worktreePath);
+    if (kind === "missing") return fail("missing", `${worktreePath} does not exist`);
+    if (kind === "other") return fail("not_a_directory", `${worktreePath} is not a directory`);
+
+    let lines: string[];
+    try {
+      const r = await this.git.run(
+        ["rev-parse", "--path-format=absolute", "--git-common-dir", "--show-toplevel", "--symbolic-full-name", "HEAD"],
+        { cwd: worktreePath },
+      );
+      lines = r.stdout.split("\n");
+    } catch {
+      return fail("not_a_worktree", `${worktreePath} is not a git worktree`);
+    }
+    const [common = "", top = "", head = ""] = lines;
+    // A plain directory inside some other checkout would report that checkout's top level.
+    if (!top || (await realpath(top)) !== (await realpath(worktreePath))) {
+      return fail("not_a_worktree", `${worktreePath} is not the top level of a git worktree`);
+    }
+    const expected = await this.git.commonDir(repoPath);
+    if ((await realpath(common)) !== expected) {
+      return fail("wrong_repository", `${worktreePath} belongs to ${common}, not ${expected}`);
+    }
+    if (head === "HEAD") return fail("detached_head", `${worktreePath} has a detached HEAD, expected branch ${branch}`);
+    if (head !== `refs/heads/${branch}`) {
+      return fail("wrong_branch", `${worktreePath} is on ${head.replace(/^refs\/heads\//, "")}, expected ${branch}`);
+    }
+    return { ok: true };
+  }
+
+  /**
+   * WT-5: a valid directory is left alone (`recreated: false`); a directory that is not this
+   * worktree is refused (`workspace_reuse_unsafe` with `details.reason`) and nothing is touched;
+   * a missing one is pruned and re-added in place on its branch, or `branch_unrecoverable` if the
+   * branch is gone too (nothing is invented).
+   */
+  async recreate(input: { repoPath: string; worktreePath: string; branch: string }): Promise<{ recreated: boolean }> {
+    const { repoPath, worktreePath, branch } = input;
+    assertBranchName(branch, "branch");
+    return this.git.withRepoLock(repoPath, async () => {
+      const v = await this.validate(input);
+      if (v.ok) return { recreated: false };
+      if (v.reason !== "missing") {
+        throw new AppError("workspace_reuse_unsafe", v.message, { reason: v.reason, path: worktreePath });
+      }
+      // The registration of the vanished directory blocks `worktree add` on the same path/branch.
+      await this.git.run(["worktree", "prune"], { cwd: repoPath });
+      if (!(await branchExists(this.git, repoPath, branch))) {
+        throw new AppError("branch_unrecoverable", `worktree ${worktreePath} and its branch ${branch} are both gone`, { branch, path: worktreePath });
+      }
+      await mkdir(dirname(worktreePath), { recursive: true });
+      await this.git.run(["worktree", "add", "--", worktreePath, branch], { cwd: repoPath });
+      return { recreated: true };
+    });
+  }
+
+  /**
+   * Removes a worktree (forced: uncommitted work goes, so callers check `isDirty` first, LC-6)
+   * and prunes registrations. A missing directory is fine; a directory that git does not know
+   * as a worktree is not deleted (`git_failed`). Never deletes the branch.
+   */
+  async remove(input: { repoPath: string; worktreePath: string }): Promise<void> {
+    const { repoPath, worktreePath } = input;
+    await this.git.withRepoLock(repoPath, async () => {
+      if ((await pathKind(worktreePath)) !== "missing") {
+        // Twice --force: also removes a locked worktree.
+        await this.git.run(["worktree", "remove", "--force", "--force", "--", resolve(worktreePath)], { cwd: repoPath });
+      }
+      await this.git.run(["worktree", "prune"], { cwd: repoPath });
+    });
+  }
+
+  /** WT-7 compensation: removes the worktree and, if this attempt created it, the branch (`-D`). */
+  async undoCreate(input: { repoPath: string; worktreePath: string; branch: string; createdBranch: boolean }): Promise<void> {
+    const { repoPath, worktreePath, branch, createdBranch } = input;
+    await this.git.withRepoLock(repoPath, async () => {
+      await this.remove({ repoPath, worktreePath });
+      if (createdBranch && (await branchExists(this.git, repoPath, branch))) {
+        await this.git.run(["branch", "-D", "--", branch], { cwd: repoPath });
+      }
+    });
+  }
+
+  /** The repository's registered worktrees (`git worktree list --porcelain -z`), main checkout first. */
+  async list(repoPath: string): Promise<WorktreeEntry[]> {
+    const r = await this.git.run(["worktree", "list", "--porcelain", "-z"], { cwd: repoPath });
+    return parseWorktreeList(r.stdout);
+  }
+
+  /** Whether the worktree has tracked or untracked (not ignored) changes. */
+  async isDirty(worktreePath: string): Promise<boolean> {
+    const r = await this.git.run(["status", "--porcelain", "-z", "--untracked-files=normal"], { cwd: worktreePath });
+    return r.stdoutBuffer.length > 0;
+  }
+}

@@ -1,0 +1,27 @@
+import type { Store } from "../store/store.js";
+import type { GitRunner } from "../git/runner.js";
+import type { WorktreeManager } from "../git/worktrees.js";
+import type { AgentRuntime } from "../agents/runtime.js";
+import type { AgentProfileConfig } from "../agents/profiles.js";
+import type { EventBus } from "../domain/event-bus.js";
+
+/** Logging seam (pino in production); the orchestrator never writes to the console. */
+export interface Log {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Everything the orchestrator composes. Built once in app.ts. */
+export interface Deps {
+  store: Store;
+  git: GitRunner;
+  worktrees: WorktreeManager;
+  agents: AgentRuntime;
+  profiles: AgentProfileConfig[];
+  bus: EventBus;
+  log: Log;
+  home: string;
+  runnerId: string;
+  now(): string;
+}

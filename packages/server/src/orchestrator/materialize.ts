@@ -1,0 +1,117 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { AppError, isAppError } from "../domain/errors.js";
+import type { SlotResult } from "../domain/environment-merge.js";
+import { newId } from "../domain/ids.js";
+import { renderBranchName, slotDirName, slotSlug } from "../domain/layout.js";
+import type { EnvironmentRecord, EnvironmentRepoRecord, RepositoryRecord, TaskRecord, TaskRepositoryRecord } from "../domain/records.js";
+import { branchExists } from "../git/repository.js";
+import type { Deps } from "./context.js";
+import { TASK_MARKER, taskRoot } from "./paths.js";
+
+/** A slot as planned from the task's attachments: identity, location and branch. */
+export interface PlannedSlot {
+  attachment: TaskRepositoryRecord;
+  repository: RepositoryRecord;
+  branchSlug: string;
+  worktreePath: string;
+  branch: string;
+}
+
+/** WT-1 / WT-2: where each attachment's worktree goes and which branch it is on. */
+export async function planSlots(deps: Deps, task: TaskRecord): Promise<PlannedSlot[]> {
+  const root = taskRoot(deps, task);
+  const seenRepos = new Set<string>();
+  const out: PlannedSlot[] = [];
+  for (const att of task.repositories) {
+    const repository = await deps.store.getRepository(att.repositoryId);
+    if (!repository) throw new AppError("not_found", `repository ${att.repositoryId} not found`, { repositoryId: att.repositoryId });
+    const branchSlug = slotSlug(att);
+    const first = !seenRepos.has(repository.id);
+    seenRepos.add(repository.id);
+    const suffix = task.id.replace(/^task_/, "").slice(0, 6).toLowerCase() + (first ? "" : `-${branchSlug}`);
+    const branch = att.checkoutBranch ?? renderBranchName(repository.branchTemplate, { title: task.title, taskId: task.id, suffix });
+    out.push({ attachment: att, repository, branchSlug, worktreePath: join(root, slotDirName(repository.name, branchSlug, first)), branch });
+  }
+  return out;
+}
+
+/** The launch error of one slot: typed, naming the repository (WT-8, RR-7). */
+export class SlotError extends AppError {
+  constructor(cause: unknown, readonly repositoryId: string) {
+    const base = isAppError(cause) ? cause : new AppError("git_failed", cause instanceof Error ? cause.message : String(cause));
+    super(base.code, base.message, { ...(base.details ?? {}), repositoryId });
+  }
+}
+
+interface Created {
+  slot: PlannedSlot;
+  createdBranch: boolean;
+  rowId?: string;
+}
+
+/**
+ * FLOWS "Launch" step 2: for each slot in order, reuse a valid worktree, recreate a vanished
+ * one on its recorded branch (WT-5), or create a new one; persist each slot's concrete tuple
+ * right after its creation (ENV-2), undoing exactly that creation if persisting is refused
+ * (WT-7). A failure in any slot undoes every worktree this attempt created (WT-8).
+ */
+export async function materializeSlots(deps: Deps, task: TaskRecord, env: EnvironmentRecord): Promise<EnvironmentRepoRecord[]> {
+  const slots = await planSlots(deps, task);
+  const root = taskRoot(deps, task);
+  await mkdir(root, { recursive: true });
+  await writeFile(join(root, TASK_MARKER), JSON.stringify({ taskId: task.id, environmentId: env.id, runnerId: deps.runnerId }, null, 2) + "\n");
+  const created: Created[] = [];
+  try {
+    let rows = await deps.store.listEnvironmentRepos(env.id);
+    for (const slot of slots) {
+      try {
+        rows = await materializeOne(deps, env, slot, rows, created);
+      } catch (e) {
+        throw new SlotError(e, slot.repository.id);
+      }
+    }
+    return rows;
+  } catch (e) {
+    await rollback(deps, env, created);
+    throw e;
+  }
+}
+
+async function materializeOne(deps: Deps, env: EnvironmentRecord, slot: PlannedSlot, rows: EnvironmentRepoRecord[], created: Created[]): Promise<EnvironmentRepoRecord[]> {
+  const { repository: repo, attachment: att } = slot;
+  const known = rows.find((r) => r.repositoryId === repo.id && r.branchSlug === slot.branchSlug && r.worktreeId && r.worktreePath && r.worktreeBranch);
+  const result: SlotResult = { repositoryId: repo.id, branchSlug: slot.branchSlug, baseBranch: att.baseBranch, position: att.position, errorMessage: null };
+  if (known?.worktreeId && known.worktreePath && known.worktreeBranch) {
+    // A row from an earlier attempt or an archived environment: reuse or recreate in place (WT-5).
+    await deps.worktrees.recreate({ repoPath: repo.path, worktreePath: known.worktreePath, branch: known.worktreeBranch });
+    result.worktree = { worktreeId: known.worktreeId, worktreePath: known.worktreePath, worktreeBranch: known.worktreeBranch };
+    return deps.store.mergeEnvironmentRepos(env.id, [result], deps.now());
+  }
+  const existingBranch = att.checkoutBranch !== null && (await branchExists(deps.git, repo.path, att.checkoutBranch));
+  const { createdBranch } = await deps.worktrees.create({
+    repoPath: repo.path,
+    worktreePath: slot.worktreePath,
+    branch: slot.branch,
+    startPoint: att.baseBranch,
+    newBranch: !existingBranch,
+  });
+  const entry: Created = { slot, createdBranch };
+  created.push(entry);
+  result.worktree = { worktreeId: newId("wt"), worktreePath: slot.worktreePath, worktreeBranch: slot.branch };
+  const after = await deps.store.mergeEnvironmentRepos(env.id, [result], deps.now());
+  entry.rowId = after.find((r) => r.worktreeId === result.worktree?.worktreeId)?.id;
+  return after;
+}
+
+/** Undo exactly what this attempt created: directory, registration, new branch, and its row. */
+async function rollback(deps: Deps, env: EnvironmentRecord, created: Created[]): Promise<void> {
+  for (const c of [...created].reverse()) {
+    try {
+      await deps.worktrees.undoCreate({ repoPath: c.slot.repository.path, worktreePath: c.slot.worktreePath, branch: c.slot.branch, createdBranch: c.createdBranch });
+      if (c.rowId) await deps.store.deleteEnvironmentRepo(c.rowId);
+    } catch (e) {
+      deps.log.error({ err: e, worktreePath: c.slot.worktreePath, environmentId: env.id }, "rollback of a new worktree failed; doctor will report it");
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import type { AgentProfile, CreateRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
+import { toPublicProfile } from "../agents/profiles.js";
+import { AppError } from "../domain/errors.js";
+import type { MessageRecord, RepositoryRecord, SessionRecord, TaskRecord } from "../domain/records.js";
+import { environmentView } from "../domain/views.js";
+import type { Deps } from "./context.js";
+import { taskChanges, taskFileDiff } from "./changes.js";
+import { startSession } from "./launch.js";
+import { LiveSessions } from "./live-sessions.js";
+import { recoverOnStartup } from "./recovery.js";
+import { addRepository, getRepositoryOr404 } from "./repositories.js";
+import { cancelSession, deleteSession, getSessionOr404, promptSession, resumeSession } from "./session-ops.js";
+import { createTask, getTaskOr404, patchTask } from "./tasks.js";
+import { restoreWorkspace, workspaceInfo } from "./workspace.js";
+import { projectWorkspace } from "../domain/workspace-projection.js";
+import { taskRoot } from "./paths.js";
+
+/**
+ * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
+ * only this; the methods compose the store, the git layer and the agent runtime.
+ */
+export class Orchestrator {
+  readonly live: LiveSessions;
+
+  constructor(readonly deps: Deps) {
+    this.live = new LiveSessions(deps);
+  }
+
+  start(): Promise<void> {
+    return recoverOnStartup(this.deps);
+  }
+
+  /** Graceful stop: agents get their ACP connection closed, then SIGTERM, then SIGKILL. */
+  async shutdown(): Promise<void> {
+    this.live.shuttingDown = true;
+    this.live.dispose();
+    await this.deps.agents.stopAll({ graceMs: 2000 });
+  }
+
+  // repositories
+  addRepository = (body: CreateRepositoryBody): Promise<RepositoryRecord> => addRepository(this.deps, body);
+  listRepositories = (): Promise<RepositoryRecord[]> => this.deps.store.listRepositories();
+  getRepository = (id: string): Promise<RepositoryRecord> => getRepositoryOr404(this.deps, id);
+
+  // tasks
+  createTask = (body: CreateTaskBody): Promise<TaskRecord> => createTask(this.deps, body);
+  listTasks = (archived: boolean): Promise<TaskRecord[]> => this.deps.store.listTasks({ archived });
+  getTask = (id: string): Promise<TaskRecord> => getTaskOr404(this.deps, id);
+  patchTask = (id: string, body: PatchTaskBody): Promise<TaskRecord> => patchTask(this.deps, id, body);
+
+  async getEnvironment(taskId: string): Promise<Environment> {
+    await getTaskOr404(this.deps, taskId);
+    const env = await this.deps.store.getEnvironmentByTask(taskId);
+    if (!env) throw new AppError("not_found", `task ${taskId} has no environment`, { taskId });
+    return environmentView(env, await this.deps.store.listEnvironmentRepos(env.id));
+  }
+
+  /** WT-5 on request: recreate vanished worktrees in place, e.g. for a task with no session left. */
+  async restoreEnvironment(taskId: string): Promise<Environment> {
+    const task = await getTaskOr404(this.deps, taskId);
+    const env = await this.deps.store.getEnvironmentByTask(taskId);
+    if (!env) throw new AppError("not_found", `task ${taskId} has no environment`, { taskId });
+    const rows = await this.deps.store.listEnvironmentRepos(env.id);
+    await restoreWorkspace(this.deps, projectWorkspace(env, rows, taskRoot(this.deps, task)));
+    return environmentView(env, rows);
+  }
+
+  changes = (taskId: string) => taskChanges(this.deps, taskId);
+  fileDiff = (taskId: string, repositoryId: string, path: string) => taskFileDiff(this.deps, taskId, repositoryId, path);
+
+  // sessions
+  startSession = (taskId: string, body: CreateSessionBody): Promise<SessionRecord> => startSession(this.deps, this.live, taskId, body);
+  async listSessions(taskId: string): Promise<SessionRecord[]> {
+    await getTaskOr404(this.deps, taskId);
+    return this.deps.store.listSessions(taskId);
+  }
+  getSession = (id: string): Promise<SessionRecord> => getSessionOr404(this.deps, id);
+  async listMessages(id: string): Promise<MessageRecord[]> {
+    await getSessionOr404(this.deps, id);
+    return this.deps.store.listMessages(id);
+  }
+  async workspace(id: string): Promise<WorkspaceInfo> {
+    return workspaceInfo(this.deps, await getSessionOr404(this.deps, id));
+  }
+  prompt = (id: string, text: string): Promise<SessionRecord> => promptSession(this.deps, this.live, id, text);
+  cancel = (id: string): Promise<SessionRecord> => cancelSession(this.deps, id);
+  resume = (id: string): Promise<SessionRecord> => resumeSession(this.deps, this.live, id);
+  deleteSession = (id: string): Promise<void> => deleteSession(this.deps, this.live, id);
+  async answerPermission(id: string, requestId: string, optionId: string | null): Promise<void> {
+    await getSessionOr404(this.deps, id);
+    this.live.answerPermission(id, requestId, optionId);
+  }
+
+  agentProfiles(): AgentProfile[] {
+    return this.deps.profiles.map(toPublicProfile);
+  }
+}

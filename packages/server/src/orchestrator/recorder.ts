@@ -1,0 +1,106 @@
+import type { AgentEvent } from "../agents/acp-connection.js";
+import { newId } from "../domain/ids.js";
+import type { MessageRecord, MessageRole } from "../domain/records.js";
+import { messageView } from "../domain/views.js";
+import type { Deps } from "./context.js";
+
+/**
+ * Turns a session's ACP updates into persisted messages and live `session.message` events
+ * (SES-5). Consecutive chunks of one role are one message (real agents stream tokens); a tool
+ * call is one message whose data follows its status. Writes are chained so the database sees
+ * updates in arrival order; `flush()` waits for them.
+ */
+export class SessionRecorder {
+  private chain: Promise<void> = Promise.resolve();
+  private open: MessageRecord | undefined;
+  private readonly tools = new Map<string, MessageRecord>();
+  /** Called after a tool call completes (the worktree probably changed). */
+  onToolDone: (() => void) | undefined;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly sessionId: string,
+    private readonly taskId: string,
+  ) {}
+
+  handle(e: AgentEvent): void {
+    this.enqueue(() => this.apply(e));
+  }
+
+  /** A message the server itself writes (the user's prompt, a system note). */
+  note(role: MessageRole, text: string, data?: unknown): void {
+    this.enqueue(async () => {
+      this.open = undefined;
+      await this.insert(role, text, data);
+    });
+  }
+
+  /** Ends the current streamed message: the next chunk starts a new one. */
+  closeMessage(): void {
+    this.enqueue(async () => {
+      this.open = undefined;
+    });
+  }
+
+  flush(): Promise<void> {
+    return this.chain;
+  }
+
+  private enqueue(fn: () => Promise<void>): void {
+    this.chain = this.chain.then(fn).catch((err: unknown) => {
+      this.deps.log.error({ err, sessionId: this.sessionId }, "persisting an agent update failed");
+    });
+  }
+
+  private async apply(e: AgentEvent): Promise<void> {
+    switch (e.kind) {
+      case "message_chunk": {
+        if (this.open && this.open.role === e.role) {
+          this.open.text += e.text;
+          await this.deps.store.updateMessage(this.open.id, { text: this.open.text });
+          this.publish(this.open);
+        } else {
+          this.open = await this.insert(e.role, e.text, e.messageId ? { messageId: e.messageId } : undefined);
+        }
+        return;
+      }
+      case "tool_call": {
+        this.open = undefined;
+        const m = await this.insert("tool", e.title, { toolCallId: e.toolCallId, status: e.status, kind: e.toolKind ?? null });
+        this.tools.set(e.toolCallId, m);
+        if (e.status === "completed") this.onToolDone?.();
+        return;
+      }
+      case "tool_call_update": {
+        const m = this.tools.get(e.toolCallId);
+        if (!m) return;
+        const data = { ...(m.data as Record<string, unknown>), ...(e.status ? { status: e.status } : {}) };
+        m.data = data;
+        if (e.title) m.text = e.title;
+        await this.deps.store.updateMessage(m.id, { text: m.text, data });
+        this.publish(m);
+        if (e.status === "completed" || e.status === "failed") this.onToolDone?.();
+        return;
+      }
+      case "plan": {
+        this.open = undefined;
+        const text = e.entries.map((x) => `[${x.status}] ${x.content}`).join("\n");
+        await this.insert("plan", text, { entries: e.entries });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private async insert(role: MessageRole, text: string, data?: unknown): Promise<MessageRecord> {
+    const m: MessageRecord = { id: newId("msg"), sessionId: this.sessionId, role, text, data: data ?? null, createdAt: this.deps.now() };
+    await this.deps.store.insertMessage(m);
+    this.publish(m);
+    return m;
+  }
+
+  private publish(m: MessageRecord): void {
+    this.deps.bus.publish("session.message", { sessionId: this.sessionId, taskId: this.taskId, message: messageView({ ...m }) });
+  }
+}

@@ -1,0 +1,91 @@
+import type { AgentHandle } from "../agents/acp-connection.js";
+import { AppError } from "../domain/errors.js";
+import type { SessionRecord } from "../domain/records.js";
+import { RESUMABLE_STATES } from "../domain/session-state.js";
+import type { Deps } from "./context.js";
+import { spawnAgent } from "./agent-launch.js";
+import { errorOf, type LiveSessions } from "./live-sessions.js";
+import { refreshTaskState } from "./tasks.js";
+import { startTurn } from "./turns.js";
+import { projectSessionWorkspace, restoreWorkspace } from "./workspace.js";
+
+export async function getSessionOr404(deps: Deps, id: string): Promise<SessionRecord> {
+  const s = await deps.store.getSession(id);
+  if (!s) throw new AppError("not_found", `session ${id} not found`, { id });
+  return s;
+}
+
+/**
+ * FLOWS "Prompt or resume", step 2: the session's live agent, or a new one after a restart,
+ * crash or exit — workspace projected from rows (ENV-5), vanished worktrees recreated in
+ * place (WT-5), agent resumed with `session/load` in the same cwd (SES-6).
+ */
+async function ensureAgent(deps: Deps, live: LiveSessions, session: SessionRecord): Promise<AgentHandle> {
+  const existing = deps.agents.get(session.id);
+  if (existing) return existing;
+  const ws = await projectSessionWorkspace(deps, session);
+  await restoreWorkspace(deps, ws);
+  return spawnAgent(deps, live, session, ws.workspacePath, true);
+}
+
+/** `POST /sessions/:id/prompt`: claims the turn by compare-and-set, then runs it in the background. */
+export async function promptSession(deps: Deps, live: LiveSessions, id: string, prompt: string): Promise<SessionRecord> {
+  const session = await getSessionOr404(deps, id);
+  if (session.state === "starting" || session.state === "running") throw new AppError("session_busy", `session ${id} is ${session.state}`);
+  if (session.state !== "waiting_for_input") {
+    throw new AppError("session_not_resumable", `session ${id} is ${session.state}; resume it first`, { state: session.state });
+  }
+  const running = await live.transition(session, ["waiting_for_input"], "running");
+  if (!running) throw new AppError("session_busy", `session ${id} changed state; try again`);
+  let handle: AgentHandle;
+  try {
+    handle = await ensureAgent(deps, live, running);
+  } catch (e) {
+    await deps.agents.stop(id).catch(() => undefined);
+    return (await live.transition(running, ["running"], "failed", errorOf(e, deps.now()))) ?? running;
+  }
+  startTurn(deps, live, running, handle, prompt);
+  return running;
+}
+
+/** `POST /sessions/:id/resume`: the only way out of failed/cancelled (SES-1). */
+export async function resumeSession(deps: Deps, live: LiveSessions, id: string): Promise<SessionRecord> {
+  const session = await getSessionOr404(deps, id);
+  if (session.state === "starting" || session.state === "running") throw new AppError("session_busy", `session ${id} is ${session.state}`);
+  if (!RESUMABLE_STATES.includes(session.state)) throw new AppError("session_not_resumable", `session ${id} is ${session.state}`);
+  if (session.state === "waiting_for_input" && deps.agents.get(id)) return session;
+  const starting = await live.transition(session, RESUMABLE_STATES, "starting", null);
+  if (!starting) throw new AppError("session_busy", `session ${id} changed state; try again`);
+  try {
+    await ensureAgent(deps, live, starting);
+    return (await live.transition(starting, ["starting"], "waiting_for_input")) ?? starting;
+  } catch (e) {
+    await deps.agents.stop(id).catch(() => undefined);
+    return (await live.transition(starting, ["starting"], "failed", errorOf(e, deps.now()))) ?? starting;
+  }
+}
+
+/** `POST /sessions/:id/cancel`: ends the running turn (`session/cancel`); the session then waits. */
+export async function cancelSession(deps: Deps, id: string): Promise<SessionRecord> {
+  const session = await getSessionOr404(deps, id);
+  const handle = deps.agents.get(id);
+  if (handle?.busy) await handle.cancel();
+  return session;
+}
+
+/**
+ * SES-7: deleting a session is a conversation operation. Refused while starting or running;
+ * stops only this session's agent; never touches the workspace and creates no cleanup job.
+ */
+export async function deleteSession(deps: Deps, live: LiveSessions, id: string): Promise<void> {
+  const session = await getSessionOr404(deps, id);
+  if (session.state === "starting" || session.state === "running") {
+    throw new AppError("session_running", `session ${id} is ${session.state}; cancel it first`);
+  }
+  await deps.agents.stop(id).catch(() => undefined);
+  await deps.store.deleteAgentProcess(id);
+  await deps.store.deleteSession(id);
+  live.forget(id);
+  deps.bus.publish("session.deleted", { sessionId: id, taskId: session.taskId });
+  await refreshTaskState(deps, session.taskId);
+}

@@ -1,0 +1,35 @@
+import type { AgentHandle } from "../agents/acp-connection.js";
+import { AppError } from "../domain/errors.js";
+import type { SessionRecord } from "../domain/records.js";
+import type { Deps } from "./context.js";
+import { errorOf, type LiveSessions } from "./live-sessions.js";
+
+/**
+ * Runs one prompt turn in the background. The session must already be `running` (claimed by
+ * compare-and-set). Turn end → `waiting_for_input`; an agent that dies mid-turn → `failed`
+ * with a durable lastError (SES-8) — unless the server itself is shutting down, in which
+ * case start-up recovery owns the state (SES-6).
+ */
+export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord, handle: AgentHandle, prompt: string): void {
+  const recorder = live.recorderFor(session);
+  recorder.note("user", prompt);
+  const summary = live.takePendingSummary(session.id);
+  const text = summary ? `${summary}\n${prompt}` : prompt;
+  void (async () => {
+    try {
+      const { stopReason } = await handle.prompt(text);
+      recorder.closeMessage();
+      await recorder.flush();
+      if (stopReason === "cancelled") recorder.note("system", "turn cancelled");
+      await recorder.flush();
+      await live.transition(session, ["running"], "waiting_for_input");
+    } catch (e) {
+      await recorder.flush();
+      if (live.shuttingDown) return;
+      const err = e instanceof AppError ? e : new AppError("agent_crashed", e instanceof Error ? e.message : String(e));
+      await live.transition(session, ["running"], "failed", errorOf(err, deps.now()));
+    } finally {
+      live.changesMayHaveChanged(session.taskId);
+    }
+  })().catch((err: unknown) => deps.log.error({ err, sessionId: session.id }, "turn bookkeeping failed"));
+}

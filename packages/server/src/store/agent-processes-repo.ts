@@ -1,0 +1,27 @@
+import type { AgentProcessRecord } from "../domain/records.js";
+import type { Db } from "./schema.js";
+
+/** Records (or replaces) the live agent process of a session. */
+export async function upsertAgentProcess(db: Db, p: AgentProcessRecord): Promise<void> {
+  await db
+    .insertInto("agent_processes")
+    .values({ session_id: p.sessionId, runner_id: p.runnerId, pid: p.pid, start_time: p.startTime, created_at: p.createdAt })
+    .onConflict((oc) =>
+      oc.column("session_id").doUpdateSet((eb) => ({
+        runner_id: eb.ref("excluded.runner_id"),
+        pid: eb.ref("excluded.pid"),
+        start_time: eb.ref("excluded.start_time"),
+        created_at: eb.ref("excluded.created_at"),
+      })),
+    )
+    .execute();
+}
+
+export async function deleteAgentProcess(db: Db, sessionId: string): Promise<void> {
+  await db.deleteFrom("agent_processes").where("session_id", "=", sessionId).execute();
+}
+
+export async function listAgentProcesses(db: Db, runnerId: string): Promise<AgentProcessRecord[]> {
+  const rows = await db.selectFrom("agent_processes").selectAll().where("runner_id", "=", runnerId).orderBy("created_at").orderBy("session_id").execute();
+  return rows.map((r) => ({ sessionId: r.session_id, runnerId: r.runner_id, pid: r.pid, startTime: r.start_time, createdAt: r.created_at }));
+}

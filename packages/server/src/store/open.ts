@@ -1,0 +1,54 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { MIGRATIONS } from "./migrations/index.js";
+import { migrateToLatest } from "./migrator.js";
+import type { DB, StoreDialect } from "./schema.js";
+import { Store } from "./store.js";
+
+export interface OpenStoreOptions {
+  /** `$GROVE_HOME`; the SQLite file is `${home}/grove.db`. */
+  home: string;
+  /** `GROVE_DATABASE_URL`: a `postgres://` or `postgresql://` URL selects PostgreSQL. */
+  databaseUrl?: string;
+}
+
+/**
+ * ST-1: a Kysely instance over the configured database, without migrating (tests of the
+ * migrator use this directly; the server uses `openStore`).
+ */
+export function openDatabase(opts: OpenStoreOptions): { db: Kysely<DB>; dialect: StoreDialect } {
+  const url = opts.databaseUrl;
+  if (url !== undefined && url !== "") {
+    if (!/^postgres(ql)?:\/\//.test(url)) {
+      // Never echo the URL: it may carry a password.
+      throw new Error("unsupported database URL: only postgres:// and postgresql:// are supported");
+    }
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    return { db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), dialect: "postgres" };
+  }
+  mkdirSync(opts.home, { recursive: true });
+  const sqlite = new Database(join(opts.home, "grove.db"));
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("busy_timeout = 5000");
+  // Off by default in SQLite; the cascades of the schema depend on it.
+  sqlite.pragma("foreign_keys = ON");
+  return { db: new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: "sqlite" };
+}
+
+/**
+ * Opens the store and migrates it to the latest schema (ST-1, ST-2). A failed migration
+ * throws an Error starting with "migration failed:" and leaves the database unchanged.
+ */
+export async function openStore(opts: OpenStoreOptions): Promise<Store> {
+  const { db, dialect } = openDatabase(opts);
+  try {
+    await migrateToLatest(db, dialect, MIGRATIONS);
+  } catch (e) {
+    await db.destroy().catch(() => undefined);
+    throw e;
+  }
+  return new Store(db, dialect);
+}

@@ -1,0 +1,60 @@
+import type { SessionRecord, SessionState } from "../domain/records.js";
+import type { Db } from "./schema.js";
+import { casSessionState } from "./sessions-repo.js";
+
+const LIVE: readonly SessionState[] = ["starting", "running", "waiting_for_input"];
+
+/**
+ * SES-6 start-up recovery for one runner; the caller runs it inside one transaction.
+ * - `starting` sessions whose environment is not `ready` were interrupted mid-launch →
+ *   `failed` with a durable `launch_interrupted` error (SES-8);
+ * - every other live session → `waiting_for_input` (nothing is relaunched by itself);
+ * - `creating` environments → `failed`, materializer cleared, slot rows kept, so the next
+ *   launch materializes again and reuses what was already persisted.
+ * Only this runner's environments (ST-3), and sessions through them or with none.
+ * Returns the sessions whose state changed.
+ */
+export async function recoverAfterRestart(db: Db, runnerId: string, now: string): Promise<SessionRecord[]> {
+  const envs = await db.selectFrom("task_environments").select(["id", "status"]).where("runner_id", "=", runnerId).execute();
+  const envStatus = new Map(envs.map((e) => [e.id, e.status]));
+  const live = await db
+    .selectFrom("sessions")
+    .selectAll()
+    .where("state", "in", LIVE)
+    .where((eb) =>
+      eb.or([
+        eb("task_environment_id", "is", null),
+        eb("task_environment_id", "in", eb.selectFrom("task_environments").select("id").where("runner_id", "=", runnerId)),
+      ]),
+    )
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+
+  const changed: SessionRecord[] = [];
+  for (const s of live) {
+    const envReady = s.task_environment_id !== null && envStatus.get(s.task_environment_id) === "ready";
+    let updated: SessionRecord | undefined;
+    if (s.state === "starting" && !envReady) {
+      updated = await casSessionState(
+        db,
+        s.id,
+        ["starting"],
+        "failed",
+        { lastError: { code: "launch_interrupted", message: "The server stopped before the launch finished.", at: now } },
+        now,
+      );
+    } else if (s.state !== "waiting_for_input") {
+      updated = await casSessionState(db, s.id, [s.state as SessionState], "waiting_for_input", {}, now);
+    }
+    if (updated) changed.push(updated);
+  }
+
+  await db
+    .updateTable("task_environments")
+    .set({ status: "failed", materializer_session_id: null, updated_at: now })
+    .where("runner_id", "=", runnerId)
+    .where("status", "=", "creating")
+    .execute();
+  return changed;
+}

@@ -1,0 +1,148 @@
+import type { ColumnType, Generated, Kysely } from "kysely";
+
+/**
+ * Kysely table types: the database as it is stored (snake_case). Rows are mapped to the
+ * camelCase records of `domain/records.ts` by the per-aggregate repository files.
+ *
+ * Dialect differences are confined to three column kinds:
+ * - timestamps are ISO-8601 text on both dialects (sortable, no driver date conversion);
+ * - booleans are `boolean` on PostgreSQL and integer 0/1 on SQLite (see `toDbBool`);
+ * - JSON values (copy files, last errors, message data) are text on both.
+ */
+export type DbBool = ColumnType<boolean | number, boolean | number, boolean | number>;
+
+export interface RepositoriesTable {
+  id: string;
+  name: string;
+  path: string;
+  url: string | null;
+  provider: string;
+  default_branch: string;
+  pull_before_worktree: DbBool;
+  credential_policy: string;
+  has_credential: DbBool;
+  branch_template: string;
+  /** JSON array of strings. */
+  copy_files: string;
+  setup_script: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TasksTable {
+  id: string;
+  title: string;
+  description: string;
+  state: string;
+  dir_name: string;
+  archived_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TaskRepositoriesTable {
+  task_id: string;
+  position: number;
+  repository_id: string;
+  base_branch: string;
+  checkout_branch: string | null;
+  pr_number: number | null;
+}
+
+export interface TaskEnvironmentsTable {
+  id: string;
+  task_id: string;
+  status: string;
+  workspace_path: string | null;
+  runner_id: string;
+  materializer_session_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TaskEnvironmentReposTable {
+  id: string;
+  environment_id: string;
+  repository_id: string;
+  branch_slug: string;
+  worktree_id: string | null;
+  worktree_path: string | null;
+  worktree_branch: string | null;
+  base_branch: string;
+  position: number;
+  status: string;
+  error_message: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  task_id: string;
+  agent: string;
+  state: string;
+  task_environment_id: string | null;
+  acp_session_id: string | null;
+  /** JSON `LastError` or null. */
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MessagesTable {
+  /** Insertion order, assigned by the database; the only ordering key (ties impossible). */
+  seq: Generated<number | string>;
+  id: string;
+  session_id: string;
+  role: string;
+  text: string;
+  /** JSON text; SQL NULL means "no data" (`undefined`). */
+  data: string | null;
+  created_at: string;
+}
+
+export interface AgentProcessesTable {
+  session_id: string;
+  runner_id: string;
+  pid: number;
+  start_time: string;
+  created_at: string;
+}
+
+export interface MigrationsTable {
+  name: string;
+  applied_at: string;
+}
+
+export interface DB {
+  repositories: RepositoriesTable;
+  tasks: TasksTable;
+  task_repositories: TaskRepositoriesTable;
+  task_environments: TaskEnvironmentsTable;
+  task_environment_repos: TaskEnvironmentReposTable;
+  sessions: SessionsTable;
+  messages: MessagesTable;
+  agent_processes: AgentProcessesTable;
+  grove_migrations: MigrationsTable;
+}
+
+export type StoreDialect = "sqlite" | "postgres";
+
+/** A connection or transaction over the Grove schema (Transaction<DB> is a Kysely<DB>). */
+export type Db = Kysely<DB>;
+
+/** What every repository function needs: where to run, and which dialect it talks to. */
+export interface Ctx {
+  db: Db;
+  dialect: StoreDialect;
+}
+
+/** Booleans as the dialect stores them: PostgreSQL `boolean`, SQLite integer 0/1. */
+export function toDbBool(dialect: StoreDialect, v: boolean): boolean | number {
+  return dialect === "sqlite" ? (v ? 1 : 0) : v;
+}
+
+export function fromDbBool(v: boolean | number): boolean {
+  return v === true || v === 1;
+}

@@ -1,0 +1,83 @@
+import type { Selectable } from "kysely";
+import type { LastError } from "@grove/protocol";
+import type { SessionRecord, SessionState } from "../domain/records.js";
+import type { Db, SessionsTable } from "./schema.js";
+
+export function toSession(r: Selectable<SessionsTable>): SessionRecord {
+  return {
+    id: r.id,
+    taskId: r.task_id,
+    agent: r.agent,
+    state: r.state as SessionState,
+    taskEnvironmentId: r.task_environment_id,
+    acpSessionId: r.acp_session_id,
+    lastError: r.last_error === null ? null : (JSON.parse(r.last_error) as LastError),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export async function insertSession(db: Db, s: SessionRecord): Promise<void> {
+  await db
+    .insertInto("sessions")
+    .values({
+      id: s.id,
+      task_id: s.taskId,
+      agent: s.agent,
+      state: s.state,
+      task_environment_id: s.taskEnvironmentId,
+      acp_session_id: s.acpSessionId,
+      last_error: s.lastError === null ? null : JSON.stringify(s.lastError),
+      created_at: s.createdAt,
+      updated_at: s.updatedAt,
+    })
+    .execute();
+}
+
+export async function getSession(db: Db, id: string): Promise<SessionRecord | undefined> {
+  const row = await db.selectFrom("sessions").selectAll().where("id", "=", id).executeTakeFirst();
+  return row && toSession(row);
+}
+
+export async function listSessions(db: Db, taskId: string): Promise<SessionRecord[]> {
+  const rows = await db.selectFrom("sessions").selectAll().where("task_id", "=", taskId).orderBy("created_at").orderBy("id").execute();
+  return rows.map(toSession);
+}
+
+/**
+ * SES-1: `UPDATE … WHERE id = ? AND state IN (from)`. The caller names the states it
+ * expects, so a session that moved on (or reached a terminal state) is never overwritten;
+ * undefined means the CAS lost.
+ */
+export async function casSessionState(
+  db: Db,
+  id: string,
+  from: readonly SessionState[],
+  to: SessionState,
+  patch: { lastError?: LastError | null; acpSessionId?: string | null },
+  now: string,
+): Promise<SessionRecord | undefined> {
+  if (from.length === 0) return undefined;
+  const row = await db
+    .updateTable("sessions")
+    .set({
+      state: to,
+      ...(patch.lastError !== undefined && { last_error: patch.lastError === null ? null : JSON.stringify(patch.lastError) }),
+      ...(patch.acpSessionId !== undefined && { acp_session_id: patch.acpSessionId }),
+      updated_at: now,
+    })
+    .where("id", "=", id)
+    .where("state", "in", from)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toSession(row);
+}
+
+export async function setSessionAcpId(db: Db, id: string, acpSessionId: string, now: string): Promise<void> {
+  await db.updateTable("sessions").set({ acp_session_id: acpSessionId, updated_at: now }).where("id", "=", id).execute();
+}
+
+/** SES-7: the session and its messages (cascade); the environment is untouched. */
+export async function deleteSession(db: Db, id: string): Promise<void> {
+  await db.deleteFrom("sessions").where("id", "=", id).execute();
+}

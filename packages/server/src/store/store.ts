@@ -1,0 +1,224 @@
+import type { Kysely } from "kysely";
+import type { LastError } from "@grove/protocol";
+import type { SlotResult } from "../domain/environment-merge.js";
+import type {
+  AgentProcessRecord,
+  EnvironmentRecord,
+  EnvironmentRepoRecord,
+  MessageRecord,
+  RepositoryRecord,
+  SessionRecord,
+  SessionState,
+  TaskRecord,
+} from "../domain/records.js";
+import * as agents from "./agent-processes-repo.js";
+import * as barrierWrites from "./barrier-writes.js";
+import type { CreationBarrier, LaunchReservation } from "./barrier-writes.js";
+import * as envs from "./environments-repo.js";
+import * as messages from "./messages-repo.js";
+import { recoverAfterRestart } from "./recovery.js";
+import * as repos from "./repositories-repo.js";
+import type { Ctx, DB, StoreDialect } from "./schema.js";
+import * as sessions from "./sessions-repo.js";
+import * as tasks from "./tasks-repo.js";
+import { runInTransaction } from "./transaction.js";
+
+/**
+ * Grove's persistence: one object over SQLite or PostgreSQL (ST-1), created by `openStore`.
+ * Every multi-statement invariant (SES-2, ENV-2/3, SES-6, LC-2) is one method and one
+ * transaction; state changes are compare-and-set in SQL, never guarded only in memory.
+ */
+export class Store {
+  readonly dialect: StoreDialect;
+  private readonly db: Kysely<DB>;
+  private barrier: CreationBarrier = async () => {};
+
+  /** Use `openStore`; this takes an already migrated database. */
+  constructor(db: Kysely<DB>, dialect: StoreDialect) {
+    this.db = db;
+    this.dialect = dialect;
+  }
+
+  /** Closes the connection (SQLite) or the pool (PostgreSQL). */
+  close(): Promise<void> {
+    return this.db.destroy();
+  }
+
+  /**
+   * LC-2 hook: `check` runs inside every barrier transaction (reserveLaunch,
+   * mergeEnvironmentRepos) after the task row is locked, with the transaction (a
+   * Kysely<DB>, see `transaction`) and the task id; it throws
+   * AppError("task_cleanup_in_progress") to refuse. Default: no-op.
+   */
+  setCreationBarrier(check: (trx: unknown, taskId: string) => Promise<void>): void {
+    this.barrier = check;
+  }
+
+  /** Runs `fn` inside one transaction (SQLite: BEGIN IMMEDIATE). `trx` is a Kysely<DB>. */
+  transaction<T>(fn: (trx: unknown) => Promise<T>): Promise<T> {
+    return runInTransaction(this.db, this.dialect, fn);
+  }
+
+  private tx<T>(fn: (ctx: Ctx) => Promise<T>): Promise<T> {
+    return runInTransaction(this.db, this.dialect, (db) => fn({ db, dialect: this.dialect }));
+  }
+
+  // Repositories -----------------------------------------------------------------------
+
+  /** Unique name and path; a duplicate → AppError("repository_exists"). */
+  insertRepository(r: RepositoryRecord): Promise<void> {
+    return repos.insertRepository({ db: this.db, dialect: this.dialect }, r);
+  }
+  getRepository(id: string): Promise<RepositoryRecord | undefined> {
+    return repos.getRepository(this.db, id);
+  }
+  findRepositoryByName(name: string): Promise<RepositoryRecord | undefined> {
+    return repos.findRepositoryByName(this.db, name);
+  }
+  /** Oldest first. */
+  listRepositories(): Promise<RepositoryRecord[]> {
+    return repos.listRepositories(this.db);
+  }
+
+  // Tasks ------------------------------------------------------------------------------
+
+  /** The task and its attachments, in one transaction. */
+  insertTask(t: TaskRecord): Promise<void> {
+    return this.tx(({ db }) => tasks.insertTask(db, t));
+  }
+  /** With its repositories ordered by position. */
+  getTask(id: string): Promise<TaskRecord | undefined> {
+    return tasks.getTask(this.db, id);
+  }
+  /** `archived: true` → archivedAt set; oldest first. */
+  listTasks(opts: { archived: boolean }): Promise<TaskRecord[]> {
+    return tasks.listTasks(this.db, opts);
+  }
+  updateTask(id: string, patch: Partial<Pick<TaskRecord, "title" | "description" | "state" | "archivedAt">>, now: string): Promise<TaskRecord | undefined> {
+    return this.tx(({ db }) => tasks.updateTask(db, id, patch, now));
+  }
+  /** Attachments, the environment with its rows, and sessions with their messages go too. */
+  deleteTask(id: string): Promise<void> {
+    return tasks.deleteTask(this.db, id);
+  }
+
+  // Environments -----------------------------------------------------------------------
+
+  getEnvironment(id: string): Promise<EnvironmentRecord | undefined> {
+    return envs.getEnvironment(this.db, id);
+  }
+  getEnvironmentByTask(taskId: string): Promise<EnvironmentRecord | undefined> {
+    return envs.getEnvironmentByTask(this.db, taskId);
+  }
+  /** All rows, tombstones included, by position then createdAt. */
+  listEnvironmentRepos(environmentId: string): Promise<EnvironmentRepoRecord[]> {
+    return envs.listEnvironmentRepos(this.db, environmentId);
+  }
+
+  /**
+   * SES-2 / LC-2 in one transaction: lock the task, refuse a missing (`not_found`) or
+   * archived (`task_archived`) task, run the barrier, then claim the environment (none or
+   * `failed` → `creating` with this session as materializer, mode "materialize"; `ready` →
+   * "attach"; `creating` → `workspace_preparing`, nothing written) and insert the session
+   * linked to it.
+   */
+  reserveLaunch(input: { taskId: string; session: SessionRecord; runnerId: string; now: string }): Promise<LaunchReservation> {
+    return this.tx((ctx) => barrierWrites.reserveLaunch(ctx, this.barrier, input));
+  }
+
+  /** ENV-2/ENV-3 in one transaction (barrier checked); returns all rows after the merge. */
+  mergeEnvironmentRepos(environmentId: string, results: SlotResult[], now: string): Promise<EnvironmentRepoRecord[]> {
+    return this.tx((ctx) => barrierWrites.mergeEnvironmentRepos(ctx, this.barrier, environmentId, results, now));
+  }
+
+  /**
+   * Compare-and-set from one of `from` to `to` (+ workspacePath when given); clears the
+   * materializer. undefined when the CAS lost.
+   */
+  setEnvironmentStatus(
+    environmentId: string,
+    from: EnvironmentRecord["status"][],
+    to: EnvironmentRecord["status"],
+    patch: { workspacePath?: string | null },
+    now: string,
+  ): Promise<EnvironmentRecord | undefined> {
+    return envs.setEnvironmentStatus(this.db, environmentId, from, to, patch, now);
+  }
+  /** ENV-4: status deleted + deletedAt; the tuple is kept. */
+  tombstoneEnvironmentRepo(rowId: string, now: string): Promise<void> {
+    return envs.tombstoneEnvironmentRepo(this.db, rowId, now);
+  }
+  /**
+   * WT-7 rollback only: removes a row the same failed attempt inserted for a worktree it
+   * has removed again. Removing a worktree otherwise tombstones its row (ENV-4).
+   */
+  deleteEnvironmentRepo(rowId: string): Promise<void> {
+    return envs.deleteEnvironmentRepo(this.db, rowId);
+  }
+  /** The environment and its rows; its sessions stay, unlinked. */
+  deleteEnvironment(environmentId: string): Promise<void> {
+    return envs.deleteEnvironment(this.db, environmentId);
+  }
+
+  // Sessions ---------------------------------------------------------------------------
+
+  insertSession(s: SessionRecord): Promise<void> {
+    return sessions.insertSession(this.db, s);
+  }
+  getSession(id: string): Promise<SessionRecord | undefined> {
+    return sessions.getSession(this.db, id);
+  }
+  /** Oldest first. */
+  listSessions(taskId: string): Promise<SessionRecord[]> {
+    return sessions.listSessions(this.db, taskId);
+  }
+  /** SES-1 compare-and-set; `lastError: null` clears. undefined when the CAS lost. */
+  casSessionState(
+    id: string,
+    from: readonly SessionState[],
+    to: SessionState,
+    patch: { lastError?: LastError | null; acpSessionId?: string | null },
+    now: string,
+  ): Promise<SessionRecord | undefined> {
+    return sessions.casSessionState(this.db, id, from, to, patch, now);
+  }
+  setSessionAcpId(id: string, acpSessionId: string, now: string): Promise<void> {
+    return sessions.setSessionAcpId(this.db, id, acpSessionId, now);
+  }
+  /** SES-7: messages go with it; the environment does not. */
+  deleteSession(id: string): Promise<void> {
+    return sessions.deleteSession(this.db, id);
+  }
+
+  // Messages ---------------------------------------------------------------------------
+
+  insertMessage(m: MessageRecord): Promise<void> {
+    return messages.insertMessage(this.db, m);
+  }
+  updateMessage(id: string, patch: { text?: string; data?: unknown }): Promise<void> {
+    return messages.updateMessage(this.db, id, patch);
+  }
+  /** Oldest first (insertion sequence). */
+  listMessages(sessionId: string): Promise<MessageRecord[]> {
+    return messages.listMessages(this.db, sessionId);
+  }
+
+  // Agent processes --------------------------------------------------------------------
+
+  upsertAgentProcess(p: AgentProcessRecord): Promise<void> {
+    return agents.upsertAgentProcess(this.db, p);
+  }
+  deleteAgentProcess(sessionId: string): Promise<void> {
+    return agents.deleteAgentProcess(this.db, sessionId);
+  }
+  listAgentProcesses(runnerId: string): Promise<AgentProcessRecord[]> {
+    return agents.listAgentProcesses(this.db, runnerId);
+  }
+
+  // Start-up ---------------------------------------------------------------------------
+
+  /** SES-6 for this runner, in one transaction; returns the sessions whose state changed. */
+  recoverAfterRestart(runnerId: string, now: string): Promise<SessionRecord[]> {
+    return this.tx(({ db }) => recoverAfterRestart(db, runnerId, now));
+  }
+}

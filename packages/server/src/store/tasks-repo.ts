@@ -1,0 +1,126 @@
+import type { Selectable } from "kysely";
+import type { TaskRecord, TaskRepositoryRecord, TaskState } from "../domain/records.js";
+import type { Ctx, Db, TaskRepositoriesTable, TasksTable } from "./schema.js";
+
+export type TaskPatch = Partial<Pick<TaskRecord, "title" | "description" | "state" | "archivedAt">>;
+
+function toAttachment(r: Selectable<TaskRepositoriesTable>): TaskRepositoryRecord {
+  return {
+    repositoryId: r.repository_id,
+    baseBranch: r.base_branch,
+    checkoutBranch: r.checkout_branch,
+    prNumber: r.pr_number,
+    position: r.position,
+  };
+}
+
+function toRecord(t: Selectable<TasksTable>, repositories: TaskRepositoryRecord[]): TaskRecord {
+  return {
+    id: t.id,
+    title: t.title,
+    description: t.description,
+    state: t.state as TaskState,
+    dirName: t.dir_name,
+    archivedAt: t.archived_at,
+    createdAt: t.created_at,
+    updatedAt: t.updated_at,
+    repositories,
+  };
+}
+
+/** Inserts the task row and its ordered attachments; the caller provides the transaction. */
+export async function insertTask(db: Db, t: TaskRecord): Promise<void> {
+  await db
+    .insertInto("tasks")
+    .values({
+      id: t.id,
+      title: t.title,
+      description: t.description,
+      state: t.state,
+      dir_name: t.dirName,
+      archived_at: t.archivedAt,
+      created_at: t.createdAt,
+      updated_at: t.updatedAt,
+    })
+    .execute();
+  if (t.repositories.length === 0) return;
+  await db
+    .insertInto("task_repositories")
+    .values(
+      t.repositories.map((r) => ({
+        task_id: t.id,
+        position: r.position,
+        repository_id: r.repositoryId,
+        base_branch: r.baseBranch,
+        checkout_branch: r.checkoutBranch,
+        pr_number: r.prNumber,
+      })),
+    )
+    .execute();
+}
+
+export async function getTask(db: Db, id: string): Promise<TaskRecord | undefined> {
+  const row = await db.selectFrom("tasks").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!row) return undefined;
+  const atts = await db.selectFrom("task_repositories").selectAll().where("task_id", "=", id).orderBy("position").execute();
+  return toRecord(row, atts.map(toAttachment));
+}
+
+/** Active (`archived: false`) or archived tasks, oldest first, with their attachments. */
+export async function listTasks(db: Db, opts: { archived: boolean }): Promise<TaskRecord[]> {
+  const tasks = await db
+    .selectFrom("tasks")
+    .selectAll()
+    .where("archived_at", opts.archived ? "is not" : "is", null)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+  // One query for all attachments (a join keeps it free of parameter-count limits).
+  const atts = await db
+    .selectFrom("task_repositories")
+    .innerJoin("tasks", "tasks.id", "task_repositories.task_id")
+    .selectAll("task_repositories")
+    .where("tasks.archived_at", opts.archived ? "is not" : "is", null)
+    .orderBy("task_repositories.position")
+    .execute();
+  const byTask = new Map<string, TaskRepositoryRecord[]>();
+  for (const a of atts) {
+    const list = byTask.get(a.task_id) ?? [];
+    list.push(toAttachment(a));
+    byTask.set(a.task_id, list);
+  }
+  return tasks.map((t) => toRecord(t, byTask.get(t.id) ?? []));
+}
+
+/** Applies the patch and bumps `updatedAt`; undefined when the task does not exist. */
+export async function updateTask(db: Db, id: string, patch: TaskPatch, now: string): Promise<TaskRecord | undefined> {
+  const res = await db
+    .updateTable("tasks")
+    .set({
+      ...(patch.title !== undefined && { title: patch.title }),
+      ...(patch.description !== undefined && { description: patch.description }),
+      ...(patch.state !== undefined && { state: patch.state }),
+      ...(patch.archivedAt !== undefined && { archived_at: patch.archivedAt }),
+      updated_at: now,
+    })
+    .where("id", "=", id)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) return undefined;
+  return getTask(db, id);
+}
+
+/** Deletes the task; attachments, environment (and its rows) and sessions cascade. */
+export async function deleteTask(db: Db, id: string): Promise<void> {
+  await db.deleteFrom("tasks").where("id", "=", id).execute();
+}
+
+/**
+ * Locks the task row for the rest of the transaction and returns it (LC-2: the barrier
+ * check and the insert it guards must not interleave with a cleanup reservation).
+ * PostgreSQL: `SELECT … FOR UPDATE`. SQLite: the transaction already holds the database
+ * write lock (BEGIN IMMEDIATE), so a plain read is enough.
+ */
+export async function lockTask({ db, dialect }: Ctx, id: string): Promise<Selectable<TasksTable> | undefined> {
+  const q = db.selectFrom("tasks").selectAll().where("id", "=", id);
+  return (dialect === "postgres" ? q.forUpdate() : q).executeTakeFirst();
+}

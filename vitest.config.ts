@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["packages/*/src/**/*.test.ts", "packages/server/test/**/*.test.ts"],
+    pool: "forks",
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // 2-core machines: real git, real agent processes and two databases per file.
+    maxWorkers: 3,
+    reporters: ["default", "json"],
+    outputFile: { json: ".grove-test/vitest-report.json" },
+  },
+});
