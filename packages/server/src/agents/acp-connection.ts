@@ -33,6 +33,7 @@ export class AcpClientConnection {
   private readonly conn: acp.ClientConnection;
   private readonly log: WriteStream;
   private logOpen = true;
+  private closing: Promise<void> | null = null;
   /** JSON-RPC ids of outgoing session/load requests whose response has not arrived yet. */
   private readonly loading = new Set<unknown>();
   private readonly pendingAsks = new Map<string, () => void>();
@@ -116,12 +117,17 @@ export class AcpClientConnection {
   }
 
   /** Closes the connection (pending requests reject) and flushes the raw log. */
-  async close(): Promise<void> {
-    for (const cancelAsk of [...this.pendingAsks.values()]) cancelAsk();
-    this.conn.close();
-    if (!this.logOpen) return;
-    this.logOpen = false;
-    await new Promise<void>((resolve) => this.log.end(resolve));
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const cancelAsk of [...this.pendingAsks.values()]) cancelAsk();
+      this.conn.close();
+      // Frames already in flight through the taps still get logged before the end.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!this.logOpen) return;
+      this.logOpen = false;
+      await new Promise<void>((resolve) => this.log.end(resolve));
+    })();
+    return this.closing;
   }
 
   private record(dir: "in" | "out", msg: unknown): void {

@@ -69,7 +69,7 @@ function git(dir: string, args: string[], env?: NodeJS.ProcessEnv): string {
     return execFileSync("git", args, { cwd: dir, env: env ?? process.env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
   } catch (e) {
     const err = e as { stderr?: string; stdout?: string; message: string };
-    throw new Error(`git ${args[0]} failed in ${dir}: ${(err.stderr || err.stdout || err.message).trim()}`);
+    throw new Error(`git ${args[0]} failed in ${dir}: ${(err.stderr || err.stdout || err.message).trim()}`, { cause: e });
   }
 }
 

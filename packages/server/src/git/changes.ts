@@ -1,10 +1,10 @@
 import type { ChangedFile } from "@grove/protocol";
-import { AppError, isAppError } from "../domain/errors.js";
 import { parseRawNumstat, parseStatusV2, type StatusEntry } from "./changes-parse.js";
+import { mergeBaseOf } from "./merge-base.js";
 import type { GitRunner } from "./runner.js";
 import { countUntracked } from "./untracked.js";
 
-export { fileDiff } from "./file-diff.js";
+export { fileDiff, type FilePatch } from "./file-diff.js";
 
 /** CHG-1: what a worktree holds relative to its base branch. */
 export interface WorktreeChanges {
@@ -20,22 +20,6 @@ export interface WorktreeChanges {
   files: ChangedFile[];
   /** More than `maxFiles` files changed; `files` holds the first `maxFiles` by path. */
   truncated: boolean;
-}
-
-/**
- * The merge-base of HEAD and `baseBranch` in `cwd`, or null when there is none. A base that
- * names no commit is `base_branch_not_found`. `--end-of-options` keeps the base from being an option.
- */
-export async function mergeBaseOf(git: GitRunner, cwd: string, baseBranch: string): Promise<string | null> {
-  try {
-    const r = await git.run(["merge-base", "--end-of-options", "HEAD", baseBranch], { cwd, okExitCodes: [1] });
-    return r.exitCode === 0 ? r.stdout.trim() : null;
-  } catch (e) {
-    if (isAppError(e) && e.code === "git_failed" && e.details?.exitCode === 128) {
-      throw new AppError("base_branch_not_found", `base branch ${baseBranch} not found in ${cwd}`, { baseBranch });
-    }
-    throw e;
-  }
 }
 
 function statusOf(diffStatus: string | undefined, st: StatusEntry | undefined): ChangedFile["status"] {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SlotResult } from "../../src/domain/environment-merge.js";
+import { AppError } from "../../src/domain/errors.js";
 import type { EnvironmentRecord, RepositoryRecord, TaskRecord } from "../../src/domain/records.js";
 import type { Store } from "../../src/store/store.js";
 import { DATABASES, openTestStore } from "../fixture/db.js";
@@ -92,7 +93,6 @@ describe.each(DATABASES)("environment rows on %s", (kind) => {
 
   it("LC-2 the creation barrier can refuse a merge, and nothing is written", async () => {
     store.setCreationBarrier(async (_trx, taskId) => {
-      const { AppError } = await import("../../src/domain/errors.js");
       throw new AppError("task_cleanup_in_progress", `cleanup of ${taskId}`);
     });
     await expect(store.mergeEnvironmentRepos(env.id, [slot({ branchSlug: "x", worktree: tuple("X") })], tick())).rejects.toMatchObject({ code: "task_cleanup_in_progress" });

@@ -3,11 +3,6 @@ import { CliError } from "../client.js";
 import { withCommonOptions, type CommonOptions } from "../context.js";
 import { formatError } from "../output.js";
 
-/** The composition root's entry point, as packages/server/src/app.ts exports it. */
-interface AppModule {
-  startServer(opts?: { env?: NodeJS.ProcessEnv }): Promise<{ url: string; close(): Promise<void> }>;
-}
-
 /** `grove serve`: runs the server in this process until SIGTERM/SIGINT. */
 export function registerServeCommand(program: Command): void {
   withCommonOptions(
@@ -16,10 +11,11 @@ export function registerServeCommand(program: Command): void {
     const { server } = cmd.optsWithGlobals<CommonOptions>();
     const env = server === undefined ? process.env : { ...process.env, ...listenEnv(server) };
     // Loaded here, not at the top: the client commands must not pay for (or depend on) the
-    // server's modules. The specifier is a variable so this file type-checks on its own.
-    const appPath = "../app.js";
-    const app = (await import(appPath)) as AppModule;
-    const running = await app.startServer({ env });
+    // server's modules (database drivers, Fastify, the agent runtime).
+    const [{ startServer }, { ConfigError }] = await Promise.all([import("../../app.js"), import("../../config.js")]);
+    const running = await startServer({ env }).catch((e: unknown) => {
+      throw startupError(e, ConfigError);
+    });
     let closing = false;
     const stop = (signal: NodeJS.Signals) => {
       if (closing) return; // a second Ctrl-C while draining changes nothing: agents are stopping
@@ -35,6 +31,14 @@ export function registerServeCommand(program: Command): void {
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);
   });
+}
+
+/** A start-up failure as a coded CLI error: bad configuration, a taken port, a failed migration. */
+function startupError(e: unknown, configError: abstract new (...args: never[]) => Error): unknown {
+  if (e instanceof configError) return new CliError("invalid_config", e.message);
+  const code = (e as { code?: unknown }).code;
+  if (e instanceof Error && typeof code === "string") return new CliError(code.toLowerCase(), e.message);
+  return e;
 }
 
 /** `grove serve --server http://HOST:PORT` sets where to listen (GROVE_HOST/GROVE_PORT). */

@@ -1,0 +1,89 @@
+import { AppError } from "../domain/errors.js";
+import type { AcpClientConnection } from "./acp-connection.js";
+import type { AgentProcess } from "./agent-process.js";
+import type { AgentCallbacks, AgentHandle } from "./runtime.js";
+
+// How long a failed prompt waits for the process exit that explains it (stdout can end first).
+const EXIT_WAIT_MS = 2000;
+
+/**
+ * A live agent: one process, one ACP connection, one ACP session. Created by AgentRuntime once
+ * the session exists; reports the process exit once to `callbacks.onExit` and to `onGone`.
+ */
+export class LiveAgentHandle implements AgentHandle {
+  readonly pid: number;
+  private turn = false;
+  private stopping: Promise<void> | null = null;
+  /** Settles once the exit has been handled (connection closed, log flushed, onExit called). */
+  private readonly gone: Promise<void>;
+
+  constructor(
+    private readonly proc: AgentProcess,
+    private readonly conn: AcpClientConnection,
+    readonly startTime: string,
+    readonly acpSessionId: string,
+    readonly resumed: boolean,
+    callbacks: AgentCallbacks,
+    onGone: () => void,
+  ) {
+    this.pid = proc.pid;
+    this.gone = proc.exited.then(async (info) => {
+      // duringTurn is read before the failed prompt clears `turn` (it waits for this exit).
+      const duringTurn = this.turn;
+      await conn.close();
+      onGone();
+      try {
+        callbacks.onExit({ ...info, duringTurn });
+      } catch {
+        // The consumer's failure must not become an unhandled rejection here.
+      }
+    });
+  }
+
+  get busy(): boolean {
+    return this.turn;
+  }
+
+  async prompt(text: string): Promise<{ stopReason: string }> {
+    if (this.turn) throw new AppError("session_busy", "a turn is already running in this agent");
+    if (this.proc.hasExited || this.stopping) throw this.crashed();
+    this.turn = true;
+    try {
+      return await this.conn.prompt(this.acpSessionId, text);
+    } catch (e) {
+      if (this.proc.hasExited || this.conn.signal.aborted) {
+        await Promise.race([this.proc.exited, new Promise((r) => setTimeout(r, EXIT_WAIT_MS))]);
+        throw this.crashed();
+      }
+      const message = e instanceof Error ? e.message : String(e);
+      throw new AppError("internal_error", `the agent answered session/prompt with an error: ${message}`, { cause: message });
+    } finally {
+      this.turn = false;
+    }
+  }
+
+  async cancel(): Promise<void> {
+    if (this.proc.hasExited) return;
+    await this.conn.cancel(this.acpSessionId).catch(() => undefined);
+  }
+
+  stop(opts?: { graceMs?: number }): Promise<void> {
+    this.stopping ??= (async () => {
+      await this.conn.close();
+      await this.proc.kill(opts?.graceMs ?? 3000);
+      await this.gone;
+    })();
+    return this.stopping;
+  }
+
+  private crashed(): AppError {
+    const exit = this.proc.exit;
+    const how = this.stopping ? "was stopped" : exit ? `exited (code ${exit.code}, signal ${exit.signal})` : "closed its connection";
+    return new AppError("agent_crashed", `the agent process ${how} during a turn`, {
+      pid: this.pid,
+      exitCode: exit?.code ?? null,
+      signal: exit?.signal ?? null,
+      stderr: this.proc.stderrTail,
+    });
+  }
+}

@@ -1,0 +1,146 @@
+import { AppError, isAppError } from "../domain/errors.js";
+import { AcpClientConnection, type AgentEvent, type PermissionAsk } from "./acp-connection.js";
+import { LiveAgentHandle } from "./agent-handle.js";
+import { AgentProcess } from "./agent-process.js";
+import { readStartTime } from "./process-info.js";
+import type { AgentProfileConfig } from "./profiles.js";
+
+export type { AgentEvent, PermissionAsk } from "./acp-connection.js";
+
+/** What a running agent reports to its owner (the orchestrator). */
+export interface AgentCallbacks {
+  /** Called synchronously in arrival order (SDK gotcha 2); replayed history is never reported. */
+  onEvent(e: AgentEvent): void;
+  /** Used only when the profile's policy is `ask`; "cancelled" when nobody answers. */
+  onPermission(ask: PermissionAsk): Promise<{ optionId: string } | "cancelled">;
+  /** Once, when the process exits for any reason (crash, stop, its own decision). */
+  onExit(info: { code: number | null; signal: string | null; duringTurn: boolean }): void;
+}
+
+/** Everything needed to start one agent for one Grove session. */
+export interface StartAgentInput {
+  /** Grove's session id: the key of the live handle. */
+  sessionId: string;
+  profile: AgentProfileConfig;
+  /** The session's workspace path; the same on resume (SES-6). */
+  cwd: string;
+  /** Raw ACP frames, one `{at, dir: "in"|"out", msg}` JSON object per line. */
+  logFile: string;
+  /** `session/load` this ACP session when the agent advertises it; else (or when it fails) `session/new`. */
+  resume?: { acpSessionId: string };
+  callbacks: AgentCallbacks;
+}
+
+/** A live agent process with its ACP session. */
+export interface AgentHandle {
+  readonly pid: number;
+  /** From /proc/<pid>/stat field 22: with the pid, identifies the process across server restarts. */
+  readonly startTime: string;
+  readonly acpSessionId: string;
+  /** True when `session/load` of `resume.acpSessionId` succeeded. */
+  readonly resumed: boolean;
+  /** A prompt turn is running. */
+  readonly busy: boolean;
+  /** One turn. Rejects AppError("agent_crashed") if the process dies (or is stopped) mid-turn, "session_busy" if a turn runs. */
+  prompt(text: string): Promise<{ stopReason: string }>;
+  /** `session/cancel`; pending permission asks are answered "cancelled". */
+  cancel(): Promise<void>;
+  /** Close the connection and stdin, SIGTERM the process group, SIGKILL it after graceMs (default 3000); resolves when it is gone. */
+  stop(opts?: { graceMs?: number }): Promise<void>;
+}
+
+/**
+ * The one seam for agent processes (SES-4, SES-5): starts an agent per Grove session, keeps the
+ * live handles, and stops them. Holds no database state; the caller records pid + start time.
+ */
+export class AgentRuntime {
+  private readonly handles = new Map<string, LiveAgentHandle>();
+  private readonly starting = new Set<string>();
+  private readonly startTimeoutMs: number;
+
+  /** `startTimeoutMs` bounds each of initialize and session/new|load (default 60 s: npx may install). */
+  constructor(opts?: { startTimeoutMs?: number }) {
+    this.startTimeoutMs = opts?.startTimeoutMs ?? 60_000;
+  }
+
+  /**
+   * Spawns the profile's command (own process group, cwd, env = process.env + profile.env, stdio
+   * pipes), then `initialize` and `session/new` or `session/load`. Any failure →
+   * AppError("agent_start_failed") with the stderr tail, and the process group is killed.
+   */
+  async start(input: StartAgentInput): Promise<AgentHandle> {
+    const { sessionId, profile, cwd } = input;
+    if (this.handles.has(sessionId) || this.starting.has(sessionId)) {
+      throw new AppError("session_busy", `an agent is already running for session ${sessionId}`, { sessionId });
+    }
+    this.starting.add(sessionId);
+    let proc: AgentProcess | undefined;
+    let conn: AcpClientConnection | undefined;
+    try {
+      proc = await AgentProcess.spawn(profile.command, profile.args, cwd, profile.env);
+      const startTime = readStartTime(proc.pid) ?? "";
+      const started = proc;
+      conn = new AcpClientConnection({
+        output: proc.child.stdin,
+        input: proc.child.stdout,
+        logFile: input.logFile,
+        permissionPolicy: profile.permissionPolicy,
+        onEvent: (e) => input.callbacks.onEvent(e),
+        onPermission: (ask) => input.callbacks.onPermission(ask),
+      });
+      const connection = conn;
+      // A dead agent cannot answer: fail pending requests now instead of at the timeout.
+      void proc.exited.then(() => connection.close());
+      const init = await conn.initialize(this.startTimeoutMs);
+      let acpSessionId: string | undefined;
+      let resumed = false;
+      if (input.resume && init.agentCapabilities?.loadSession) {
+        try {
+          await conn.loadSession(input.resume.acpSessionId, cwd, this.startTimeoutMs);
+          acpSessionId = input.resume.acpSessionId;
+          resumed = true;
+        } catch (e) {
+          if (started.hasExited || conn.signal.aborted) throw e;
+          // The agent does not know the session any more: a new one (the caller adds a summary).
+        }
+      }
+      acpSessionId ??= await conn.newSession(cwd, this.startTimeoutMs);
+      if (started.hasExited) throw new Error("the agent exited right after starting its session");
+      const handle = new LiveAgentHandle(started, connection, startTime, acpSessionId, resumed, input.callbacks, () => {
+        if (this.handles.get(sessionId) === handle) this.handles.delete(sessionId);
+      });
+      this.handles.set(sessionId, handle);
+      return handle;
+    } catch (e) {
+      await conn?.close();
+      await proc?.kill(0);
+      if (isAppError(e) && e.code === "agent_start_failed") throw e;
+      const exit = proc?.exit;
+      const reason = e instanceof Error ? e.message : String(e);
+      const exited = exit ? ` (exited with code ${exit.code}, signal ${exit.signal})` : "";
+      throw new AppError("agent_start_failed", `agent ${profile.name} failed to start: ${reason}${exited}`, {
+        agent: profile.name,
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        stderr: proc?.stderrTail ?? "",
+      });
+    } finally {
+      this.starting.delete(sessionId);
+    }
+  }
+
+  /** The live handle of a Grove session (removed when its process exits). */
+  get(sessionId: string): AgentHandle | undefined {
+    return this.handles.get(sessionId);
+  }
+
+  /** Stops the session's agent, if any. */
+  async stop(sessionId: string, opts?: { graceMs?: number }): Promise<void> {
+    await this.handles.get(sessionId)?.stop(opts);
+  }
+
+  /** Stops every live agent (server shutdown). */
+  async stopAll(opts?: { graceMs?: number }): Promise<void> {
+    await Promise.all([...this.handles.values()].map((h) => h.stop(opts)));
+  }
+}

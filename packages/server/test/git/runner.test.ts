@@ -1,0 +1,148 @@
+import { execFileSync } from "node:child_process";
+import { symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { GitRunner, subcommandOf } from "../../src/git/runner.js";
+import { branchExists, resolveCommit } from "../../src/git/repository.js";
+import { makeRepo, tempDir, type TestRepo } from "../fixture/git.js";
+
+const repos: TestRepo[] = [];
+async function repo(): Promise<TestRepo> {
+  const r = await makeRepo();
+  repos.push(r);
+  return r;
+}
+afterEach(async () => {
+  await Promise.all(repos.splice(0).map((r) => r.cleanup()));
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs two critical sections concurrently and reports whether they overlapped. */
+async function overlapped(git: GitRunner, pathA: string, pathB: string): Promise<boolean> {
+  const spans: { start: number; end: number }[] = [];
+  const section = (p: string, branch: string) =>
+    git.withRepoLock(p, async () => {
+      const start = performance.now();
+      await git.run(["branch", branch], { cwd: p }); // a real mutation inside the lock
+      await sleep(150);
+      spans.push({ start, end: performance.now() });
+    });
+  const tag = Math.random().toString(36).slice(2, 8);
+  await Promise.all([section(pathA, `a-${tag}`), section(pathB, `b-${tag}`)]);
+  const [x, y] = spans;
+  return x!.start < y!.end && y!.start < x!.end;
+}
+
+describe("GitRunner (WT-6)", () => {
+  it("WT-6 runs argv arrays with LC_ALL=C and counts spawned processes", async () => {
+    const r = await repo();
+    const git = new GitRunner();
+    const res = await git.run(["rev-parse", "--abbrev-ref", "HEAD"], { cwd: r.path });
+    expect(res.stdout).toBe("main\n");
+    expect(res.exitCode).toBe(0);
+    expect(res.stdoutBuffer.toString()).toBe("main\n");
+    const env = await git.run(["-c", "alias.env=!env", "env"], { cwd: r.path });
+    expect(env.stdout).toMatch(/^LC_ALL=C$/m);
+    expect(env.stdout).toMatch(/^GIT_TERMINAL_PROMPT=0$/m);
+    expect(git.spawnCount).toBe(2);
+  });
+
+  it("WT-6 network commands get batch-mode ssh and no askpass", async () => {
+    const r = await repo();
+    const git = new GitRunner();
+    const env = await git.run(["-c", "alias.env=!env", "env"], { cwd: r.path, network: true });
+    expect(env.stdout).toMatch(/^GIT_SSH_COMMAND=.*-o BatchMode=yes$/m);
+    expect(env.stdout).toMatch(/^GIT_ASKPASS=$/m);
+  });
+
+  it("WT-6 a failing command throws git_failed with the subcommand and stderr's last line", async () => {
+    const r = await repo();
+    const git = new GitRunner();
+    const err = await git.run(["rev-parse", "--verify", "no-such-ref"], { cwd: r.path }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "git_failed", details: { args: ["rev-parse"], exitCode: 128 } });
+    expect((err as Error).message).toContain("git rev-parse failed (exit 128)");
+    expect((err as Error).message).toContain("Needed a single revision");
+    const ok = await git.run(["rev-parse", "--verify", "--quiet", "no-such-ref"], { cwd: r.path, okExitCodes: [1] });
+    expect(ok.exitCode).toBe(1);
+  });
+
+  it("WT-6 names subcommands without user input", () => {
+    expect(subcommandOf(["-c", "a=b", "worktree", "add", "-b", "secret", "--", "/p"])).toEqual(["worktree", "add"]);
+    expect(subcommandOf(["--no-pager", "diff", "HEAD"])).toEqual(["diff"]);
+  });
+
+  it("WT-6 a timeout kills the process group and throws git_timeout", async () => {
+    const r = await repo();
+    const git = new GitRunner();
+    const marker = "31.4159";
+    const t0 = performance.now();
+    const err = await git.run(["-c", `alias.hang=!sleep ${marker}`, "hang"], { cwd: r.path, timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "git_timeout", details: { args: ["hang"] } });
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    await sleep(200);
+    const ps = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
+    expect(ps.split("\n").filter((l) => l.startsWith(`sleep ${marker}`))).toEqual([]);
+  });
+
+  it("WT-6 handles large stdout and caps it on request", async () => {
+    const r = await repo();
+    const big = "0123456789abcdef\n".repeat(600_000); // ~10 MB
+    await writeFile(join(r.path, "big.txt"), big);
+    r.git("add", "big.txt");
+    r.git("commit", "-qm", "big");
+    const git = new GitRunner();
+    const res = await git.run(["show", "HEAD:big.txt"], { cwd: r.path });
+    expect(res.stdoutBuffer.length).toBe(big.length);
+    const capped = await git.run(["show", "HEAD:big.txt"], { cwd: r.path, maxStdoutBytes: 1000 });
+    expect(capped.stdoutTruncated).toBe(true);
+    expect(capped.stdoutBuffer.length).toBe(1000);
+  });
+
+  it("WT-6 feeds stdin only when input is given", async () => {
+    const r = await repo();
+    const git = new GitRunner();
+    const res = await git.run(["hash-object", "--stdin"], { cwd: r.path, input: "hello\n" });
+    expect(res.stdout.trim()).toBe("ce013625030ba8dba906f756967f9e9ca394464a");
+  });
+
+  it("WT-6 a global cap bounds concurrent git processes", async () => {
+    const r = await repo();
+    const timed = async (max: number) => {
+      const git = new GitRunner({ maxConcurrent: max });
+      const t0 = performance.now();
+      await Promise.all(Array.from({ length: 4 }, () => git.run(["-c", "alias.nap=!sleep 0.4", "nap"], { cwd: r.path })));
+      return performance.now() - t0;
+    };
+    expect(await timed(1)).toBeGreaterThanOrEqual(1_550);
+    expect(await timed(4)).toBeLessThan(1_500);
+  });
+
+  it("WT-6 a symlinked alias of a repository shares its mutation lock", async () => {
+    const r = await repo();
+    const other = await repo();
+    const alias = join(await tempDir("grove-alias-"), "alias");
+    await symlink(r.path, alias);
+    const git = new GitRunner();
+    expect(await overlapped(git, alias, r.path)).toBe(false);
+    // Control: different repositories do not share a lock, so the same sections overlap.
+    expect(await overlapped(git, alias, other.path)).toBe(true);
+  });
+
+  it("WT-6 the lock is re-entrant within one call chain", async () => {
+    const r = await repo();
+    const git = new GitRunner();
+    const v = await git.withRepoLock(r.path, () => git.withRepoLock(r.path, async () => 42));
+    expect(v).toBe(42);
+  });
+
+  it("SEC-3 option-looking refs are names, never options", async () => {
+    const r = await repo();
+    const git = new GitRunner();
+    expect(await resolveCommit(git, r.path, "--upload-pack=x")).toBeNull();
+    expect(await resolveCommit(git, r.path, "--git-dir")).toBeNull();
+    expect(await branchExists(git, r.path, "--upload-pack=x")).toBe(false);
+    expect(await resolveCommit(git, r.path, "main")).toBe(r.git("rev-parse", "main").trim());
+    expect(await branchExists(git, r.path, "main")).toBe(true);
+  });
+});
