@@ -1,4 +1,5 @@
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
@@ -31,20 +32,16 @@ type Msg = acp.AnyMessage & { id?: unknown; method?: string; params?: { sessionI
  */
 export class AcpClientConnection {
   private readonly conn: acp.ClientConnection;
-  private readonly log: WriteStream;
-  private logOpen = true;
+  /** Raw log fd, or null once closed or broken. Synchronous appends: the log is readable live and complete at any moment. */
+  private logFd: number | null;
   private closing: Promise<void> | null = null;
   /** JSON-RPC ids of outgoing session/load requests whose response has not arrived yet. */
   private readonly loading = new Set<unknown>();
   private readonly pendingAsks = new Map<string, () => void>();
-  private askSeq = 0;
 
   constructor(private readonly opts: AcpConnectionOptions) {
     mkdirSync(dirname(opts.logFile), { recursive: true });
-    this.log = createWriteStream(opts.logFile, { flags: "a" });
-    this.log.on("error", () => {
-      this.logOpen = false; // a broken log must not break the agent
-    });
+    this.logFd = openSync(opts.logFile, "a");
     const base = acp.ndJsonStream(Writable.toWeb(opts.output) as WritableStream<Uint8Array>, Readable.toWeb(opts.input) as ReadableStream<Uint8Array>);
     const outTap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
       transform: (m, c) => {
@@ -100,7 +97,12 @@ export class AcpClientConnection {
 
   /** `session/load`; the replayed history is suppressed (see the class comment). */
   async loadSession(sessionId: string, cwd: string, timeoutMs: number): Promise<void> {
-    await this.conn.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] }, timeout(timeoutMs));
+    try {
+      await this.conn.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] }, timeout(timeoutMs));
+    } finally {
+      // After a timeout no response may ever come: never suppress later, live updates.
+      this.loading.clear();
+    }
   }
 
   /** One prompt turn; resolves with the agent's stop reason. No timeout: turns may be long. */
@@ -123,15 +125,27 @@ export class AcpClientConnection {
       this.conn.close();
       // Frames already in flight through the taps still get logged before the end.
       await new Promise((resolve) => setImmediate(resolve));
-      if (!this.logOpen) return;
-      this.logOpen = false;
-      await new Promise<void>((resolve) => this.log.end(resolve));
+      if (this.logFd === null) return;
+      closeSync(this.logFd);
+      this.logFd = null;
     })();
     return this.closing;
   }
 
   private record(dir: "in" | "out", msg: unknown): void {
-    if (this.logOpen) this.log.write(`${JSON.stringify({ at: new Date().toISOString(), dir, msg })}\n`);
+    if (this.logFd === null) return;
+    try {
+      writeSync(this.logFd, `${JSON.stringify({ at: new Date().toISOString(), dir, msg })}\n`);
+    } catch {
+      // A broken log (disk full) must not break the agent; stop logging.
+      const fd = this.logFd;
+      this.logFd = null;
+      try {
+        closeSync(fd);
+      } catch {
+        // already unusable
+      }
+    }
   }
 
   private async answerPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
@@ -140,7 +154,7 @@ export class AcpClientConnection {
       const o = params.options.find((x) => x.kind === "allow_always") ?? params.options.find((x) => x.kind === "allow_once");
       return o ? { outcome: { outcome: "selected", optionId: o.optionId } } : cancelled;
     }
-    const requestId = `perm_${++this.askSeq}`;
+    const requestId = `perm_${randomUUID()}`;
     const ask: PermissionAsk = {
       requestId,
       title: params.toolCall.title ?? "Permission requested",

@@ -14,7 +14,7 @@ export type AgentEvent =
 
 /** A permission request waiting for the person (profile policy `ask`). */
 export interface PermissionAsk {
-  /** Grove's id for this ask, unique within the agent process. */
+  /** Grove's id for this ask (unique). */
   requestId: string;
   title: string;
   options: { optionId: string; name: string; kind: string }[];

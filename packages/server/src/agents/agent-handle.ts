@@ -31,6 +31,7 @@ export class LiveAgentHandle implements AgentHandle {
       // duringTurn is read before the failed prompt clears `turn` (it waits for this exit).
       const duringTurn = this.turn;
       await conn.close();
+      await proc.groupGone(); // the exit handler SIGKILLed what was left of the group
       onGone();
       try {
         callbacks.onExit({ ...info, duringTurn });

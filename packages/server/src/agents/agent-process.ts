@@ -27,6 +27,13 @@ export class AgentProcess {
     this.exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => {
         this.exitInfo = { code, signal };
+        // Orphans of a dead agent (npx's node child, a tool it ran) serve nobody: end them too.
+        // Safe while a member lives, because then the group id cannot have been reused.
+        try {
+          if (processGroupMembers(pid).length > 0) killProcessGroup(pid, "SIGKILL");
+        } catch {
+          // Not ours to signal any more (EPERM): nothing else to do.
+        }
         resolve(this.exitInfo);
       });
     });
@@ -78,6 +85,12 @@ export class AgentProcess {
     // Only signal the group while a member is known to be alive: after that the id could be reused.
     if (!this.hasExited || processGroupMembers(this.pid).length > 0) killProcessGroup(this.pid, "SIGKILL");
     await this.exited;
-    for (let i = 0; i < 100 && processGroupMembers(this.pid).length > 0; i++) await delay(10);
+    await this.groupGone();
+  }
+
+  /** Resolves once no member of the process group is alive (polls /proc, gives up after `ms`). */
+  async groupGone(ms = 2000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (processGroupMembers(this.pid).length > 0 && Date.now() < deadline) await delay(10);
   }
 }

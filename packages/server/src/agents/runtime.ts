@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import * as acp from "@agentclientprotocol/sdk";
 import { AppError, isAppError } from "../domain/errors.js";
 import { AcpClientConnection, type AgentEvent, type PermissionAsk } from "./acp-connection.js";
 import { LiveAgentHandle } from "./agent-handle.js";
@@ -6,6 +8,10 @@ import { readStartTime } from "./process-info.js";
 import type { AgentProfileConfig } from "./profiles.js";
 
 export type { AgentEvent, PermissionAsk } from "./acp-connection.js";
+
+// JSON-RPC "request cancelled": what a request rejects with when its timeout signal fires.
+const REQUEST_CANCELLED = -32800;
+const EXIT_WAIT_MS = 1000;
 
 /** What a running agent reports to its owner (the orchestrator). */
 export interface AgentCallbacks {
@@ -76,7 +82,9 @@ export class AgentRuntime {
     this.starting.add(sessionId);
     let proc: AgentProcess | undefined;
     let conn: AcpClientConnection | undefined;
+    let step = "spawn";
     try {
+      if (!existsSync(cwd)) throw new AppError("agent_start_failed", `the agent's working directory does not exist: ${cwd}`, { agent: profile.name, cwd });
       proc = await AgentProcess.spawn(profile.command, profile.args, cwd, profile.env);
       const startTime = readStartTime(proc.pid) ?? "";
       const started = proc;
@@ -91,10 +99,12 @@ export class AgentRuntime {
       const connection = conn;
       // A dead agent cannot answer: fail pending requests now instead of at the timeout.
       void proc.exited.then(() => connection.close());
+      step = "initialize";
       const init = await conn.initialize(this.startTimeoutMs);
       let acpSessionId: string | undefined;
       let resumed = false;
       if (input.resume && init.agentCapabilities?.loadSession) {
+        step = "session/load";
         try {
           await conn.loadSession(input.resume.acpSessionId, cwd, this.startTimeoutMs);
           acpSessionId = input.resume.acpSessionId;
@@ -104,6 +114,7 @@ export class AgentRuntime {
           // The agent does not know the session any more: a new one (the caller adds a summary).
         }
       }
+      step = "session/new";
       acpSessionId ??= await conn.newSession(cwd, this.startTimeoutMs);
       if (started.hasExited) throw new Error("the agent exited right after starting its session");
       const handle = new LiveAgentHandle(started, connection, startTime, acpSessionId, resumed, input.callbacks, () => {
@@ -112,14 +123,19 @@ export class AgentRuntime {
       this.handles.set(sessionId, handle);
       return handle;
     } catch (e) {
+      const timedOut = e instanceof acp.RequestError && e.code === REQUEST_CANCELLED;
+      // A closed connection usually means the process is exiting: wait a moment for its code,
+      // and read how it ended before we kill it ourselves.
+      if (proc && conn?.signal.aborted && !timedOut) await Promise.race([proc.exited, new Promise((r) => setTimeout(r, EXIT_WAIT_MS))]);
+      const exit = proc?.exit;
       await conn?.close();
       await proc?.kill(0);
       if (isAppError(e) && e.code === "agent_start_failed") throw e;
-      const exit = proc?.exit;
-      const reason = e instanceof Error ? e.message : String(e);
-      const exited = exit ? ` (exited with code ${exit.code}, signal ${exit.signal})` : "";
-      throw new AppError("agent_start_failed", `agent ${profile.name} failed to start: ${reason}${exited}`, {
+      const reason = timedOut ? `no answer within ${this.startTimeoutMs} ms` : e instanceof Error ? e.message : String(e);
+      const exited = exit ? ` (the process exited with code ${exit.code}, signal ${exit.signal})` : "";
+      throw new AppError("agent_start_failed", `agent ${profile.name} failed to start: ${step}: ${reason}${exited}`, {
         agent: profile.name,
+        step,
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
         stderr: proc?.stderrTail ?? "",

@@ -10,10 +10,6 @@ export function installErrorHandler(app: FastifyInstance): void {
     const body: ErrorBody = { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } };
     void reply.status(e.status).send(body);
   });
-  app.setNotFoundHandler((req, reply) => {
-    const body: ErrorBody = { error: { code: "not_found", message: `no route ${req.method} ${req.url.split("?")[0]}` } };
-    void reply.status(404).send(body);
-  });
 }
 
 function toAppError(err: unknown): AppError {

@@ -35,7 +35,7 @@ function tokenMatches(expected: string, given: string | undefined): boolean {
 
 /** The HTTP API under `/api/v1`, the event WebSocket and the web UI (UX-1, UX-2, SEC-1). */
 export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, disableRequestLogging: true });
+  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024 });
   installErrorHandler(app);
   await app.register(fastifyWebsocket);
   await app.register(
@@ -57,14 +57,12 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     },
     { prefix: "/api/v1" },
   );
-  if (opts.webDist && existsSync(opts.webDist)) {
-    await app.register(fastifyStatic, { root: opts.webDist, wildcard: false });
-    app.setNotFoundHandler((req, reply) => {
-      if (req.url.startsWith("/api/")) {
-        return reply.status(404).send({ error: { code: "not_found", message: `no route ${req.method} ${req.url.split("?")[0]}` } });
-      }
-      return reply.sendFile("index.html");
-    });
-  }
+  const web = opts.webDist && existsSync(opts.webDist) ? opts.webDist : undefined;
+  if (web) await app.register(fastifyStatic, { root: web, wildcard: false });
+  // One not-found handler: JSON 404 for the API, the single-page app for everything else.
+  app.setNotFoundHandler((req, reply) => {
+    if (web && req.method === "GET" && !req.url.startsWith("/api/")) return reply.sendFile("index.html");
+    return reply.status(404).send({ error: { code: "not_found", message: `no route ${req.method} ${req.url.split("?")[0]}` } });
+  });
   return app;
 }

@@ -1,5 +1,5 @@
 import { AppError } from "../domain/errors.js";
-import type { AgentHandle, PermissionAsk } from "../agents/acp-connection.js";
+import type { AgentHandle, PermissionAsk } from "../agents/runtime.js";
 import type { AgentProfileConfig } from "../agents/profiles.js";
 import type { SessionRecord } from "../domain/records.js";
 import type { Deps } from "./context.js";

@@ -1,4 +1,4 @@
-import type { PermissionAsk } from "../agents/acp-connection.js";
+import type { PermissionAsk } from "../agents/runtime.js";
 import { AppError } from "../domain/errors.js";
 import type { LastError } from "@grove/protocol";
 import type { SessionRecord, SessionState } from "../domain/records.js";

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../agents/acp-connection.js";
+import type { AgentEvent } from "../agents/runtime.js";
 import { newId } from "../domain/ids.js";
 import type { MessageRecord, MessageRole } from "../domain/records.js";
 import { messageView } from "../domain/views.js";

@@ -1,4 +1,4 @@
-import type { AgentHandle } from "../agents/acp-connection.js";
+import type { AgentHandle } from "../agents/runtime.js";
 import { AppError } from "../domain/errors.js";
 import type { SessionRecord } from "../domain/records.js";
 import { RESUMABLE_STATES } from "../domain/session-state.js";

@@ -13,6 +13,11 @@ export interface OpenStoreOptions {
   home: string;
   /** `GROVE_DATABASE_URL`: a `postgres://` or `postgresql://` URL selects PostgreSQL. */
   databaseUrl?: string;
+  /**
+   * PostgreSQL only: an idle pooled connection failed (server restart, terminated backend).
+   * The pool drops that connection and opens a new one on the next query; this is for logging.
+   */
+  onIdleConnectionError?: (e: Error) => void;
 }
 
 /**
@@ -27,6 +32,9 @@ export function openDatabase(opts: OpenStoreOptions): { db: Kysely<DB>; dialect:
       throw new Error("unsupported database URL: only postgres:// and postgresql:// are supported");
     }
     const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // Without a listener, an idle client's error is re-emitted on the pool as an unhandled
+    // 'error' event and would crash the process.
+    pool.on("error", (e) => opts.onIdleConnectionError?.(e));
     return { db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), dialect: "postgres" };
   }
   mkdirSync(opts.home, { recursive: true });

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
 import type { LastError } from "@grove/protocol";
 import type { SlotResult } from "../domain/environment-merge.js";
@@ -32,6 +33,8 @@ export class Store {
   readonly dialect: StoreDialect;
   private readonly db: Kysely<DB>;
   private barrier: CreationBarrier = async () => {};
+  /** The transaction the current async context runs in, if any (see `transaction`). */
+  private readonly current = new AsyncLocalStorage<{ trx: Kysely<DB>; open: boolean }>();
 
   /** Use `openStore`; this takes an already migrated database. */
   constructor(db: Kysely<DB>, dialect: StoreDialect) {
@@ -54,30 +57,53 @@ export class Store {
     this.barrier = check;
   }
 
-  /** Runs `fn` inside one transaction (SQLite: BEGIN IMMEDIATE). `trx` is a Kysely<DB>. */
+  /**
+   * Runs `fn` inside one transaction (SQLite: BEGIN IMMEDIATE); `trx` is a Kysely<DB>.
+   * Store methods called from inside `fn` (in its async context) join this transaction,
+   * and so do nested `transaction` calls: without that, a store method inside `fn` would
+   * wait forever for SQLite's single connection, or run outside the transaction on
+   * PostgreSQL. Do not leave work running past `fn`'s promise.
+   */
   transaction<T>(fn: (trx: unknown) => Promise<T>): Promise<T> {
-    return runInTransaction(this.db, this.dialect, fn);
+    return this.tx(({ db }) => fn(db));
   }
 
-  private tx<T>(fn: (ctx: Ctx) => Promise<T>): Promise<T> {
-    return runInTransaction(this.db, this.dialect, (db) => fn({ db, dialect: this.dialect }));
+  /** Where a single statement runs: the caller's open transaction, or the database. */
+  private get q(): Kysely<DB> {
+    const c = this.current.getStore();
+    return c?.open ? c.trx : this.db;
+  }
+
+  private async tx<T>(fn: (ctx: Ctx) => Promise<T>): Promise<T> {
+    const c = this.current.getStore();
+    if (c?.open) return fn({ db: c.trx, dialect: this.dialect });
+    return runInTransaction(this.db, this.dialect, async (trx) => {
+      const scope = { trx, open: true };
+      try {
+        return await this.current.run(scope, () => fn({ db: trx, dialect: this.dialect }));
+      } finally {
+        // Work that outlives the transaction (a stray promise) must not run on a connection
+        // that went back to the pool: from now on it uses the database directly.
+        scope.open = false;
+      }
+    });
   }
 
   // Repositories -----------------------------------------------------------------------
 
   /** Unique name and path; a duplicate → AppError("repository_exists"). */
   insertRepository(r: RepositoryRecord): Promise<void> {
-    return repos.insertRepository({ db: this.db, dialect: this.dialect }, r);
+    return repos.insertRepository({ db: this.q, dialect: this.dialect }, r);
   }
   getRepository(id: string): Promise<RepositoryRecord | undefined> {
-    return repos.getRepository(this.db, id);
+    return repos.getRepository(this.q, id);
   }
   findRepositoryByName(name: string): Promise<RepositoryRecord | undefined> {
-    return repos.findRepositoryByName(this.db, name);
+    return repos.findRepositoryByName(this.q, name);
   }
   /** Oldest first. */
   listRepositories(): Promise<RepositoryRecord[]> {
-    return repos.listRepositories(this.db);
+    return repos.listRepositories(this.q);
   }
 
   // Tasks ------------------------------------------------------------------------------
@@ -88,31 +114,31 @@ export class Store {
   }
   /** With its repositories ordered by position. */
   getTask(id: string): Promise<TaskRecord | undefined> {
-    return tasks.getTask(this.db, id);
+    return tasks.getTask(this.q, id);
   }
   /** `archived: true` → archivedAt set; oldest first. */
   listTasks(opts: { archived: boolean }): Promise<TaskRecord[]> {
-    return tasks.listTasks(this.db, opts);
+    return tasks.listTasks(this.q, opts);
   }
   updateTask(id: string, patch: Partial<Pick<TaskRecord, "title" | "description" | "state" | "archivedAt">>, now: string): Promise<TaskRecord | undefined> {
     return this.tx(({ db }) => tasks.updateTask(db, id, patch, now));
   }
   /** Attachments, the environment with its rows, and sessions with their messages go too. */
   deleteTask(id: string): Promise<void> {
-    return tasks.deleteTask(this.db, id);
+    return tasks.deleteTask(this.q, id);
   }
 
   // Environments -----------------------------------------------------------------------
 
   getEnvironment(id: string): Promise<EnvironmentRecord | undefined> {
-    return envs.getEnvironment(this.db, id);
+    return envs.getEnvironment(this.q, id);
   }
   getEnvironmentByTask(taskId: string): Promise<EnvironmentRecord | undefined> {
-    return envs.getEnvironmentByTask(this.db, taskId);
+    return envs.getEnvironmentByTask(this.q, taskId);
   }
   /** All rows, tombstones included, by position then createdAt. */
   listEnvironmentRepos(environmentId: string): Promise<EnvironmentRepoRecord[]> {
-    return envs.listEnvironmentRepos(this.db, environmentId);
+    return envs.listEnvironmentRepos(this.q, environmentId);
   }
 
   /**
@@ -142,35 +168,35 @@ export class Store {
     patch: { workspacePath?: string | null },
     now: string,
   ): Promise<EnvironmentRecord | undefined> {
-    return envs.setEnvironmentStatus(this.db, environmentId, from, to, patch, now);
+    return envs.setEnvironmentStatus(this.q, environmentId, from, to, patch, now);
   }
   /** ENV-4: status deleted + deletedAt; the tuple is kept. */
   tombstoneEnvironmentRepo(rowId: string, now: string): Promise<void> {
-    return envs.tombstoneEnvironmentRepo(this.db, rowId, now);
+    return envs.tombstoneEnvironmentRepo(this.q, rowId, now);
   }
   /**
    * WT-7 rollback only: removes a row the same failed attempt inserted for a worktree it
    * has removed again. Removing a worktree otherwise tombstones its row (ENV-4).
    */
   deleteEnvironmentRepo(rowId: string): Promise<void> {
-    return envs.deleteEnvironmentRepo(this.db, rowId);
+    return envs.deleteEnvironmentRepo(this.q, rowId);
   }
   /** The environment and its rows; its sessions stay, unlinked. */
   deleteEnvironment(environmentId: string): Promise<void> {
-    return envs.deleteEnvironment(this.db, environmentId);
+    return envs.deleteEnvironment(this.q, environmentId);
   }
 
   // Sessions ---------------------------------------------------------------------------
 
   insertSession(s: SessionRecord): Promise<void> {
-    return sessions.insertSession(this.db, s);
+    return sessions.insertSession(this.q, s);
   }
   getSession(id: string): Promise<SessionRecord | undefined> {
-    return sessions.getSession(this.db, id);
+    return sessions.getSession(this.q, id);
   }
   /** Oldest first. */
   listSessions(taskId: string): Promise<SessionRecord[]> {
-    return sessions.listSessions(this.db, taskId);
+    return sessions.listSessions(this.q, taskId);
   }
   /** SES-1 compare-and-set; `lastError: null` clears. undefined when the CAS lost. */
   casSessionState(
@@ -180,39 +206,39 @@ export class Store {
     patch: { lastError?: LastError | null; acpSessionId?: string | null },
     now: string,
   ): Promise<SessionRecord | undefined> {
-    return sessions.casSessionState(this.db, id, from, to, patch, now);
+    return sessions.casSessionState(this.q, id, from, to, patch, now);
   }
   setSessionAcpId(id: string, acpSessionId: string, now: string): Promise<void> {
-    return sessions.setSessionAcpId(this.db, id, acpSessionId, now);
+    return sessions.setSessionAcpId(this.q, id, acpSessionId, now);
   }
   /** SES-7: messages go with it; the environment does not. */
   deleteSession(id: string): Promise<void> {
-    return sessions.deleteSession(this.db, id);
+    return sessions.deleteSession(this.q, id);
   }
 
   // Messages ---------------------------------------------------------------------------
 
   insertMessage(m: MessageRecord): Promise<void> {
-    return messages.insertMessage(this.db, m);
+    return messages.insertMessage(this.q, m);
   }
   updateMessage(id: string, patch: { text?: string; data?: unknown }): Promise<void> {
-    return messages.updateMessage(this.db, id, patch);
+    return messages.updateMessage(this.q, id, patch);
   }
   /** Oldest first (insertion sequence). */
   listMessages(sessionId: string): Promise<MessageRecord[]> {
-    return messages.listMessages(this.db, sessionId);
+    return messages.listMessages(this.q, sessionId);
   }
 
   // Agent processes --------------------------------------------------------------------
 
   upsertAgentProcess(p: AgentProcessRecord): Promise<void> {
-    return agents.upsertAgentProcess(this.db, p);
+    return agents.upsertAgentProcess(this.q, p);
   }
   deleteAgentProcess(sessionId: string): Promise<void> {
-    return agents.deleteAgentProcess(this.db, sessionId);
+    return agents.deleteAgentProcess(this.q, sessionId);
   }
   listAgentProcesses(runnerId: string): Promise<AgentProcessRecord[]> {
-    return agents.listAgentProcesses(this.db, runnerId);
+    return agents.listAgentProcesses(this.q, runnerId);
   }
 
   // Start-up ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { symlink, writeFile } from "node:fs/promises";
+import { rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GitRunner, subcommandOf } from "../../src/git/runner.js";
@@ -12,8 +12,15 @@ async function repo(): Promise<TestRepo> {
   repos.push(r);
   return r;
 }
+const dirs: string[] = [];
+async function scratch(prefix: string): Promise<string> {
+  const d = await tempDir(prefix);
+  dirs.push(d);
+  return d;
+}
 afterEach(async () => {
   await Promise.all(repos.splice(0).map((r) => r.cleanup()));
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -108,20 +115,23 @@ describe("GitRunner (WT-6)", () => {
 
   it("WT-6 a global cap bounds concurrent git processes", async () => {
     const r = await repo();
-    const timed = async (max: number) => {
+    const live = await scratch("grove-live-");
+    // Each process registers itself, waits, and reports how many were alive at that moment.
+    const probe = `!f() { touch "${live}/$$"; sleep 0.3; ls "${live}" | wc -l; rm "${live}/$$"; }; f`;
+    const peak = async (max: number) => {
       const git = new GitRunner({ maxConcurrent: max });
-      const t0 = performance.now();
-      await Promise.all(Array.from({ length: 4 }, () => git.run(["-c", "alias.nap=!sleep 0.4", "nap"], { cwd: r.path })));
-      return performance.now() - t0;
+      const runs = await Promise.all(Array.from({ length: 6 }, () => git.run(["-c", `alias.probe=${probe}`, "probe"], { cwd: r.path })));
+      return Math.max(...runs.map((x) => Number(x.stdout.trim())));
     };
-    expect(await timed(1)).toBeGreaterThanOrEqual(1_550);
-    expect(await timed(4)).toBeLessThan(1_500);
+    expect(await peak(2)).toBeLessThanOrEqual(2);
+    // Control: without a tight cap the same probes do overlap.
+    expect(await peak(6)).toBeGreaterThan(2);
   });
 
   it("WT-6 a symlinked alias of a repository shares its mutation lock", async () => {
     const r = await repo();
     const other = await repo();
-    const alias = join(await tempDir("grove-alias-"), "alias");
+    const alias = join(await scratch("grove-alias-"), "alias");
     await symlink(r.path, alias);
     const git = new GitRunner();
     expect(await overlapped(git, alias, r.path)).toBe(false);

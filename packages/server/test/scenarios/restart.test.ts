@@ -49,8 +49,8 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     const sid = s.body.id as string;
     const before = (await api("GET", `/sessions/${sid}/workspace`)).body;
     await waitFor(async () => {
-      const m = (await api("GET", `/sessions/${sid}/messages`)).body as { text: string }[];
-      return m.some((x) => x.text.includes("sleeping"));
+      const m = (await api("GET", `/sessions/${sid}/messages`)).body as { role: string; text: string }[];
+      return m.some((x) => x.role === "agent" && x.text.includes("sleeping"));
     }, "the agent to reach its sleep");
     const running = (await api("GET", `/sessions/${sid}`)).body;
     expect(running.state).toBe("running");

@@ -15,7 +15,7 @@ describe.each(DATABASES)("SES-6 recoverAfterRestart on %s", (kind) => {
 
   /** A task whose environment (owned by `runnerId`) is left in `envStatus`, with one session per state. */
   async function scenario(runnerId: string, envStatus: "creating" | "ready" | "failed", states: SessionState[]) {
-    const { task } = await seedTask(store);
+    const { task, repo } = await seedTask(store);
     const first = await store.reserveLaunch({ taskId: task.id, session: session(task.id, "starting"), runnerId, now: tick() });
     if (envStatus !== "creating") await store.setEnvironmentStatus(first.environment.id, ["creating"], envStatus, {}, tick());
     const byState = new Map<SessionState, SessionRecord>([["starting", first.session]]);
@@ -25,12 +25,13 @@ describe.each(DATABASES)("SES-6 recoverAfterRestart on %s", (kind) => {
       await store.insertSession(s);
       byState.set(st, s);
     }
-    return { task, environment: first.environment, byState };
+    return { task, repo, environment: first.environment, byState };
   }
 
   it("SES-6 an interrupted launch fails with launch_interrupted; its creating environment becomes failed, rows kept", async () => {
-    const { environment, byState } = await scenario("me", "creating", ["starting", "created"]);
-    await store.mergeEnvironmentRepos(environment.id, [], tick());
+    const { environment, byState, repo } = await scenario("me", "creating", ["starting", "created"]);
+    const worktree = { worktreeId: "wt-1", worktreePath: "/grove/tasks/t/r", worktreeBranch: "grove/t" };
+    const rows = await store.mergeEnvironmentRepos(environment.id, [{ repositoryId: repo.id, branchSlug: "", baseBranch: "main", position: 0, errorMessage: null, worktree }], tick());
     const now = tick();
     const changed = await store.recoverAfterRestart("me", now);
     const s = byState.get("starting")!;
@@ -40,6 +41,7 @@ describe.each(DATABASES)("SES-6 recoverAfterRestart on %s", (kind) => {
       lastError: { code: "launch_interrupted", message: expect.any(String), at: now },
     });
     expect(await store.getEnvironment(environment.id)).toMatchObject({ status: "failed", materializerSessionId: null });
+    expect(await store.listEnvironmentRepos(environment.id)).toEqual(rows);
     expect((await store.getSession(byState.get("created")!.id))?.state).toBe("created");
   });
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/store.js";
 import { DATABASES, openTestStore } from "../fixture/db.js";
-import { repository, seedTask, task, tick } from "./records.js";
+import { repository, seedTask, session, task, tick } from "./records.js";
 
 describe.each(DATABASES)("repositories and tasks on %s", (kind) => {
   let store: Store;
@@ -76,14 +76,24 @@ describe.each(DATABASES)("repositories and tasks on %s", (kind) => {
     expect(await store.getRepository(repo.id)).toEqual(repo);
   });
 
-  it("transaction() commits on success and rolls back on a throw", async () => {
+  it("transaction() is atomic: store methods inside it join it and roll back on a throw", async () => {
     const { task: t } = await seedTask(store);
+    const extra = repository();
     await expect(
       store.transaction(async () => {
-        await store.updateTask(t.id, { title: "outside" }, tick()).catch(() => undefined);
+        await store.updateTask(t.id, { title: "inside" }, tick());
+        await store.insertRepository(extra);
+        // Nested barrier transactions join too instead of opening a second one.
+        await store.reserveLaunch({ taskId: t.id, session: session(t.id), runnerId: "r", now: tick() });
+        expect((await store.getTask(t.id))?.title).toBe("inside");
         throw new Error("boom");
       }),
     ).rejects.toThrow("boom");
-    expect(await store.transaction(async () => 7)).toBe(7);
+    expect((await store.getTask(t.id))?.title).toBe(t.title);
+    expect(await store.getRepository(extra.id)).toBeUndefined();
+    expect(await store.getEnvironmentByTask(t.id)).toBeUndefined();
+
+    expect(await store.transaction(async () => (await store.updateTask(t.id, { title: "committed" }, tick()))?.title)).toBe("committed");
+    expect((await store.getTask(t.id))?.title).toBe("committed");
   });
 });

@@ -10,27 +10,34 @@ export function registerServeCommand(program: Command): void {
   ).action(async (_opts: unknown, cmd: Command) => {
     const { server } = cmd.optsWithGlobals<CommonOptions>();
     const env = server === undefined ? process.env : { ...process.env, ...listenEnv(server) };
-    // Loaded here, not at the top: the client commands must not pay for (or depend on) the
-    // server's modules (database drivers, Fastify, the agent runtime).
-    const [{ startServer }, { ConfigError }] = await Promise.all([import("../../app.js"), import("../../config.js")]);
-    const running = await startServer({ env }).catch((e: unknown) => {
-      throw startupError(e, ConfigError);
-    });
-    let closing = false;
+    // Handlers go in before start-up so a signal during migrations still ends in a clean exit 0.
+    const state: { running?: { close(): Promise<void> }; stopping?: NodeJS.Signals } = {};
     const stop = (signal: NodeJS.Signals) => {
-      if (closing) return; // a second Ctrl-C while draining changes nothing: agents are stopping
-      closing = true;
-      running.close().then(
-        () => process.exit(0),
-        (e: unknown) => {
-          process.stderr.write(formatError("shutdown_failed", `${signal}: ${(e as Error).message}`) + "\n");
-          process.exit(1);
-        },
-      );
+      if (state.stopping) return; // a second Ctrl-C while draining changes nothing: agents are stopping
+      state.stopping = signal;
+      if (state.running) shutDown(state.running, signal);
     };
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);
+    // Loaded here, not at the top: the client commands must not pay for (or depend on) the
+    // server's modules (database drivers, Fastify, the agent runtime).
+    const [{ startServer }, { ConfigError }] = await Promise.all([import("../../app.js"), import("../../config.js")]);
+    state.running = await startServer({ env }).catch((e: unknown) => {
+      throw startupError(e, ConfigError);
+    });
+    if (state.stopping) shutDown(state.running, state.stopping);
   });
+}
+
+/** Closes the server (stops agents gracefully, CONTRACT.md) and exits 0. */
+function shutDown(running: { close(): Promise<void> }, signal: NodeJS.Signals): void {
+  running.close().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      process.stderr.write(formatError("shutdown_failed", `${signal}: ${(e as Error).message}`) + "\n");
+      process.exit(1);
+    },
+  );
 }
 
 /** A start-up failure as a coded CLI error: bad configuration, a taken port, a failed migration. */

@@ -57,6 +57,11 @@ export function describeSession(s: Session, messages: readonly Message[]): strin
     `lastError: ${s.lastError ? `${s.lastError.code}: ${s.lastError.message}` : "none"}`,
   ];
   if (messages.length > 0) lines.push("");
-  for (const m of messages) lines.push(`${m.role}: ${m.text}`);
+  for (const m of messages) {
+    // Continuation lines are indented under the text so each message stays one visual block.
+    const prefix = `${m.role}: `;
+    const [first = "", ...rest] = m.text.replace(/\n+$/, "").split("\n");
+    lines.push(prefix + first, ...rest.map((line) => " ".repeat(prefix.length) + line));
+  }
   return lines;
 }

@@ -1,0 +1,78 @@
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+import { scriptedAgentCommand } from "../src/agents/profiles.js";
+import { startServer } from "../src/app.js";
+import { generatedRepo, gitIn, median, ms, type Row } from "./util.js";
+
+/** The raw work of a launch: `git worktree add` + spawn the scripted agent + initialize/session/new. */
+async function rawLaunch(repo: string, path: string, branch: string): Promise<number> {
+  const t0 = performance.now();
+  gitIn(repo, "worktree", "add", "-q", "-b", branch, "--", path, "main");
+  const { command, args } = scriptedAgentCommand();
+  const child = spawn(command, args, { cwd: path, stdio: ["pipe", "pipe", "inherit"] });
+  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+  const conn = acp.client({ name: "bench" }).connect(stream);
+  await conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+  await conn.agent.request(acp.methods.agent.session.new, { cwd: path, mcpServers: [] });
+  const elapsed = performance.now() - t0;
+  child.kill("SIGKILL");
+  return elapsed;
+}
+
+/**
+ * Launch overhead: `POST /tasks/{id}/sessions` until the agent's first update, against the raw
+ * work timed in the same run (A B A B). Attach: git processes spawned and latency.
+ */
+export async function launchBench(rounds: number): Promise<Row[]> {
+  const repo = generatedRepo(10_000);
+  const home = generatedRepo(0, "grove-bench-home-");
+  const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
+  const api = async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${server.url}/api/v1${path}`, { method, headers: body ? { "content-type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined });
+    return (await r.json()) as any;
+  };
+  const repoRow = await api("POST", "/repositories", { path: repo });
+  const grove: number[] = [];
+  const raw: number[] = [];
+  const attachMs: number[] = [];
+  const attachGit: number[] = [];
+  const orch = server.orchestrator;
+  try {
+    for (let i = 0; i < rounds; i++) {
+      raw.push(await rawLaunch(repo, join(home, `raw-${i}`), `raw-${i}`));
+      const task = await api("POST", "/tasks", { title: `bench ${i}`, repositories: [{ repositoryId: repoRow.id }] });
+      const t0 = performance.now();
+      const firstUpdate = new Promise<void>((res) => {
+        const off = orch.deps.bus.subscribe((f) => {
+          if (f.type === "session.message" && (f.data as { message: { role: string } }).message.role !== "user") {
+            off();
+            res();
+          }
+        });
+      });
+      await api("POST", `/tasks/${task.id}/sessions`, { prompt: "say hi" });
+      await firstUpdate;
+      grove.push(performance.now() - t0);
+      // Attach: a second session on the same task.
+      const before = orch.deps.git.spawnCount;
+      const a0 = performance.now();
+      await api("POST", `/tasks/${task.id}/sessions`, {});
+      attachMs.push(performance.now() - a0);
+      attachGit.push(orch.deps.git.spawnCount - before);
+    }
+  } finally {
+    await server.close();
+    rmSync(repo, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
+  const g = median(grove);
+  const r = median(raw);
+  return [
+    { benchmark: "launch: POST /sessions → first update (10k files)", grove: ms(g), raw: ms(r), ratio: `${(g / r).toFixed(2)}×`, target: "≤ 1.5×" },
+    { benchmark: "attach: git processes spawned", grove: String(Math.max(...attachGit)), raw: "-", ratio: "-", target: "≤ 3, no network" },
+    { benchmark: "attach: latency (incl. agent start)", grove: ms(median(attachMs)), raw: "-", ratio: "-", target: "-" },
+  ];
+}

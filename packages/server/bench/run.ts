@@ -1,0 +1,9 @@
+import { launchBench } from "./launch.js";
+import { printTable, type Row } from "./util.js";
+
+/** `npm run bench`: ratios against the raw tools measured in the same run (not asserted in tests). */
+const rounds = Number(process.env.GROVE_BENCH_ROUNDS ?? 5);
+const rows: Row[] = [];
+rows.push(...(await launchBench(rounds)));
+printTable(rows);
+process.exit(0);
