@@ -1,4 +1,4 @@
-import type { Changes, Message, Session, Task } from "./schemas.js";
+import type { Changes, CleanupJob, Message, Session, Task } from "./schemas.js";
 
 /** Event frames on `GET /api/v1/events`: `{type, data, at}`. */
 export interface EventMap {
@@ -10,7 +10,7 @@ export interface EventMap {
   "session.deleted": { sessionId: string; taskId: string };
   "session.message": { sessionId: string; taskId: string; message: Message };
   "changes.updated": { taskId: string; repositoryId: string; changes?: Changes };
-  "cleanup_job.updated": { job: unknown };
+  "cleanup_job.updated": { job: CleanupJob };
   "environment.updated": { taskId: string; environmentId: string; status: string };
 }
 

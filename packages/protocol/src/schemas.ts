@@ -21,6 +21,8 @@ export const Repository = z.object({
   credentialPolicy: CredentialPolicy,
   hasCredential: z.boolean(),
   branchTemplate: z.string(),
+  copyFiles: z.array(z.string()).optional(),
+  setupScript: z.string().nullable().optional(),
   createdAt: z.string(),
 });
 export type Repository = z.infer<typeof Repository>;
@@ -157,6 +159,47 @@ export const AgentProfile = z.object({
 });
 export type AgentProfile = z.infer<typeof AgentProfile>;
 
+export const CleanupTrigger = z.enum(["archive", "delete", "environment_reset"]);
+export const CleanupJobState = z.enum(["prepared", "pending", "running", "retry_wait", "succeeded", "failed", "cancelled"]);
+
+/** A lifecycle cleanup job (LC-2): archive, delete or environment reset of one task. */
+export const CleanupJob = z.object({
+  id: z.string(),
+  taskId: z.string(),
+  trigger: CleanupTrigger,
+  state: CleanupJobState,
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  /** When a `pending`/`retry_wait` job is due next (ISO time), else null. */
+  nextRunAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type CleanupJob = z.infer<typeof CleanupJob>;
+
+/** `202` answer of archive, delete and environment reset. */
+export const CleanupAccepted = z.object({ jobId: z.string() });
+export type CleanupAccepted = z.infer<typeof CleanupAccepted>;
+
+/** One finding of `GET /doctor` (read-only audit). */
+export const DoctorFinding = z.object({
+  kind: z.enum(["orphan", "missing", "mismatch", "unregistered"]),
+  message: z.string(),
+  path: z.string(),
+  taskId: z.string().optional(),
+  repositoryId: z.string().optional(),
+  expected: z.string().optional(),
+  actual: z.string().optional(),
+});
+export type DoctorFinding = z.infer<typeof DoctorFinding>;
+
+export const DoctorReport = z.object({
+  ok: z.boolean(),
+  checked: z.object({ environmentRows: z.number().int(), repositories: z.number().int(), taskDirectories: z.number().int() }),
+  findings: z.array(DoctorFinding),
+});
+export type DoctorReport = z.infer<typeof DoctorReport>;
+
 export const Health = z.object({
   status: z.literal("ok"),
   version: z.string(),
@@ -181,10 +224,24 @@ export const CreateRepositoryBody = z
     pullBeforeWorktree: z.boolean().optional(),
     branchTemplate: z.string().min(1).max(200).optional(),
     credentialPolicy: CredentialPolicy.optional(),
+    copyFiles: z.array(z.string().min(1).max(500)).max(100).optional(),
+    setupScript: z.string().min(1).max(20_000).nullable().optional(),
   })
   .strict()
   .refine((b) => (b.path === undefined) !== (b.url === undefined), { message: "give exactly one of path or url", path: ["path"] });
 export type CreateRepositoryBody = z.infer<typeof CreateRepositoryBody>;
+
+/** `PATCH /repositories/:id`: checkout settings (WT-9); absent fields stay as they are. */
+export const PatchRepositoryBody = z
+  .object({
+    defaultBranch: refName.optional(),
+    pullBeforeWorktree: z.boolean().optional(),
+    branchTemplate: z.string().min(1).max(200).optional(),
+    copyFiles: z.array(z.string().min(1).max(500)).max(100).optional(),
+    setupScript: z.string().min(1).max(20_000).nullable().optional(),
+  })
+  .strict();
+export type PatchRepositoryBody = z.infer<typeof PatchRepositoryBody>;
 
 export const TaskRepositoryInput = z
   .object({

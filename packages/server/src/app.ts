@@ -4,8 +4,9 @@ import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { AgentRuntime } from "./agents/runtime.js";
 import { builtInProfiles } from "./agents/profiles.js";
+import { loadProfiles } from "./agents/profile-config.js";
 import { buildApi } from "./api/server.js";
-import { loadConfig, type Config } from "./config.js";
+import { ConfigError, loadConfig, type Config } from "./config.js";
 import { EventBus } from "./domain/event-bus.js";
 import { GitRunner } from "./git/runner.js";
 import { WorktreeManager } from "./git/worktrees.js";
@@ -14,6 +15,14 @@ import { openStore } from "./store/open.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const VERSION: string = (JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string }).version;
+
+function agentProfiles(home: string) {
+  try {
+    return loadProfiles(home, builtInProfiles({ home }));
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+}
 
 export interface RunningServer {
   url: string;
@@ -28,6 +37,7 @@ export interface RunningServer {
  */
 export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean } = {}): Promise<RunningServer> {
   const config = loadConfig(opts.env ?? process.env);
+  const profiles = agentProfiles(config.home);
   mkdirSync(join(config.home, "logs"), { recursive: true });
   const logger = pino({ level: config.logLevel }, pino.destination({ dest: join(config.home, "logs", "server.log"), mkdir: true, sync: false }));
   const store = await openStore({ home: config.home, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
@@ -39,7 +49,7 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     git,
     worktrees: new WorktreeManager(git),
     agents,
-    profiles: builtInProfiles({ home: config.home }),
+    profiles,
     bus,
     log: logger,
     home: config.home,

@@ -53,6 +53,14 @@ export function appendFileInside(cwd: string, rel: string, text: string): { path
   return { path, oldText, newText: (oldText ?? "") + text };
 }
 
+/** Reads one text file inside the workspace; a missing file or a directory is an error. */
+export function readFileInside(cwd: string, rel: string): { path: string; text: string } {
+  const path = resolveInside(cwd, rel);
+  if (!existsSync(path)) throw new Error(`no such file: ${rel}`);
+  if (statSync(path).isDirectory()) throw new Error(`is a directory: ${rel}`);
+  return { path, text: readFileSync(path, "utf8") };
+}
+
 /** Deletes one file; a missing file or a directory is an error. */
 export function deleteFileInside(cwd: string, rel: string): { path: string; oldText: string } {
   const path = resolveInside(cwd, rel);

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { SessionUpdate, StopReason, ToolCallContent, ToolKind } from "@agentclientprotocol/sdk";
-import { appendFileInside, commitAll, deleteFileInside, unescapeText, writeFileInside } from "./scripted-agent-files.js";
+import { appendFileInside, commitAll, deleteFileInside, readFileInside, unescapeText, writeFileInside } from "./scripted-agent-files.js";
 
 /**
  * One prompt turn of the scripted agent (SES-9): runs the script line by line. Each command is a
@@ -23,7 +23,7 @@ export interface TurnContext {
 
 const KINDS: Record<string, ToolKind> = {
   say: "other", think: "think", write: "edit", append: "edit", delete: "delete",
-  commit: "execute", sleep: "other", ask: "other", fail: "other", crash: "other",
+  commit: "execute", sleep: "other", ask: "other", fail: "other", crash: "other", read: "read",
 };
 
 class Cancelled extends Error {}
@@ -75,7 +75,7 @@ export async function runScript(ctx: TurnContext, script: string): Promise<StopR
     const toolCallId = `call_${randomUUID()}`;
     const done = (status: "completed" | "failed", extra: Partial<Extract<SessionUpdate, { sessionUpdate: "tool_call_update" }>> = {}) =>
       ctx.send({ sessionUpdate: "tool_call_update", toolCallId, status, ...extra });
-    const pathOf = cmd === "write" || cmd === "append" || cmd === "delete" ? splitPath(rest).path : undefined;
+    const pathOf = cmd === "write" || cmd === "append" || cmd === "delete" || cmd === "read" ? splitPath(rest).path : undefined;
     await ctx.send({
       sessionUpdate: "tool_call",
       toolCallId,
@@ -100,6 +100,13 @@ export async function runScript(ctx: TurnContext, script: string): Promise<StopR
           const { path, text } = splitPath(rest);
           const r = cmd === "write" ? writeFileInside(ctx.cwd, path, text) : appendFileInside(ctx.cwd, path, text);
           await done("completed", { content: [{ type: "diff", path: r.path, oldText: r.oldText, newText: r.newText }], locations: [{ path: r.path }] });
+          break;
+        }
+        case "read": {
+          // An extension of the contract's language: proves what the agent sees in its cwd.
+          const r = readFileInside(ctx.cwd, splitPath(rest).path);
+          await message(r.text);
+          await done("completed", { content: [textContent(r.text)], locations: [{ path: r.path }] });
           break;
         }
         case "delete": {

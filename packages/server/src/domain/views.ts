@@ -15,6 +15,8 @@ export function repositoryView(r: RepositoryRecord): Repository {
     credentialPolicy: r.credentialPolicy,
     hasCredential: r.hasCredential,
     branchTemplate: r.branchTemplate,
+    copyFiles: r.copyFiles,
+    setupScript: r.setupScript,
     createdAt: r.createdAt,
   };
 }

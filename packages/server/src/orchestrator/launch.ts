@@ -62,7 +62,7 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
 async function materialize(deps: Deps, live: LiveSessions, task: TaskRecord, env: EnvironmentRecord, session: SessionRecord): Promise<boolean> {
   deps.bus.publish("environment.updated", { taskId: task.id, environmentId: env.id, status: "creating" });
   try {
-    const rows = await materializeSlots(deps, task, env);
+    const rows = await materializeSlots(deps, task, env, { taskId: task.id, sessionId: session.id });
     const active = rows.filter((r) => r.status === "active");
     const workspacePath = active.length === 1 && active[0]?.worktreePath ? active[0].worktreePath : taskRoot(deps, task);
     const ready = await deps.store.setEnvironmentStatus(env.id, ["creating"], "ready", { workspacePath }, deps.now());

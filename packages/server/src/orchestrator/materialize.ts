@@ -8,6 +8,7 @@ import type { EnvironmentRecord, EnvironmentRepoRecord, RepositoryRecord, TaskRe
 import { branchExists } from "../git/repository.js";
 import type { Deps } from "./context.js";
 import { TASK_MARKER, taskRoot } from "./paths.js";
+import { prepareStartPoint, type RefreshContext } from "./refresh.js";
 
 /** A slot as planned from the task's attachments: identity, location and branch. */
 export interface PlannedSlot {
@@ -56,7 +57,7 @@ interface Created {
  * right after its creation (ENV-2), undoing exactly that creation if persisting is refused
  * (WT-7). A failure in any slot undoes every worktree this attempt created (WT-8).
  */
-export async function materializeSlots(deps: Deps, task: TaskRecord, env: EnvironmentRecord): Promise<EnvironmentRepoRecord[]> {
+export async function materializeSlots(deps: Deps, task: TaskRecord, env: EnvironmentRecord, ctx: RefreshContext): Promise<EnvironmentRepoRecord[]> {
   const slots = await planSlots(deps, task);
   const root = taskRoot(deps, task);
   await mkdir(root, { recursive: true });
@@ -66,7 +67,7 @@ export async function materializeSlots(deps: Deps, task: TaskRecord, env: Enviro
     let rows = await deps.store.listEnvironmentRepos(env.id);
     for (const slot of slots) {
       try {
-        rows = await materializeOne(deps, env, slot, rows, created);
+        rows = await materializeOne(deps, env, slot, rows, created, ctx);
       } catch (e) {
         throw new SlotError(e, slot.repository.id);
       }
@@ -78,7 +79,14 @@ export async function materializeSlots(deps: Deps, task: TaskRecord, env: Enviro
   }
 }
 
-async function materializeOne(deps: Deps, env: EnvironmentRecord, slot: PlannedSlot, rows: EnvironmentRepoRecord[], created: Created[]): Promise<EnvironmentRepoRecord[]> {
+async function materializeOne(
+  deps: Deps,
+  env: EnvironmentRecord,
+  slot: PlannedSlot,
+  rows: EnvironmentRepoRecord[],
+  created: Created[],
+  ctx: RefreshContext,
+): Promise<EnvironmentRepoRecord[]> {
   const { repository: repo, attachment: att } = slot;
   const known = rows.find((r) => r.repositoryId === repo.id && r.branchSlug === slot.branchSlug && r.worktreeId && r.worktreePath && r.worktreeBranch);
   const result: SlotResult = { repositoryId: repo.id, branchSlug: slot.branchSlug, baseBranch: att.baseBranch, position: att.position, errorMessage: null };
@@ -88,12 +96,13 @@ async function materializeOne(deps: Deps, env: EnvironmentRecord, slot: PlannedS
     result.worktree = { worktreeId: known.worktreeId, worktreePath: known.worktreePath, worktreeBranch: known.worktreeBranch };
     return deps.store.mergeEnvironmentRepos(env.id, [result], deps.now());
   }
+  const startPoint = await prepareStartPoint(deps, slot, ctx);
   const existingBranch = att.checkoutBranch !== null && (await branchExists(deps.git, repo.path, att.checkoutBranch));
   const { createdBranch } = await deps.worktrees.create({
     repoPath: repo.path,
     worktreePath: slot.worktreePath,
     branch: slot.branch,
-    startPoint: att.baseBranch,
+    startPoint,
     newBranch: !existingBranch,
   });
   const entry: Created = { slot, createdBranch };

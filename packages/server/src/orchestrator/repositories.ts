@@ -6,6 +6,7 @@ import { DEFAULT_BRANCH_TEMPLATE, assertBranchName, renderBranchName } from "../
 import type { RepositoryRecord } from "../domain/records.js";
 import { branchExists, inspectRepository } from "../git/repository.js";
 import type { Deps } from "./context.js";
+import { assertCopyGlobs } from "./repository-settings.js";
 
 /**
  * Registers a repository (RR-1). A local checkout is the person's own: validated, never
@@ -32,6 +33,7 @@ export async function addRepository(deps: Deps, body: CreateRepositoryBody): Pro
   }
   const branchTemplate = body.branchTemplate ?? DEFAULT_BRANCH_TEMPLATE;
   renderBranchName(branchTemplate, { title: "probe", taskId: "task_probe", suffix: "abc123" });
+  if (body.copyFiles !== undefined) assertCopyGlobs(body.copyFiles);
   const existing = (await deps.store.listRepositories()).find((r) => r.path === info.path || r.name === name);
   if (existing) {
     throw new AppError("repository_exists", `repository ${existing.name} (${existing.path}) is already registered`, { id: existing.id });
@@ -49,8 +51,8 @@ export async function addRepository(deps: Deps, body: CreateRepositoryBody): Pro
     credentialPolicy: "executor",
     hasCredential: false,
     branchTemplate,
-    copyFiles: [],
-    setupScript: null,
+    copyFiles: body.copyFiles ?? [],
+    setupScript: body.setupScript ?? null,
     createdAt: now,
     updatedAt: now,
   };

@@ -67,3 +67,30 @@ export async function listRepositories(db: Db): Promise<RepositoryRecord[]> {
   const rows = await db.selectFrom("repositories").selectAll().orderBy("created_at").orderBy("id").execute();
   return rows.map(toRecord);
 }
+
+/** The checkout settings a person may change after registration (WT-9). */
+export interface RepositorySettingsPatch {
+  defaultBranch?: string;
+  pullBeforeWorktree?: boolean;
+  branchTemplate?: string;
+  copyFiles?: string[];
+  setupScript?: string | null;
+}
+
+/** Applies a settings patch; answers the updated record, or undefined when there is no such repository. */
+export async function updateRepositorySettings({ db, dialect }: Ctx, id: string, patch: RepositorySettingsPatch, now: string): Promise<RepositoryRecord | undefined> {
+  const res = await db
+    .updateTable("repositories")
+    .set({
+      ...(patch.defaultBranch !== undefined && { default_branch: patch.defaultBranch }),
+      ...(patch.pullBeforeWorktree !== undefined && { pull_before_worktree: toDbBool(dialect, patch.pullBeforeWorktree) }),
+      ...(patch.branchTemplate !== undefined && { branch_template: patch.branchTemplate }),
+      ...(patch.copyFiles !== undefined && { copy_files: JSON.stringify(patch.copyFiles) }),
+      ...(patch.setupScript !== undefined && { setup_script: patch.setupScript }),
+      updated_at: now,
+    })
+    .where("id", "=", id)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) return undefined;
+  return getRepository(db, id);
+}

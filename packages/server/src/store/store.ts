@@ -105,6 +105,10 @@ export class Store {
   listRepositories(): Promise<RepositoryRecord[]> {
     return repos.listRepositories(this.q);
   }
+  /** WT-9: changes checkout settings; undefined when there is no such repository. */
+  updateRepositorySettings(id: string, patch: repos.RepositorySettingsPatch, now: string): Promise<RepositoryRecord | undefined> {
+    return repos.updateRepositorySettings({ db: this.q, dialect: this.dialect }, id, patch, now);
+  }
 
   // Tasks ------------------------------------------------------------------------------
 

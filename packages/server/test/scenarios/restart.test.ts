@@ -1,9 +1,11 @@
-import { readFileSync, readdirSync, readlinkSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DATABASES, freshDatabase } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
+import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { apiClient, spawnServer, waitFor, waitForSession, type ChildServer } from "../fixture/server.js";
 
 function alive(pid: number): boolean {
@@ -81,12 +83,16 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     expect(gitSync(before.workspacePath, "log", "-1", "--format=%s").trim()).toBe("keep this");
   });
 
-  it("SES-6: agent processes left by a killed server are stopped at start-up", async () => {
+  it("SES-6: agent processes left by a killed server are stopped at start-up (pid and start time match)", async () => {
     const db = await freshDatabase(kind);
     cleanups.push(async () => {
       await db.drop();
       await rm(db.home, { recursive: true, force: true });
     });
+    // An agent like an `npx → sh → node` tree: its shell outlives the ACP process when the client goes away.
+    const { command, args } = scriptedAgentCommand();
+    const shellLine = [command, ...args].map((a) => `'${a}'`).join(" ") + "; sleep 600";
+    writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "stubborn", command: "/bin/sh", args: ["-c", shellLine], permissionPolicy: "auto_approve" }] }));
     const env = { GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl };
     const first = await spawnServer(env);
     const api = apiClient(first.url);
@@ -94,28 +100,58 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     cleanups.push(repo.cleanup);
     const r = await api("POST", "/repositories", { path: repo.path });
     const t = await api("POST", "/tasks", { title: "orphans", repositories: [{ repositoryId: r.body.id }] });
-    const s = await api("POST", `/tasks/${t.body.id}/sessions`, {});
+    const s = await api("POST", `/tasks/${t.body.id}/sessions`, { agent: "stubborn" });
     expect(s.body.state).toBe("waiting_for_input");
-    // The agent's pid: the only child process of the server whose cwd is the worktree.
     const ws = (await api("GET", `/sessions/${s.body.id}/workspace`)).body;
-    const pid = await waitFor(() => findProcessWithCwd(ws.workspacePath), "agent process");
+    const shellPid = await waitFor(() => findProcess(ws.workspacePath, "sh"), "the agent's shell");
     first.child.kill("SIGKILL");
     await first.exited;
-    // stdin of the orphan closed with the server; it may already be gone. Restart must not leave it alive.
+    // The ACP process saw its stdin close and exited; the shell lingers as an orphan.
+    await new Promise((res) => setTimeout(res, 500));
+    expect(alive(shellPid)).toBe(true);
     const second = await spawnServer(env);
     cleanups.push(async () => {
       second.child.kill("SIGKILL");
       await second.exited;
     });
-    await waitFor(() => !alive(pid), `orphan agent ${pid} to be stopped`, 10_000);
+    await waitFor(() => !alive(shellPid), `orphan agent ${shellPid} to be stopped`, 10_000);
+    expect(second.output()).toContain("listening on");
+  });
+
+  it("SES-6: a recorded pid whose start time differs (a recycled pid) is never killed", async () => {
+    const db = await freshDatabase(kind);
+    cleanups.push(async () => {
+      await db.drop();
+      await rm(db.home, { recursive: true, force: true });
+    });
+    const bystander = spawn("sleep", ["600"], { detached: true, stdio: "ignore" });
+    cleanups.push(async () => {
+      bystander.kill("SIGKILL");
+    });
+    const { openStore } = await import("../../src/store/open.js");
+    const server = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl });
+    const runnerId = (await apiClient(server.url)("GET", "/health")).body.runnerId as string;
+    server.child.kill("SIGKILL");
+    await server.exited;
+    const store = await openStore({ home: db.home, ...(db.databaseUrl ? { databaseUrl: db.databaseUrl } : {}) });
+    await store.upsertAgentProcess({ sessionId: "ses_gone", runnerId, pid: bystander.pid!, startTime: "1", createdAt: new Date().toISOString() });
+    await store.close();
+    const again = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl });
+    cleanups.push(async () => {
+      again.child.kill("SIGKILL");
+      await again.exited;
+    });
+    await new Promise((res) => setTimeout(res, 500));
+    expect(alive(bystander.pid!)).toBe(true);
   });
 });
 
-function findProcessWithCwd(dir: string): number | undefined {
+/** A process whose cwd is `dir` and whose command name is `comm`. */
+function findProcess(dir: string, comm: string): number | undefined {
   for (const p of readdirSync("/proc")) {
     if (!/^\d+$/.test(p)) continue;
     try {
-      if (readlinkSync(`/proc/${p}/cwd`) === dir) return Number(p);
+      if (readlinkSync(`/proc/${p}/cwd`) === dir && readFileSync(`/proc/${p}/comm`, "utf8").trim() === comm) return Number(p);
     } catch {
       // gone or not ours
     }

@@ -1,0 +1,43 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import type { AgentProfileConfig } from "./profiles.js";
+
+const ProfileEntry = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "lower-case letters, digits, '.', '_' and '-'"),
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    permissionPolicy: z.enum(["auto_approve", "ask"]).default("ask"),
+  })
+  .strict();
+const ProfilesFile = z.object({ agents: z.array(ProfileEntry) }).strict();
+
+export class ProfileConfigError extends Error {}
+
+/**
+ * SES-9: agents a person configures in `$GROVE_HOME/agents.json`
+ * (`{"agents":[{name, command, args?, env?, permissionPolicy?}]}`). An entry named like a
+ * built-in replaces it. A malformed file stops start-up with a message naming the problem,
+ * rather than silently dropping an agent someone relies on.
+ */
+export function loadProfiles(home: string, builtIns: AgentProfileConfig[]): AgentProfileConfig[] {
+  const file = join(home, "agents.json");
+  if (!existsSync(file)) return builtIns;
+  let parsed: z.infer<typeof ProfilesFile>;
+  try {
+    parsed = ProfilesFile.parse(JSON.parse(readFileSync(file, "utf8")));
+  } catch (e) {
+    const why = e instanceof z.ZodError ? e.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") : (e as Error).message;
+    throw new ProfileConfigError(`${file} is invalid: ${why}`);
+  }
+  const names = new Set<string>();
+  const configured: AgentProfileConfig[] = [];
+  for (const a of parsed.agents) {
+    if (names.has(a.name)) throw new ProfileConfigError(`${file} names agent ${a.name} twice`);
+    names.add(a.name);
+    configured.push({ ...a, builtIn: false });
+  }
+  return [...builtIns.filter((b) => !names.has(b.name)), ...configured];
+}

@@ -1,0 +1,35 @@
+import { AppError, isAppError } from "../domain/errors.js";
+import { selectBase } from "../git/base-select.js";
+import { fetchBaseFromOrigin } from "../git/fetch.js";
+import { resolveCommit } from "../git/repository.js";
+import type { Deps } from "./context.js";
+import type { PlannedSlot } from "./materialize.js";
+
+/**
+ * WT-3, the local-checkout route (the manager's own fetch): with `pullBeforeWorktree` off, the
+ * start point is the local base branch and nothing touches the network. On: under the
+ * repository lock, fetch the base from `origin` non-interactively, then select the base
+ * (`git/base-select.ts`). A failed fetch stops preparation — there is no stale fallback — and
+ * every error names the repository. No ref is moved: the new worktree's branch is created at
+ * the chosen commit.
+ */
+export async function prepareLocalStartPoint(deps: Deps, slot: PlannedSlot): Promise<string> {
+  const { repository: repo, attachment: att } = slot;
+  if (!repo.pullBeforeWorktree) return att.baseBranch;
+  return deps.git.withRepoLock(repo.path, async () => {
+    try {
+      const local = await resolveCommit(deps.git, repo.path, `refs/heads/${att.baseBranch}`);
+      if (local === null) {
+        throw new AppError("base_branch_not_found", `base branch ${att.baseBranch} does not exist in ${repo.name}`, { baseBranch: att.baseBranch });
+      }
+      const { commit: fetched } = await fetchBaseFromOrigin(deps.git, repo.path, att.baseBranch);
+      const choice = await selectBase(deps.git, repo.path, { local, fetched, branch: att.baseBranch });
+      deps.log.info({ repositoryId: repo.id, baseBranch: att.baseBranch, chose: choice.chose, startPoint: choice.startPoint }, "WT-3 base selected after fetch");
+      return choice.startPoint;
+    } catch (e) {
+      // Name the repository in the message too: the session's lastError is read by people.
+      if (isAppError(e)) throw new AppError(e.code, `${repo.name}: ${e.message}`, { ...(e.details ?? {}), repositoryId: repo.id });
+      throw e;
+    }
+  });
+}

@@ -1,0 +1,22 @@
+import type { Deps } from "./context.js";
+import type { PlannedSlot } from "./materialize.js";
+import { prepareLocalStartPoint } from "./refresh-local.js";
+
+/** Per-launch context a refresh needs for typed, scoped errors (RR-7). */
+export interface RefreshContext {
+  taskId: string;
+  sessionId: string;
+}
+
+/**
+ * The seam between worktree preparation and remote refresh (WT-3, RR-4, RR-5): runs the
+ * repository's refresh route when — and only when — a worktree is about to be created or
+ * recreated, and answers the commit-ish the new worktree starts from. Valid reuse never calls
+ * this.
+ *
+ * Local checkouts: `refresh-local.ts` (WT-3; no network unless `pullBeforeWorktree`).
+ */
+export async function prepareStartPoint(deps: Deps, slot: PlannedSlot, _ctx: RefreshContext): Promise<string> {
+  if (slot.repository.provider === "local") return prepareLocalStartPoint(deps, slot);
+  return slot.attachment.baseBranch;
+}
