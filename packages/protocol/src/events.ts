@@ -12,6 +12,8 @@ export interface EventMap {
   "changes.updated": { taskId: string; repositoryId: string; changes?: Changes };
   "cleanup_job.updated": { job: CleanupJob };
   "environment.updated": { taskId: string; environmentId: string; status: string };
+  /** RR-1: progress of a remote repository's clone (`phase` as git prints it, e.g. "Receiving objects"). */
+  "repository.clone_progress": { repositoryId: string; url: string; phase: string; percent: number | null };
 }
 
 export type EventType = keyof EventMap;
@@ -33,4 +35,5 @@ export const EVENT_TYPES: readonly EventType[] = [
   "changes.updated",
   "cleanup_job.updated",
   "environment.updated",
+  "repository.clone_progress",
 ];

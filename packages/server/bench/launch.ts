@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
@@ -12,7 +13,7 @@ async function rawLaunch(repo: string, path: string, branch: string): Promise<nu
   const t0 = performance.now();
   gitIn(repo, "worktree", "add", "-q", "-b", branch, "--", path, "main");
   const { command, args } = scriptedAgentCommand();
-  const child = spawn(command, args, { cwd: path, stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(command, args, { cwd: path, stdio: ["pipe", "pipe", "ignore"] });
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
   const conn = acp.client({ name: "bench" }).connect(stream);
   await conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
@@ -28,7 +29,7 @@ async function rawLaunch(repo: string, path: string, branch: string): Promise<nu
  */
 export async function launchBench(rounds: number): Promise<Row[]> {
   const repo = generatedRepo(10_000);
-  const home = generatedRepo(0, "grove-bench-home-");
+  const home = mkdtempSync(join(tmpdir(), "grove-bench-home-"));
   const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
   const api = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(`${server.url}/api/v1${path}`, { method, headers: body ? { "content-type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined });

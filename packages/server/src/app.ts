@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { AgentRuntime } from "./agents/runtime.js";
 import { builtInProfiles } from "./agents/profiles.js";
 import { loadProfiles } from "./agents/profile-config.js";
-import { buildApi } from "./api/server.js";
+import { buildApi, type RouteInfo } from "./api/server.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { EventBus } from "./domain/event-bus.js";
 import { GitRunner } from "./git/runner.js";
@@ -28,6 +28,8 @@ export interface RunningServer {
   url: string;
   config: Config;
   orchestrator: Orchestrator;
+  /** Registered API routes (the OpenAPI document must list exactly these). */
+  routes: RouteInfo[];
   close(): Promise<void>;
 }
 
@@ -62,7 +64,7 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     await store.close();
     throw e;
   }
-  const app = await buildApi({
+  const { app, routes } = await buildApi({
     orchestrator,
     bus,
     logger,
@@ -84,6 +86,7 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     url,
     config,
     orchestrator,
+    routes,
     async close() {
       if (closed) return;
       closed = true;

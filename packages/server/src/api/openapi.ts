@@ -19,6 +19,7 @@ export const OPERATIONS: Op[] = [
   { method: "post", path: "/repositories", summary: "Register a repository", body: P.CreateRepositoryBody, response: P.Repository, status: 201, errors: ["invalid_request", "path_not_absolute", "path_not_found", "not_a_git_repository", "repository_exists"] },
   { method: "get", path: "/repositories", summary: "List repositories", response: z.array(P.Repository) },
   { method: "get", path: "/repositories/{id}", summary: "One repository", response: P.Repository, errors: ["not_found"] },
+  { method: "patch", path: "/repositories/{id}", summary: "Change checkout settings (WT-9): defaultBranch, branchTemplate, pullBeforeWorktree, copyFiles, setupScript", body: P.PatchRepositoryBody, response: P.Repository, errors: ["invalid_request", "not_found", "base_branch_not_found", "invalid_branch_name"] },
   { method: "post", path: "/tasks", summary: "Create a task", body: P.CreateTaskBody, response: P.Task, status: 201, errors: ["invalid_request", "base_branch_not_found", "invalid_branch_name"] },
   { method: "get", path: "/tasks", summary: "List tasks (?archived=true|false)", response: z.array(P.Task) },
   { method: "get", path: "/tasks/{id}", summary: "One task", response: P.Task, errors: ["not_found"] },

@@ -33,9 +33,23 @@ function tokenMatches(expected: string, given: string | undefined): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** Method and OpenAPI-style path of every API route (`/tasks/{id}`), for the OpenAPI check. */
+export interface RouteInfo {
+  method: string;
+  path: string;
+}
+
 /** The HTTP API under `/api/v1`, the event WebSocket and the web UI (UX-1, UX-2, SEC-1). */
-export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
+export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance; routes: RouteInfo[] }> {
   const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024 });
+  const routes: RouteInfo[] = [];
+  app.addHook("onRoute", (r) => {
+    if (!r.url.startsWith("/api/v1/")) return;
+    for (const m of [r.method].flat()) {
+      if (m === "HEAD") continue;
+      routes.push({ method: m.toLowerCase(), path: r.url.slice("/api/v1".length).replace(/:([A-Za-z]+)/g, "{$1}") });
+    }
+  });
   installErrorHandler(app);
   await app.register(fastifyWebsocket);
   await app.register(
@@ -64,5 +78,5 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     if (web && req.method === "GET" && !req.url.startsWith("/api/")) return reply.sendFile("index.html");
     return reply.status(404).send({ error: { code: "not_found", message: `no route ${req.method} ${req.url.split("?")[0]}` } });
   });
-  return app;
+  return { app, routes };
 }

@@ -13,14 +13,14 @@ async function isAncestor(git: GitRunner, repoPath: string, ancestor: string, of
 /**
  * WT-3 base selection after a fetch, with local base L and fetched base R (commit ids):
  * R contains L → start at R; L contains R → start at L (keeps unpushed local commits);
- * otherwise (diverged) → `base_diverged`. Read-only: no ref is moved either way.
+ * otherwise (diverged) → `refresh_base_diverged`. Read-only: no ref is moved either way.
  */
 export async function selectBase(git: GitRunner, repoPath: string, input: { local: string; fetched: string; branch: string }): Promise<BaseChoice> {
   const { local, fetched, branch } = input;
   if (local === fetched) return { startPoint: local, chose: "same" };
   if (await isAncestor(git, repoPath, local, fetched)) return { startPoint: fetched, chose: "fetched" };
   if (await isAncestor(git, repoPath, fetched, local)) return { startPoint: local, chose: "local" };
-  throw new AppError("base_diverged", `local ${branch} (${local.slice(0, 12)}) and origin's ${branch} (${fetched.slice(0, 12)}) have diverged; reconcile them first`, {
+  throw new AppError("refresh_base_diverged", `local ${branch} (${local.slice(0, 12)}) and origin's ${branch} (${fetched.slice(0, 12)}) have diverged; reconcile them first`, {
     branch,
     local,
     fetched,

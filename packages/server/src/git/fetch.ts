@@ -16,8 +16,8 @@ export interface FetchedBase {
  * repository lock keeps ours until read.
  *
  * Errors (always naming no user input in `details.args`): no origin → `refresh_failed`
- * (`reason: "no_origin"`); the remote has no such branch → `refresh_failed`
- * (`reason: "remote_branch_missing"`); anything else (unreachable host, auth, timeout) →
+ * (`reason: "no_origin"`); the remote has no such branch → `refresh_missing_ref`;
+ * a timeout → `refresh_timeout`; anything else (unreachable host, auth) →
  * `refresh_network_failed` with git's last stderr line.
  */
 export async function fetchBaseFromOrigin(git: GitRunner, repoPath: string, branch: string, opts: { timeoutMs?: number } = {}): Promise<FetchedBase> {
@@ -35,11 +35,10 @@ export async function fetchBaseFromOrigin(git: GitRunner, repoPath: string, bran
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     if (/couldn't find remote ref/i.test(message)) {
-      throw new AppError("refresh_failed", `origin has no branch ${branch}: ${message}`, { reason: "remote_branch_missing", branch });
+      throw new AppError("refresh_missing_ref", `origin has no branch ${branch}: ${message}`, { branch });
     }
-    if (isAppError(e) && (e.code === "git_failed" || e.code === "git_timeout")) {
-      throw new AppError("refresh_network_failed", `fetching ${branch} from origin failed: ${message}`, { reason: e.code === "git_timeout" ? "timeout" : "fetch_failed", branch });
-    }
+    if (isAppError(e) && e.code === "git_timeout") throw new AppError("refresh_timeout", `fetching ${branch} from origin timed out: ${message}`, { branch });
+    if (isAppError(e) && e.code === "git_failed") throw new AppError("refresh_network_failed", `fetching ${branch} from origin failed: ${message}`, { branch });
     throw e;
   }
   const head = await git.run(["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"], { cwd: repoPath, okExitCodes: [1] });

@@ -24,6 +24,19 @@ export interface GitRunOptions {
    * `stdoutTruncated: true` and counts as a success. Guards memory for patches of huge files.
    */
   maxStdoutBytes?: number;
+  /**
+   * Bytes served to git on file descriptor 3 (inherited by its children), then closed. The
+   * credential helper of a managed refresh reads its one secret from there (RR-2): never argv,
+   * never the environment.
+   */
+  fd3?: Buffer;
+  /**
+   * RR-2 isolation: every inherited `GIT_CONFIG*` variable (GIT_CONFIG_COUNT/KEY_n/VALUE_n,
+   * GIT_CONFIG_PARAMETERS, …) is removed, and system and global config are ignored.
+   */
+  isolatedConfig?: boolean;
+  /** Called with each stderr chunk as it arrives (clone/fetch `--progress`). */
+  onStderr?: (chunk: string) => void;
 }
 
 /** What a git process produced. `stdout` is `stdoutBuffer` decoded as UTF-8. */
@@ -117,6 +130,11 @@ export class GitRunner {
   private environment(opts: GitRunOptions): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const k of REPO_ENV) delete env[k];
+    if (opts.isolatedConfig) {
+      for (const k of Object.keys(env)) if (k.startsWith("GIT_CONFIG")) delete env[k];
+      env.GIT_CONFIG_NOSYSTEM = "1";
+      env.GIT_CONFIG_GLOBAL = "/dev/null";
+    }
     env.LC_ALL = "C";
     env.GIT_TERMINAL_PROMPT = "0";
     // Optional locks are only the opportunistic index refresh of read commands such as `status`;
@@ -148,7 +166,7 @@ export class GitRunner {
         child = spawn("git", args, {
           cwd: opts.cwd,
           env: this.environment(opts),
-          stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+          stdio: opts.fd3 === undefined ? [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] : [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe", "pipe"],
           detached: true,
           windowsHide: true,
         });
@@ -200,7 +218,15 @@ export class GitRunner {
         out.push(chunk);
         outBytes += chunk.length;
       });
-      child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
+      child.stderr?.on("data", (chunk: Buffer) => {
+        err.push(chunk);
+        opts.onStderr?.(chunk.toString("utf8"));
+      });
+      if (opts.fd3 !== undefined) {
+        const secret = child.stdio[3] as import("node:stream").Writable | null;
+        secret?.on("error", () => undefined);
+        secret?.end(opts.fd3);
+      }
       if (child.stdin) {
         child.stdin.on("error", () => undefined); // git may exit before reading all input (EPIPE)
         child.stdin.end(opts.input);

@@ -4,6 +4,7 @@ import type { WorktreeManager } from "../git/worktrees.js";
 import type { AgentRuntime } from "../agents/runtime.js";
 import type { AgentProfileConfig } from "../agents/profiles.js";
 import type { EventBus } from "../domain/event-bus.js";
+import type { RemoteServices } from "./remote-context.js";
 
 /** Logging seam (pino in production); the orchestrator never writes to the console. */
 export interface Log {
@@ -24,4 +25,6 @@ export interface Deps {
   home: string;
   runnerId: string;
   now(): string;
+  /** Providers and timeouts of remote repositories (RR-1, RR-8); defaults when absent. */
+  remote?: RemoteServices;
 }

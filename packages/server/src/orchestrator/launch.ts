@@ -25,7 +25,9 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   findProfile(deps, agent);
   const before = await deps.store.getEnvironmentByTask(taskId);
   // Validate before inserting anything, so a refused attach leaves no row behind (SES-3).
-  if (before?.status === "ready") await validateAttach(deps, before);
+  // A ready environment with tombstoned rows (archived, then unarchived) materializes again (LC-5).
+  const rematerialize = before?.status === "ready" && (await deps.store.listEnvironmentRepos(before.id)).some((r) => r.status === "deleted");
+  if (before?.status === "ready" && !rematerialize) await validateAttach(deps, before);
   const now = deps.now();
   const draft: SessionRecord = {
     id: newId("ses"),

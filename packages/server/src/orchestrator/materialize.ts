@@ -9,6 +9,7 @@ import { branchExists } from "../git/repository.js";
 import type { Deps } from "./context.js";
 import { TASK_MARKER, taskRoot } from "./paths.js";
 import { prepareStartPoint, type RefreshContext } from "./refresh.js";
+import { setupNewWorktree } from "./worktree-setup.js";
 
 /** A slot as planned from the task's attachments: identity, location and branch. */
 export interface PlannedSlot {
@@ -110,6 +111,7 @@ async function materializeOne(
   result.worktree = { worktreeId: newId("wt"), worktreePath: slot.worktreePath, worktreeBranch: slot.branch };
   const after = await deps.store.mergeEnvironmentRepos(env.id, [result], deps.now());
   entry.rowId = after.find((r) => r.worktreeId === result.worktree?.worktreeId)?.id;
+  await setupNewWorktree(deps, slot, ctx);
   return after;
 }
 

@@ -1,14 +1,16 @@
-import type { AgentProfile, CreateRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
+import type { AgentProfile, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
 import { toPublicProfile } from "../agents/profiles.js";
 import { AppError } from "../domain/errors.js";
 import type { MessageRecord, RepositoryRecord, SessionRecord, TaskRecord } from "../domain/records.js";
 import { environmentView } from "../domain/views.js";
 import type { Deps } from "./context.js";
 import { taskChanges, taskFileDiff } from "./changes.js";
+import { ChangesWatch } from "./changes-watch.js";
 import { startSession } from "./launch.js";
 import { LiveSessions } from "./live-sessions.js";
 import { recoverOnStartup } from "./recovery.js";
 import { addRepository, getRepositoryOr404 } from "./repositories.js";
+import { patchRepositorySettings } from "./repository-settings.js";
 import { cancelSession, deleteSession, getSessionOr404, promptSession, resumeSession } from "./session-ops.js";
 import { createTask, getTaskOr404, patchTask } from "./tasks.js";
 import { restoreWorkspace, workspaceInfo } from "./workspace.js";
@@ -21,9 +23,13 @@ import { taskRoot } from "./paths.js";
  */
 export class Orchestrator {
   readonly live: LiveSessions;
+  /** CHG-3: file-system watching of the worktrees of tasks with a live agent. */
+  readonly changesWatch: ChangesWatch;
 
   constructor(readonly deps: Deps) {
     this.live = new LiveSessions(deps);
+    this.changesWatch = new ChangesWatch(deps);
+    this.changesWatch.start();
   }
 
   start(): Promise<void> {
@@ -34,6 +40,7 @@ export class Orchestrator {
   async shutdown(): Promise<void> {
     this.live.shuttingDown = true;
     this.live.dispose();
+    this.changesWatch.dispose();
     await this.deps.agents.stopAll({ graceMs: 2000 });
   }
 
@@ -41,6 +48,7 @@ export class Orchestrator {
   addRepository = (body: CreateRepositoryBody): Promise<RepositoryRecord> => addRepository(this.deps, body);
   listRepositories = (): Promise<RepositoryRecord[]> => this.deps.store.listRepositories();
   getRepository = (id: string): Promise<RepositoryRecord> => getRepositoryOr404(this.deps, id);
+  patchRepository = (id: string, body: PatchRepositoryBody): Promise<RepositoryRecord> => patchRepositorySettings(this.deps, id, body);
 
   // tasks
   createTask = (body: CreateTaskBody): Promise<TaskRecord> => createTask(this.deps, body);

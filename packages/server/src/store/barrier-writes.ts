@@ -66,12 +66,14 @@ export async function reserveLaunch(
     mode = "materialize";
   } else if (environment.status === "creating") {
     throw preparing(environment);
-  } else if (environment.status === "failed") {
+  } else if (environment.status === "failed" || (await hasTombstonedRows(db, environment.id))) {
+    // A `ready` environment with tombstoned rows was (partly) archived: the next session
+    // materializes again, recreating those worktrees on their branches (LC-5).
     const row = await db
       .updateTable("task_environments")
       .set({ status: "creating", materializer_session_id: input.session.id, runner_id: runnerId, updated_at: now })
       .where("id", "=", environment.id)
-      .where("status", "=", "failed")
+      .where("status", "=", environment.status)
       .returningAll()
       .executeTakeFirstOrThrow();
     environment = toEnvironment(row);
@@ -104,4 +106,10 @@ export async function mergeEnvironmentRepos(
   const rows = await listEnvironmentRepos(db, environmentId);
   await applyMergeOps(db, environmentId, planEnvironmentMerge(rows, results), now);
   return listEnvironmentRepos(db, environmentId);
+}
+
+/** True when some row of the environment is tombstoned (ENV-4): its worktree must be recreated. */
+export async function hasTombstonedRows(db: Ctx["db"], environmentId: string): Promise<boolean> {
+  const row = await db.selectFrom("task_environment_repos").select("id").where("environment_id", "=", environmentId).where("status", "=", "deleted").executeTakeFirst();
+  return row !== undefined;
 }

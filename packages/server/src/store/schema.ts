@@ -110,6 +110,31 @@ export interface AgentProcessesTable {
   created_at: string;
 }
 
+/** LC-2 cleanup jobs (migration 002); `snapshot` is JSON text, `task_id` has no foreign key. */
+export interface CleanupJobsTable {
+  id: string;
+  task_id: string;
+  trigger: string;
+  state: string;
+  runner_id: string;
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  discard_changes: DbBool;
+  snapshot: string | null;
+  next_run_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** RR-2: one sealed credential per repository (see credentials-repo.ts). */
+export interface RepositoryCredentialsTable {
+  repository_id: string;
+  sealed: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface MigrationsTable {
   name: string;
   applied_at: string;
@@ -124,7 +149,9 @@ export interface DB {
   sessions: SessionsTable;
   messages: MessagesTable;
   agent_processes: AgentProcessesTable;
+  cleanup_jobs: CleanupJobsTable;
   grove_migrations: MigrationsTable;
+  repository_credentials: RepositoryCredentialsTable;
 }
 
 export type StoreDialect = "sqlite" | "postgres";

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
 import type { LastError } from "@grove/protocol";
+import type { CleanupJobRecord, CleanupSnapshot } from "../domain/cleanup-job.js";
 import type { SlotResult } from "../domain/environment-merge.js";
 import type {
   AgentProcessRecord,
@@ -14,12 +15,16 @@ import type {
 } from "../domain/records.js";
 import * as agents from "./agent-processes-repo.js";
 import * as barrierWrites from "./barrier-writes.js";
+import * as cleanup from "./cleanup-jobs-repo.js";
+import type { ReserveCleanupInput } from "./cleanup-jobs-repo.js";
+import { listTaskInventory, type TaskInventory } from "./inventory-repo.js";
 import type { CreationBarrier, LaunchReservation } from "./barrier-writes.js";
+import * as credentials from "./credentials-repo.js";
 import * as envs from "./environments-repo.js";
 import * as messages from "./messages-repo.js";
 import { recoverAfterRestart } from "./recovery.js";
 import * as repos from "./repositories-repo.js";
-import type { Ctx, DB, StoreDialect } from "./schema.js";
+import type { Ctx, DB, Db, StoreDialect } from "./schema.js";
 import * as sessions from "./sessions-repo.js";
 import * as tasks from "./tasks-repo.js";
 import { runInTransaction } from "./transaction.js";
@@ -108,6 +113,15 @@ export class Store {
   /** WT-9: changes checkout settings; undefined when there is no such repository. */
   updateRepositorySettings(id: string, patch: repos.RepositorySettingsPatch, now: string): Promise<RepositoryRecord | undefined> {
     return repos.updateRepositorySettings({ db: this.q, dialect: this.dialect }, id, patch, now);
+  }
+
+  /** RR-2: stores a repository's sealed credential (replacing any), in the caller's transaction if any. */
+  putCredential(repositoryId: string, sealed: string, now: string): Promise<void> {
+    return credentials.putCredential(this.q, repositoryId, sealed, now);
+  }
+  /** RR-2: the sealed credential text, or undefined. Only the refresh path opens it. */
+  getCredential(repositoryId: string): Promise<string | undefined> {
+    return credentials.getCredential(this.q, repositoryId);
   }
 
   // Tasks ------------------------------------------------------------------------------
@@ -243,6 +257,63 @@ export class Store {
   }
   listAgentProcesses(runnerId: string): Promise<AgentProcessRecord[]> {
     return agents.listAgentProcesses(this.q, runnerId);
+  }
+
+  // Cleanup jobs (LC-2 … LC-5) ----------------------------------------------------------
+
+  /** The LC-2 barrier to install with `setCreationBarrier`: refuses while a job of the task is active. */
+  readonly cleanupBarrier: CreationBarrier = (trx, taskId) => cleanup.assertNoActiveCleanup(trx as Db, taskId);
+
+  /** FLOWS "Archive" step 1 in one transaction (task row locked): the job, `prepared`. */
+  reserveCleanupJob(input: ReserveCleanupInput): Promise<CleanupJobRecord> {
+    return this.tx((ctx) => cleanup.reserveCleanupJob(ctx, input));
+  }
+  /** Step 2: the inventory; false when the job is no longer `prepared`. */
+  setCleanupSnapshot(id: string, snapshot: CleanupSnapshot, now: string): Promise<boolean> {
+    return cleanup.setCleanupSnapshot(this.q, id, snapshot, now);
+  }
+  /** Step 3 in one transaction: the task mutation of the trigger plus `prepared → pending`. */
+  activateCleanupJob(id: string, now: string): Promise<CleanupJobRecord> {
+    return this.tx((ctx) => cleanup.activateCleanupJob(ctx, id, now));
+  }
+  /** Deletes a job still `prepared` (a request refused after the reservation leaves no job). */
+  discardPreparedCleanupJob(id: string): Promise<void> {
+    return cleanup.discardPreparedJob(this.q, id);
+  }
+  getCleanupJob(id: string): Promise<CleanupJobRecord | undefined> {
+    return cleanup.getCleanupJob(this.q, id);
+  }
+  /** Oldest first; all tasks when `taskId` is undefined. */
+  listCleanupJobs(taskId?: string): Promise<CleanupJobRecord[]> {
+    return cleanup.listCleanupJobs(this.q, taskId);
+  }
+  activeCleanupJob(taskId: string): Promise<CleanupJobRecord | undefined> {
+    return cleanup.activeCleanupJob(this.q, taskId);
+  }
+  /** ST-3 compare-and-set claim of a due job of this runner; undefined when another process won. */
+  claimCleanupJob(id: string, runnerId: string, now: string): Promise<CleanupJobRecord | undefined> {
+    return cleanup.claimCleanupJob(this.q, id, runnerId, now);
+  }
+  dueCleanupJobIds(runnerId: string, now: string): Promise<string[]> {
+    return cleanup.dueCleanupJobIds(this.q, runnerId, now);
+  }
+  nextCleanupDueAt(runnerId: string): Promise<string | null> {
+    return cleanup.nextCleanupDueAt(this.q, runnerId);
+  }
+  finishCleanupAttempt(id: string, outcome: Parameters<typeof cleanup.finishCleanupAttempt>[2], now: string): Promise<CleanupJobRecord | undefined> {
+    return cleanup.finishCleanupAttempt(this.q, id, outcome, now);
+  }
+  /** LC-4 start-up in one transaction; returns the jobs whose state changed. */
+  recoverCleanupJobs(runnerId: string, now: string): Promise<CleanupJobRecord[]> {
+    return this.tx(({ db }) => cleanup.recoverCleanupJobs(db, runnerId, now));
+  }
+  /** LC-5 in one transaction: clears archivedAt, cancels a not-yet-running archive job (returned). */
+  unarchiveTask(taskId: string, now: string): Promise<CleanupJobRecord | undefined> {
+    return this.tx((ctx) => cleanup.unarchiveTask(ctx, taskId, now));
+  }
+  /** Every task with its environment rows, for the read-only `grove doctor` audit. */
+  listTaskInventory(): Promise<TaskInventory[]> {
+    return listTaskInventory(this.q);
   }
 
   // Start-up ---------------------------------------------------------------------------

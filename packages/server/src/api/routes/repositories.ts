@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { CreateRepositoryBody } from "@grove/protocol";
+import { CreateRepositoryBody, PatchRepositoryBody } from "@grove/protocol";
 import { repositoryView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { parse } from "../validate.js";
@@ -11,4 +11,7 @@ export function repositoryRoutes(app: FastifyInstance, orch: Orchestrator): void
   });
   app.get("/repositories", async () => (await orch.listRepositories()).map(repositoryView));
   app.get<{ Params: { id: string } }>("/repositories/:id", async (req) => repositoryView(await orch.getRepository(req.params.id)));
+  app.patch<{ Params: { id: string } }>("/repositories/:id", async (req) =>
+    repositoryView(await orch.patchRepository(req.params.id, parse(PatchRepositoryBody, req.body ?? {}))),
+  );
 }

@@ -1,0 +1,92 @@
+import { assertBranchName } from "../domain/layout.js";
+import { credentialArgs, credentialPayload, type GitCredential } from "./credential-helper.js";
+import type { GitRunner, GitRunOptions } from "./runner.js";
+
+/**
+ * How a clone or fetch reaches its host. `managed` (RR-2): isolated config, the server's
+ * credential through the origin-bound helper. `executor` (RR-3): the host's own git config, ssh
+ * keys and credential helpers, the origin as configured; only prompts are off (batch mode).
+ */
+export type RemoteAccess = { kind: "managed"; originUrl: string; credential: GitCredential } | { kind: "executor" };
+
+function accessOptions(access: RemoteAccess): { args: string[]; opts: Partial<GitRunOptions> } {
+  if (access.kind === "executor") return { args: [], opts: { network: true } };
+  return {
+    args: credentialArgs(access.originUrl, access.credential),
+    opts: { network: true, isolatedConfig: true, fd3: credentialPayload(access.credential) },
+  };
+}
+
+/** One progress line of `git clone --progress`, e.g. `Receiving objects:  42% (420/1000)`. */
+export interface CloneProgress {
+  phase: string;
+  percent: number | null;
+}
+
+/** Parses git's carriage-return separated progress output. */
+export function parseProgress(chunk: string): CloneProgress[] {
+  const out: CloneProgress[] = [];
+  for (const line of chunk.split(/[\r\n]+/)) {
+    const m = /^(?:remote: )?([A-Za-z][A-Za-z ]+?):\s+(\d+)%/.exec(line.trim());
+    if (m) out.push({ phase: m[1]!, percent: Number(m[2]) });
+  }
+  return out;
+}
+
+/**
+ * `git clone` of `url` into `dest` (which must not exist; its parent must). The origin remote
+ * is `url` exactly (credential-free by construction).
+ */
+export async function cloneRemote(
+  git: GitRunner,
+  input: { url: string; dest: string; cwd: string; access: RemoteAccess; timeoutMs: number; onProgress?: (p: CloneProgress) => void },
+): Promise<void> {
+  const { args, opts } = accessOptions(input.access);
+  await git.run([...args, "clone", "--progress", "--origin", "origin", "--", input.url, input.dest], {
+    cwd: input.cwd,
+    timeoutMs: input.timeoutMs,
+    ...opts,
+    ...(input.onProgress ? { onStderr: (c: string) => parseProgress(c).forEach((p) => input.onProgress?.(p)) } : {}),
+  });
+}
+
+/**
+ * RR-5/RR-6: one fetch from `origin` of the base branch into `refs/remotes/origin/<base>` and,
+ * when given, the pull request's head ref into `refs/remotes/origin/pr/<N>` — one process, one
+ * authenticated exchange.
+ */
+export async function fetchOrigin(
+  git: GitRunner,
+  input: { repoPath: string; baseBranch: string; pr?: { number: number; ref: string }; access: RemoteAccess; timeoutMs: number },
+): Promise<void> {
+  assertBranchName(input.baseBranch, "baseBranch");
+  const refspecs = [`+refs/heads/${input.baseBranch}:refs/remotes/origin/${input.baseBranch}`];
+  if (input.pr) {
+    if (!Number.isInteger(input.pr.number) || input.pr.number <= 0 || !/^refs\/[A-Za-z0-9/_-]+$/.test(input.pr.ref)) throw new Error("invalid pull request ref");
+    refspecs.push(`+${input.pr.ref}:refs/remotes/origin/pr/${input.pr.number}`);
+  }
+  const { args, opts } = accessOptions(input.access);
+  await git.run([...args, "fetch", "--no-tags", "--no-write-fetch-head", "--", "origin", ...refspecs], { cwd: input.repoPath, timeoutMs: input.timeoutMs, ...opts });
+}
+
+/** `remote.origin.url` of a clone, or null. */
+export async function originUrl(git: GitRunner, repoPath: string): Promise<string | null> {
+  const r = await git.run(["config", "--get", "remote.origin.url"], { cwd: repoPath, okExitCodes: [1] });
+  return r.exitCode === 0 ? r.stdout.trim() || null : null;
+}
+
+/**
+ * WT-3 base choice after a fetch (local L = refs/heads/<base>, fetched R = refs/remotes/origin/<base>):
+ * R contains L → R; L contains R → L; no L → R; diverged → "diverged". Read-only.
+ */
+export async function chooseBase(git: GitRunner, repoPath: string, base: string): Promise<string | "diverged"> {
+  const local = `refs/heads/${base}`;
+  const remote = `refs/remotes/origin/${base}`;
+  const has = async (ref: string) => (await git.run(["show-ref", "--verify", "--quiet", ref], { cwd: repoPath, okExitCodes: [1] })).exitCode === 0;
+  if (!(await has(local))) return remote;
+  if (!(await has(remote))) return local;
+  const isAncestor = async (a: string, b: string) => (await git.run(["merge-base", "--is-ancestor", a, b], { cwd: repoPath, okExitCodes: [1] })).exitCode === 0;
+  if (await isAncestor(local, remote)) return remote;
+  if (await isAncestor(remote, local)) return local;
+  return "diverged";
+}

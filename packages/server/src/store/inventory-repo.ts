@@ -1,0 +1,31 @@
+import type { EnvironmentRecord, EnvironmentRepoRecord } from "../domain/records.js";
+import { listEnvironmentRepos, toEnvironment } from "./environments-repo.js";
+import type { Db } from "./schema.js";
+
+/** One task as `grove doctor` audits it: where its directory is and which rows claim worktrees. */
+export interface TaskInventory {
+  taskId: string;
+  dirName: string;
+  archivedAt: string | null;
+  environment: EnvironmentRecord | null;
+  rows: EnvironmentRepoRecord[];
+}
+
+/** Every task with its environment and rows (tombstones included), oldest first. Read-only. */
+export async function listTaskInventory(db: Db): Promise<TaskInventory[]> {
+  const tasks = await db.selectFrom("tasks").select(["id", "dir_name", "archived_at"]).orderBy("created_at").orderBy("id").execute();
+  const envs = await db.selectFrom("task_environments").selectAll().execute();
+  const byTask = new Map(envs.map((e) => [e.task_id, toEnvironment(e)]));
+  const out: TaskInventory[] = [];
+  for (const t of tasks) {
+    const environment = byTask.get(t.id) ?? null;
+    out.push({
+      taskId: t.id,
+      dirName: t.dir_name,
+      archivedAt: t.archived_at,
+      environment,
+      rows: environment ? await listEnvironmentRepos(db, environment.id) : [],
+    });
+  }
+  return out;
+}

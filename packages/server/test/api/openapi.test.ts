@@ -1,0 +1,24 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATIONS } from "../../src/api/openapi.js";
+import { startTestServer, type TestServer } from "../fixture/server.js";
+
+describe("UX-1 the OpenAPI document", () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer("sqlite");
+  });
+  afterAll(() => srv.close());
+
+  it("UX-1 lists exactly the registered routes", () => {
+    const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;
+    expect([...new Set(srv.server.routes.map(key))].sort()).toEqual(OPERATIONS.map(key).sort());
+  });
+
+  it("UX-1 is served at /api/v1/openapi.json with request schemas from the protocol", async () => {
+    const doc = (await srv.api("GET", "/openapi.json")).body;
+    expect(doc.openapi).toBe("3.1.0");
+    const create = doc.paths["/tasks"].post;
+    expect(create.requestBody.content["application/json"].schema.required).toContain("title");
+    expect(Object.keys(create.responses)).toContain("201");
+  });
+});

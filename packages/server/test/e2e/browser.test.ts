@@ -1,0 +1,50 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repoAndTask } from "../fixture/scenario.js";
+import { startTestServer, type TestServer } from "../fixture/server.js";
+
+const CHROMIUM = process.env.GROVE_CHROMIUM ?? "/usr/bin/chromium";
+const SHOTS = resolve(import.meta.dirname, "../../../../.grove-test/screenshots");
+
+describe("UX-2 the web page in a real browser (Chromium)", () => {
+  let browser: Browser;
+  let srv: TestServer;
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium (apt-get install chromium)`);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
+    });
+    srv = await startTestServer("sqlite");
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+
+  it("UX-2 the page shows the server and lists tasks with their state", async () => {
+    const { task } = await repoAndTask(srv, { title: "Browser visible task" });
+    const page = await browser.newPage({ viewport: { width: 900, height: 500 } });
+    await page.goto(srv.url + "/");
+    await page.waitForSelector(`tr[data-task-id="${task.id}"]`, { timeout: 15_000 });
+    const row = await page.textContent(`tr[data-task-id="${task.id}"]`);
+    expect(row).toContain("Browser visible task");
+    expect(row).toContain("todo");
+    expect(await page.textContent("#status")).toMatch(/server \S+ · sqlite · runner runner_/);
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: resolve(SHOTS, "board.png") });
+  });
+
+  it("UX-2 unknown paths fall back to the page; unknown API paths stay JSON 404", async () => {
+    const page = await browser.newPage();
+    const res = await page.goto(srv.url + "/tasks/whatever");
+    expect(res?.status()).toBe(200);
+    expect(await page.title()).toBe("Grove");
+    const api = await fetch(srv.url + "/api/v1/nope");
+    expect(api.status).toBe(404);
+    expect(((await api.json()) as { error: { code: string } }).error.code).toBe("not_found");
+  });
+});
