@@ -1,6 +1,7 @@
 import type { Deps } from "./context.js";
 import type { PlannedSlot } from "./materialize.js";
 import { prepareLocalStartPoint } from "./refresh-local.js";
+import { prepareRemoteStartPoint } from "./refresh-remote.js";
 
 /** Per-launch context a refresh needs for typed, scoped errors (RR-7). */
 export interface RefreshContext {
@@ -16,7 +17,8 @@ export interface RefreshContext {
  *
  * Local checkouts: `refresh-local.ts` (WT-3; no network unless `pullBeforeWorktree`).
  */
-export async function prepareStartPoint(deps: Deps, slot: PlannedSlot, _ctx: RefreshContext): Promise<string> {
+export async function prepareStartPoint(deps: Deps, slot: PlannedSlot, ctx: RefreshContext): Promise<string> {
   if (slot.repository.provider === "local") return prepareLocalStartPoint(deps, slot);
-  return slot.attachment.baseBranch;
+  // RR-4: provider repositories take their route (managed / executor / none) in refresh-remote.ts.
+  return prepareRemoteStartPoint(deps, slot, ctx);
 }

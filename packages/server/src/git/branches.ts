@@ -1,0 +1,30 @@
+import { branchExists, resolveCommit } from "./repository.js";
+import type { GitRunner } from "./runner.js";
+
+/**
+ * LC-7: whether `branch` holds commits that `base` does not contain. Unknown answers count as
+ * "yes" (keep the branch): a missing base, or a branch that does not resolve, never leads to a
+ * deletion.
+ */
+export async function hasCommitsOutside(git: GitRunner, repoPath: string, branch: string, base: string): Promise<boolean> {
+  const tip = await resolveCommit(git, repoPath, `refs/heads/${branch}`);
+  if (tip === null) return false;
+  const baseTip = (await resolveCommit(git, repoPath, `refs/heads/${base}`)) ?? (await resolveCommit(git, repoPath, base));
+  if (baseTip === null) return true;
+  const r = await git.run(["rev-list", "--count", tip, `^${baseTip}`], { cwd: repoPath });
+  return Number(r.stdout.trim()) > 0;
+}
+
+/**
+ * Deletes a branch that holds nothing outside its base (LC-7 is re-checked under the
+ * repository lock). Returns true when it was deleted. A branch checked out somewhere is
+ * refused by git itself and reported as an error.
+ */
+export async function deleteMergedBranch(git: GitRunner, repoPath: string, branch: string, base: string): Promise<boolean> {
+  return git.withRepoLock(repoPath, async () => {
+    if (!(await branchExists(git, repoPath, branch))) return false;
+    if (await hasCommitsOutside(git, repoPath, branch, base)) return false;
+    await git.run(["branch", "-D", "--", branch], { cwd: repoPath });
+    return true;
+  });
+}

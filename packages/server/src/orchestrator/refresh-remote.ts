@@ -1,0 +1,150 @@
+import { realpath } from "node:fs/promises";
+import { AppError } from "../domain/errors.js";
+import type { RepositoryRecord } from "../domain/records.js";
+import { openSecret } from "../git/credential-vault.js";
+import { refreshError } from "../git/remote-errors.js";
+import { chooseBase, fetchOrigin, originUrl, type RemoteAccess } from "../git/remote-sync.js";
+import type { Deps } from "./context.js";
+import type { PlannedSlot } from "./materialize.js";
+import { credentialKey, remoteOf } from "./remote-context.js";
+import { remoteIdentity, type RemoteIdentity } from "./remote-repositories.js";
+
+/**
+ * RR-4: how a repository is refreshed before a new or recreated worktree.
+ * - `managed`: deferred strict authenticated refresh with the server's credential (GitHub,
+ *   GitLab, Azure DevOps — checkout path verified — and plugins);
+ * - `executor`: no server credential; fetch through the configured origin with the host's own
+ *   git credentials and ssh, non-interactively;
+ * - `local`: a local checkout (the worktree manager's own fetch, WT-3; not handled here);
+ * - `none`: `pullBeforeWorktree` off — no network at all.
+ */
+export type RefreshRouteKind = "managed" | "executor" | "local" | "none";
+
+/** Whether the repository is a provider clone (RR-1) rather than a person's local checkout. */
+export function isRemoteRepository(repo: RepositoryRecord): boolean {
+  return repo.provider !== "local" && repo.url !== null;
+}
+
+/** The RR-4 routing table, a pure decision on the repository row. */
+export function refreshRoute(repo: RepositoryRecord): RefreshRouteKind {
+  if (!isRemoteRepository(repo)) return "local";
+  if (!repo.pullBeforeWorktree) return "none";
+  return repo.credentialPolicy === "managed" ? "managed" : "executor";
+}
+
+/** Scope of one refresh, for RR-7 errors: which task, which session. */
+export interface RefreshScope {
+  taskId: string;
+  sessionId?: string | undefined;
+}
+
+interface Planned {
+  kind: RefreshRouteKind;
+  identity?: RemoteIdentity;
+  access?: RemoteAccess;
+}
+
+function scopeIds(repo: RepositoryRecord, scope: RefreshScope): Record<string, string> {
+  return { taskId: scope.taskId, ...(scope.sessionId ? { sessionId: scope.sessionId } : {}), repositoryId: repo.id };
+}
+
+/**
+ * Decides a repository's route and everything it needs (provider, origin, opened credential)
+ * before any worktree work (FLOWS 2a). Throws typed errors naming the repository.
+ */
+async function planRoute(deps: Deps, repo: RepositoryRecord, scope: RefreshScope): Promise<Planned> {
+  const kind = refreshRoute(repo);
+  if (kind === "local" || kind === "none") return { kind };
+  const fail = (code: "invalid_request" | "refresh_auth_failed", why: string) =>
+    new AppError(code, `refresh of repository ${repo.name} cannot start: ${why}`, scopeIds(repo, scope));
+  let identity: RemoteIdentity;
+  try {
+    identity = remoteIdentity(deps, repo.url ?? "", repo.provider);
+  } catch (e) {
+    throw fail("invalid_request", e instanceof Error ? e.message : String(e));
+  }
+  if (kind === "executor") return { kind, identity, access: { kind: "executor" } };
+  const sealed = await deps.store.getCredential(repo.id);
+  if (!sealed) throw fail("refresh_auth_failed", "the managed policy needs a stored credential and there is none");
+  const cred = JSON.parse(openSecret(credentialKey(deps), repo.id, sealed)) as { token: string; username: string | null };
+  const form = identity.provider.credentialForm({ token: cred.token, username: cred.username ?? undefined });
+  return { kind, identity, access: { kind: "managed", originUrl: identity.managedUrl, credential: form } };
+}
+
+/** RR-4 "decided before preparation": every slot's route is resolved before the first worktree. */
+export async function assertRemoteRoutes(deps: Deps, slots: PlannedSlot[], scope: RefreshScope): Promise<void> {
+  for (const slot of slots) {
+    if (!isRemoteRepository(slot.repository)) continue;
+    const planned = await planRoute(deps, slot.repository, scope);
+    if (slot.attachment.prNumber !== null && planned.identity && !planned.identity.provider.pullRequestRef(slot.attachment.prNumber)) {
+      throw new AppError("invalid_request", `${planned.identity.provider.displayName} has no pull-request refs`, scopeIds(slot.repository, scope));
+    }
+  }
+}
+
+/** Origin rules before a managed fetch (RR-4): scoped path (provider check) and the provider's origin URL. */
+async function verifyCheckout(deps: Deps, repo: RepositoryRecord, identity: RemoteIdentity, scope: RefreshScope): Promise<void> {
+  const actual = await realpath(repo.path).catch(() => repo.path);
+  const expected = await realpath(identity.expectedPath).catch(() => identity.expectedPath);
+  const pathProblem = identity.provider.verifyCheckout?.({ expectedPath: expected, actualPath: actual, loc: identity.loc }) ?? null;
+  const origin = await originUrl(deps.git, repo.path);
+  const problem = pathProblem ?? (origin !== identity.managedUrl ? `its origin is not ${identity.provider.displayName}'s URL for ${identity.loc.owner}/${identity.loc.name}` : null);
+  if (problem) {
+    throw new AppError("refresh_checkout_mismatch", `refresh of repository ${repo.name} refused: ${problem} (${Object.entries(scopeIds(repo, scope)).map(([k, v]) => `${k} ${v}`).join(", ")})`, scopeIds(repo, scope));
+  }
+}
+
+/**
+ * RR-5: the one strict refresh of a remote repository before a worktree is created or
+ * recreated: base branch and, for a pull request, its head into `refs/remotes/origin/pr/<N>`
+ * (RR-6), in one fetch. Returns whether the remote sync was handled (false for route `none`).
+ * Any failure is an RR-7 error; nothing falls back to stale refs.
+ */
+export async function refreshRemote(deps: Deps, repo: RepositoryRecord, input: { baseBranch: string; prNumber: number | null }, scope: RefreshScope): Promise<boolean> {
+  const planned = await planRoute(deps, repo, scope);
+  if (planned.kind === "none" || planned.kind === "local" || !planned.identity || !planned.access) return false;
+  const { identity, access } = planned;
+  if (planned.kind === "managed") await verifyCheckout(deps, repo, identity, scope);
+  const prRef = input.prNumber !== null ? identity.provider.pullRequestRef(input.prNumber) : null;
+  try {
+    await fetchOrigin(deps.git, {
+      repoPath: repo.path,
+      baseBranch: input.baseBranch,
+      ...(prRef && input.prNumber !== null ? { pr: { number: input.prNumber, ref: prRef } } : {}),
+      access,
+      timeoutMs: remoteOf(deps).refreshTimeoutMs,
+    });
+  } catch (e) {
+    if (e instanceof AppError && (e.code === "git_failed" || e.code === "git_timeout")) {
+      throw refreshError(e, { action: "refresh", repository: repo.name, ids: scopeIds(repo, scope) });
+    }
+    throw e;
+  }
+  deps.log.info({ repositoryId: repo.id, route: planned.kind, ...scope }, "remote sync handled");
+  return true;
+}
+
+/**
+ * `prepareStartPoint` for remote repositories: refresh by route, then the start point — the PR
+ * head (RR-6), or the WT-3 base choice between the local and fetched base. After a successful
+ * refresh the slot is remote-sync-handled: no other fetch follows (RR-5).
+ */
+export async function prepareRemoteStartPoint(deps: Deps, slot: PlannedSlot, scope: RefreshScope): Promise<string> {
+  const { repository: repo, attachment: att } = slot;
+  const handled = await refreshRemote(deps, repo, { baseBranch: att.baseBranch, prNumber: att.prNumber }, scope);
+  if (att.prNumber !== null) {
+    if (!handled) {
+      const have = await deps.git.run(["show-ref", "--verify", "--quiet", `refs/remotes/origin/pr/${att.prNumber}`], { cwd: repo.path, okExitCodes: [1] });
+      if (have.exitCode !== 0) {
+        throw new AppError("refresh_missing_ref", `pull request ${att.prNumber} of repository ${repo.name} was never fetched and pullBeforeWorktree is off`, scopeIds(repo, scope));
+      }
+    }
+    return `refs/remotes/origin/pr/${att.prNumber}`;
+  }
+  if (!handled) return att.baseBranch;
+  const base = await chooseBase(deps.git, repo.path, att.baseBranch);
+  if (base === "diverged") {
+    throw new AppError("refresh_base_diverged", `the local and fetched ${att.baseBranch} of repository ${repo.name} have diverged; neither was moved`, scopeIds(repo, scope));
+  }
+  return base;
+}
