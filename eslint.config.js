@@ -38,6 +38,11 @@ export default tseslint.config(
     rules: { "no-restricted-imports": restrict([layer(["store", "agents", "orchestrator", "api", "cli"], "git/ sees only domain/."), DRIVERS]) },
   },
   {
+    // RR-8: providers compute (URL layouts, credential forms, ref names); git/ executes.
+    files: ["packages/server/src/providers/**/*.ts"],
+    rules: { "no-restricted-imports": restrict([layer(["store", "git", "agents", "orchestrator", "api", "cli"], "providers/ sees only domain/: it computes, git/ executes."), CHILD, DRIVERS]) },
+  },
+  {
     files: ["packages/server/src/agents/**/*.ts"],
     rules: { "no-restricted-imports": restrict([layer(["store", "git", "orchestrator", "api", "cli"], "agents/ sees only domain/."), DRIVERS]) },
   },

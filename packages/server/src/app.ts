@@ -12,6 +12,8 @@ import { GitRunner } from "./git/runner.js";
 import { WorktreeManager } from "./git/worktrees.js";
 import { Orchestrator } from "./orchestrator/orchestrator.js";
 import { openStore } from "./store/open.js";
+import { loadProviderRegistry } from "./providers/plugins.js";
+import { msFromEnv } from "./orchestrator/remote-context.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const VERSION: string = (JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string }).version;
@@ -42,6 +44,9 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
   const profiles = agentProfiles(config.home);
   mkdirSync(join(config.home, "logs"), { recursive: true });
   const logger = pino({ level: config.logLevel }, pino.destination({ dest: join(config.home, "logs", "server.log"), mkdir: true, sync: false }));
+  // RR-8: provider plugins load before anything opens, so a broken plugin fails the start-up loudly.
+  const env = opts.env ?? process.env;
+  const providers = await loadProviderRegistry(env.GROVE_PROVIDER_PLUGINS);
   const store = await openStore({ home: config.home, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
   const git = new GitRunner();
   const bus = new EventBus();
@@ -57,6 +62,11 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     home: config.home,
     runnerId: config.runnerId,
     now: () => new Date().toISOString(),
+    remote: {
+      providers,
+      refreshTimeoutMs: msFromEnv(env.GROVE_REFRESH_TIMEOUT_MS, 120_000),
+      cloneTimeoutMs: msFromEnv(env.GROVE_CLONE_TIMEOUT_MS, 1_800_000),
+    },
   });
   try {
     await orchestrator.start();

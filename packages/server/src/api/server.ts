@@ -9,6 +9,7 @@ import { AppError } from "../domain/errors.js";
 import type { Orchestrator } from "../orchestrator/orchestrator.js";
 import { installErrorHandler } from "./error-handler.js";
 import { eventRoutes } from "./routes/events.js";
+import { lifecycleRoutes } from "./routes/lifecycle.js";
 import { metaRoutes } from "./routes/meta.js";
 import { repositoryRoutes } from "./routes/repositories.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -67,6 +68,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       repositoryRoutes(api, opts.orchestrator);
       taskRoutes(api, opts.orchestrator);
       sessionRoutes(api, opts.orchestrator);
+      lifecycleRoutes(api, opts.orchestrator);
       eventRoutes(api, opts.bus);
     },
     { prefix: "/api/v1" },

@@ -75,18 +75,9 @@ export async function originUrl(git: GitRunner, repoPath: string): Promise<strin
   return r.exitCode === 0 ? r.stdout.trim() || null : null;
 }
 
-/**
- * WT-3 base choice after a fetch (local L = refs/heads/<base>, fetched R = refs/remotes/origin/<base>):
- * R contains L → R; L contains R → L; no L → R; diverged → "diverged". Read-only.
- */
-export async function chooseBase(git: GitRunner, repoPath: string, base: string): Promise<string | "diverged"> {
-  const local = `refs/heads/${base}`;
-  const remote = `refs/remotes/origin/${base}`;
-  const has = async (ref: string) => (await git.run(["show-ref", "--verify", "--quiet", ref], { cwd: repoPath, okExitCodes: [1] })).exitCode === 0;
-  if (!(await has(local))) return remote;
-  if (!(await has(remote))) return local;
-  const isAncestor = async (a: string, b: string) => (await git.run(["merge-base", "--is-ancestor", a, b], { cwd: repoPath, okExitCodes: [1] })).exitCode === 0;
-  if (await isAncestor(local, remote)) return remote;
-  if (await isAncestor(remote, local)) return local;
-  return "diverged";
+/** Whether the clone has `refs/remotes/origin/<branch>` (a remote repository's base need not be a local branch). */
+export async function remoteBranchExists(git: GitRunner, repoPath: string, branch: string): Promise<boolean> {
+  assertBranchName(branch, "baseBranch");
+  const r = await git.run(["show-ref", "--verify", "--quiet", `refs/remotes/origin/${branch}`], { cwd: repoPath, okExitCodes: [1] });
+  return r.exitCode === 0;
 }

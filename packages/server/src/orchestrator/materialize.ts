@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { AppError, isAppError } from "../domain/errors.js";
 import type { SlotResult } from "../domain/environment-merge.js";
 import { newId } from "../domain/ids.js";
@@ -7,8 +7,12 @@ import { renderBranchName, slotDirName, slotSlug } from "../domain/layout.js";
 import type { EnvironmentRecord, EnvironmentRepoRecord, RepositoryRecord, TaskRecord, TaskRepositoryRecord } from "../domain/records.js";
 import { branchExists } from "../git/repository.js";
 import type { Deps } from "./context.js";
+import { isAdoptable } from "./adopt.js";
+import { faultPoint } from "./lifecycle-fault.js";
+import { branchKeptByReset, restoreArchivedWork } from "./lifecycle-restore.js";
 import { TASK_MARKER, taskRoot } from "./paths.js";
 import { prepareStartPoint, type RefreshContext } from "./refresh.js";
+import { assertRemoteRoutes, refreshBeforeRecreate } from "./refresh-remote.js";
 import { setupNewWorktree } from "./worktree-setup.js";
 
 /** A slot as planned from the task's attachments: identity, location and branch. */
@@ -60,6 +64,8 @@ interface Created {
  */
 export async function materializeSlots(deps: Deps, task: TaskRecord, env: EnvironmentRecord, ctx: RefreshContext): Promise<EnvironmentRepoRecord[]> {
   const slots = await planSlots(deps, task);
+  // RR-4: every slot's refresh route is decided before the first worktree is touched.
+  await assertRemoteRoutes(deps, slots, ctx);
   const root = taskRoot(deps, task);
   await mkdir(root, { recursive: true });
   await writeFile(join(root, TASK_MARKER), JSON.stringify({ taskId: task.id, environmentId: env.id, runnerId: deps.runnerId }, null, 2) + "\n");
@@ -93,12 +99,23 @@ async function materializeOne(
   const result: SlotResult = { repositoryId: repo.id, branchSlug: slot.branchSlug, baseBranch: att.baseBranch, position: att.position, errorMessage: null };
   if (known?.worktreeId && known.worktreePath && known.worktreeBranch) {
     // A row from an earlier attempt or an archived environment: reuse or recreate in place (WT-5).
+    await refreshBeforeRecreate(deps, repo, { worktreePath: known.worktreePath, branch: known.worktreeBranch, baseBranch: att.baseBranch }, ctx);
     await deps.worktrees.recreate({ repoPath: repo.path, worktreePath: known.worktreePath, branch: known.worktreeBranch });
+    // LC-8: a slot archived with uncommitted work gets it back (no-op for live rows).
+    await restoreArchivedWork(deps, env.taskId, known, repo.path);
     result.worktree = { worktreeId: known.worktreeId, worktreePath: known.worktreePath, worktreeBranch: known.worktreeBranch };
     return deps.store.mergeEnvironmentRepos(env.id, [result], deps.now());
   }
+  // After an environment reset the task's own branch was kept (LC-7): check it out again.
+  const kept = await branchKeptByReset(deps, env.taskId, repo.id, slot.branchSlug, repo.path);
+  if (kept !== null) slot = { ...slot, branch: kept };
+  if (await isAdoptable(deps, env.taskId, dirname(slot.worktreePath), slot)) {
+    deps.log.warn({ taskId: env.taskId, worktreePath: slot.worktreePath }, "adopting a worktree left by an interrupted launch");
+    result.worktree = { worktreeId: newId("wt"), worktreePath: slot.worktreePath, worktreeBranch: slot.branch };
+    return deps.store.mergeEnvironmentRepos(env.id, [result], deps.now());
+  }
   const startPoint = await prepareStartPoint(deps, slot, ctx);
-  const existingBranch = att.checkoutBranch !== null && (await branchExists(deps.git, repo.path, att.checkoutBranch));
+  const existingBranch = kept !== null || (att.checkoutBranch !== null && (await branchExists(deps.git, repo.path, att.checkoutBranch)));
   const { createdBranch } = await deps.worktrees.create({
     repoPath: repo.path,
     worktreePath: slot.worktreePath,
@@ -108,6 +125,7 @@ async function materializeOne(
   });
   const entry: Created = { slot, createdBranch };
   created.push(entry);
+  await faultPoint("launch.after_worktree_add");
   result.worktree = { worktreeId: newId("wt"), worktreePath: slot.worktreePath, worktreeBranch: slot.branch };
   const after = await deps.store.mergeEnvironmentRepos(env.id, [result], deps.now());
   entry.rowId = after.find((r) => r.worktreeId === result.worktree?.worktreeId)?.id;

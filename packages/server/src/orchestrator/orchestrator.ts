@@ -16,6 +16,10 @@ import { createTask, getTaskOr404, patchTask } from "./tasks.js";
 import { restoreWorkspace, workspaceInfo } from "./workspace.js";
 import { projectWorkspace } from "../domain/workspace-projection.js";
 import { taskRoot } from "./paths.js";
+import type { CleanupJobRecord } from "../domain/cleanup-job.js";
+import { CleanupWorker } from "./cleanup-worker.js";
+import { runDoctor } from "./doctor.js";
+import { listCleanupJobs, requestCleanup, unarchiveTask } from "./lifecycle.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -30,10 +34,17 @@ export class Orchestrator {
     this.live = new LiveSessions(deps);
     this.changesWatch = new ChangesWatch(deps);
     this.changesWatch.start();
+    this.cleanup = new CleanupWorker(deps);
+    // LC-2: every session / environment / row insert checks for an active cleanup job.
+    deps.store.setCreationBarrier(deps.store.cleanupBarrier);
   }
 
-  start(): Promise<void> {
-    return recoverOnStartup(this.deps);
+  /** LC-2 … LC-4: runs this runner's cleanup jobs. */
+  readonly cleanup: CleanupWorker;
+
+  async start(): Promise<void> {
+    await recoverOnStartup(this.deps);
+    this.cleanup.start();
   }
 
   /** Graceful stop: agents get their ACP connection closed, then SIGTERM, then SIGKILL. */
@@ -41,6 +52,7 @@ export class Orchestrator {
     this.live.shuttingDown = true;
     this.live.dispose();
     this.changesWatch.dispose();
+    await this.cleanup.stop();
     await this.deps.agents.stopAll({ graceMs: 2000 });
   }
 
@@ -69,7 +81,7 @@ export class Orchestrator {
     const env = await this.deps.store.getEnvironmentByTask(taskId);
     if (!env) throw new AppError("not_found", `task ${taskId} has no environment`, { taskId });
     const rows = await this.deps.store.listEnvironmentRepos(env.id);
-    await restoreWorkspace(this.deps, projectWorkspace(env, rows, taskRoot(this.deps, task)));
+    await restoreWorkspace(this.deps, projectWorkspace(env, rows, taskRoot(this.deps, task)), { taskId });
     return environmentView(env, rows);
   }
 
@@ -98,6 +110,14 @@ export class Orchestrator {
     await getSessionOr404(this.deps, id);
     this.live.answerPermission(id, requestId, optionId);
   }
+
+  // lifecycle (LC-1 … LC-8)
+  archiveTask = (id: string): Promise<CleanupJobRecord> => requestCleanup(this.deps, this.cleanup, id, "archive");
+  unarchiveTask = (id: string): Promise<TaskRecord> => unarchiveTask(this.deps, id);
+  deleteTask = (id: string, discardChanges: boolean): Promise<CleanupJobRecord> => requestCleanup(this.deps, this.cleanup, id, "delete", { discardChanges });
+  resetEnvironment = (id: string): Promise<CleanupJobRecord> => requestCleanup(this.deps, this.cleanup, id, "environment_reset");
+  listCleanupJobs = (taskId?: string): Promise<CleanupJobRecord[]> => listCleanupJobs(this.deps, taskId);
+  doctor = () => runDoctor(this.deps);
 
   agentProfiles(): AgentProfile[] {
     return this.deps.profiles.map(toPublicProfile);

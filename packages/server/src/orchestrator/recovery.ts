@@ -1,5 +1,6 @@
 import { isSameProcess, killProcessGroup } from "../agents/process-info.js";
 import { sessionView } from "../domain/views.js";
+import { publishJob } from "./cleanup-events.js";
 import type { Deps } from "./context.js";
 import { refreshTaskState } from "./tasks.js";
 
@@ -26,5 +27,7 @@ export async function recoverOnStartup(deps: Deps): Promise<void> {
     }),
   );
   for (const taskId of new Set(changed.map((s) => s.taskId))) await refreshTaskState(deps, taskId);
+  // LC-4: `running` jobs are due again; `prepared` ones activated or cancelled (FLOWS "Start-up" 2).
+  for (const job of await deps.store.recoverCleanupJobs(deps.runnerId, deps.now())) publishJob(deps, job);
   if (changed.length > 0 || orphans.length > 0) deps.log.info({ sessions: changed.length, orphans: orphans.length }, "start-up recovery done");
 }

@@ -3,7 +3,9 @@ import { AppError } from "../domain/errors.js";
 import type { RepositoryRecord } from "../domain/records.js";
 import { openSecret } from "../git/credential-vault.js";
 import { refreshError } from "../git/remote-errors.js";
-import { chooseBase, fetchOrigin, originUrl, type RemoteAccess } from "../git/remote-sync.js";
+import { selectBase } from "../git/base-select.js";
+import { fetchOrigin, originUrl, type RemoteAccess } from "../git/remote-sync.js";
+import { resolveCommit } from "../git/repository.js";
 import type { Deps } from "./context.js";
 import type { PlannedSlot } from "./materialize.js";
 import { credentialKey, remoteOf } from "./remote-context.js";
@@ -130,6 +132,11 @@ export async function refreshRemote(deps: Deps, repo: RepositoryRecord, input: {
  * refresh the slot is remote-sync-handled: no other fetch follows (RR-5).
  */
 export async function prepareRemoteStartPoint(deps: Deps, slot: PlannedSlot, scope: RefreshScope): Promise<string> {
+  // WT-6: refresh and base choice under the repository's lock (re-entrant for the worktree add).
+  return deps.git.withRepoLock(slot.repository.path, () => startPointLocked(deps, slot, scope));
+}
+
+async function startPointLocked(deps: Deps, slot: PlannedSlot, scope: RefreshScope): Promise<string> {
   const { repository: repo, attachment: att } = slot;
   const handled = await refreshRemote(deps, repo, { baseBranch: att.baseBranch, prNumber: att.prNumber }, scope);
   if (att.prNumber !== null) {
@@ -142,9 +149,22 @@ export async function prepareRemoteStartPoint(deps: Deps, slot: PlannedSlot, sco
     return `refs/remotes/origin/pr/${att.prNumber}`;
   }
   if (!handled) return att.baseBranch;
-  const base = await chooseBase(deps.git, repo.path, att.baseBranch);
-  if (base === "diverged") {
-    throw new AppError("refresh_base_diverged", `the local and fetched ${att.baseBranch} of repository ${repo.name} have diverged; neither was moved`, scopeIds(repo, scope));
-  }
-  return base;
+  // WT-3 base choice, shared with the local route (git/base-select.ts).
+  const fetched = await resolveCommit(deps.git, repo.path, `refs/remotes/origin/${att.baseBranch}`);
+  if (fetched === null) throw new AppError("refresh_missing_ref", `the refresh of repository ${repo.name} brought no ${att.baseBranch}`, scopeIds(repo, scope));
+  const local = await resolveCommit(deps.git, repo.path, `refs/heads/${att.baseBranch}`);
+  if (local === null) return fetched;
+  return (await selectBase(deps.git, repo.path, { local, fetched, branch: att.baseBranch })).startPoint;
+}
+
+/**
+ * RR-5 for WT-5: before a recorded worktree is recreated, a remote repository gets its refresh —
+ * only when the directory is really missing. A valid worktree (reuse) is left alone and causes
+ * no network traffic; any other mismatch is refused by `recreate` itself.
+ */
+export async function refreshBeforeRecreate(deps: Deps, repo: RepositoryRecord, slot: { worktreePath: string; branch: string; baseBranch: string }, scope: RefreshScope): Promise<void> {
+  if (!isRemoteRepository(repo)) return;
+  const v = await deps.worktrees.validate({ repoPath: repo.path, worktreePath: slot.worktreePath, branch: slot.branch });
+  if (v.ok || v.reason !== "missing") return;
+  await deps.git.withRepoLock(repo.path, () => refreshRemote(deps, repo, { baseBranch: slot.baseBranch, prNumber: null }, scope));
 }

@@ -7,17 +7,16 @@ import type { RepositoryRecord } from "../domain/records.js";
 import { branchExists, inspectRepository } from "../git/repository.js";
 import type { Deps } from "./context.js";
 import { assertCopyGlobs } from "./repository-settings.js";
+import { addRemoteRepository } from "./remote-repositories.js";
 
 /**
  * Registers a repository (RR-1). A local checkout is the person's own: validated, never
  * re-cloned or re-pointed. Nothing is written unless every check passed (SEC-3).
  */
 export async function addRepository(deps: Deps, body: CreateRepositoryBody): Promise<RepositoryRecord> {
-  if (body.url !== undefined || body.path === undefined) {
-    throw new AppError("invalid_request", "remote repositories (url) are not supported by this server yet; register a local checkout with {path}", {
-      field: "url",
-    });
-  }
+  // RR-1: a remote URL is cloned into its managed path (remote-repositories.ts).
+  if (body.url !== undefined) return addRemoteRepository(deps, { ...body, url: body.url });
+  if (body.path === undefined) throw new AppError("invalid_request", "give exactly one of path or url", { field: "path" });
   if (body.credential || body.credentialPolicy === "managed") {
     throw new AppError("invalid_request", "credentials apply to remote repositories only", { field: "credential" });
   }

@@ -4,6 +4,7 @@ import type { SessionRecord } from "../domain/records.js";
 import { RESUMABLE_STATES } from "../domain/session-state.js";
 import type { Deps } from "./context.js";
 import { spawnAgent } from "./agent-launch.js";
+import { assertTaskWorkable } from "./lifecycle.js";
 import { errorOf, type LiveSessions } from "./live-sessions.js";
 import { refreshTaskState } from "./tasks.js";
 import { startTurn } from "./turns.js";
@@ -24,7 +25,7 @@ async function ensureAgent(deps: Deps, live: LiveSessions, session: SessionRecor
   const existing = deps.agents.get(session.id);
   if (existing) return existing;
   const ws = await projectSessionWorkspace(deps, session);
-  await restoreWorkspace(deps, ws);
+  await restoreWorkspace(deps, ws, { taskId: session.taskId, sessionId: session.id });
   return spawnAgent(deps, live, session, ws.workspacePath, true);
 }
 
@@ -35,6 +36,7 @@ export async function promptSession(deps: Deps, live: LiveSessions, id: string, 
   if (session.state !== "waiting_for_input") {
     throw new AppError("session_not_resumable", `session ${id} is ${session.state}; resume it first`, { state: session.state });
   }
+  await assertTaskWorkable(deps, session.taskId);
   const running = await live.transition(session, ["waiting_for_input"], "running");
   if (!running) throw new AppError("session_busy", `session ${id} changed state; try again`);
   let handle: AgentHandle;
@@ -54,6 +56,7 @@ export async function resumeSession(deps: Deps, live: LiveSessions, id: string):
   if (session.state === "starting" || session.state === "running") throw new AppError("session_busy", `session ${id} is ${session.state}`);
   if (!RESUMABLE_STATES.includes(session.state)) throw new AppError("session_not_resumable", `session ${id} is ${session.state}`);
   if (session.state === "waiting_for_input" && deps.agents.get(id)) return session;
+  await assertTaskWorkable(deps, session.taskId);
   const starting = await live.transition(session, RESUMABLE_STATES, "starting", null);
   if (!starting) throw new AppError("session_busy", `session ${id} changed state; try again`);
   try {

@@ -7,6 +7,8 @@ import { deriveTaskState } from "../domain/session-state.js";
 import { taskView } from "../domain/views.js";
 import { branchExists } from "../git/repository.js";
 import type { Deps } from "./context.js";
+import { isRemoteRepository } from "./refresh-remote.js";
+import { remoteBranchExists } from "../git/remote-sync.js";
 
 /** Creates a task with its ordered repository attachments (WT-8). Validates everything first. */
 export async function createTask(deps: Deps, body: CreateTaskBody): Promise<TaskRecord> {
@@ -18,10 +20,11 @@ export async function createTask(deps: Deps, body: CreateTaskBody): Promise<Task
     const baseBranch = input.baseBranch ?? repo.defaultBranch;
     assertBranchName(baseBranch, `repositories.${position}.baseBranch`);
     if (input.checkoutBranch !== undefined) assertBranchName(input.checkoutBranch, `repositories.${position}.checkoutBranch`);
-    if (input.prNumber !== undefined) {
+    // RR-6: a pull-request head is fetched from a provider; a local checkout has none.
+    if (input.prNumber !== undefined && !isRemoteRepository(repo)) {
       throw new AppError("invalid_request", "pull-request checkouts need a remote repository", { field: `repositories.${position}.prNumber` });
     }
-    if (!(await branchExists(deps.git, repo.path, baseBranch))) {
+    if (!(await branchExists(deps.git, repo.path, baseBranch)) && !(isRemoteRepository(repo) && (await remoteBranchExists(deps.git, repo.path, baseBranch)))) {
       throw new AppError("base_branch_not_found", `base branch ${baseBranch} does not exist in ${repo.name}`, {
         field: `repositories.${position}.baseBranch`,
         repositoryId: repo.id,
@@ -31,7 +34,7 @@ export async function createTask(deps: Deps, body: CreateTaskBody): Promise<Task
       repositoryId: repo.id,
       baseBranch,
       checkoutBranch: input.checkoutBranch ?? null,
-      prNumber: null,
+      prNumber: input.prNumber ?? null,
       position,
     };
     const key = `${repo.id}\u0000${slotSlug(att)}`;

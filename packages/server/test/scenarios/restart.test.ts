@@ -56,6 +56,7 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     }, "the agent to reach its sleep");
     const running = (await api("GET", `/sessions/${sid}`)).body;
     expect(running.state).toBe("running");
+    expect((await api("GET", `/tasks/${t.body.id}`)).body.state).toBe("in_progress");
 
     server.child.kill("SIGKILL");
     await server.exited;
@@ -64,6 +65,7 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     api = apiClient(server.url);
     const after = await waitForSession(api, sid, ["waiting_for_input"], 5000);
     expect(after.lastError).toBeNull();
+    expect((await api("GET", `/tasks/${t.body.id}`)).body.state).toBe("review");
     const ws = (await api("GET", `/sessions/${sid}/workspace`)).body;
     expect(ws).toEqual(before);
     const changes = (await api("GET", `/tasks/${t.body.id}/changes`)).body;
@@ -158,3 +160,47 @@ function findProcess(dir: string, comm: string): number | undefined {
   }
   return undefined;
 }
+
+describe.each(DATABASES)("interrupted launch (%s)", (kind) => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  it("SEC-4 SES-6: kill between `git worktree add` and persisting the row → launch_interrupted; the retry adopts that exact worktree", async () => {
+    const db = await freshDatabase(kind);
+    cleanups.push(async () => {
+      await db.drop();
+      await rm(db.home, { recursive: true, force: true });
+    });
+    const repo = await makeRepo();
+    cleanups.push(repo.cleanup);
+    const env = { GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl };
+    const faulty = await spawnServer({ ...env, GROVE_FAULT: "launch.after_worktree_add:exit" });
+    let api = apiClient(faulty.url);
+    const r = await api("POST", "/repositories", { path: repo.path });
+    const t = await api("POST", "/tasks", { title: "Interrupted", repositories: [{ repositoryId: r.body.id }] });
+    await expect(api("POST", `/tasks/${t.body.id}/sessions`, {})).rejects.toThrow();
+    expect((await faulty.exited).code).toBe(137);
+    const worktreesAfterCrash = gitSync(repo.path, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
+    expect(worktreesAfterCrash).toHaveLength(2);
+
+    const server = await spawnServer(env);
+    cleanups.push(async () => {
+      server.child.kill("SIGKILL");
+      await server.exited;
+    });
+    api = apiClient(server.url);
+    const [first] = (await api("GET", `/tasks/${t.body.id}/sessions`)).body;
+    expect(first.state).toBe("failed");
+    expect(first.lastError.code).toBe("launch_interrupted");
+    const again = await api("POST", `/tasks/${t.body.id}/sessions`, { prompt: "write proof.txt adopted" });
+    expect(again.status).toBe(201);
+    expect(again.body.state).not.toBe("failed");
+    await waitForSession(api, again.body.id, ["waiting_for_input"]);
+    const ws = (await api("GET", `/sessions/${again.body.id}/workspace`)).body;
+    expect(`worktree ${ws.workspacePath}`).toBe(worktreesAfterCrash[1]);
+    expect(gitSync(repo.path, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "))).toEqual(worktreesAfterCrash);
+    expect(readFileSync(join(ws.workspacePath, "proof.txt"), "utf8")).toBe("adopted");
+  });
+});

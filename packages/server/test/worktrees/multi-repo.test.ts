@@ -47,7 +47,9 @@ describe.each(DATABASES)("multi-repository tasks and compensation (%s)", (kind) 
     for (const x of slots) expect(join(x.worktreePath, "..")).toBe(ws.workspacePath);
     expect(join(ws.workspacePath, "..")).toBe(join(srv.home, "tasks"));
     expect(readFileSync(join(ws.workspacePath, ".grove-task.json"), "utf8")).toContain(task.body.id);
-    expect(new Set(slots.map((x) => x.worktreeBranch)).size).toBe(4);
+    // Two slots of one repository are on two different new branches (WT-2).
+    expect(slots[1]!.worktreeBranch).not.toBe(slots[2]!.worktreeBranch);
+    expect(branchesOf(b.repo)).toEqual(["develop", "main", slots[1]!.worktreeBranch, slots[2]!.worktreeBranch].sort());
 
     const ch = (await srv.api("GET", `/tasks/${task.body.id}/changes`)).body;
     expect(ch.repositories).toHaveLength(4);

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { DoctorReport } from "@grove/protocol";
 import { CliError, isCliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 
@@ -13,9 +14,25 @@ export function registerDoctorCommand(program: Command): void {
         }
         throw e;
       });
-      out.result(report, () => describeReport(report));
+      out.result(report, () => (isDoctorReport(report) ? renderReport(report) : describeReport(report)));
+      // Exit 1 when something is wrong, after the report itself was printed (stdout).
+      if (isDoctorReport(report) && !report.ok) {
+        throw new CliError("doctor_findings", `${report.findings.length} problem(s) found; nothing was changed`);
+      }
     },
   );
+}
+
+function isDoctorReport(r: unknown): r is DoctorReport {
+  return typeof r === "object" && r !== null && typeof (r as DoctorReport).ok === "boolean" && Array.isArray((r as DoctorReport).findings);
+}
+
+/** Human rendering of the server's audit (docs/specs/lifecycle.md, LC-D). */
+export function renderReport(r: DoctorReport): string[] {
+  const c = r.checked;
+  const head = `checked ${c.environmentRows} worktree row(s), ${c.repositories} repositor${c.repositories === 1 ? "y" : "ies"}, ${c.taskDirectories} task director${c.taskDirectories === 1 ? "y" : "ies"}`;
+  if (r.ok) return [head, "ok: database rows, git worktrees and task directories agree"];
+  return [head, ...r.findings.map((f) => `${f.kind.padEnd(12)} ${f.path}  ${f.message}`)];
 }
 
 /**

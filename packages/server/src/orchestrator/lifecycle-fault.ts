@@ -1,0 +1,22 @@
+/**
+ * Fault injection for crash tests (SEC-4, LC-4), inert unless the process was started with
+ * `GROVE_FAULT`: a comma-separated list of `<point>:<action>`, where action is `exit` (the
+ * process exits at once with code 137, like a kill -9: no cleanup, no graceful shutdown) or
+ * `hang` (the operation never continues, so a test can kill the process there).
+ *
+ * Points: `archive.after_reserve` (job `prepared`, inventory not taken), `archive.after_snapshot`,
+ * `archive.after_commit` (archive committed, job `pending`), `cleanup.after_claim` (job
+ * `running`, nothing done yet). `archive.*` applies to every trigger (delete, reset too).
+ * `launch.after_worktree_add` (a new worktree exists, its row is not yet persisted).
+ */
+export function faultPoint(point: string): Promise<void> {
+  const spec = process.env.GROVE_FAULT;
+  if (!spec) return Promise.resolve();
+  for (const entry of spec.split(",")) {
+    const [name, action] = entry.trim().split(":");
+    if (name !== point) continue;
+    if (action === "exit") process.exit(137);
+    if (action === "hang") return new Promise<void>(() => undefined);
+  }
+  return Promise.resolve();
+}
