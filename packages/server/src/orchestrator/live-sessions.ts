@@ -40,6 +40,11 @@ export class LiveSessions {
   forget(sessionId: string): void {
     this.recorders.delete(sessionId);
     this.summaries.delete(sessionId);
+    this.cancelAsks(sessionId);
+  }
+
+  /** Answers every open question of the session "cancelled" (turn ended, cancel, agent exit). */
+  cancelAsks(sessionId: string): void {
     for (const [id, a] of this.asks) {
       if (a.sessionId === sessionId) {
         a.resolve("cancelled");
@@ -81,12 +86,7 @@ export class LiveSessions {
   onAgentExit(sessionId: string, info: { code: number | null; signal: string | null; duringTurn: boolean }): void {
     this.deps.log.info({ sessionId, ...info }, "agent exited");
     void this.deps.store.deleteAgentProcess(sessionId).catch(() => undefined);
-    for (const [id, a] of this.asks) {
-      if (a.sessionId === sessionId) {
-        a.resolve("cancelled");
-        this.asks.delete(id);
-      }
-    }
+    this.cancelAsks(sessionId);
   }
 
   /** Compare-and-set a session's state, publish the change and re-derive the task state. */

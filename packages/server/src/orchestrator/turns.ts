@@ -29,6 +29,7 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
       const err = e instanceof AppError ? e : new AppError("agent_crashed", e instanceof Error ? e.message : String(e));
       await live.transition(session, ["running"], "failed", errorOf(err, deps.now()));
     } finally {
+      live.cancelAsks(session.id);
       live.changesMayHaveChanged(session.taskId);
     }
   })().catch((err: unknown) => deps.log.error({ err, sessionId: session.id }, "turn bookkeeping failed"));

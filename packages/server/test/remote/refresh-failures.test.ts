@@ -50,7 +50,7 @@ describe.each(DATABASES)("RR-7 refresh failures (%s)", (kind) => {
     expect(session.state).toBe("failed");
     expect(session.lastError).toMatchObject({ code: "refresh_network_failed", repositoryId: repos[1].id });
     expect(w.http.count(second, { status: 500 })).toBeGreaterThan(0);
-    expect(w.http.count("/acme/three")).toBe(1); // its clone only: never refreshed
+    expect(w.http.fetches("/acme/three", true)).toBe(1); // its clone only: never refreshed
     const root = join(w.srv.home, "tasks");
     const dirs = existsSync(root) ? readdirSync(root).flatMap((d) => readdirSync(join(root, d)).filter((f) => !f.startsWith("."))) : [];
     expect(dirs).toEqual([]);

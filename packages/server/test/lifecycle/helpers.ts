@@ -1,0 +1,42 @@
+import { expect } from "vitest";
+import { isAlive } from "../../src/agents/process-info.js";
+import { repoAndTask } from "../fixture/scenario.js";
+import { waitFor, waitForSession, type TestServer, type apiClient } from "../fixture/server.js";
+
+type Api = ReturnType<typeof apiClient>;
+
+/** The task's cleanup jobs (GET /cleanup-jobs?taskId=). */
+export async function jobsOf(api: Api, taskId: string): Promise<any[]> {
+  const r = await api("GET", `/cleanup-jobs?taskId=${encodeURIComponent(taskId)}`);
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
+/** Waits until the job reaches one of `states`; returns it. */
+export async function waitForJob(api: Api, taskId: string, jobId: string, states: string[], timeoutMs = 30_000): Promise<any> {
+  return waitFor(async () => {
+    const job = (await jobsOf(api, taskId)).find((j) => j.id === jobId);
+    return job && states.includes(job.state) ? job : undefined;
+  }, `job ${jobId} in ${states.join("|")}`, timeoutMs);
+}
+
+/** A task with one session that ran `prompt` and now waits for input; returns its slot and agent pid. */
+export async function taskWithSession(srv: TestServer, prompt = "write work.txt v1\ncommit first\nwrite wip.txt uncommitted") {
+  const ctx = await repoAndTask(srv);
+  const res = await srv.api("POST", `/tasks/${ctx.task.id}/sessions`, { prompt });
+  expect(res.status).toBe(201);
+  await waitForSession(srv.api, res.body.id, ["waiting_for_input"]);
+  const ws = (await srv.api("GET", `/sessions/${res.body.id}/workspace`)).body;
+  const pid = srv.server.orchestrator.deps.agents.get(res.body.id)?.pid;
+  return { ...ctx, session: res.body, ws, slot: ws.repositories[0], pid };
+}
+
+/** The environment's rows as the API shows them (tombstones included). */
+export async function envRows(api: Api, taskId: string): Promise<any[]> {
+  const r = await api("GET", `/tasks/${taskId}/environment`);
+  return r.status === 200 ? r.body.repositories : [];
+}
+
+export function processGone(pid: number | undefined): boolean {
+  return pid === undefined || !isAlive(pid);
+}
