@@ -14,5 +14,7 @@ describe("SES-1 session states and the derived task state", () => {
     expect(deriveTaskState("done", ["running"])).toBe("done");
     expect(deriveTaskState("todo", [])).toBe("todo");
     expect(deriveTaskState("todo", ["failed"])).toBe("failed");
+    expect(deriveTaskState("in_progress", ["failed", "cancelled"])).toBe("failed");
+    expect(deriveTaskState("failed", ["waiting_for_input", "failed"])).toBe("review");
   });
 });

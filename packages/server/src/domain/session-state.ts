@@ -27,12 +27,13 @@ export function isTerminal(s: SessionState): boolean {
 
 /**
  * A task's derived state: `in_progress` while any session works, `review` when sessions exist
- * and all wait. A person's explicit `done` (or a `failed` task) is kept.
+ * and none works, `failed` when every session failed or was cancelled. A person's explicit
+ * `done` is kept; a task with no session keeps its state.
  */
 export function deriveTaskState(current: TaskState, sessions: readonly SessionState[]): TaskState {
   if (current === "done") return current;
   if (sessions.some((s) => s === "starting" || s === "running")) return "in_progress";
   if (sessions.some((s) => s === "waiting_for_input" || s === "completed")) return "review";
-  if (sessions.length > 0 && sessions.every((s) => s === "failed" || s === "cancelled")) return current === "todo" ? "failed" : current;
+  if (sessions.length > 0 && sessions.every((s) => s === "failed" || s === "cancelled")) return "failed";
   return current;
 }

@@ -1,3 +1,4 @@
+import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { DATABASES } from "../fixture/db.js";
@@ -41,11 +42,13 @@ describe.each(DATABASES)("providers behind one interface (%s)", (kind) => {
     expect(w.http.fetches("/org/proj/_git/svc", true)).toBe(2);
     expect(w.http.fetches("/org/proj/_git/svc", false)).toBe(0);
 
-    // Another registration's row pointed at this clone is not at its own scoped path.
+    // A clone moved off its scoped path (row updated to follow it) is refused before any fetch.
     makeRemoteRepo(w.root, "org/other/_git/svc");
     const other = await addRemote(w.srv, { url: `${w.http.url}/org/other/_git/svc`, provider: "azure-devops", credential: { token: w.token }, name: "svc-other" });
     const store = w.srv.server.orchestrator.deps.store;
-    await store.transaction(async (trx: any) => trx.updateTable("repositories").set({ path: repo.path }).where("id", "=", other.id).execute());
+    const moved = `${other.path}-moved`;
+    renameSync(other.path, moved);
+    await store.transaction(async (trx: any) => trx.updateTable("repositories").set({ path: moved }).where("id", "=", other.id).execute());
     const before = w.http.requests.length;
     const bad = await launch(w.srv, [{ repositoryId: other.id }], "azure moved");
     expect(bad.session.state).toBe("failed");

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
@@ -41,7 +41,9 @@ describe.each(DATABASES)("CHG-3 live changes from file-system watching (%s)", (k
     await within("direct write", () => writeFileSync(join(wt, "direct.txt"), "x\n"));
     expect(updates().at(-1)!.data.repositoryId).toBe(r.id);
     // A new directory is watched as it appears: a file inside it is seen too.
-    await within("new dir", () => gitSync(wt, "init", "-q", "--separate-git-dir", join(wt, "..", "unused.git"), "--", "ignored-not").length);
+    await within("mkdir", () => mkdirSync(join(wt, "fresh", "deeper"), { recursive: true }));
+    await new Promise((res) => setTimeout(res, 500)); // the debounce settles; the new directories are watched
+    await within("write in a new directory", () => writeFileSync(join(wt, "fresh", "deeper", "f.txt"), "x\n"));
     // A commit made outside Grove (HEAD, index and reflog change).
     await within("commit", () => gitSync(wt, "-c", "user.name=T", "-c", "user.email=t@x.invalid", "commit", "-q", "--allow-empty", "-m", "outside"));
     // The agent itself.

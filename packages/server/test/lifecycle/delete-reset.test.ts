@@ -1,0 +1,100 @@
+import { existsSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { DATABASES } from "../fixture/db.js";
+import { gitSync } from "../fixture/git.js";
+import { repoAndTask } from "../fixture/scenario.js";
+import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
+import { envRows, jobsOf, processGone, taskWithSession, waitForJob } from "./helpers.js";
+
+describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
+  let srv: TestServer | undefined;
+  afterEach(async () => {
+    await srv?.close();
+    srv = undefined;
+  });
+
+  it("LC-6: DELETE of a task with a dirty worktree without discardChanges → 409 dirty_worktree, no job, nothing changed", async () => {
+    srv = await startTestServer(kind);
+    const { task, slot, pid } = await taskWithSession(srv);
+    const r = await srv.api("DELETE", `/tasks/${task.id}`);
+    expect(r.status).toBe(409);
+    expect(r.body.error.code).toBe("dirty_worktree");
+    expect(r.body.error.details.worktreePath).toBe(slot.worktreePath);
+    expect(await jobsOf(srv.api, task.id)).toEqual([]);
+    expect((await srv.api("GET", `/tasks/${task.id}`)).status).toBe(200);
+    expect(readFileSync(`${slot.worktreePath}/wip.txt`, "utf8")).toContain("uncommitted");
+    expect((await envRows(srv.api, task.id))[0].status).toBe("active");
+    expect(processGone(pid)).toBe(false);
+    // The barrier is open again: a session can start.
+    expect((await srv.api("POST", `/tasks/${task.id}/sessions`, {})).status).toBe(201);
+  });
+
+  it("LC-6 LC-7: DELETE with discardChanges=true removes the worktree and the task; the branch with commits is kept", async () => {
+    srv = await startTestServer(kind);
+    const { task, slot, pid, repo } = await taskWithSession(srv);
+    const r = await srv.api("DELETE", `/tasks/${task.id}?discardChanges=true`);
+    expect(r.status).toBe(202);
+    const job = await waitForJob(srv.api, task.id, r.body.jobId, ["succeeded", "failed", "retry_wait"]);
+    expect(job).toMatchObject({ state: "succeeded", trigger: "delete" });
+    expect((await srv.api("GET", `/tasks/${task.id}`)).status).toBe(404);
+    expect(existsSync(slot.worktreePath)).toBe(false);
+    expect(processGone(pid)).toBe(true);
+    expect(gitSync(repo.path, "worktree", "list", "--porcelain")).not.toContain(slot.worktreePath);
+    expect(gitSync(repo.path, "branch", "--list", slot.worktreeBranch).trim()).not.toBe("");
+    // Consent given: nothing saved on a private ref.
+    expect(gitSync(repo.path, "for-each-ref", "refs/grove/").trim()).toBe("");
+  });
+
+  it("LC-7 (decision): DELETE drops a branch with no commits outside its base; a hand-removed directory does not block", async () => {
+    srv = await startTestServer(kind);
+    const { task, slot, session, repo } = await taskWithSession(srv, "say nothing to commit");
+    await srv.server.orchestrator.deps.agents.stop(session.id);
+    await rm(slot.worktreePath, { recursive: true, force: true });
+    const r = await srv.api("DELETE", `/tasks/${task.id}`);
+    expect(r.status).toBe(202);
+    const job = await waitForJob(srv.api, task.id, r.body.jobId, ["succeeded", "failed", "retry_wait"]);
+    expect(job.state).toBe("succeeded");
+    expect(gitSync(repo.path, "branch", "--list", slot.worktreeBranch).trim()).toBe("");
+    expect(gitSync(repo.path, "worktree", "list", "--porcelain")).not.toContain(slot.worktreePath);
+  });
+
+  it("LC-2: environment reset while a session runs → 409 session_running, no job", async () => {
+    srv = await startTestServer(kind);
+    const { task } = await repoAndTask(srv);
+    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "sleep 20000" });
+    expect(s.body.state).toBe("running");
+    const r = await srv.api("POST", `/tasks/${task.id}/environment/reset`);
+    expect(r.status).toBe(409);
+    expect(r.body.error.code).toBe("session_running");
+    expect(await jobsOf(srv.api, task.id)).toEqual([]);
+    await srv.api("POST", `/sessions/${s.body.id}/cancel`);
+  });
+
+  it("LC-2 LC-7: environment reset removes the worktrees, keeps the branch, the environment is gone, the next session materializes afresh", async () => {
+    srv = await startTestServer(kind);
+    const { task, slot, pid, repo, session } = await taskWithSession(srv);
+    const env = (await srv.api("GET", `/tasks/${task.id}/environment`)).body;
+    const head = gitSync(slot.worktreePath, "rev-parse", "HEAD").trim();
+    const r = await srv.api("POST", `/tasks/${task.id}/environment/reset`);
+    expect(r.status).toBe(202);
+    const job = await waitForJob(srv.api, task.id, r.body.jobId, ["succeeded", "failed", "retry_wait"]);
+    expect(job).toMatchObject({ state: "succeeded", trigger: "environment_reset" });
+    expect(processGone(pid)).toBe(true);
+    expect(existsSync(slot.worktreePath)).toBe(false);
+    expect(gitSync(repo.path, "rev-parse", `refs/heads/${slot.worktreeBranch}`).trim()).toBe(head);
+    expect((await srv.api("GET", `/tasks/${task.id}/environment`)).status).toBe(404);
+    expect((await srv.api("GET", `/sessions/${session.id}`)).body.taskEnvironmentId).toBeNull();
+    expect((await srv.api("GET", `/tasks/${task.id}`)).body.archivedAt).toBeNull();
+
+    const next = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say fresh" });
+    expect(next.status).toBe(201);
+    await waitForSession(srv.api, next.body.id, ["waiting_for_input"]);
+    const fresh = (await srv.api("GET", `/tasks/${task.id}/environment`)).body;
+    expect(fresh.id).not.toBe(env.id);
+    expect(fresh.repositories[0]).toMatchObject({ status: "active", worktreePath: slot.worktreePath, worktreeBranch: slot.worktreeBranch });
+    expect(fresh.repositories[0].worktreeId).not.toBe(slot.worktreeId);
+    expect(gitSync(slot.worktreePath, "rev-parse", "HEAD").trim()).toBe(head);
+    expect(existsSync(`${slot.worktreePath}/wip.txt`)).toBe(false);
+  });
+});
