@@ -1,70 +1,49 @@
 /**
- * Placeholder page: shows the server's version and the tasks with their state. The real UI
- * (UX-2) replaces this; it talks to the same `/api/v1` and imports only @grove/protocol types.
+ * The Grove web UI (UX-2): a header with the server status and the live-connection state,
+ * and the routed views. Talks only to `/api/v1` and imports only @grove/protocol types.
  */
-import type { ErrorBody, Health, Task } from "@grove/protocol";
+import type { Health } from "@grove/protocol";
+import { adoptTokenFromUrl, api, describeError } from "./api.js";
+import { h, render } from "./dom.js";
+import { EventStream } from "./events.js";
+import { Router } from "./router.js";
+import { boardView } from "./views/board.js";
+import { repositoriesView } from "./views/repositories.js";
+import { taskView } from "./views/task.js";
 
-// With GROVE_AUTH_TOKEN set, open the page once as `/?token=…`; the token is kept locally.
-const TOKEN_KEY = "grove.token";
-const fromUrl = new URLSearchParams(location.search).get("token");
-if (fromUrl) localStorage.setItem(TOKEN_KEY, fromUrl);
-const token = localStorage.getItem(TOKEN_KEY);
+adoptTokenFromUrl();
 
-async function api<T>(path: string): Promise<T> {
-  const res = await fetch(`/api/v1${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-  const body = (await res.json().catch(() => null)) as unknown;
-  if (!res.ok) {
-    const err = (body as ErrorBody | null)?.error;
-    throw new Error(err ? `${err.code}: ${err.message}` : `HTTP ${res.status}`);
-  }
-  return body as T;
-}
+const status = document.getElementById("status")!;
+const live = document.getElementById("live")!;
+const root = document.getElementById("view")!;
 
-function cell(row: HTMLTableRowElement, text: string, tag: "td" | "th" = "td"): void {
-  const el = document.createElement(tag);
-  el.textContent = text;
-  row.append(el);
-}
+const events = new EventStream();
+const setLive = (text: string, cls: string) => {
+  live.textContent = text;
+  live.className = `live ${cls}`;
+};
+events.on("connected", () => setLive("live", "on"));
+events.on("reconnected", () => setLive("live", "on"));
+events.on("disconnected", () => setLive("reconnecting…", "off"));
 
-function renderTasks(container: HTMLElement, tasks: readonly Task[]): void {
-  container.replaceChildren();
-  if (tasks.length === 0) {
-    const p = document.createElement("p");
-    p.textContent = "No tasks yet. Create one with `grove task create`.";
-    container.append(p);
-    return;
-  }
-  const table = document.createElement("table");
-  const head = table.createTHead().insertRow();
-  for (const title of ["Task", "State", "Id"]) cell(head, title, "th");
-  const body = table.createTBody();
-  for (const t of tasks) {
-    const row = body.insertRow();
-    row.dataset.taskId = t.id;
-    cell(row, t.title);
-    cell(row, t.state);
-    cell(row, t.id);
-  }
-  container.append(table);
-}
+const router = new Router(root, events, (el) => {
+  render(el, h("h1", null, "Not found"), h("p", null, "No page at ", h("code", null, location.pathname), ". ", h("a", { href: "/" }, "Go to the board")));
+  return () => undefined;
+});
+router.add("/", boardView).add("/repositories", repositoriesView).add("/tasks/:id", taskView);
 
-async function main(): Promise<void> {
-  const status = document.getElementById("status")!;
-  const tasks = document.getElementById("tasks")!;
+async function showHealth(): Promise<void> {
   try {
-    const health = await api<Health>("/health");
+    const health = await api.get<Health>("/health");
     status.textContent = `server ${health.version} · ${health.database} · runner ${health.runnerId}`;
+    status.className = "";
   } catch (e) {
-    status.textContent = `server unavailable: ${(e as Error).message}`;
+    status.textContent = `server unavailable: ${describeError(e)}`;
     status.className = "error";
-    return;
-  }
-  try {
-    renderTasks(tasks, await api<Task[]>("/tasks"));
-  } catch (e) {
-    tasks.textContent = `could not load tasks: ${(e as Error).message}`;
-    tasks.className = "error";
   }
 }
 
-void main();
+events.on("reconnected", () => void showHealth());
+void showHealth();
+events.connect();
+router.resolve();

@@ -50,12 +50,12 @@ function statusOf(diffStatus: string | undefined, st: StatusEntry | undefined): 
 export async function computeChanges(git: GitRunner, input: { worktreePath: string; baseBranch: string; maxFiles?: number }): Promise<WorktreeChanges> {
   const { worktreePath: cwd, baseBranch } = input;
   const maxFiles = input.maxFiles ?? 5000;
-  const [statusRun, mergeBase] = await Promise.all([
+  // The merge-base is cheap; the two expensive walks of the work tree (status, diff) then run in
+  // parallel so the critical path is the slower of them, as with raw git (bench/changes.ts).
+  const mergeBase = await mergeBaseOf(git, cwd, baseBranch);
+  const [statusRun, counts, diffRun] = await Promise.all([
     // -uall lists untracked files one by one, the same set as `ls-files --others --exclude-standard`.
     git.run(["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignore-submodules=none"], { cwd }),
-    mergeBaseOf(git, cwd, baseBranch),
-  ]);
-  const [counts, diffRun] = await Promise.all([
     git.run(["rev-list", "--left-right", "--count", "--end-of-options", `${baseBranch}...HEAD`], { cwd }),
     git.run(["diff", "--raw", "--numstat", "-z", "--no-ext-diff", "--no-textconv", mergeBase ?? "HEAD"], { cwd }),
   ]);

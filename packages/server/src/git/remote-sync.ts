@@ -1,6 +1,7 @@
 import { assertBranchName } from "../domain/layout.js";
 import { credentialArgs, credentialPayload, type GitCredential } from "./credential-helper.js";
-import type { GitRunner, GitRunOptions } from "./runner.js";
+import { AppError } from "../domain/errors.js";
+import type { GitResult, GitRunner, GitRunOptions } from "./runner.js";
 
 /**
  * How a clone or fetch reaches its host. `managed` (RR-2): isolated config, the server's
@@ -15,6 +16,14 @@ function accessOptions(access: RemoteAccess): { args: string[]; opts: Partial<Gi
     args: credentialArgs(access.originUrl, access.credential),
     opts: { network: true, isolatedConfig: true, fd3: credentialPayload(access.credential) },
   };
+}
+
+// Failures are taken as results so the whole stderr (ssh's "Permission denied" comes before git's
+// last line) reaches remote-errors.ts for classification; it is never shown as is.
+const FAILED = Array.from({ length: 255 }, (_, i) => i + 1);
+
+function failIfNonZero(r: GitResult, sub: string): void {
+  if (r.exitCode !== 0) throw new AppError("git_failed", `git ${sub} failed (exit ${r.exitCode}): ${r.stderr.replace(/\s+/g, " ").trim()}`, { args: [sub], exitCode: r.exitCode });
 }
 
 /** One progress line of `git clone --progress`, e.g. `Receiving objects:  42% (420/1000)`. */
@@ -42,12 +51,14 @@ export async function cloneRemote(
   input: { url: string; dest: string; cwd: string; access: RemoteAccess; timeoutMs: number; onProgress?: (p: CloneProgress) => void },
 ): Promise<void> {
   const { args, opts } = accessOptions(input.access);
-  await git.run([...args, "clone", "--progress", "--origin", "origin", "--", input.url, input.dest], {
+  const r = await git.run([...args, "clone", "--progress", "--origin", "origin", "--", input.url, input.dest], {
     cwd: input.cwd,
     timeoutMs: input.timeoutMs,
+    okExitCodes: FAILED,
     ...opts,
     ...(input.onProgress ? { onStderr: (c: string) => parseProgress(c).forEach((p) => input.onProgress?.(p)) } : {}),
   });
+  failIfNonZero(r, "clone");
 }
 
 /**
@@ -66,7 +77,13 @@ export async function fetchOrigin(
     refspecs.push(`+${input.pr.ref}:refs/remotes/origin/pr/${input.pr.number}`);
   }
   const { args, opts } = accessOptions(input.access);
-  await git.run([...args, "fetch", "--no-tags", "--no-write-fetch-head", "--", "origin", ...refspecs], { cwd: input.repoPath, timeoutMs: input.timeoutMs, ...opts });
+  const r = await git.run([...args, "fetch", "--no-tags", "--no-write-fetch-head", "--", "origin", ...refspecs], {
+    cwd: input.repoPath,
+    timeoutMs: input.timeoutMs,
+    okExitCodes: FAILED,
+    ...opts,
+  });
+  failIfNonZero(r, "fetch");
 }
 
 /** `remote.origin.url` of a clone, or null. */

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { realpath } from "node:fs/promises";
 import { resolve } from "node:path";
+import type { Writable } from "node:stream";
 import { AppError } from "../domain/errors.js";
 import { Semaphore } from "./semaphore.js";
 
@@ -223,7 +224,7 @@ export class GitRunner {
         opts.onStderr?.(chunk.toString("utf8"));
       });
       if (opts.fd3 !== undefined) {
-        const secret = child.stdio[3] as import("node:stream").Writable | null;
+        const secret = child.stdio[3] as Writable | null;
         secret?.on("error", () => undefined);
         secret?.end(opts.fd3);
       }

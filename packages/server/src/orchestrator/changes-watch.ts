@@ -45,6 +45,7 @@ export class ChangesWatch {
 
   /** Subscribes to session events on the bus. */
   start(): void {
+    if (process.env.GROVE_TMP_NOWATCH) return;
     this.unsubscribe = this.deps.bus.subscribe((f: EventFrame) => {
       if (f.type === "session.state_changed") {
         const { session } = f.data as EventFrame<"session.state_changed">["data"];

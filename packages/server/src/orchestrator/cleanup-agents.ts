@@ -18,6 +18,7 @@ function delay(ms: number): Promise<void> {
  * and retries (a failed or uncertain stop never leads to a removal).
  */
 export async function stopTaskAgents(deps: Deps, snapshot: CleanupSnapshot): Promise<void> {
+  await waitForLaunches(deps, snapshot);
   await Promise.all(snapshot.sessionIds.map((id) => deps.agents.stop(id, { graceMs: GRACE_MS })));
   const recorded = new Map(snapshot.agentProcesses.map((p) => [p.sessionId, p]));
   for (const p of await deps.store.listAgentProcesses(deps.runnerId)) {
@@ -42,5 +43,25 @@ export async function stopTaskAgents(deps: Deps, snapshot: CleanupSnapshot): Pro
   }
   if (survivors.length > 0) {
     throw new AppError("internal_error", `agent process(es) ${survivors.join(", ")} of task ${snapshot.taskId} did not stop; worktrees kept`, { pids: survivors });
+  }
+}
+
+const LAUNCH_WAIT_MS = 15_000;
+
+/**
+ * A session still `starting` may be spawning its agent right now, before any handle exists to
+ * stop. Its launch re-checks the task after the spawn and stops the agent itself (launch.ts);
+ * the job waits for that so the worktree is not pulled from under a starting agent. Still
+ * starting after the wait → an uncertain stop: throw, keep the worktrees, retry (LC-3).
+ */
+async function waitForLaunches(deps: Deps, snapshot: CleanupSnapshot): Promise<void> {
+  const deadline = Date.now() + LAUNCH_WAIT_MS;
+  for (;;) {
+    const starting = (await deps.store.listSessions(snapshot.taskId)).filter((s) => s.state === "starting" && snapshot.sessionIds.includes(s.id));
+    if (starting.length === 0) return;
+    if (Date.now() > deadline) {
+      throw new AppError("session_running", `session(s) ${starting.map((s) => s.id).join(", ")} of task ${snapshot.taskId} are still starting; worktrees kept`);
+    }
+    await delay(50);
   }
 }

@@ -6,6 +6,7 @@ import { sessionView } from "../domain/views.js";
 import type { Deps } from "./context.js";
 import { findProfile, spawnAgent } from "./agent-launch.js";
 import { errorOf, type LiveSessions } from "./live-sessions.js";
+import { assertTaskWorkable } from "./lifecycle.js";
 import { materializeSlots } from "./materialize.js";
 import { taskRoot } from "./paths.js";
 import { getTaskOr404 } from "./tasks.js";
@@ -85,6 +86,8 @@ async function launchAgent(deps: Deps, live: LiveSessions, session: SessionRecor
   try {
     const ws = await projectSessionWorkspace(deps, session);
     const handle = await spawnAgent(deps, live, session, ws.workspacePath, false);
+    // LC-3: a cleanup reserved while this agent was starting may have missed it; refuse now.
+    await assertTaskWorkable(deps, session.taskId);
     const fresh = (await deps.store.getSession(session.id)) ?? session;
     if (prompt !== undefined && prompt.trim() !== "") {
       const running = await live.transition(fresh, ["starting"], "running");

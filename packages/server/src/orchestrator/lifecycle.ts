@@ -109,7 +109,8 @@ export function listCleanupJobs(deps: Deps, taskId: string | undefined): Promise
  */
 export async function assertTaskWorkable(deps: Deps, taskId: string): Promise<void> {
   const task = await deps.store.getTask(taskId);
-  if (task?.archivedAt) throw new AppError("task_archived", `task ${taskId} is archived; unarchive it first`, { taskId });
+  if (!task) throw new AppError("not_found", `task ${taskId} not found`, { taskId });
+  if (task.archivedAt) throw new AppError("task_archived", `task ${taskId} is archived; unarchive it first`, { taskId });
   const job = await deps.store.activeCleanupJob(taskId);
   if (job) throw new AppError("task_cleanup_in_progress", `a ${job.trigger} cleanup of task ${taskId} is ${job.state}`, { taskId, jobId: job.id, state: job.state });
 }

@@ -17,7 +17,7 @@ export async function loadProviderRegistry(pluginList: string | undefined): Prom
     try {
       mod = (await import(pathToFileURL(path).href)) as typeof mod;
     } catch (e) {
-      throw new Error(`GROVE_PROVIDER_PLUGINS: cannot load ${path}: ${(e as Error).message}`);
+      throw new Error(`GROVE_PROVIDER_PLUGINS: cannot load ${path}: ${(e as Error).message}`, { cause: e });
     }
     const exported = mod.provider ?? mod.default;
     const list = (Array.isArray(exported) ? exported : [exported]) as GitProvider[];
@@ -26,7 +26,7 @@ export async function loadProviderRegistry(pluginList: string | undefined): Prom
       try {
         registry.register(p);
       } catch (e) {
-        throw new Error(`GROVE_PROVIDER_PLUGINS: ${path}: ${(e as Error).message}`);
+        throw new Error(`GROVE_PROVIDER_PLUGINS: ${path}: ${(e as Error).message}`, { cause: e });
       }
     }
   }

@@ -20,6 +20,7 @@ export function parseRemoteUrl(raw: string): RemoteUrl {
   const text = raw.trim();
   if (text !== raw || text.length === 0) throw invalid("url must not be empty or padded with spaces");
   if (text.startsWith("-")) throw invalid("url must not start with '-'");
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   if (/[\s\u0000-\u001f\u007f\\]/.test(text)) throw invalid("url contains control characters, spaces or backslashes");
   let out: RemoteUrl;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {

@@ -48,7 +48,18 @@ export async function activeCleanupJob(db: Db, taskId: string): Promise<CleanupJ
   return row && toJob(row);
 }
 
-/** LC-2 creation barrier: refuses while a job of the task is active. Runs inside the caller's transaction. */
+/**
+ * LC-2 creation barrier, inside the caller's transaction: refuses while a job of the task is
+ * active, and for an archived task (a launch that was already materializing when the archive
+ * job ran must not add a row after the job has finished).
+ */
+export async function creationBarrier(db: Db, taskId: string): Promise<void> {
+  const task = await db.selectFrom("tasks").select("archived_at").where("id", "=", taskId).executeTakeFirst();
+  if (task && task.archived_at !== null) throw new AppError("task_archived", `task ${taskId} is archived`, { taskId });
+  await assertNoActiveCleanup(db, taskId);
+}
+
+/** Refuses (`task_cleanup_in_progress`) while a job of the task is active. */
 export async function assertNoActiveCleanup(db: Db, taskId: string): Promise<void> {
   const job = await activeCleanupJob(db, taskId);
   if (job) {

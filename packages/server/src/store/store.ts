@@ -262,7 +262,7 @@ export class Store {
   // Cleanup jobs (LC-2 … LC-5) ----------------------------------------------------------
 
   /** The LC-2 barrier to install with `setCreationBarrier`: refuses while a job of the task is active. */
-  readonly cleanupBarrier: CreationBarrier = (trx, taskId) => cleanup.assertNoActiveCleanup(trx as Db, taskId);
+  readonly cleanupBarrier: CreationBarrier = (trx, taskId) => cleanup.creationBarrier(trx as Db, taskId);
 
   /** FLOWS "Archive" step 1 in one transaction (task row locked): the job, `prepared`. */
   reserveCleanupJob(input: ReserveCleanupInput): Promise<CleanupJobRecord> {

@@ -29,8 +29,9 @@ describe("UX-2 the web page in a real browser (Chromium)", () => {
     const { task } = await repoAndTask(srv, { title: "Browser visible task" });
     const page = await browser.newPage({ viewport: { width: 900, height: 500 } });
     await page.goto(srv.url + "/");
-    await page.waitForSelector(`tr[data-task-id="${task.id}"]`, { timeout: 15_000 });
-    const row = await page.textContent(`tr[data-task-id="${task.id}"]`);
+    // One card per task on the board (the UI's markup, WEB-1.1); it names the task and its state.
+    await page.waitForSelector(`.task-card[data-task-id="${task.id}"]`, { timeout: 15_000 });
+    const row = await page.textContent(`.task-card[data-task-id="${task.id}"]`);
     expect(row).toContain("Browser visible task");
     expect(row).toContain("todo");
     expect(await page.textContent("#status")).toMatch(/server \S+ · sqlite · runner runner_/);

@@ -42,11 +42,15 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
     const repo = (await repoAndTask(s)).repository;
     const race = async (i: number) => {
       const t = (await s.api("POST", "/tasks", { title: `race ${i}`, repositories: [{ repositoryId: repo.id }] })).body;
-      const first = i % 2 === 0;
-      const [a, b] = await Promise.all(first ? [s.api("POST", `/tasks/${t.id}/sessions`, {}), s.api("POST", `/tasks/${t.id}/archive`)] : [s.api("POST", `/tasks/${t.id}/archive`), s.api("POST", `/tasks/${t.id}/sessions`, {})].reverse());
-      const session = a;
-      const archive = b;
-      if (archive.status === 202) await waitForJob(s.api, t.id, archive.body.jobId, ["succeeded", "failed"]);
+      // Alternate which request is sent first.
+      const sessionP = i % 2 === 0 ? s.api("POST", `/tasks/${t.id}/sessions`, {}) : undefined;
+      // ...and let the archive land at different points of the launch (reservation, worktree add, row, agent).
+      const archiveP = new Promise((r) => setTimeout(r, (i % 7) * 15)).then(() => s.api("POST", `/tasks/${t.id}/archive`));
+      const [session, archive] = await Promise.all([sessionP ?? s.api("POST", `/tasks/${t.id}/sessions`, {}), archiveP]);
+      if (archive.status === 202) {
+        const j = await waitForJob(s.api, t.id, archive.body.jobId, ["succeeded", "failed", "retry_wait"]);
+        expect(j.lastError).toBeNull();
+      }
       const task = (await s.api("GET", `/tasks/${t.id}`)).body;
       const rows = await envRows(s.api, t.id);
       // Invariant: every active row's worktree exists; an archived task has no active row and no live agent.
@@ -77,7 +81,7 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
     const job = await waitForJob(srv.api, task.id, r.body.jobId, ["retry_wait", "succeeded", "failed"]);
     expect(job.state).toBe("retry_wait");
     expect(job.attempts).toBe(1);
-    expect(job.lastError).toMatch(/locked/);
+    expect(job.lastError).toMatch(/unlock first/);
     expect(Date.parse(job.nextRunAt) - Date.parse(job.updatedAt)).toBeGreaterThanOrEqual(55_000);
     expect(existsSync(slot.worktreePath)).toBe(true);
     // Not due yet at the real clock.
@@ -109,7 +113,7 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
     }
     expect(job.state).toBe("failed");
     expect(job.attempts).toBe(6);
-    expect(job.lastError).toMatch(/locked/);
+    expect(job.lastError).toMatch(/unlock first/);
     expect(job.nextRunAt).toBeNull();
     // 1m, 5m, 15m, 1h, 4h (the first measured from the real clock, so roughly).
     expect(delays.slice(1).map((d) => Math.round(d / 60_000))).toEqual([5, 15, 60, 240]);

@@ -8,10 +8,12 @@ import { addRemote, launch, makeRemoteRepo, remoteWorld, type RemoteWorld } from
 describe.each(DATABASES)("RR-3 executor policy (%s)", (kind) => {
   let w: RemoteWorld | undefined;
   let sshd: LocalSshd;
+  let sshRoot: string;
   const savedSsh = process.env.GIT_SSH_COMMAND;
 
   beforeAll(async () => {
-    sshd = await startSshd(join(await tempDir("grove-sshd-"), "sshd"));
+    sshRoot = await tempDir("grove-ssh-repos-");
+    sshd = await startSshd(join(await tempDir("grove-sshd-"), "sshd"), sshRoot);
   });
   afterAll(async () => {
     await sshd?.close();
@@ -40,10 +42,10 @@ describe.each(DATABASES)("RR-3 executor policy (%s)", (kind) => {
 
   test("RR-3 executor over SSH: the host's ssh key is used non-interactively and the SSH origin is never rewritten to HTTPS", async () => {
     w = await remoteWorld(kind, "github", { token: null });
-    const remote = makeRemoteRepo(w.root, "acme/private");
+    const remote = makeRemoteRepo(sshRoot, "acme/private");
     // The host's own credentials: its ssh configuration (here: GIT_SSH_COMMAND with the generated key).
     process.env.GIT_SSH_COMMAND = sshd.sshCommand;
-    const url = `ssh://${sshd.user}@127.0.0.1:${sshd.port}${remote.bare}`;
+    const url = `ssh://${sshd.user}@127.0.0.1:${sshd.port}/acme/private.git`;
     const repo = await addRemote(w.srv, { url, provider: "github", credentialPolicy: "executor", name: "private" });
     expect(gitSync(repo.path, "config", "remote.origin.url").trim()).toBe(url);
     const pushed = remote.commit("y.txt", "y\n");

@@ -29,7 +29,7 @@ describe.each(DATABASES)("CHG-3 live changes from file-system watching (%s)", (k
     await waitFor(() => watch.watchedTasks().includes(t.body.id), "task watched");
     const events = await openEvents(srv.url);
     const updates = () => (events.frames as Frame[]).filter((f) => f.type === "changes.updated" && f.data.taskId === t.body.id);
-    const within = async (what: string, act: () => void | Promise<unknown>) => {
+    const within = async (what: string, act: () => unknown) => {
       const n = updates().length;
       const t0 = Date.now();
       await act();

@@ -4,12 +4,16 @@ import type { CreateRepositoryBody, Repository } from "@grove/protocol";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable } from "../output.js";
 import { isRemoteUrl } from "../repo-ref.js";
+import { followCloneProgress } from "../clone-progress.js";
+import { CliError } from "../client.js";
 
 interface RepoAddOptions {
   name?: string;
   provider?: string;
   defaultBranch?: string;
   pullBeforeWorktree: boolean;
+  tokenEnv?: string;
+  credentialPolicy?: "managed" | "executor";
 }
 
 /** `grove repo add|ls`. */
@@ -23,7 +27,9 @@ export function registerRepoCommands(program: Command): void {
       .option("--name <name>", "display name (default: derived from the path or URL)")
       .option("--provider <provider>", "github | gitlab | azure-devops | <plugin> (for a remote URL on a host that does not name it)")
       .option("--default-branch <branch>", "base branch for new tasks (default: the repository's HEAD branch)")
-      .option("--no-pull-before-worktree", "do not refresh the base branch before creating a worktree"),
+      .option("--no-pull-before-worktree", "do not refresh the base branch before creating a worktree")
+      .option("--token-env <VAR>", "read the provider token from this environment variable (never pass a token in argv)")
+      .option("--credential-policy <policy>", "managed | executor (default: managed when a token is given)"),
   ).action(async (target: string, opts: RepoAddOptions, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const remote = isRemoteUrl(target);
@@ -33,8 +39,21 @@ export function registerRepoCommands(program: Command): void {
     if (opts.provider !== undefined) body.provider = opts.provider;
     if (opts.defaultBranch !== undefined) body.defaultBranch = opts.defaultBranch;
     if (cmd.getOptionValueSource("pullBeforeWorktree") === "cli") body.pullBeforeWorktree = opts.pullBeforeWorktree;
+    if (opts.tokenEnv !== undefined) {
+      const token = process.env[opts.tokenEnv];
+      if (!token) throw new CliError("invalid_arguments", `environment variable ${opts.tokenEnv} is empty or unset`);
+      body.credential = { token };
+    }
+    if (opts.credentialPolicy !== undefined) body.credentialPolicy = opts.credentialPolicy;
     if (remote) out.progress(`cloning ${target}…`);
-    const created = await client.post<Repository>("/repositories", body);
+    // RR-1: the clone's progress, from the event stream, while the request runs.
+    const stop = remote && !out.json ? await followCloneProgress(client.base, process.env.GROVE_AUTH_TOKEN, out) : () => undefined;
+    let created: Repository;
+    try {
+      created = await client.post<Repository>("/repositories", body);
+    } finally {
+      stop();
+    }
     out.result(created, () => [`added repository ${created.name} (${created.id}) ${created.url ?? created.path}`]);
   });
 

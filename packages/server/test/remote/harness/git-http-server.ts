@@ -21,7 +21,8 @@ export interface SeenRequest {
   user: string | null;
 }
 
-export type Mode = "ok" | "401" | "500" | "hang";
+/** `slow`: every request waits `slowMs` before it is served (to observe git processes mid-fetch). */
+export type Mode = "ok" | "401" | "500" | "hang" | "slow";
 
 const LAYOUT: Record<ProviderKind, RegExp> = {
   github: /^\/[^/]+\/[^/]+$/,
@@ -67,7 +68,7 @@ function accepted(kind: ProviderKind, cred: { user: string; password: string } |
  * Serves bare repositories under `root`: a request for `/<key>/info/refs` maps to
  * `root/<key without .git>.git`. `token` set → every request needs it in the provider's form.
  */
-export async function startGitHttpServer(opts: { root: string; kind: ProviderKind; token?: string }): Promise<GitHttpServer> {
+export async function startGitHttpServer(opts: { root: string; kind: ProviderKind; token?: string; slowMs?: number }): Promise<GitHttpServer> {
   const requests: SeenRequest[] = [];
   let globalMode: Mode = "ok";
   const repoModes = new Map<string, Mode>();
@@ -102,7 +103,9 @@ export async function startGitHttpServer(opts: { root: string; kind: ProviderKin
       return;
     }
     record(200);
-    cgi(req, res, opts.root, `${key}.git${m[2]}`, u.search.replace(/^\?/, ""));
+    const serve = () => cgi(req, res, opts.root, `${key}.git${m[2]}`, u.search.replace(/^\?/, ""));
+    if (mode === "slow") setTimeout(serve, opts.slowMs ?? 600);
+    else serve();
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;

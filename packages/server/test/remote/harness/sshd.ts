@@ -24,7 +24,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startSshd(dir: string): Promise<LocalSshd> {
+/**
+ * `root` is where repositories live: a forced command maps the requested path onto it, so an SSH
+ * URL keeps a provider's layout (`ssh://user@127.0.0.1:PORT/acme/widget.git`).
+ */
+export async function startSshd(dir: string, root: string): Promise<LocalSshd> {
   if (!SSHD) throw new Error("sshd is not installed (apt-get install -y openssh-server; .ci/run does this)");
   mkdirSync(dir, { recursive: true });
   mkdirSync("/run/sshd", { recursive: true });
@@ -38,6 +42,22 @@ export async function startSshd(dir: string): Promise<LocalSshd> {
   const knownHosts = join(dir, "known_hosts");
   const hostPub = execFileSync("cat", [`${hostKey}.pub`], { encoding: "utf8" }).trim();
   writeFileSync(knownHosts, `[127.0.0.1]:${port} ${hostPub}\n`);
+  const force = join(dir, "git-only.sh");
+  writeFileSync(
+    force,
+    [
+      "#!/bin/sh",
+      "set -f",
+      'cmd=${SSH_ORIGINAL_COMMAND%% *}',
+      'path=${SSH_ORIGINAL_COMMAND#* }',
+      "path=${path#\\'}; path=${path%\\'}",
+      'case "$path" in *..*) exit 1;; esac',
+      `case "$cmd" in git-upload-pack|git-receive-pack) exec "$cmd" "${root}$path";; esac`,
+      "exit 1",
+      "",
+    ].join("\n"),
+    { mode: 0o755 },
+  );
   const config = join(dir, "sshd_config");
   writeFileSync(
     config,
@@ -53,6 +73,7 @@ export async function startSshd(dir: string): Promise<LocalSshd> {
       "PermitRootLogin prohibit-password",
       "StrictModes no",
       "UsePAM no",
+      `ForceCommand ${force}`,
       `SetEnv PATH=${process.env.PATH}`,
       "",
     ].join("\n"),

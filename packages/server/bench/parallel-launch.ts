@@ -1,0 +1,92 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startServer } from "../src/app.js";
+import { benchTmp } from "./changes.js";
+import { generatedRepo, median, ms, type Row } from "./util.js";
+
+/** The baseline: the same 20 `git worktree add` run one after another by a shell loop. */
+function shellLoop(repo: string, dir: string, tag: string): number {
+  const script = `for i in $(seq 1 20); do git worktree add -q -b "raw-${tag}-$i" -- "${dir}/raw-${tag}-$i" main || exit 1; done`;
+  const t0 = performance.now();
+  execFileSync("sh", ["-c", script], { cwd: repo, env: { ...process.env, LC_ALL: "C" }, stdio: "ignore" });
+  return performance.now() - t0;
+}
+
+/**
+ * WT-6 at scale: 20 sessions launched at once through the HTTP API on one repository of 10,000
+ * files (each: worktree under the repository lock, rows, agent spawned) against 20 sequential
+ * `git worktree add` in a shell loop, alternated A B A B. Worktrees are kept until the end
+ * (STACK.md: mass deletions slow the disk).
+ */
+export async function parallelLaunchBench(rounds = 3): Promise<Row[]> {
+  const scripted = await parallelLaunchRun(rounds, "scripted");
+  const minimal = await parallelLaunchRun(rounds, "minimal");
+  return [
+    { benchmark: `20 parallel launches: 20 environments ready, minimal agent${minimal.failed ? ` (${minimal.failed} FAILED)` : ""}`, ...cmp(minimal.prepared, minimal.raw), target: "≤ 1.3×" },
+    { benchmark: "20 parallel launches: 20 agents up, minimal agent", ...cmp(minimal.grove, minimal.raw), target: "-" },
+    { benchmark: `20 parallel launches: 20 environments ready, scripted agent${scripted.failed ? ` (${scripted.failed} FAILED)` : ""}`, ...cmp(scripted.prepared, scripted.raw), target: "-" },
+    { benchmark: "20 parallel launches: 20 agents up, scripted agent (tsx start ≈ 0.5 CPU-s each)", ...cmp(scripted.grove, scripted.raw), target: "-" },
+  ];
+}
+
+function cmp(grove: number[], raw: number[]): { grove: string; raw: string; ratio: string } {
+  const g = median(grove);
+  const r = median(raw);
+  return { grove: ms(g), raw: ms(r), ratio: `${(g / r).toFixed(2)}×` };
+}
+
+async function parallelLaunchRun(rounds: number, agent: "scripted" | "minimal"): Promise<{ grove: number[]; prepared: number[]; raw: number[]; failed: number }> {
+  const tmp = benchTmp();
+  const saved = process.env.GROVE_BENCH_TMP;
+  if (tmp) process.env.GROVE_BENCH_TMP = tmp;
+  const repo = generatedRepo(10_000, "grove-bench-par-");
+  if (saved === undefined) delete process.env.GROVE_BENCH_TMP;
+  else process.env.GROVE_BENCH_TMP = saved;
+  const home = mkdtempSync(join(tmp ?? tmpdir(), "grove-bench-par-home-"));
+  const rawDir = mkdtempSync(join(tmp ?? tmpdir(), "grove-bench-par-raw-"));
+  if (agent === "minimal") {
+    const script = fileURLToPath(new URL("./minimal-agent.mjs", import.meta.url));
+    writeFileSync(join(home, "agents.json"), JSON.stringify({ agents: [{ name: "minimal", command: process.execPath, args: [script], permissionPolicy: "auto_approve" }] }));
+  }
+  const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
+  const api = async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${server.url}/api/v1${path}`, { method, headers: body ? { "content-type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined });
+    const text = await r.text();
+    return (text ? JSON.parse(text) : {}) as any;
+  };
+  const grove: number[] = [];
+  const prepared: number[] = [];
+  const raw: number[] = [];
+  let failed = 0;
+  try {
+    const repoRow = await api("POST", "/repositories", { path: repo });
+    for (let round = 0; round < rounds; round++) {
+      raw.push(shellLoop(repo, rawDir, String(round)));
+      const tasks = await Promise.all(Array.from({ length: 20 }, (_, i) => api("POST", "/tasks", { title: `par ${round} ${i}`, repositories: [{ repositoryId: repoRow.id }] })));
+      const ids = new Set(tasks.map((t) => t.id as string));
+      let readyAt = 0;
+      let ready = 0;
+      const off = server.orchestrator.deps.bus.subscribe((f) => {
+        const d = f.data as { taskId?: string; status?: string };
+        if (f.type === "environment.updated" && d.status === "ready" && ids.has(d.taskId ?? "") && ++ready === 20) readyAt = performance.now();
+      });
+      const t0 = performance.now();
+      const sessions = await Promise.all(tasks.map((t) => api("POST", `/tasks/${t.id}/sessions`, { agent })));
+      grove.push(performance.now() - t0);
+      off();
+      prepared.push(readyAt - t0);
+      failed += sessions.filter((s) => s.state !== "waiting_for_input").length;
+      // Stop the agents (the worktrees stay) so the next round starts from the same load.
+      await Promise.all(sessions.map((s) => api("DELETE", `/sessions/${s.id}`)));
+    }
+  } finally {
+    await server.close();
+    rmSync(repo, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+    rmSync(rawDir, { recursive: true, force: true });
+  }
+  return { grove, prepared, raw, failed };
+}

@@ -1,0 +1,193 @@
+import { type Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeRepo } from "../fixture/git.js";
+import { startTestServer, type TestServer } from "../fixture/server.js";
+import { eventually, launchBrowser, openPage, uniqueRepoAndTask, shot } from "./ui-harness.js";
+
+describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
+  let browser: Browser;
+  let srv: TestServer;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    srv = await startTestServer("sqlite");
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+
+  it("WEB-10.1 the repositories page adds a local repository and shows API errors as code: message", async () => {
+    const repo = await makeRepo({ name: "widget" });
+    const { page, pageErrors } = await openPage(browser, srv.url + "/repositories");
+    await page.getByLabel("Path").fill("/definitely/not/here");
+    await page.getByRole("button", { name: "Add repository" }).click();
+    await eventually(() => page.locator(".add-repo [role=alert]").textContent()).toMatch(/^path_not_found: /);
+
+    await page.getByLabel("Path").fill(repo.path);
+    await page.getByRole("button", { name: "Add repository" }).click();
+    await page.waitForSelector("table.repos tr:has-text('widget')");
+    expect(await page.locator(".add-repo [role=alert]").count()).toBe(0);
+    const listed = (await srv.api("GET", "/repositories")).body as { id: string; path: string }[];
+    expect(listed.map((r) => r.path)).toContain(repo.path);
+
+    // The same path again is refused by the API, and the page says why.
+    await page.getByLabel("Path").fill(repo.path);
+    await page.getByRole("button", { name: "Add repository" }).click();
+    await eventually(() => page.locator(".add-repo [role=alert]").textContent()).toMatch(/^repository_exists: /);
+
+    // A remote URL: the URL fields replace the path field; an http URL to a non-loopback host is refused.
+    await page.getByLabel("Source").selectOption("url");
+    expect(await page.getByLabel("Path").isVisible()).toBe(false);
+    await page.getByLabel("URL").fill("http://example.com/owner/name.git");
+    await page.getByLabel("Provider").selectOption("github");
+    await page.getByLabel("Access token (optional)").fill("secret-token");
+    await page.getByRole("button", { name: "Add repository" }).click();
+    await eventually(() => page.locator(".add-repo [role=alert]").textContent()).toMatch(/^\w+: .+/);
+    expect(((await srv.api("GET", "/repositories")).body as unknown[]).length).toBe(1);
+    await shot(page, "ui-repositories");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("WEB-1.1 WEB-2.1 the form creates a task; it appears live in the todo column, and an API error stays visible", async () => {
+    const repo = await makeRepo({ name: "formrepo" });
+    const r = await srv.api("POST", "/repositories", { path: repo.path });
+    const { page, pageErrors } = await openPage(browser, srv.url + "/");
+    await page.waitForSelector(".board .column[data-state=todo]");
+    // Every column of the state machine is on the board.
+    expect(await page.locator(".board .column").evaluateAll((cols) => cols.map((c) => c.getAttribute("data-state")))).toEqual(["todo", "in_progress", "review", "done", "failed"]);
+
+    const form = page.getByRole("form", { name: "Create a task" });
+    await form.getByLabel("Title").fill("Typed into the form");
+    await form.getByLabel("Description").fill("from the browser");
+    await form.getByLabel("Repository", { exact: true }).selectOption(r.body.id);
+    await form.getByLabel("Base branch").fill("no-such-branch");
+    await form.getByRole("button", { name: "Create task" }).click();
+    await eventually(() => form.locator("[role=alert]").textContent()).toMatch(/^base_branch_not_found: /);
+    expect(((await srv.api("GET", "/tasks")).body as unknown[]).length).toBe(0);
+
+    await form.getByLabel("Base branch").fill("main");
+    await form.getByRole("button", { name: "Create task" }).click();
+    const card = page.locator(".column[data-state=todo] .task-card", { hasText: "Typed into the form" });
+    await card.waitFor();
+    const tasks = (await srv.api("GET", "/tasks")).body as { id: string; title: string; description: string; repositories: { baseBranch: string }[] }[];
+    expect(tasks).toHaveLength(1);
+    expect(tasks[0]).toMatchObject({ title: "Typed into the form", description: "from the browser", repositories: [{ baseBranch: "main" }] });
+    expect(await card.getAttribute("data-task-id")).toBe(tasks[0]!.id);
+    await shot(page, "ui-board");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("WEB-1.2 the board follows task events without a reload: created, moved, deleted", async () => {
+    const { page, pageErrors } = await openPage(browser, srv.url + "/");
+    await page.waitForSelector(".board .column[data-state=todo]");
+    const { task } = await uniqueRepoAndTask(srv, "Made by the API");
+    const card = page.locator(`.task-card[data-task-id="${task.id}"]`);
+    await card.waitFor();
+    expect(await card.getAttribute("data-state")).toBe("todo");
+    await srv.api("PATCH", `/tasks/${task.id}`, { state: "done" });
+    await page.locator(`.column[data-state=done] .task-card[data-task-id="${task.id}"]`).waitFor();
+    expect(await page.locator(`.column[data-state=todo] .task-card[data-task-id="${task.id}"]`).count()).toBe(0);
+    expect((await srv.api("DELETE", `/tasks/${task.id}`)).status).toBe(202);
+    await card.waitFor({ state: "detached" });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("WEB-3.1 WEB-1.3 a card opens /tasks/:id (a reload stays there); the task moves to done; the archived toggle lists archived tasks", async () => {
+    const { task } = await uniqueRepoAndTask(srv, "Routed task");
+    const { page, pageErrors } = await openPage(browser, srv.url + "/");
+    await page.locator(`.task-card[data-task-id="${task.id}"] a`).click();
+    await page.waitForURL(`**/tasks/${task.id}`);
+    await eventually(() => page.locator("#task-title").textContent()).toBe("Routed task");
+    await page.reload();
+    await eventually(() => page.locator("#task-title").textContent()).toBe("Routed task");
+    expect(await page.locator("#task-state").textContent()).toBe("todo");
+
+    await page.getByLabel("State").selectOption("done");
+    await page.getByRole("button", { name: "Move" }).click();
+    await eventually(() => page.locator("#task-state").textContent()).toBe("done");
+    expect((await srv.api("GET", `/tasks/${task.id}`)).body.state).toBe("done");
+
+    // Archive from the task page, then find it behind the toggle on the board.
+    await page.getByRole("button", { name: "Archive" }).click();
+    await page.getByRole("button", { name: "Unarchive" }).waitFor();
+    await page.getByRole("link", { name: "← Board" }).click();
+    await page.waitForURL(srv.url + "/");
+    await page.locator(".board .column").first().waitFor();
+    expect(await page.locator(`.task-card[data-task-id="${task.id}"]`).count()).toBe(0);
+    await page.getByLabel("Show archived tasks").check();
+    await page.locator(`.task-card[data-task-id="${task.id}"]`, { hasText: "archived" }).waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("WEB-12.1 an unknown task id shows the API error, not a blank page", async () => {
+    const { page } = await openPage(browser, srv.url + "/tasks/task_nope");
+    await eventually(() => page.locator("[role=alert]").first().textContent()).toMatch(/not_found: /);
+  });
+
+  it("WEB-13.1 every form control has a label and every action is a <button>", async () => {
+    await uniqueRepoAndTask(srv, "A11y task");
+    const tasks = (await srv.api("GET", "/tasks")).body as { id: string }[];
+    for (const path of ["/", "/repositories", `/tasks/${tasks[0]!.id}`]) {
+      const { page } = await openPage(browser, srv.url + path);
+      await page.waitForSelector("main form");
+      const unlabelled = await page.locator("main input, main select, main textarea").evaluateAll((els) =>
+        els.filter((el) => (el as any).labels?.length === 0 && !el.getAttribute("aria-label")).map((el) => el.outerHTML),
+      );
+      expect(unlabelled, path).toEqual([]);
+      const clickableNonButtons = await page.locator("main [onclick], main div[role=button], main span[role=button]").count();
+      expect(clickableNonButtons, path).toBe(0);
+      await page.close();
+    }
+  });
+});
+
+describe("UX-2 web UI with GROVE_AUTH_TOKEN", () => {
+  it("WEB-14.1 ?token= is kept in localStorage and sent as bearer; the event stream connects with it", async () => {
+    const browser = await launchBrowser();
+    const srv = await startTestServer("sqlite", undefined, { GROVE_AUTH_TOKEN: "tok-123" });
+    try {
+      const { page, pageErrors } = await openPage(browser, srv.url + "/");
+      await eventually(() => page.locator("#status").textContent()).toMatch(/^server unavailable: unauthorized: /);
+
+      await page.goto(srv.url + "/?token=tok-123");
+      await eventually(() => page.locator("#status").textContent()).toMatch(/server \S+ · sqlite/);
+      expect(new URL(page.url()).search).toBe("");
+      await eventually(() => page.locator("#live").textContent()).toBe("live");
+      // Live updates arrive over the authenticated WebSocket.
+      const { task } = await uniqueRepoAndTask(srv, "Seen with a token");
+      await page.locator(`.task-card[data-task-id="${task.id}"]`).waitFor();
+      await page.reload();
+      await page.locator(`.task-card[data-task-id="${task.id}"]`).waitFor();
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await browser.close();
+      await srv.close();
+    }
+  });
+});
+
+describe("UX-2 web UI across a server restart", () => {
+  it("WEB-12.2 the event stream reconnects after a restart on the same port and the board stays live", async () => {
+    const browser = await launchBrowser();
+    let srv = await startTestServer("sqlite");
+    const port = new URL(srv.url).port;
+    try {
+      const { page, pageErrors } = await openPage(browser, srv.url + "/");
+      await eventually(() => page.locator("#live").textContent()).toBe("live");
+      const { task: before } = await uniqueRepoAndTask(srv, "Before the restart");
+      await page.locator(`.task-card[data-task-id="${before.id}"]`).waitFor();
+
+      await srv.stop();
+      await eventually(() => page.locator("#live").textContent()).toBe("reconnecting…");
+      srv = await startTestServer("sqlite", { home: srv.home, databaseUrl: srv.databaseUrl }, { GROVE_PORT: port });
+      await eventually(() => page.locator("#live").textContent()).toBe("live");
+      const { task: after } = await uniqueRepoAndTask(srv, "After the restart");
+      await page.locator(`.task-card[data-task-id="${after.id}"]`).waitFor();
+      expect(await page.locator(`.task-card[data-task-id="${before.id}"]`).count()).toBe(1);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await browser.close();
+      await srv.close();
+    }
+  });
+});

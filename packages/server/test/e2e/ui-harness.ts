@@ -1,0 +1,65 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { expect } from "vitest";
+import { scriptedAgentCommand } from "../../src/agents/profiles.js";
+import { freshDatabase } from "../fixture/db.js";
+import { makeRepo } from "../fixture/git.js";
+import { startTestServer, type TestServer } from "../fixture/server.js";
+
+/** Shared set-up of the UI tests (UX-2): Debian's Chromium driven by playwright-core. */
+export const CHROMIUM = process.env.GROVE_CHROMIUM ?? "/usr/bin/chromium";
+export const SHOTS = resolve(import.meta.dirname, "../../../../.grove-test/screenshots");
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium (apt-get install chromium)`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
+  });
+}
+
+/**
+ * A server whose home also configures `careful`: the scripted agent with permission policy
+ * "ask", so permission requests reach the page (SES-5).
+ */
+export async function serverWithCarefulAgent(extraEnv: Record<string, string> = {}): Promise<TestServer> {
+  const db = await freshDatabase("sqlite");
+  mkdirSync(db.home, { recursive: true });
+  const { command, args } = scriptedAgentCommand();
+  writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "careful", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(db.home, "agents", "careful") }, permissionPolicy: "ask" }] }));
+  return startTestServer("sqlite", db, extraEnv);
+}
+
+/** A page that records uncaught script errors, so a test can assert the UI never threw. */
+export async function openPage(browser: Browser, url: string, size = { width: 1400, height: 900 }): Promise<{ page: Page; pageErrors: string[] }> {
+  const page = await browser.newPage({ viewport: size });
+  const pageErrors: string[] = [];
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  page.setDefaultTimeout(20_000);
+  await page.goto(url);
+  return { page, pageErrors };
+}
+
+export async function shot(page: Page, name: string, fullPage = true): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: resolve(SHOTS, `${name}.png`), fullPage });
+}
+
+let repoCount = 0;
+
+/** Like repoAndTask, but each repository gets its own name, so one server can hold many. */
+export async function uniqueRepoAndTask(srv: TestServer, title: string): Promise<{ repositoryId: string; task: { id: string; title: string } }> {
+  const repo = await makeRepo({ name: `repo${++repoCount}` });
+  const r = await srv.api("POST", "/repositories", { path: repo.path });
+  if (r.status !== 201) throw new Error(`repository: ${r.status} ${JSON.stringify(r.body)}`);
+  const t = await srv.api("POST", "/tasks", { title, repositories: [{ repositoryId: r.body.id }] });
+  if (t.status !== 201) throw new Error(`task: ${t.status} ${JSON.stringify(t.body)}`);
+  return { repositoryId: r.body.id, task: t.body };
+}
+
+/** expect.poll with a timeout that suits agent processes on a busy 2-core machine (the default is 1 s). */
+export function eventually<T>(fn: () => T | Promise<T>, timeout = 20_000) {
+  return expect.poll(fn, { timeout, interval: 100 });
+}

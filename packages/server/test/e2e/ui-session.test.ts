@@ -1,0 +1,170 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeRepo } from "../fixture/git.js";
+import { waitForSession, type TestServer } from "../fixture/server.js";
+import { eventually, launchBrowser, openPage, uniqueRepoAndTask, serverWithCarefulAgent, shot } from "./ui-harness.js";
+
+/** The open session's state badge. */
+const sessionState = (page: Page) => page.locator(".session-panel .session-state").textContent();
+
+/** Asserts no message is on the page twice: updates replace their message in place (by id). */
+async function messageIdsUnique(page: Page): Promise<string[]> {
+  const ids = await page.locator(".session-panel .msg").evaluateAll((els) => els.map((e) => e.getAttribute("data-message-id")!));
+  expect(new Set(ids).size).toBe(ids.length);
+  return ids;
+}
+
+describe("UX-2 web UI: a session driven from the task page (Chromium, scripted agent)", () => {
+  let browser: Browser;
+  let srv: TestServer;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    srv = await serverWithCarefulAgent();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+
+  it("WEB-4.1 WEB-5.1 WEB-8.1 WEB-8.2 WEB-9.1 form → session → live messages → Changes and diff → follow-up prompt", async () => {
+    const repo = await makeRepo({ name: "flow" });
+    const r = await srv.api("POST", "/repositories", { path: repo.path });
+    const { page, pageErrors } = await openPage(browser, srv.url + "/");
+    const form = page.getByRole("form", { name: "Create a task" });
+    await form.getByLabel("Title").fill("Say hello and write a file");
+    await form.getByLabel("Repository", { exact: true }).selectOption(r.body.id);
+    await form.getByRole("button", { name: "Create task" }).click();
+    await page.locator(".task-card a", { hasText: "Say hello and write a file" }).click();
+    await page.waitForURL("**/tasks/*");
+    const taskId = page.url().split("/tasks/")[1]!;
+
+    // Before the first session: no environment, no worktrees, no sessions.
+    await page.locator(".environment", { hasText: "Not created yet" }).waitFor();
+    await page.locator(".changes", { hasText: "No worktrees yet" }).waitFor();
+    expect(await page.getByLabel("Agent").inputValue()).toBe("scripted");
+
+    await page.getByLabel("First prompt (optional)").fill("say hello\nwrite a.txt hi");
+    await page.getByRole("button", { name: "Start session" }).click();
+    // The page was open all along: the messages arrive over the event stream, not a reload.
+    await page.locator(".session-panel .msg.role-agent", { hasText: "hello" }).waitFor();
+    await page.locator(".session-panel .msg.role-tool[data-status=completed]", { hasText: "a.txt" }).waitFor();
+    await eventually(() => sessionState(page)).toBe("waiting_for_input");
+    expect(await page.locator(".session-panel .msg.role-user").first().textContent()).toContain("say hello");
+    const sessions = (await srv.api("GET", `/tasks/${taskId}/sessions`)).body as { id: string }[];
+    expect(sessions).toHaveLength(1);
+    const sid = sessions[0]!.id;
+    const apiMessages = (await srv.api("GET", `/sessions/${sid}/messages`)).body as { id: string; role: string; data?: { status?: string } }[];
+    await eventually(async () => (await messageIdsUnique(page)).length).toBe(apiMessages.length);
+    // Tool calls went pending → completed, yet each is one message showing its final status.
+    const toolStatuses = await page.locator(".session-panel .msg.role-tool").evaluateAll((els) => els.map((e) => e.getAttribute("data-status")));
+    expect(toolStatuses).toEqual(apiMessages.filter((m) => m.role === "tool").map((m) => m.data?.status));
+    expect(toolStatuses.every((s) => s === "completed")).toBe(true);
+
+    // Changes: a.txt is listed with its counts; clicking it shows the coloured unified diff.
+    const row = page.locator(".changes tr[data-path='a.txt']");
+    await row.waitFor();
+    expect(await row.textContent()).toMatch(/(untracked|added).*a\.txt.*\+1/);
+    expect(await page.locator(".changes .repo-changes").textContent()).toMatch(/0 ahead, 0 behind/);
+    await row.getByRole("button", { name: "a.txt" }).click();
+    const added = page.locator(".diff .line.add", { hasText: "+hi" });
+    await added.waitFor();
+    const colours = await page.evaluate(() => {
+      // Runs in the page: the test tsconfig has no DOM library, hence globalThis.
+      const w = globalThis as any;
+      const bg = (sel: string): string => w.getComputedStyle(w.document.querySelector(sel)).backgroundColor;
+      return { add: bg(".diff .line.add"), other: bg(".diff .line.hunk") };
+    });
+    expect(colours.add).not.toBe(colours.other);
+    expect(colours.add).not.toBe("rgba(0, 0, 0, 0)");
+
+    // Environment: the worktree path and branch the API reports.
+    const env = (await srv.api("GET", `/tasks/${taskId}/environment`)).body as { repositories: { worktreePath: string; worktreeBranch: string }[] };
+    await page.locator(".environment table.worktrees code", { hasText: env.repositories[0]!.worktreePath }).waitFor();
+    expect(await page.locator(".environment").textContent()).toContain(env.repositories[0]!.worktreeBranch);
+
+    // A follow-up prompt from the prompt box; Changes follow without touching Refresh.
+    await page.getByLabel("Prompt", { exact: true }).fill("write b.txt second\nsay done");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.locator(".session-panel .msg.role-agent", { hasText: "done" }).waitFor();
+    await page.locator(".changes tr[data-path='b.txt']").waitFor();
+    expect(await page.getByLabel("Prompt", { exact: true }).inputValue()).toBe("");
+    await eventually(() => sessionState(page)).toBe("waiting_for_input");
+    await messageIdsUnique(page);
+    await shot(page, "ui-task-session");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("WEB-5.2 Cancel ends a `sleep 30000` turn at once; the session waits for input again", async () => {
+    const { task } = await uniqueRepoAndTask(srv, "Long turn");
+    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    await page.getByLabel("First prompt (optional)").fill("sleep 30000");
+    await page.getByRole("button", { name: "Start session" }).click();
+    await eventually(() => sessionState(page)).toBe("running");
+    const t0 = Date.now();
+    await page.getByRole("button", { name: "Cancel turn" }).click();
+    await eventually(() => sessionState(page), 10_000).toBe("waiting_for_input");
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    await page.locator(".session-panel .msg.role-system", { hasText: "turn cancelled" }).waitFor();
+    expect(await page.getByRole("button", { name: "Cancel turn" }).isDisabled()).toBe(true);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("WEB-6.1 WEB-5.3 a `crash 3` session shows its lastError; Resume relaunches it; Delete removes it", async () => {
+    const { task } = await uniqueRepoAndTask(srv, "Crashing agent");
+    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    await page.getByLabel("First prompt (optional)").fill("crash 3");
+    await page.getByRole("button", { name: "Start session" }).click();
+    await eventually(() => sessionState(page)).toBe("failed");
+    const s = ((await srv.api("GET", `/tasks/${task.id}/sessions`)).body as { id: string; lastError: { code: string; message: string } }[])[0]!;
+    expect(s.lastError).not.toBeNull();
+    await eventually(() => page.locator(".session-panel .last-error").textContent()).toBe(`${s.lastError.code}: ${s.lastError.message}`);
+    expect(await page.locator(`.session-list li[data-session-id="${s.id}"]`).textContent()).toContain(s.lastError.code);
+    await shot(page, "ui-session-failed");
+
+    await page.getByRole("button", { name: "Resume" }).click();
+    await eventually(() => sessionState(page)).toBe("waiting_for_input");
+    await page.getByRole("button", { name: "Delete session" }).click();
+    await page.locator(`.session-list li[data-session-id="${s.id}"]`).waitFor({ state: "detached" });
+    expect((await srv.api("GET", `/sessions/${s.id}`)).status).toBe(404);
+    expect(await page.locator(".session-panel").count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("WEB-7.1 a permission request shows its options as buttons; Allow lets the turn go on", async () => {
+    const { task } = await uniqueRepoAndTask(srv, "Asks first");
+    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    await page.getByLabel("Agent").selectOption("careful");
+    await page.getByLabel("First prompt (optional)").fill("ask may I write?\nwrite allowed.txt yes");
+    await page.getByRole("button", { name: "Start session" }).click();
+    const ask = page.getByRole("group", { name: "Permission request" });
+    await ask.waitFor();
+    expect(await ask.textContent()).toContain("may I write?");
+    expect(await ask.getByRole("button").allTextContents()).toEqual(["Allow", "Always allow", "Reject", "Dismiss"]);
+    await shot(page, "ui-permission");
+    await ask.getByRole("button", { name: "Allow", exact: true }).click();
+    await ask.waitFor({ state: "detached" });
+    const sid = ((await srv.api("GET", `/tasks/${task.id}/sessions`)).body as { id: string }[])[0]!.id;
+    await waitForSession(srv.api, sid, ["waiting_for_input"]);
+    const ws = (await srv.api("GET", `/sessions/${sid}/workspace`)).body as { workspacePath: string };
+    expect(existsSync(join(ws.workspacePath, "allowed.txt"))).toBe(true);
+    await page.locator(".changes tr[data-path='allowed.txt']").waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("WEB-5.4 a prompt the API refuses (session_busy) shows code: message next to the prompt box", async () => {
+    const { task } = await uniqueRepoAndTask(srv, "Busy session");
+    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    await page.getByLabel("First prompt (optional)").fill("sleep 30000");
+    await page.getByRole("button", { name: "Start session" }).click();
+    await eventually(() => sessionState(page)).toBe("running");
+    await page.getByLabel("Prompt", { exact: true }).fill("say too early");
+    await page.getByRole("button", { name: "Send" }).click();
+    await eventually(() => page.locator(".session-panel [role=alert]").first().textContent()).toMatch(/^session_busy: /);
+    expect(await page.getByLabel("Prompt", { exact: true }).inputValue()).toBe("say too early");
+    await page.getByRole("button", { name: "Cancel turn" }).click();
+    await eventually(() => sessionState(page)).toBe("waiting_for_input");
+    expect(pageErrors).toEqual([]);
+  });
+});
