@@ -1,5 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { join } from "node:path";
 import { startServer } from "../src/app.js";
 import { startGitHttpServer } from "../test/remote/harness/git-http-server.js";
@@ -11,12 +13,14 @@ import { generatedRepo, gitIn, median, ms, type Row } from "./util.js";
  * against raw `git clone` + `git worktree add` of the same repository over the same server
  * (A B A B). Target: ≤ 1.3×.
  */
+const run = promisify(execFile);
+
 export async function remoteBench(rounds = Number(process.env.GROVE_BENCH_REMOTE_ROUNDS ?? 2)): Promise<Row[]> {
   const source = generatedRepo(10_000, "grove-bench-remote-src-");
   const tmp = process.env.GROVE_BENCH_TMP ?? tmpdir();
   const root = mkdtempSync(join(tmp, "grove-bench-remote-root-"));
   const token = "bench-token";
-  for (let i = 0; i < rounds * 2; i++) gitIn(root, "clone", "-q", "--bare", source, join(root, "acme", `big${i}.git`));
+  for (let i = 0; i < rounds * 2; i++) gitIn(root, "clone", "-q", "--bare", "--no-local", source, join(root, "acme", `big${i}.git`));
   const http = await startGitHttpServer({ root, kind: "github", token });
   const home = mkdtempSync(join(tmp, "grove-bench-remote-home-"));
   const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
@@ -32,8 +36,9 @@ export async function remoteBench(rounds = Number(process.env.GROVE_BENCH_REMOTE
       // Raw: the same transfer and checkout work, authenticated by a header (a baseline, not a practice).
       const t0 = performance.now();
       const dest = join(home, `raw-${i}`);
-      gitIn(home, "-c", `http.extraHeader=${auth}`, "clone", "-q", `${http.url}/acme/big${2 * i}.git`, dest);
-      gitIn(dest, "worktree", "add", "-q", "-b", `raw-${i}`, "--", join(home, `raw-wt-${i}`), "main");
+      // Asynchronous: the git server runs in this process and must keep answering.
+      await run("git", ["-c", `http.extraHeader=${auth}`, "clone", "-q", `${http.url}/acme/big${2 * i}.git`, dest], { cwd: home });
+      await run("git", ["worktree", "add", "-q", "-b", `raw-${i}`, "--", join(home, `raw-wt-${i}`), "main"], { cwd: dest });
       raw.push(performance.now() - t0);
 
       const t1 = performance.now();

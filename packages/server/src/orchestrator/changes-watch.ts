@@ -38,6 +38,8 @@ async function privateGitDir(worktreePath: string): Promise<string[]> {
  */
 export class ChangesWatch {
   private readonly tasks = new Map<string, Watched[]>();
+  /** Tasks whose watchers are all in place. */
+  private readonly ready = new Set<string>();
   private readonly pending = new Map<string, Promise<void>>();
   private unsubscribe: (() => void) | undefined;
 
@@ -45,7 +47,6 @@ export class ChangesWatch {
 
   /** Subscribes to session events on the bus. */
   start(): void {
-    if (process.env.GROVE_TMP_NOWATCH) return;
     this.unsubscribe = this.deps.bus.subscribe((f: EventFrame) => {
       if (f.type === "session.state_changed") {
         const { session } = f.data as EventFrame<"session.state_changed">["data"];
@@ -56,9 +57,9 @@ export class ChangesWatch {
     });
   }
 
-  /** Task ids currently watched (tests, doctor). */
+  /** Task ids whose worktrees are fully watched (tests, doctor). */
   watchedTasks(): string[] {
-    return [...this.tasks.keys()];
+    return [...this.ready];
   }
 
   private async hasLiveAgent(taskId: string): Promise<boolean> {
@@ -94,6 +95,7 @@ export class ChangesWatch {
       await entry.tree.start(row.worktreePath!, await privateGitDir(row.worktreePath!));
       if (entry.tree.capped) this.deps.log.info({ taskId, worktreePath: row.worktreePath, maxDirs: MAX_DIRS_PER_WORKTREE }, "worktree has more directories than the watch cap");
     }
+    if (this.tasks.get(taskId) === watched) this.ready.add(taskId);
   }
 
   private unwatchTask(taskId: string): void {
@@ -102,6 +104,7 @@ export class ChangesWatch {
       w.tree.close();
     }
     this.tasks.delete(taskId);
+    this.ready.delete(taskId);
   }
 
   private changed(taskId: string, entry: Watched): void {

@@ -21,7 +21,11 @@ export async function executeCleanup(deps: Deps, job: CleanupJobRecord): Promise
   const snap = job.snapshot;
   if (!snap) throw new AppError("internal_error", `cleanup job ${job.id} has no inventory`);
   await stopTaskAgents(deps, snap);
-  for (const slot of snap.slots) await cleanupSlot(deps, job, slot);
+  // Slots run concurrently: different repositories proceed in parallel, one repository's
+  // mutations are serialized by its lock (WT-6), and the git process cap still applies.
+  const results = await Promise.allSettled(snap.slots.map((slot) => cleanupSlot(deps, job, slot)));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
   if (job.trigger === "environment_reset" && snap.environmentId) {
     // The environment and its rows go; sessions stay, unlinked (their conversations are kept).
     await deps.store.deleteEnvironment(snap.environmentId);

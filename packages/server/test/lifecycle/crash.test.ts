@@ -13,7 +13,7 @@ describe.each(DATABASES)("cleanup crash recovery (%s)", (kind) => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
-  async function setup() {
+  async function setup(fault: string) {
     const db = await freshDatabase(kind);
     cleanups.push(async () => {
       await db.drop();
@@ -27,7 +27,7 @@ describe.each(DATABASES)("cleanup crash recovery (%s)", (kind) => {
       });
       return { server, api: apiClient(server.url) };
     };
-    const first = await start("archive.after_reserve:hang,cleanup.after_claim:hang");
+    const first = await start(fault);
     const repo = await makeRepo();
     cleanups.push(repo.cleanup);
     const r = await first.api("POST", "/repositories", { path: repo.path });
@@ -39,7 +39,7 @@ describe.each(DATABASES)("cleanup crash recovery (%s)", (kind) => {
   }
 
   it("LC-4 SEC-4: kill -9 between reserving the job and committing the archive → after restart the job is cancelled and the task intact", async () => {
-    const { start, first, taskId, slot } = await setup();
+    const { start, first, taskId, slot } = await setup("archive.after_reserve:hang");
     void first.api("POST", `/tasks/${taskId}/archive`).catch(() => undefined); // hangs at the fault point
     await waitFor(async () => (await jobsOf(first.api, taskId))[0]?.state === "prepared", "job prepared");
     first.server.child.kill("SIGKILL");
@@ -57,13 +57,10 @@ describe.each(DATABASES)("cleanup crash recovery (%s)", (kind) => {
   });
 
   it("LC-4 SEC-4: kill -9 after the archive committed (job pending) → after restart the job is activated and runs to success", async () => {
-    const { start, first, taskId, slot, repo } = await setup();
-    first.server.child.kill("SIGKILL");
-    await first.server.exited;
-    const mid = await start("archive.after_commit:exit");
-    const r = await mid.api("POST", `/tasks/${taskId}/archive`).catch(() => undefined);
+    const { start, first, taskId, slot, repo } = await setup("archive.after_commit:exit");
+    const r = await first.api("POST", `/tasks/${taskId}/archive`).catch(() => undefined);
     expect(r?.status ?? 0).not.toBe(202); // the process died before answering
-    expect((await mid.server.exited).code).toBe(137);
+    expect((await first.server.exited).code).toBe(137);
 
     const second = await start();
     const job = (await jobsOf(second.api, taskId))[0];
@@ -75,7 +72,7 @@ describe.each(DATABASES)("cleanup crash recovery (%s)", (kind) => {
   });
 
   it("LC-4 SEC-4: kill -9 while a job is running → after restart it runs again to success", async () => {
-    const { start, first, taskId, slot, repo } = await setup();
+    const { start, first, taskId, slot, repo } = await setup("cleanup.after_claim:hang");
     // The archive request itself finishes; the worker hangs right after claiming.
     const r = await first.api("POST", `/tasks/${taskId}/archive`);
     expect(r.status).toBe(202);

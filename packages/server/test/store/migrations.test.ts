@@ -8,6 +8,7 @@ import { seedTask } from "./records.js";
 
 const EXPECTED_TABLES = [
   "agent_processes",
+  "cleanup_jobs",
   "grove_migrations",
   "messages",
   "repositories",

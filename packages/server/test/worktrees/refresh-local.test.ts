@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
-import { gitSync, tempDir, type TestRepo } from "../fixture/git.js";
+import { gitSync, tempDir } from "../fixture/git.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { branchesOf, linkedWorktrees, registerRepo } from "./helpers.js";
 

@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
@@ -24,6 +25,7 @@ describe.each(DATABASES)("WT-9 repository checkout settings (%s)", (kind) => {
     mkdirSync(join(repo.path, "secrets", "deep"), { recursive: true });
     writeFileSync(join(repo.path, "secrets", "deep", "key.pem"), "KEY\n");
     const outside = await tempDir("grove-outside-");
+    repos.push({ path: outside, git: () => "", cleanup: () => rm(outside, { recursive: true, force: true }) });
     writeFileSync(join(outside, "stolen.txt"), "outside secret\n");
     symlinkSync(join(outside, "stolen.txt"), join(repo.path, ".env.outside"));
     symlinkSync(join(repo.path, ".env"), join(repo.path, ".env.inside"));
