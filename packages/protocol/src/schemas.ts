@@ -125,6 +125,9 @@ export type ChangedFile = z.infer<typeof ChangedFile>;
 
 export const RepositoryChanges = z.object({
   repositoryId: z.string(),
+  /** Which slot, when one repository is attached on several branches (WT-8). */
+  worktreeId: z.string().optional(),
+  branchSlug: z.string().optional(),
   worktreePath: z.string(),
   branch: z.string(),
   baseBranch: z.string(),

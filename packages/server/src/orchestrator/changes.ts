@@ -25,10 +25,12 @@ export async function taskChanges(deps: Deps, taskId: string): Promise<Changes> 
       const worktreePath = r.worktreePath ?? "";
       try {
         const c = await computeChanges(deps.git, { worktreePath, baseBranch: r.baseBranch });
-        return { repositoryId: r.repositoryId, worktreePath, ...c };
+        return { repositoryId: r.repositoryId, worktreeId: r.worktreeId ?? undefined, branchSlug: r.branchSlug, worktreePath, ...c };
       } catch (e) {
         return {
           repositoryId: r.repositoryId,
+          worktreeId: r.worktreeId ?? undefined,
+          branchSlug: r.branchSlug,
           worktreePath,
           branch: r.worktreeBranch ?? "",
           baseBranch: r.baseBranch,
@@ -75,9 +77,10 @@ export async function confinePath(worktreePath: string, requested: string): Prom
 }
 
 /** CHG-2: one file's patch against the merge-base, uncommitted and untracked content included. */
-export async function taskFileDiff(deps: Deps, taskId: string, repositoryId: string, path: string): Promise<FileDiff> {
+export async function taskFileDiff(deps: Deps, taskId: string, repositoryId: string, path: string, worktreeId?: string): Promise<FileDiff> {
   await getTaskOr404(deps, taskId);
-  const row = (await activeRows(deps, taskId)).find((r) => r.repositoryId === repositoryId);
+  // A repository attached on several branches has several slots: `worktreeId` picks one.
+  const row = (await activeRows(deps, taskId)).find((r) => r.repositoryId === repositoryId && (worktreeId === undefined || r.worktreeId === worktreeId));
   if (!row || !row.worktreePath) throw new AppError("not_found", `task ${taskId} has no worktree for repository ${repositoryId}`, { repositoryId });
   const rel = await confinePath(row.worktreePath, path);
   const d = await fileDiff(deps.git, { worktreePath: row.worktreePath, baseBranch: row.baseBranch, path: rel });

@@ -86,7 +86,7 @@ export class Orchestrator {
   }
 
   changes = (taskId: string) => taskChanges(this.deps, taskId);
-  fileDiff = (taskId: string, repositoryId: string, path: string) => taskFileDiff(this.deps, taskId, repositoryId, path);
+  fileDiff = (taskId: string, repositoryId: string, path: string, worktreeId?: string) => taskFileDiff(this.deps, taskId, repositoryId, path, worktreeId);
 
   // sessions
   startSession = (taskId: string, body: CreateSessionBody): Promise<SessionRecord> => startSession(this.deps, this.live, taskId, body);

@@ -59,6 +59,14 @@ describe.each(DATABASES)("multi-repository tasks and compensation (%s)", (kind) 
     expect(dev.baseBranch).toBe("develop");
     expect(dev.files.map((f: { path: string }) => f.path)).toEqual(["dev.txt"]);
     expect(readFileSync(join(ws.workspacePath, "alpha", "from-agent.txt"), "utf8")).toBe("hi");
+    // The second branch's slot of one repository is addressed by its worktree id (CHG-2).
+    const q = (wt: string) => `/tasks/${task.body.id}/changes/diff?repositoryId=${b.id}&path=dev.txt&worktreeId=${wt}`;
+    const devDiff = await srv.api("GET", q(dev.worktreeId));
+    expect(devDiff.status).toBe(200);
+    expect(devDiff.body.patch).toContain("+dev");
+    const beta = ch.repositories.find((r: { worktreePath: string }) => r.worktreePath.endsWith("/beta"));
+    expect(beta.worktreeId).not.toBe(dev.worktreeId);
+    expect((await srv.api("GET", q(beta.worktreeId))).body.patch).toBe("");
   });
 
   it("WT-8 failure in the 3rd slot → this attempt's slots gone (dirs, registrations, branches), session failed naming the repository; a retry after fixing succeeds", async () => {

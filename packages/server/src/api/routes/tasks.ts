@@ -6,7 +6,7 @@ import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { parse } from "../validate.js";
 
 const ListQuery = z.object({ archived: z.enum(["true", "false"]).optional() });
-const DiffQuery = z.object({ repositoryId: z.string().min(1), path: z.string().min(1).max(4096) });
+const DiffQuery = z.object({ repositoryId: z.string().min(1), path: z.string().min(1).max(4096), worktreeId: z.string().min(1).optional() });
 
 type Id = { Params: { id: string } };
 
@@ -31,6 +31,6 @@ export function taskRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.get<Id>("/tasks/:id/changes", async (req) => orch.changes(req.params.id));
   app.get<Id>("/tasks/:id/changes/diff", async (req) => {
     const q = parse(DiffQuery, req.query, "query");
-    return orch.fileDiff(req.params.id, q.repositoryId, q.path);
+    return orch.fileDiff(req.params.id, q.repositoryId, q.path, q.worktreeId);
   });
 }
