@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentProfile } from "@grove/protocol";
 
@@ -21,17 +22,35 @@ export interface AgentProfileConfig {
 /** Name of the default agent of a new install (SES-9). */
 export const DEFAULT_AGENT = "scripted";
 
+/** Where `npm run build` puts the scripted agent's plain-JS bundle. */
+export const SCRIPTED_AGENT_BUNDLE = fileURLToPath(new URL("../../dist/scripted-agent.mjs", import.meta.url));
+
 /**
- * `node --import <tsx loader> <scripted-agent.ts>`: the scripted agent is TypeScript run by the
- * server's own Node binary through tsx (Node 20 has no type stripping). Both paths are absolute
- * so the agent starts from any cwd (its cwd is the session's workspace). createRequire resolves
- * the same file under vitest and under plain node, where `import.meta.resolve` differs.
+ * How to start the scripted agent: the plain-JS bundle `dist/scripted-agent.mjs` (made by
+ * `npm run build`) while it is newer than every `scripted-agent*.ts` source, else the
+ * TypeScript through tsx (`node --import <tsx loader> <scripted-agent.ts>`; Node 20 has no type
+ * stripping). The bundle starts about 3× faster, which matters when many sessions launch at
+ * once. Paths are absolute so the agent starts from any cwd (its cwd is the workspace);
+ * createRequire resolves the same tsx under vitest and under plain node.
  */
-export function scriptedAgentCommand(): { command: string; args: string[] } {
-  const require = createRequire(import.meta.url);
-  const tsxLoader = require.resolve("tsx");
+export function scriptedAgentCommand(bundle: string = SCRIPTED_AGENT_BUNDLE): { command: string; args: string[] } {
   const script = fileURLToPath(new URL("./scripted-agent.ts", import.meta.url));
-  return { command: process.execPath, args: ["--import", tsxLoader, script] };
+  if (isFresh(bundle, dirname(script))) return { command: process.execPath, args: [bundle] };
+  const require = createRequire(import.meta.url);
+  return { command: process.execPath, args: ["--import", require.resolve("tsx"), script] };
+}
+
+/** The bundle exists and no scripted-agent source changed after it was built. */
+function isFresh(bundle: string, sourceDir: string): boolean {
+  let built: number;
+  try {
+    built = statSync(bundle).mtimeMs;
+  } catch {
+    return false;
+  }
+  return readdirSync(sourceDir)
+    .filter((f) => f.startsWith("scripted-agent") && f.endsWith(".ts") && !f.endsWith(".test.ts"))
+    .every((f) => statSync(join(sourceDir, f)).mtimeMs <= built);
 }
 
 /** A managed npm agent, run through npx from the local cache when it is there. */

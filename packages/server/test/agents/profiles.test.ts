@@ -1,8 +1,11 @@
 import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgentProfile } from "@grove/protocol";
 import { describe, expect, it } from "vitest";
-import { builtInProfiles, DEFAULT_AGENT, scriptedAgentCommand, toPublicProfile } from "../../src/agents/profiles.js";
+import { builtInProfiles, DEFAULT_AGENT, SCRIPTED_AGENT_BUNDLE, scriptedAgentCommand, toPublicProfile } from "../../src/agents/profiles.js";
 
 describe("agent profiles (SES-9)", () => {
   it("SES-9.10 built-in profiles: scripted is the default, real agents run through npx", () => {
@@ -22,8 +25,9 @@ describe("agent profiles (SES-9)", () => {
     expect(JSON.stringify(pub)).not.toContain("s3cret");
   });
 
-  it("SES-9.10 scriptedAgentCommand resolves the same absolute paths under plain node as under vitest", () => {
-    const here = scriptedAgentCommand();
+  it("SES-9.10 without a fresh bundle, scriptedAgentCommand runs the TypeScript through tsx, same paths under plain node as under vitest", () => {
+    const missing = join(tmpdir(), "grove-no-such-bundle.mjs");
+    const here = scriptedAgentCommand(missing);
     expect(here.command).toBe(process.execPath);
     expect(here.args[0]).toBe("--import");
     expect(here.args[1]).toMatch(/^\/.*tsx\/dist\/loader\.mjs$/);
@@ -31,9 +35,32 @@ describe("agent profiles (SES-9)", () => {
     const profilesUrl = new URL("../../src/agents/profiles.ts", import.meta.url).href;
     const out = execFileSync(
       process.execPath,
-      ["--import", here.args[1]!, "--input-type=module", "-e", `const m = await import(${JSON.stringify(profilesUrl)}); process.stdout.write(JSON.stringify(m.scriptedAgentCommand()))`],
+      ["--import", here.args[1]!, "--input-type=module", "-e", `const m = await import(${JSON.stringify(profilesUrl)}); process.stdout.write(JSON.stringify(m.scriptedAgentCommand(${JSON.stringify(missing)})))`],
       { cwd: "/", encoding: "utf8" },
     );
     expect(JSON.parse(out)).toEqual(here);
+  });
+
+  it("SES-9.11 a bundle newer than every scripted-agent source is used; a stale one is not", () => {
+    const dir = mkdtempSync(join(tmpdir(), "grove-bundle-"));
+    try {
+      const bundle = join(dir, "scripted-agent.mjs");
+      writeFileSync(bundle, "");
+      expect(scriptedAgentCommand(bundle)).toEqual({ command: process.execPath, args: [bundle] });
+      utimesSync(bundle, new Date(0), new Date(0));
+      expect(scriptedAgentCommand(bundle).args[0]).toBe("--import");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("SES-9.11 the built bundle speaks ACP (npm test builds it first)", () => {
+    expect(existsSync(SCRIPTED_AGENT_BUNDLE), "run `npm run build` first").toBe(true);
+    const out = execFileSync(process.execPath, [SCRIPTED_AGENT_BUNDLE], {
+      input: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }) + "\n",
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(JSON.parse(out.trim().split("\n")[0]!).result.agentCapabilities.loadSession).toBe(true);
   });
 });

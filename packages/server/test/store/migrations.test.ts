@@ -12,6 +12,7 @@ const EXPECTED_TABLES = [
   "grove_migrations",
   "messages",
   "repositories",
+  "repository_credentials",
   "sessions",
   "task_environment_repos",
   "task_environments",
