@@ -7,7 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // 2-core machines: real git, real agent processes and two databases per file.
-    maxWorkers: 3,
+    maxWorkers: 2,
     reporters: ["default", "json"],
     outputFile: { json: ".grove-test/vitest-report.json" },
   },

@@ -70,3 +70,11 @@ export function debounce(fn: () => void, ms: number): { (): void; cancel(): void
   };
   return run;
 }
+
+/**
+ * Whether `incoming` may replace `current`: a response that left the server before an event
+ * must not overwrite the newer state the event brought (records carry `updatedAt`).
+ */
+export function isNotOlder<T extends { updatedAt: string }>(current: T | undefined, incoming: T): boolean {
+  return current === undefined || incoming.updatedAt >= current.updatedAt;
+}

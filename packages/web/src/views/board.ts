@@ -4,7 +4,7 @@
  */
 import type { Task } from "@grove/protocol";
 import { api } from "../api.js";
-import { h, render } from "../dom.js";
+import { h, isNotOlder, render } from "../dom.js";
 import { errorSlot } from "../errors.js";
 import type { View } from "../router.js";
 import { createTaskForm } from "./task-form.js";
@@ -66,6 +66,7 @@ export const boardView: View = (root, ctx) => {
   // Only tasks matching the archived toggle belong on the board.
   const fits = (t: Task) => (t.archivedAt !== null) === archived.checked;
   const upsert = ({ task }: { task: Task }) => {
+    if (!isNotOlder(tasks.get(task.id), task)) return;
     if (fits(task)) tasks.set(task.id, task);
     else tasks.delete(task.id);
     draw();

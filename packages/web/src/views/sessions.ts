@@ -5,7 +5,7 @@
  */
 import type { AgentProfile, Session } from "@grove/protocol";
 import { api, enc } from "../api.js";
-import { field, h, render, when } from "../dom.js";
+import { field, h, isNotOlder, render, when } from "../dom.js";
 import { act, errorSlot } from "../errors.js";
 import type { Ctx } from "../router.js";
 import type { Component } from "./component.js";
@@ -62,6 +62,7 @@ export function sessionsPanel(ctx: Ctx, taskId: string): Component {
   }
 
   const upsert = (s: Session) => {
+    if (!isNotOlder(sessions.get(s.id), s)) return;
     sessions.set(s.id, s);
     if (s.id === selected) panel?.update(s);
     drawList();
