@@ -46,7 +46,10 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
       const sessionP = i % 2 === 0 ? s.api("POST", `/tasks/${t.id}/sessions`, {}) : undefined;
       // ...and let the archive land at different points of the launch (reservation, worktree add, row, agent).
       const archiveP = new Promise((r) => setTimeout(r, (i % 7) * 15)).then(() => s.api("POST", `/tasks/${t.id}/archive`));
-      const [session, archive] = await Promise.all([sessionP ?? s.api("POST", `/tasks/${t.id}/sessions`, {}), archiveP]);
+      // Every tenth race sends the session only after the archive answered, so the refusal path
+      // is exercised on every run however the machine's load shifts the other interleavings.
+      const sessionAfter = i % 10 === 9 ? archiveP.then(() => s.api("POST", `/tasks/${t.id}/sessions`, {})) : undefined;
+      const [session, archive] = await Promise.all([sessionP ?? sessionAfter ?? s.api("POST", `/tasks/${t.id}/sessions`, {}), archiveP]);
       if (archive.status === 202) {
         const j = await waitForJob(s.api, t.id, archive.body.jobId, ["succeeded", "failed", "retry_wait"]);
         expect(j.lastError).toBeNull();
