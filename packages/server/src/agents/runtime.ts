@@ -62,6 +62,8 @@ export interface AgentHandle {
 export class AgentRuntime {
   private readonly handles = new Map<string, LiveAgentHandle>();
   private readonly starting = new Set<string>();
+  /** Processes of agents still in initialize / session/new|load: stop() must reach them too. */
+  private readonly startingProcs = new Map<string, AgentProcess>();
   private readonly startTimeoutMs: number;
 
   /** `startTimeoutMs` bounds each of initialize and session/new|load (default 60 s: npx may install). */
@@ -86,6 +88,7 @@ export class AgentRuntime {
     try {
       if (!existsSync(cwd)) throw new AppError("agent_start_failed", `the agent's working directory does not exist: ${cwd}`, { agent: profile.name, cwd });
       proc = await AgentProcess.spawn(profile.command, profile.args, cwd, profile.env);
+      this.startingProcs.set(sessionId, proc);
       const startTime = readStartTime(proc.pid) ?? "";
       const started = proc;
       conn = new AcpClientConnection({
@@ -142,6 +145,7 @@ export class AgentRuntime {
       });
     } finally {
       this.starting.delete(sessionId);
+      this.startingProcs.delete(sessionId);
     }
   }
 
@@ -150,13 +154,24 @@ export class AgentRuntime {
     return this.handles.get(sessionId);
   }
 
-  /** Stops the session's agent, if any. */
+  /** Whether an agent of the session is still starting (no handle yet). */
+  isStarting(sessionId: string): boolean {
+    return this.starting.has(sessionId);
+  }
+
+  /**
+   * Stops the session's agent, if any — a starting one too: its process group is killed and
+   * its start() fails with `agent_start_failed` (cleanup must not wait for a start timeout).
+   */
   async stop(sessionId: string, opts?: { graceMs?: number }): Promise<void> {
+    const starting = this.startingProcs.get(sessionId);
+    if (starting) await starting.kill(opts?.graceMs ?? 3000);
     await this.handles.get(sessionId)?.stop(opts);
   }
 
-  /** Stops every live agent (server shutdown). */
+  /** Stops every agent, live or starting (server shutdown). */
   async stopAll(opts?: { graceMs?: number }): Promise<void> {
+    await Promise.all([...this.startingProcs.values()].map((p) => p.kill(opts?.graceMs ?? 3000)));
     await Promise.all([...this.handles.values()].map((h) => h.stop(opts)));
   }
 }

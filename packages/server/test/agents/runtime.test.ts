@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { isSameProcess, readStartTime } from "../../src/agents/process-info.js";
@@ -170,6 +170,29 @@ describe("agent runtime (SES-5)", () => {
     expect([isGone(a.h.pid), isGone(b.h.pid)]).toEqual([true, true]);
     expect([rt.get(a.sessionId), rt.get(b.sessionId)]).toEqual([undefined, undefined]);
     expect(a.rec.exits[0]).toMatchObject({ duringTurn: false });
+  });
+
+  it("SES-5.8 stop() reaches an agent that is still starting: its start fails at once and no process is left", async () => {
+    const home = tempDir("grove-home-");
+    const cwd = makeRepo();
+    const pidFile = join(home, "slow.pid");
+    const rt = new AgentRuntime({ startTimeoutMs: 60_000 });
+    const silent = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`;
+    const profile: AgentProfileConfig = { name: "slow", command: process.execPath, args: ["-e", silent], env: {}, permissionPolicy: "auto_approve", builtIn: false };
+    const sessionId = "ses_rt_starting";
+    const started = rt.start({ sessionId, profile, cwd, logFile: join(home, "logs", "slow.jsonl"), callbacks: new Recorder() });
+    const settled = started.then(
+      () => "started",
+      (e: unknown) => e,
+    );
+    const t0 = Date.now();
+    while (!existsSync(pidFile) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+    expect(rt.isStarting(sessionId)).toBe(true);
+    await rt.stop(sessionId, { graceMs: 500 });
+    expect(await settled).toMatchObject({ code: "agent_start_failed" });
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    expect(isGone(Number(readFileSync(pidFile, "utf8")))).toBe(true);
+    expect(rt.isStarting(sessionId)).toBe(false);
   });
 
   it("SES-5.5 start failures are agent_start_failed with the stderr tail, and leave no process behind", async () => {
