@@ -49,9 +49,10 @@ export async function stopTaskAgents(deps: Deps, snapshot: CleanupSnapshot): Pro
 const LAUNCH_WAIT_MS = 15_000;
 
 /**
- * A session still `starting` may be spawning its agent right now, before any handle exists to
- * stop. Its launch re-checks the task after the spawn and stops the agent itself (launch.ts);
- * the job waits for that so the worktree is not pulled from under a starting agent. Still
+ * A session still `starting` may be materializing or spawning its agent right now. An agent
+ * already spawned is stopped (its launch fails); otherwise the launch re-checks the task after
+ * the spawn and stops the agent itself (launch.ts). The job waits for every such session so the
+ * worktree is not pulled from under a starting agent. Still
  * starting after the wait → an uncertain stop: throw, keep the worktrees, retry (LC-3).
  */
 async function waitForLaunches(deps: Deps, snapshot: CleanupSnapshot): Promise<void> {
@@ -59,6 +60,9 @@ async function waitForLaunches(deps: Deps, snapshot: CleanupSnapshot): Promise<v
   for (;;) {
     const starting = (await deps.store.listSessions(snapshot.taskId)).filter((s) => s.state === "starting" && snapshot.sessionIds.includes(s.id));
     if (starting.length === 0) return;
+    // An agent still in initialize/session/new is stopped now: its launch then fails at once
+    // instead of holding the job until a start timeout.
+    await Promise.all(starting.filter((s) => deps.agents.isStarting(s.id)).map((s) => deps.agents.stop(s.id, { graceMs: GRACE_MS })));
     if (Date.now() > deadline) {
       throw new AppError("session_running", `session(s) ${starting.map((s) => s.id).join(", ")} of task ${snapshot.taskId} are still starting; worktrees kept`);
     }
