@@ -28,7 +28,7 @@ export async function parallelLaunchBench(rounds = 3): Promise<Row[]> {
     { benchmark: `20 parallel launches: 20 environments ready, minimal agent${minimal.failed ? ` (${minimal.failed} FAILED)` : ""}`, ...cmp(minimal.prepared, minimal.raw), target: "≤ 1.3×" },
     { benchmark: "20 parallel launches: 20 agents up, minimal agent", ...cmp(minimal.grove, minimal.raw), target: "-" },
     { benchmark: `20 parallel launches: 20 environments ready, scripted agent${scripted.failed ? ` (${scripted.failed} FAILED)` : ""}`, ...cmp(scripted.prepared, scripted.raw), target: "-" },
-    { benchmark: "20 parallel launches: 20 agents up, scripted agent (tsx start ≈ 0.5 CPU-s each)", ...cmp(scripted.grove, scripted.raw), target: "-" },
+    { benchmark: "20 parallel launches: 20 agents up, scripted agent (the issue's measure)", ...cmp(scripted.grove, scripted.raw), target: "≤ 1.3×" },
   ];
 }
 

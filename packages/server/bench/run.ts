@@ -5,13 +5,26 @@ import { parallelLaunchBench } from "./parallel-launch.js";
 import { remoteBench } from "./remote.js";
 import { printTable, type Row } from "./util.js";
 
-/** `npm run bench`: ratios against the raw tools measured in the same run (not asserted in tests). */
+/**
+ * `npm run bench`: ratios against the raw tools measured in the same run (not asserted in tests).
+ * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive
+ * runs a subset.
+ */
 const rounds = Number(process.env.GROVE_BENCH_ROUNDS ?? 5);
+const benches: Record<string, () => Promise<Row[]>> = {
+  launch: () => launchBench(rounds),
+  remote: () => remoteBench(),
+  changes: () => changesBench(rounds),
+  parallel: () => parallelLaunchBench(Math.min(rounds, 3)),
+  archive: () => archiveBench(rounds),
+};
+const only = process.env.GROVE_BENCH_ONLY?.split(",").map((s) => s.trim());
+const unknown = only?.filter((n) => !(n in benches)) ?? [];
+if (unknown.length > 0) {
+  process.stderr.write(`unknown benchmark(s): ${unknown.join(", ")}; known: ${Object.keys(benches).join(", ")}\n`);
+  process.exit(2);
+}
 const rows: Row[] = [];
-rows.push(...(await launchBench(rounds)));
-rows.push(...(await remoteBench()));
-rows.push(...(await changesBench(rounds)));
-rows.push(...(await parallelLaunchBench(Math.min(rounds, 3))));
-rows.push(...(await archiveBench(rounds)));
+for (const [name, run] of Object.entries(benches)) if (!only || only.includes(name)) rows.push(...(await run()));
 printTable(rows);
 process.exit(0);
