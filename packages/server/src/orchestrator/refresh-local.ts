@@ -4,6 +4,7 @@ import { fetchBaseFromOrigin } from "../git/fetch.js";
 import { resolveCommit } from "../git/repository.js";
 import type { Deps } from "./context.js";
 import type { PlannedSlot } from "./materialize.js";
+import type { RepositoryRecord } from "../domain/records.js";
 
 /**
  * WT-3, the local-checkout route (the manager's own fetch): with `pullBeforeWorktree` off, the
@@ -16,8 +17,8 @@ import type { PlannedSlot } from "./materialize.js";
 export async function prepareLocalStartPoint(deps: Deps, slot: PlannedSlot): Promise<string> {
   const { repository: repo, attachment: att } = slot;
   if (!repo.pullBeforeWorktree) return att.baseBranch;
-  return deps.git.withRepoLock(repo.path, async () => {
-    try {
+  return withRepositoryNamed(repo, () =>
+    deps.git.withRepoLock(repo.path, async () => {
       const local = await resolveCommit(deps.git, repo.path, `refs/heads/${att.baseBranch}`);
       if (local === null) {
         throw new AppError("base_branch_not_found", `base branch ${att.baseBranch} does not exist in ${repo.name}`, { baseBranch: att.baseBranch });
@@ -26,10 +27,26 @@ export async function prepareLocalStartPoint(deps: Deps, slot: PlannedSlot): Pro
       const choice = await selectBase(deps.git, repo.path, { local, fetched, branch: att.baseBranch });
       deps.log.info({ repositoryId: repo.id, baseBranch: att.baseBranch, chose: choice.chose, startPoint: choice.startPoint }, "WT-3 base selected after fetch");
       return choice.startPoint;
-    } catch (e) {
-      // Name the repository in the message too: the session's lastError is read by people.
-      if (isAppError(e)) throw new AppError(e.code, `${repo.name}: ${e.message}`, { ...(e.details ?? {}), repositoryId: repo.id });
-      throw e;
-    }
-  });
+    }),
+  );
+}
+
+/**
+ * WT-3 before a *recreate* (WT-5) of a local checkout's worktree: with `pullBeforeWorktree` on,
+ * the same non-interactive fetch of the base runs first and a failure stops the recreate. The
+ * recreated worktree is the task's own branch, so nothing is selected and no ref moves.
+ */
+export async function refreshLocalBeforeRecreate(deps: Deps, repo: RepositoryRecord, baseBranch: string): Promise<void> {
+  if (!repo.pullBeforeWorktree) return;
+  await withRepositoryNamed(repo, () => deps.git.withRepoLock(repo.path, () => fetchBaseFromOrigin(deps.git, repo.path, baseBranch)));
+}
+
+/** Every error names the repository in its message too: the session's lastError is read by people. */
+async function withRepositoryNamed<T>(repo: RepositoryRecord, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (isAppError(e)) throw new AppError(e.code, `${repo.name}: ${e.message}`, { ...(e.details ?? {}), repositoryId: repo.id });
+    throw e;
+  }
 }

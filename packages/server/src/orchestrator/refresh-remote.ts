@@ -7,6 +7,7 @@ import { selectBase } from "../git/base-select.js";
 import { fetchOrigin, originUrl, type RemoteAccess } from "../git/remote-sync.js";
 import { resolveCommit } from "../git/repository.js";
 import type { Deps } from "./context.js";
+import { refreshLocalBeforeRecreate } from "./refresh-local.js";
 import type { PlannedSlot } from "./materialize.js";
 import { credentialKey, remoteOf } from "./remote-context.js";
 import { remoteIdentity, type RemoteIdentity } from "./remote-repositories.js";
@@ -158,13 +159,16 @@ async function startPointLocked(deps: Deps, slot: PlannedSlot, scope: RefreshSco
 }
 
 /**
- * RR-5 for WT-5: before a recorded worktree is recreated, a remote repository gets its refresh —
- * only when the directory is really missing. A valid worktree (reuse) is left alone and causes
+ * RR-5 / WT-3 for WT-5: before a recorded worktree is recreated, a remote repository gets its
+ * refresh, and a local checkout with `pullBeforeWorktree` its fetch — only when the directory is
+ * really missing. A valid worktree (reuse) is left alone and causes
  * no network traffic; any other mismatch is refused by `recreate` itself.
  */
 export async function refreshBeforeRecreate(deps: Deps, repo: RepositoryRecord, slot: { worktreePath: string; branch: string; baseBranch: string }, scope: RefreshScope): Promise<void> {
-  if (!isRemoteRepository(repo)) return;
+  const local = !isRemoteRepository(repo);
+  if (local && !repo.pullBeforeWorktree) return;
   const v = await deps.worktrees.validate({ repoPath: repo.path, worktreePath: slot.worktreePath, branch: slot.branch });
   if (v.ok || v.reason !== "missing") return;
+  if (local) return refreshLocalBeforeRecreate(deps, repo, slot.baseBranch);
   await deps.git.withRepoLock(repo.path, () => refreshRemote(deps, repo, { baseBranch: slot.baseBranch, prNumber: null }, scope));
 }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync, tempDir } from "../fixture/git.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
-import { branchesOf, linkedWorktrees, registerRepo } from "./helpers.js";
+import { branchesOf, exists, linkedWorktrees, registerRepo } from "./helpers.js";
 
 /** An HTTP "origin" that counts requests and answers 500: any network attempt is visible. */
 async function countingOrigin(): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
@@ -109,5 +109,35 @@ describe.each(DATABASES)("WT-3 refresh of local checkouts (%s)", (kind) => {
     expect(diverged.session.lastError).toMatchObject({ code: "refresh_base_diverged", repositoryId: id });
     expect(repo.git("for-each-ref")).toBe(refsBefore);
     expect(linkedWorktrees(repo)).toEqual(worktreesBefore);
+  });
+  it("WT-3 WT-5 pullBeforeWorktree on: a vanished worktree is recreated only after the fetch succeeds; a failed fetch stops the recreate", async () => {
+    srv = await startTestServer(kind);
+    const { repo, id } = await registerRepo(srv, "recreating", { pullBeforeWorktree: true });
+    cleanups.push(() => repo.cleanup());
+    const bareDir = await tempDir("grove-origin-");
+    cleanups.push(() => import("node:fs/promises").then((f) => f.rm(bareDir, { recursive: true, force: true })));
+    const bare = join(bareDir, "origin.git");
+    gitSync(bareDir, "clone", "-q", "--bare", repo.path, bare);
+    repo.git("remote", "add", "origin", bare);
+    const { session } = await launch(srv, id, "Recreate after fetch");
+    expect(session.state).toBe("waiting_for_input");
+    const ws = (await srv.api("GET", `/sessions/${session.id}/workspace`)).body;
+    await srv.server.orchestrator.deps.agents.stop(session.id);
+    await import("node:fs/promises").then((f) => f.rm(ws.workspacePath, { recursive: true, force: true }));
+
+    const origin = await countingOrigin();
+    cleanups.push(origin.close);
+    repo.git("remote", "set-url", "origin", origin.url);
+    expect((await srv.api("POST", `/sessions/${session.id}/prompt`, { prompt: "say hi" })).status).toBe(202);
+    const failed = await waitForSession(srv.api, session.id, ["failed"]);
+    expect(failed.lastError).toMatchObject({ code: "refresh_network_failed", repositoryId: id });
+    expect(origin.hits()).toBeGreaterThan(0);
+    expect(exists(ws.workspacePath)).toBe(false);
+
+    repo.git("remote", "set-url", "origin", bare);
+    const resumed = await srv.api("POST", `/sessions/${session.id}/resume`);
+    expect(resumed.body.state).toBe("waiting_for_input");
+    expect(exists(ws.workspacePath)).toBe(true);
+    expect(gitSync(ws.workspacePath, "rev-parse", "--abbrev-ref", "HEAD").trim()).toBe(ws.repositories[0].worktreeBranch);
   });
 });
