@@ -6,6 +6,7 @@ import { computeChanges, fileDiff } from "../../src/git/changes.js";
 import { GitRunner } from "../../src/git/runner.js";
 import { WorktreeManager } from "../../src/git/worktrees.js";
 import { gitSync, makeRepo, tempDir, type TestRepo } from "../fixture/git.js";
+import { rawExpectation } from "../fixture/git-oracle.js";
 
 const LINES = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} line ${i}\n`).join("");
 const BIN = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3, 0, 0xff]);
@@ -15,32 +16,6 @@ let repo: TestRepo;
 let home: string;
 let wt: string;
 const git = new GitRunner();
-
-/** Independent reading of raw git: numstat against the merge-base plus untracked files counted by `--no-index`. */
-function rawExpectation(cwd: string, mergeBase: string): Map<string, { additions: number; deletions: number; binary: boolean; oldPath?: string }> {
-  const out = new Map<string, { additions: number; deletions: number; binary: boolean; oldPath?: string }>();
-  const tokens = gitSync(cwd, "diff", "--numstat", "-z", mergeBase).split("\0");
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    if (!t) continue;
-    const [a, d] = t.split("\t");
-    const rest = t.slice(a!.length + d!.length + 2);
-    const entry = { additions: a === "-" ? 0 : Number(a), deletions: d === "-" ? 0 : Number(d), binary: a === "-" };
-    if (rest === "") out.set(tokens[i + 2]!, { ...entry, oldPath: tokens[(i += 2) - 1]! });
-    else out.set(rest, entry);
-  }
-  for (const f of gitSync(cwd, "ls-files", "--others", "--exclude-standard", "-z").split("\0").filter(Boolean)) {
-    let ns: string;
-    try {
-      ns = gitSync(cwd, "diff", "--no-index", "--numstat", "-z", "--", "/dev/null", f);
-    } catch (e) {
-      ns = String((e as { stdout: string }).stdout); // exit 1 = differences found
-    }
-    const [a, d] = ns.split("\t");
-    out.set(f, { additions: a === "-" ? 0 : Number(a), deletions: d === "-" ? 0 : Number(d), binary: a === "-" });
-  }
-  return out;
-}
 
 beforeAll(async () => {
   const files: Record<string, string> = {

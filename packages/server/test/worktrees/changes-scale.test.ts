@@ -3,41 +3,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync, type TestRepo } from "../fixture/git.js";
+import { rawExpectation } from "../fixture/git-oracle.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { registerRepo } from "./helpers.js";
 
 const LINES = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} ${i}\n`).join("");
 const ODD = ["with space.txt", "ünïcødé ✓.txt", 'quo"te.txt', "new\nline.txt", "tab\there.txt", "-dash.txt", "star*.txt", "back\\slash.txt"];
 type Counts = { additions: number; deletions: number; binary: boolean; oldPath?: string };
-
-/** Raw git, independently: `git diff --numstat -z <merge-base>` plus untracked files counted by `--no-index`. */
-function rawExpectation(cwd: string, mergeBase: string): Map<string, Counts> {
-  const out = new Map<string, Counts>();
-  const tokens = gitSync(cwd, "diff", "--numstat", "-z", mergeBase).split("\0");
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    if (!t) continue;
-    const [a, d] = t.split("\t");
-    const rest = t.slice(a!.length + d!.length + 2);
-    const entry: Counts = { additions: a === "-" ? 0 : Number(a), deletions: d === "-" ? 0 : Number(d), binary: a === "-" };
-    if (rest === "") {
-      entry.oldPath = tokens[i + 1]!;
-      if (!out.has(tokens[i + 2]!)) out.set(tokens[i + 2]!, entry);
-      i += 2;
-    } else if (!out.has(rest)) out.set(rest, entry);
-  }
-  for (const f of gitSync(cwd, "ls-files", "--others", "--exclude-standard", "-z").split("\0").filter(Boolean)) {
-    let ns: string;
-    try {
-      ns = gitSync(cwd, "diff", "--no-index", "--numstat", "-z", "--", "/dev/null", f);
-    } catch (e) {
-      ns = String((e as { stdout: string }).stdout); // exit 1 = differences found
-    }
-    const [a, d] = ns.split("\t");
-    out.set(f, { additions: a === "-" ? 0 : Number(a), deletions: d === "-" ? 0 : Number(d), binary: a === "-" });
-  }
-  return out;
-}
 
 describe.each(DATABASES)("CHG-1 CHG-2 SEC-2 Changes at scale over HTTP (%s)", (kind) => {
   let srv: TestServer | undefined;
