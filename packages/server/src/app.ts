@@ -10,6 +10,7 @@ import { ConfigError, loadConfig, type Config } from "./config.js";
 import { EventBus } from "./domain/event-bus.js";
 import { GitRunner } from "./git/runner.js";
 import { WorktreeManager } from "./git/worktrees.js";
+import { LaunchRegistry } from "./orchestrator/launch-registry.js";
 import { Orchestrator } from "./orchestrator/orchestrator.js";
 import { openStore } from "./store/open.js";
 import { loadProviderRegistry } from "./providers/plugins.js";
@@ -61,6 +62,7 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     log: logger,
     home: config.home,
     runnerId: config.runnerId,
+    launches: new LaunchRegistry(),
     now: () => new Date().toISOString(),
     remote: {
       providers,

@@ -59,12 +59,12 @@ async function waitForLaunches(deps: Deps, snapshot: CleanupSnapshot): Promise<v
   const deadline = Date.now() + LAUNCH_WAIT_MS;
   for (;;) {
     const starting = (await deps.store.listSessions(snapshot.taskId)).filter((s) => s.state === "starting" && snapshot.sessionIds.includes(s.id));
-    if (starting.length === 0) return;
+    if (starting.length === 0 && deps.launches.count(snapshot.taskId) === 0) return;
     // An agent still in initialize/session/new is stopped now: its launch then fails at once
     // instead of holding the job until a start timeout.
     await Promise.all(starting.filter((s) => deps.agents.isStarting(s.id)).map((s) => deps.agents.stop(s.id, { graceMs: GRACE_MS })));
     if (Date.now() > deadline) {
-      throw new AppError("session_running", `session(s) ${starting.map((s) => s.id).join(", ")} of task ${snapshot.taskId} are still starting; worktrees kept`);
+      throw new AppError("session_running", `session(s) of task ${snapshot.taskId} are still starting (${starting.map((s) => s.id).join(", ") || "a prompt or restore"}); worktrees kept`);
     }
     await delay(50);
   }

@@ -4,6 +4,7 @@ import type { WorktreeManager } from "../git/worktrees.js";
 import type { AgentRuntime } from "../agents/runtime.js";
 import type { AgentProfileConfig } from "../agents/profiles.js";
 import type { EventBus } from "../domain/event-bus.js";
+import type { LaunchRegistry } from "./launch-registry.js";
 import type { RemoteServices } from "./remote-context.js";
 
 /** Logging seam (pino in production); the orchestrator never writes to the console. */
@@ -24,6 +25,8 @@ export interface Deps {
   log: Log;
   home: string;
   runnerId: string;
+  /** Prompt/resume/restore launches in flight (cleanup waits for them). */
+  launches: LaunchRegistry;
   now(): string;
   /** Providers and timeouts of remote repositories (RR-1, RR-8); defaults when absent. */
   remote?: RemoteServices;

@@ -19,7 +19,7 @@ import { taskRoot } from "./paths.js";
 import type { CleanupJobRecord } from "../domain/cleanup-job.js";
 import { CleanupWorker } from "./cleanup-worker.js";
 import { runDoctor } from "./doctor.js";
-import { listCleanupJobs, requestCleanup, unarchiveTask } from "./lifecycle.js";
+import { assertTaskWorkable, listCleanupJobs, requestCleanup, unarchiveTask } from "./lifecycle.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -80,8 +80,10 @@ export class Orchestrator {
     const task = await getTaskOr404(this.deps, taskId);
     const env = await this.deps.store.getEnvironmentByTask(taskId);
     if (!env) throw new AppError("not_found", `task ${taskId} has no environment`, { taskId });
+    // LC-1: never bring a worktree back under an archive, delete or reset (cleanup waits for us).
+    await assertTaskWorkable(this.deps, taskId);
     const rows = await this.deps.store.listEnvironmentRepos(env.id);
-    await restoreWorkspace(this.deps, projectWorkspace(env, rows, taskRoot(this.deps, task)), { taskId });
+    await this.deps.launches.run(taskId, () => restoreWorkspace(this.deps, projectWorkspace(env, rows, taskRoot(this.deps, task)), { taskId }));
     return environmentView(env, rows);
   }
 

@@ -24,9 +24,20 @@ export async function getSessionOr404(deps: Deps, id: string): Promise<SessionRe
 async function ensureAgent(deps: Deps, live: LiveSessions, session: SessionRecord): Promise<AgentHandle> {
   const existing = deps.agents.get(session.id);
   if (existing) return existing;
-  const ws = await projectSessionWorkspace(deps, session);
-  await restoreWorkspace(deps, ws, { taskId: session.taskId, sessionId: session.id });
-  return spawnAgent(deps, live, session, ws.workspacePath, true);
+  return deps.launches.run(session.taskId, async () => {
+    const ws = await projectSessionWorkspace(deps, session);
+    await restoreWorkspace(deps, ws, { taskId: session.taskId, sessionId: session.id });
+    // An archive/delete/reset reserved while the workspace came back wins (LC-1): no agent.
+    await assertTaskWorkable(deps, session.taskId);
+    const handle = await spawnAgent(deps, live, session, ws.workspacePath, true);
+    try {
+      await assertTaskWorkable(deps, session.taskId);
+    } catch (e) {
+      await deps.agents.stop(session.id).catch(() => undefined);
+      throw e;
+    }
+    return handle;
+  });
 }
 
 /** `POST /sessions/:id/prompt`: claims the turn by compare-and-set, then runs it in the background. */
