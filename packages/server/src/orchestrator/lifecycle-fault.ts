@@ -7,7 +7,8 @@
  * Points: `archive.after_reserve` (job `prepared`, inventory not taken), `archive.after_snapshot`,
  * `archive.after_commit` (archive committed, job `pending`), `cleanup.after_claim` (job
  * `running`, nothing done yet). `archive.*` applies to every trigger (delete, reset too).
- * `launch.after_worktree_add` (a new worktree exists, its row is not yet persisted).
+ * `launch.after_worktree_add` (a new worktree exists, its row is not yet persisted),
+ * `launch.rollback_after_row_delete` (a failed launch's rollback removed a row, not yet its worktree).
  */
 export function faultPoint(point: string): Promise<void> {
   const spec = process.env.GROVE_FAULT;

@@ -133,12 +133,18 @@ async function materializeOne(
   return after;
 }
 
-/** Undo exactly what this attempt created: directory, registration, new branch, and its row. */
+/**
+ * Undo exactly what this attempt created: its row, then directory, registration and new branch.
+ * The row goes first: a crash (or a failing delete) in between leaves a worktree without a row,
+ * which the next attempt adopts; the other order would leave a row whose branch is gone, and the
+ * task could never launch again.
+ */
 async function rollback(deps: Deps, env: EnvironmentRecord, created: Created[]): Promise<void> {
   for (const c of [...created].reverse()) {
     try {
-      await deps.worktrees.undoCreate({ repoPath: c.slot.repository.path, worktreePath: c.slot.worktreePath, branch: c.slot.branch, createdBranch: c.createdBranch });
       if (c.rowId) await deps.store.deleteEnvironmentRepo(c.rowId);
+      await faultPoint("launch.rollback_after_row_delete");
+      await deps.worktrees.undoCreate({ repoPath: c.slot.repository.path, worktreePath: c.slot.worktreePath, branch: c.slot.branch, createdBranch: c.createdBranch });
     } catch (e) {
       deps.log.error({ err: e, worktreePath: c.slot.worktreePath, environmentId: env.id }, "rollback of a new worktree failed; doctor will report it");
     }

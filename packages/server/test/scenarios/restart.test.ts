@@ -203,4 +203,42 @@ describe.each(DATABASES)("interrupted launch (%s)", (kind) => {
     expect(gitSync(repo.path, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "))).toEqual(worktreesAfterCrash);
     expect(readFileSync(join(ws.workspacePath, "proof.txt"), "utf8")).toBe("adopted");
   });
+  it("SEC-4 WT-7 WT-8: kill during a failed launch's rollback (row gone, worktree not yet) → the retry adopts the worktree and succeeds", async () => {
+    const db = await freshDatabase(kind);
+    cleanups.push(async () => {
+      await db.drop();
+      await rm(db.home, { recursive: true, force: true });
+    });
+    const a = await makeRepo();
+    const b = await makeRepo();
+    cleanups.push(a.cleanup, b.cleanup);
+    b.git("branch", "feature");
+    const env = { GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl };
+    const faulty = await spawnServer({ ...env, GROVE_FAULT: "launch.rollback_after_row_delete:exit" });
+    let api = apiClient(faulty.url);
+    const ra = await api("POST", "/repositories", { path: a.path, name: "first" });
+    const rb = await api("POST", "/repositories", { path: b.path, name: "second" });
+    const t = await api("POST", "/tasks", { title: "Rollback crash", repositories: [{ repositoryId: ra.body.id }, { repositoryId: rb.body.id, baseBranch: "feature" }] });
+    expect(t.status).toBe(201);
+    const featureTip = b.git("rev-parse", "feature").trim();
+    b.git("branch", "-D", "feature"); // the second slot fails, the first slot's worktree is rolled back
+    await expect(api("POST", `/tasks/${t.body.id}/sessions`, {})).rejects.toThrow();
+    expect((await faulty.exited).code).toBe(137);
+    const left = a.git("worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
+    expect(left).toHaveLength(2); // the first slot's worktree survived the crash, without its row
+
+    const server = await spawnServer(env);
+    cleanups.push(async () => {
+      server.child.kill("SIGKILL");
+      await server.exited;
+    });
+    api = apiClient(server.url);
+    b.git("branch", "feature", featureTip);
+    const again = await api("POST", `/tasks/${t.body.id}/sessions`, {});
+    expect(again.status).toBe(201);
+    expect(again.body.state).toBe("waiting_for_input");
+    const ws = (await api("GET", `/sessions/${again.body.id}/workspace`)).body;
+    expect(`worktree ${ws.repositories[0].worktreePath}`).toBe(left[1]);
+    expect(a.git("worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "))).toEqual(left);
+  });
 });
