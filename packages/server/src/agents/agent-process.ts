@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { childEnv } from "../domain/child-env.js";
 import { AppError } from "../domain/errors.js";
 import { killProcessGroup, processGroupMembers } from "./process-info.js";
 
@@ -47,11 +48,11 @@ export class AgentProcess {
   }
 
   /**
-   * Spawns `command args` detached in `cwd` with `process.env + env`. Resolves once the process
+   * Spawns `command args` detached in `cwd` with `process.env` (less the server's secrets) `+ env`. Resolves once the process
    * exists; a command that cannot be started → AppError("agent_start_failed").
    */
   static async spawn(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<AgentProcess> {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd, env: childEnv(process.env, env), detached: true, stdio: ["pipe", "pipe", "pipe"] });
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", (e) => reject(new AppError("agent_start_failed", `cannot start ${command}: ${e.message}`, { command })));

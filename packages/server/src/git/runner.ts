@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { realpath } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Writable } from "node:stream";
+import { childEnv } from "../domain/child-env.js";
 import { AppError } from "../domain/errors.js";
 import { Semaphore } from "./semaphore.js";
 
@@ -129,7 +130,7 @@ export class GitRunner {
   }
 
   private environment(opts: GitRunOptions): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = { ...process.env };
+    const env: NodeJS.ProcessEnv = childEnv(process.env);
     for (const k of REPO_ENV) delete env[k];
     if (opts.isolatedConfig) {
       for (const k of Object.keys(env)) if (k.startsWith("GIT_CONFIG")) delete env[k];

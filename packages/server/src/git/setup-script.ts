@@ -1,3 +1,4 @@
+import { childEnv } from "../domain/child-env.js";
 import { spawn } from "node:child_process";
 
 /** The outcome of a per-repository setup script (WT-9). Never throws: a failure is a warning. */
@@ -21,7 +22,7 @@ const TAIL_BYTES = 4096;
 export function runSetupScript(input: { script: string; cwd: string; timeoutMs?: number; env?: Record<string, string> }): Promise<SetupScriptResult> {
   const timeoutMs = input.timeoutMs ?? 10 * 60_000;
   return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...input.env };
+    const env: NodeJS.ProcessEnv = childEnv(process.env, input.env);
     for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"]) delete env[k];
     let tail = Buffer.alloc(0);
     const keep = (chunk: Buffer): void => {
