@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isValidBranchName, renderBranchName, slotDirName, slotSlug, slugify, taskDirName } from "./layout.js";
+import { creationTitleSlug, isValidBranchName, renderBranchName, slotDirName, slotSlug, slugify, taskDirName } from "./layout.js";
 
 describe("WT-1 / WT-2 layout and branch names", () => {
   it("WT-1 task directory is a short title slug plus a short id", () => {
@@ -20,6 +20,12 @@ describe("WT-1 / WT-2 layout and branch names", () => {
     for (const bad of ["", "-x", "--upload-pack=x", "a..b", "a b", "a~1", "x.lock", "a/.b", "a//b", "@", "a@{1}", "end.", "/a", "a/", "a\\b", "a:b", "a\u0001b"]) {
       expect(isValidBranchName(bad), bad).toBe(false);
     }
+  });
+
+  it("WT-2 branches are named from the title the task was created with (its fixed directory name)", () => {
+    const dir = taskDirName("Fix the Widget: now!", "task_AbCdEfGhIj");
+    expect(creationTitleSlug(dir)).toBe("fix-the-widget-now");
+    expect(creationTitleSlug(taskDirName("!!!", "task_x1"))).toBe("task");
   });
 
   it("WT-2 template placeholders {title} {taskId} {suffix}", () => {

@@ -20,6 +20,16 @@ export function taskDirName(title: string, taskId: string): string {
   return `${slugify(title)}-${short}`;
 }
 
+/**
+ * The title slug a task was created with, recovered from its fixed directory name. Branch names
+ * are rendered from it rather than from the current title, so a renamed task plans the same
+ * branches on every attempt (a retry after a crash finds and adopts its own worktree).
+ */
+export function creationTitleSlug(dirName: string): string {
+  const i = dirName.lastIndexOf("-");
+  return i > 0 ? dirName.slice(0, i) : dirName;
+}
+
 /** Identity of a slot within a repository: the branch it checks out or starts from. */
 export function slotSlug(att: { baseBranch: string; checkoutBranch: string | null; prNumber: number | null }): string {
   if (att.prNumber !== null) return `pr-${att.prNumber}`;

@@ -3,13 +3,13 @@ import { dirname, join } from "node:path";
 import { AppError, isAppError } from "../domain/errors.js";
 import type { SlotResult } from "../domain/environment-merge.js";
 import { newId } from "../domain/ids.js";
-import { renderBranchName, slotDirName, slotSlug } from "../domain/layout.js";
+import { creationTitleSlug, renderBranchName, slotDirName, slotSlug } from "../domain/layout.js";
 import type { EnvironmentRecord, EnvironmentRepoRecord, RepositoryRecord, TaskRecord, TaskRepositoryRecord } from "../domain/records.js";
 import { branchExists } from "../git/repository.js";
 import type { Deps } from "./context.js";
 import { isAdoptable } from "./adopt.js";
 import { faultPoint } from "./lifecycle-fault.js";
-import { branchKeptByReset, restoreArchivedWork } from "./lifecycle-restore.js";
+import { branchKeptByReset, restoreArchivedWork, restoreSavedWork } from "./lifecycle-restore.js";
 import { TASK_MARKER, taskRoot } from "./paths.js";
 import { prepareStartPoint, type RefreshContext } from "./refresh.js";
 import { assertRemoteRoutes, refreshBeforeRecreate } from "./refresh-remote.js";
@@ -36,7 +36,7 @@ export async function planSlots(deps: Deps, task: TaskRecord): Promise<PlannedSl
     const first = !seenRepos.has(repository.id);
     seenRepos.add(repository.id);
     const suffix = task.id.replace(/^task_/, "").slice(0, 6).toLowerCase() + (first ? "" : `-${branchSlug}`);
-    const branch = att.checkoutBranch ?? renderBranchName(repository.branchTemplate, { title: task.title, taskId: task.id, suffix });
+    const branch = att.checkoutBranch ?? renderBranchName(repository.branchTemplate, { title: creationTitleSlug(task.dirName), taskId: task.id, suffix });
     out.push({ attachment: att, repository, branchSlug, worktreePath: join(root, slotDirName(repository.name, branchSlug, first)), branch });
   }
   return out;
@@ -102,7 +102,7 @@ async function materializeOne(
     await refreshBeforeRecreate(deps, repo, { worktreePath: known.worktreePath, branch: known.worktreeBranch, baseBranch: att.baseBranch }, ctx);
     await deps.worktrees.recreate({ repoPath: repo.path, worktreePath: known.worktreePath, branch: known.worktreeBranch });
     // LC-8: a slot archived with uncommitted work gets it back (no-op for live rows).
-    await restoreArchivedWork(deps, env.taskId, known, repo.path);
+    await restoreArchivedWork(deps, env.taskId, known, repo.path, ctx);
     result.worktree = { worktreeId: known.worktreeId, worktreePath: known.worktreePath, worktreeBranch: known.worktreeBranch };
     return deps.store.mergeEnvironmentRepos(env.id, [result], deps.now());
   }
@@ -130,6 +130,9 @@ async function materializeOne(
   const after = await deps.store.mergeEnvironmentRepos(env.id, [result], deps.now());
   entry.rowId = after.find((r) => r.worktreeId === result.worktree?.worktreeId)?.id;
   await setupNewWorktree(deps, slot, ctx);
+  // LC-8: work saved by that reset comes back as uncommitted changes (after WT-9, so a saved
+  // copy-files file wins over the fresh copy). Never throws: a failure is reported, ref kept.
+  if (kept !== null) await restoreSavedWork(deps, { taskId: env.taskId, branchSlug: slot.branchSlug, worktreePath: slot.worktreePath, repoPath: repo.path }, ctx);
   return after;
 }
 

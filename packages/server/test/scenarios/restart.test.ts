@@ -191,6 +191,8 @@ describe.each(DATABASES)("interrupted launch (%s)", (kind) => {
       await server.exited;
     });
     api = apiClient(server.url);
+    // A rename between the attempts does not change the planned branch (WT-2).
+    expect((await api("PATCH", `/tasks/${t.body.id}`, { title: "Renamed after the crash" })).status).toBe(200);
     const [first] = (await api("GET", `/tasks/${t.body.id}/sessions`)).body;
     expect(first.state).toBe("failed");
     expect(first.lastError.code).toBe("launch_interrupted");
