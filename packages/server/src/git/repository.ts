@@ -77,3 +77,19 @@ export async function resolveCommit(git: GitRunner, repoPath: string, ref: strin
   const sha = r.stdout.trim();
   return r.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(sha) ? sha : null;
 }
+
+/**
+ * The fully qualified ref a base branch name stands for in `repoPath`: `refs/heads/<base>` or
+ * `refs/remotes/origin/<base>` (a remote repository's managed clone often has only the latter;
+ * git's own lookup of a bare name never finds it). `preferRemote` puts the fetched
+ * `origin/<base>` first — the freshest base of a remote repository. The bare name when neither
+ * exists, so the caller's git command fails with its usual error.
+ */
+export async function resolveBaseRef(git: GitRunner, repoPath: string, baseBranch: string, opts: { preferRemote: boolean }): Promise<string> {
+  const heads = `refs/heads/${baseBranch}`;
+  const remote = `refs/remotes/origin/${baseBranch}`;
+  for (const ref of opts.preferRemote ? [remote, heads] : [heads, remote]) {
+    if ((await resolveCommit(git, repoPath, ref)) !== null) return ref;
+  }
+  return baseBranch;
+}

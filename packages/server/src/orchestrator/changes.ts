@@ -4,8 +4,21 @@ import type { Changes, FileDiff } from "@grove/protocol";
 import { AppError } from "../domain/errors.js";
 import type { EnvironmentRepoRecord } from "../domain/records.js";
 import { computeChanges, fileDiff } from "../git/changes.js";
+import { resolveBaseRef } from "../git/repository.js";
 import type { Deps } from "./context.js";
+import { isRemoteRepository } from "./refresh-remote.js";
 import { getTaskOr404 } from "./tasks.js";
+
+/**
+ * What a slot's Changes are compared with: the base name for a local checkout; for a remote
+ * repository the fetched `origin/<base>` (its managed clone's local branch is never refreshed,
+ * and may not exist at all).
+ */
+async function baseRefOf(deps: Deps, row: EnvironmentRepoRecord): Promise<string> {
+  const repo = await deps.store.getRepository(row.repositoryId);
+  if (!repo || !isRemoteRepository(repo) || !row.worktreePath) return row.baseBranch;
+  return resolveBaseRef(deps.git, row.worktreePath, row.baseBranch, { preferRemote: true });
+}
 
 async function activeRows(deps: Deps, taskId: string): Promise<EnvironmentRepoRecord[]> {
   const env = await deps.store.getEnvironmentByTask(taskId);
@@ -24,8 +37,8 @@ export async function taskChanges(deps: Deps, taskId: string): Promise<Changes> 
     rows.map(async (r) => {
       const worktreePath = r.worktreePath ?? "";
       try {
-        const c = await computeChanges(deps.git, { worktreePath, baseBranch: r.baseBranch });
-        return { repositoryId: r.repositoryId, worktreeId: r.worktreeId ?? undefined, branchSlug: r.branchSlug, worktreePath, ...c };
+        const c = await computeChanges(deps.git, { worktreePath, baseBranch: await baseRefOf(deps, r) });
+        return { repositoryId: r.repositoryId, worktreeId: r.worktreeId ?? undefined, branchSlug: r.branchSlug, worktreePath, ...c, baseBranch: r.baseBranch };
       } catch (e) {
         return {
           repositoryId: r.repositoryId,
@@ -83,6 +96,6 @@ export async function taskFileDiff(deps: Deps, taskId: string, repositoryId: str
   const row = (await activeRows(deps, taskId)).find((r) => r.repositoryId === repositoryId && (worktreeId === undefined || r.worktreeId === worktreeId));
   if (!row || !row.worktreePath) throw new AppError("not_found", `task ${taskId} has no worktree for repository ${repositoryId}`, { repositoryId });
   const rel = await confinePath(row.worktreePath, path);
-  const d = await fileDiff(deps.git, { worktreePath: row.worktreePath, baseBranch: row.baseBranch, path: rel });
+  const d = await fileDiff(deps.git, { worktreePath: row.worktreePath, baseBranch: await baseRefOf(deps, row), path: rel });
   return { repositoryId, path: rel, ...d };
 }

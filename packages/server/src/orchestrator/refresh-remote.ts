@@ -5,7 +5,7 @@ import { openSecret } from "../git/credential-vault.js";
 import { refreshError } from "../git/remote-errors.js";
 import { selectBase } from "../git/base-select.js";
 import { fetchOrigin, originUrl, type RemoteAccess } from "../git/remote-sync.js";
-import { resolveCommit } from "../git/repository.js";
+import { resolveBaseRef, resolveCommit } from "../git/repository.js";
 import type { Deps } from "./context.js";
 import { refreshLocalBeforeRecreate } from "./refresh-local.js";
 import type { PlannedSlot } from "./materialize.js";
@@ -149,7 +149,8 @@ async function startPointLocked(deps: Deps, slot: PlannedSlot, scope: RefreshSco
     }
     return `refs/remotes/origin/pr/${att.prNumber}`;
   }
-  if (!handled) return att.baseBranch;
+  // No refresh (pullBeforeWorktree off): the local base, else what an earlier fetch brought.
+  if (!handled) return resolveBaseRef(deps.git, repo.path, att.baseBranch, { preferRemote: false });
   // WT-3 base choice, shared with the local route (git/base-select.ts).
   const fetched = await resolveCommit(deps.git, repo.path, `refs/remotes/origin/${att.baseBranch}`);
   if (fetched === null) throw new AppError("refresh_missing_ref", `the refresh of repository ${repo.name} brought no ${att.baseBranch}`, scopeIds(repo, scope));
