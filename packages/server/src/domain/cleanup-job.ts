@@ -24,6 +24,12 @@ export interface CleanupSlot {
   worktreePath: string;
   worktreeBranch: string;
   baseBranch: string;
+  /**
+   * LC-7: true only for a branch Grove created for the task (rendered from the repository's
+   * branch template, not named by the person as `checkoutBranch`). Only such a branch may be
+   * deleted by cleanup. Absent in snapshots written before this field existed: read as false.
+   */
+  branchCreatedByGrove?: boolean;
   /** Already tombstoned when the inventory was taken (nothing on disk is expected). */
   tombstoned: boolean;
 }

@@ -1,13 +1,17 @@
-import { copyFile, rm } from "node:fs/promises";
+import { chmod, copyFile, lstat, readFile, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import { AppError } from "../domain/errors.js";
 import type { GitRunner } from "./runner.js";
 
 /**
  * LC-8: uncommitted work saved outside the branch. A dirty worktree's tracked and untracked
- * (not ignored) files are written as one commit whose parent is the branch head, built with a
- * temporary index (the worktree's own index and the branch are never touched), and kept on a
- * private ref `refs/grove/archived/<taskId>/<slot>` that no branch listing shows.
+ * (not ignored) files — plus the ignored paths the caller names (copy-files, WT-9) — are written
+ * as one commit, built with a temporary index (the worktree's own index and the branch are
+ * never touched), and kept on a private ref `refs/grove/archived/<taskId>/<slot>` that no
+ * branch listing shows. The first parent is the branch head, so the commit's diff against its
+ * first parent is exactly the uncommitted work; an earlier save still on the ref becomes the
+ * second parent, so a later save never makes an earlier one unreachable.
  */
 
 /** Who the saved commit is attributed to (no user identity is needed or read). */
@@ -24,12 +28,30 @@ export function archivedWorkRef(taskId: string, slot: string): string {
   return `refs/grove/archived/${part(taskId)}/${part(slot)}`;
 }
 
+const literal = (p: string): string => `:(literal)${p}`;
+
+/** `rev-parse --verify` of ONE revision; null when it does not resolve (e.g. an unborn HEAD). */
+async function resolve(git: GitRunner, cwd: string, rev: string): Promise<string | null> {
+  const r = await git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", rev], { cwd, okExitCodes: [1, 128] });
+  const sha = r.stdout.trim();
+  return r.exitCode === 0 && sha ? sha : null;
+}
+
+/** The subset of `paths` (relative to the worktree) that exist and are untracked and ignored. */
+export async function ignoredAmong(git: GitRunner, worktreePath: string, paths: readonly string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
+  const r = await git.run(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", ...paths.map(literal)], { cwd: worktreePath });
+  return r.stdout.split("\0").filter(Boolean);
+}
+
 /**
- * Saves the worktree's uncommitted and untracked work on `ref` and returns the commit, or null
- * when the working tree equals HEAD (nothing to save; the ref is left alone). Read-only for the
- * worktree itself: only a temporary index next to the real one is written.
+ * Saves the worktree's uncommitted and untracked work (and the ignored `extraPaths`) on `ref`
+ * and returns the commit, or null when there is nothing to save (the ref is left alone).
+ * Read-only for the worktree itself: only a temporary index next to the real one is written.
+ * The ref is moved compare-and-set from the value read here, so a concurrent save fails
+ * instead of silently dropping the other one.
  */
-export async function saveWorkToRef(git: GitRunner, worktreePath: string, ref: string, message: string): Promise<string | null> {
+export async function saveWorkToRef(git: GitRunner, worktreePath: string, ref: string, message: string, extraPaths: readonly string[] = []): Promise<string | null> {
   const cwd = worktreePath;
   const indexPath = (await git.run(["rev-parse", "--path-format=absolute", "--git-path", "index"], { cwd })).stdout.trim();
   const tmpIndex = `${indexPath}.grove-archive-${randomBytes(4).toString("hex")}`;
@@ -38,47 +60,112 @@ export async function saveWorkToRef(git: GitRunner, worktreePath: string, ref: s
     await copyFile(indexPath, tmpIndex).catch(() => undefined);
     const env = { GIT_INDEX_FILE: tmpIndex };
     await git.run(["add", "-A", "--", "."], { cwd, env });
+    // Ignored files `add -A` skipped but that `worktree remove --force` would destroy (WT-9).
+    const extras = await ignoredAmong(git, cwd, extraPaths);
+    if (extras.length > 0) await git.run(["add", "-f", "--", ...extras.map(literal)], { cwd, env });
     const tree = (await git.run(["write-tree"], { cwd, env })).stdout.trim();
-    const head = await git.run(["rev-parse", "--verify", "--quiet", "HEAD^{tree}", "HEAD"], { cwd, okExitCodes: [1, 128] });
-    const [headTree, headCommit] = head.stdout.trim().split("\n");
-    if (head.exitCode === 0 && headTree === tree) return null;
-    const parents = head.exitCode === 0 && headCommit ? ["-p", headCommit] : [];
+    // Resolved one by one: `--verify` with two revisions always fails.
+    const headCommit = await resolve(git, cwd, "HEAD^{commit}");
+    const headTree = headCommit ? await resolve(git, cwd, "HEAD^{tree}") : null;
+    if (headTree === tree) return null;
+    // An unborn HEAD: the base is an empty root commit, so "first parent" always means the base.
+    const base = headCommit ?? (await emptyRoot(git, cwd, tmpIndex));
+    const previous = await readRef(git, cwd, ref);
+    // A retried cleanup attempt saves the same work again: the existing save already holds it.
+    if (previous && (await resolve(git, cwd, `${previous}^{tree}`)) === tree && (await resolve(git, cwd, `${previous}^1`)) === base) return previous;
+    const parents = ["-p", base, ...(previous ? ["-p", previous] : [])];
     const commit = (await git.run(["commit-tree", tree, ...parents, "-m", message], { cwd, env: IDENTITY })).stdout.trim();
-    await git.run(["update-ref", "-m", "grove: save uncommitted work", ref, commit], { cwd });
+    await git.run(["update-ref", "-m", "grove: save uncommitted work", ref, commit, previous ?? "0".repeat(commit.length)], { cwd });
     return commit;
   } finally {
     await rm(tmpIndex, { force: true });
   }
 }
 
+/** A parentless commit of the empty tree (the base of work saved on an unborn branch). */
+async function emptyRoot(git: GitRunner, cwd: string, scratchIndex: string): Promise<string> {
+  const empty = `${scratchIndex}.empty`;
+  try {
+    const tree = (await git.run(["write-tree"], { cwd, env: { GIT_INDEX_FILE: empty } })).stdout.trim();
+    return (await git.run(["commit-tree", tree, "-m", "grove: empty base"], { cwd, env: IDENTITY })).stdout.trim();
+  } finally {
+    await rm(empty, { force: true });
+  }
+}
+
 /** The commit `ref` points at, or null. */
 export async function readRef(git: GitRunner, repoPath: string, ref: string): Promise<string | null> {
-  const r = await git.run(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { cwd: repoPath, okExitCodes: [1, 128] });
-  const sha = r.stdout.trim();
-  return r.exitCode === 0 && sha ? sha : null;
+  return resolve(git, repoPath, `${ref}^{commit}`);
+}
+
+/** A saved commit's base (first parent) and the earlier save it carries (second parent), if any. */
+export async function savedParents(git: GitRunner, cwd: string, commit: string): Promise<{ base: string | null; earlier: string | null }> {
+  return { base: await resolve(git, cwd, `${commit}^1`), earlier: await resolve(git, cwd, `${commit}^2`) };
+}
+
+interface Aside {
+  path: string;
+  data?: Buffer;
+  link?: string;
+  mode: number;
 }
 
 /**
- * LC-8 restore: applies the saved commit's changes onto the worktree (a three-way apply, so a
- * branch that moved on since is fine) and leaves them uncommitted: the index is reset to HEAD,
- * files that were untracked are untracked again. Needs a clean worktree; a conflict →
- * `git_failed` and the worktree is put back as it was.
+ * LC-8 restore: applies the saved commit's changes (its diff against its first parent) onto the
+ * worktree — modifications, deletions, new files, ignored copy-files files — with a three-way
+ * fallback, so a branch that moved on since is fine when the changes do not clash. The result
+ * is uncommitted: the index is reset to HEAD, new files are untracked (or ignored) again.
+ * Refuses tracked changes in the worktree. An ignored or untracked file the save would add
+ * (e.g. a `.env` just copied by WT-9) is replaced by the saved one. A conflict → `git_failed`
+ * and the worktree is put back as it was.
  */
-export async function restoreWorkFromRef(git: GitRunner, worktreePath: string, ref: string): Promise<void> {
+export async function restoreWorkFromRef(git: GitRunner, worktreePath: string, commit: string): Promise<void> {
   const cwd = worktreePath;
-  const dirty = await git.run(["status", "--porcelain", "-z", "--untracked-files=normal"], { cwd });
-  if (dirty.stdoutBuffer.length > 0) throw new AppError("git_failed", `cannot restore ${ref}: ${worktreePath} has uncommitted changes`, { ref });
+  const dirty = await git.run(["status", "--porcelain", "-z", "--untracked-files=no"], { cwd });
+  if (dirty.stdoutBuffer.length > 0) throw new AppError("git_failed", `cannot restore ${commit}: ${worktreePath} has uncommitted changes`, { commit });
+  // A save from before saves were parented has no base: its tree is the whole worktree state.
+  const base = (await savedParents(git, cwd, commit)).base ?? "HEAD";
+  const patch = (await git.run(["diff", "--binary", "--full-index", "--no-renames", base, commit, "--"], { cwd })).stdoutBuffer;
+  if (patch.length === 0) return;
+  const added = (await git.run(["diff", "-z", "--name-only", "--no-renames", "--diff-filter=A", base, commit, "--"], { cwd })).stdout.split("\0").filter(Boolean);
+  const aside = await moveAside(cwd, added);
   try {
-    await git.run(["cherry-pick", "--no-commit", "--end-of-options", ref], { cwd });
+    await git.run(["apply", "--3way", "--whitespace=nowarn", "-"], { cwd, input: patch });
   } catch (e) {
-    await git.run(["cherry-pick", "--abort"], { cwd, okExitCodes: [128] }).catch(() => undefined);
     await git.run(["reset", "-q", "--hard", "HEAD"], { cwd }).catch(() => undefined);
+    await putBack(aside);
     throw e;
   }
   await git.run(["reset", "-q"], { cwd });
 }
 
+/** Takes existing files at `paths` out of the way (kept in memory) so the apply can create them. */
+async function moveAside(cwd: string, paths: readonly string[]): Promise<Aside[]> {
+  const out: Aside[] = [];
+  for (const rel of paths) {
+    const path = join(cwd, rel);
+    const st = await lstat(path).catch(() => undefined);
+    if (!st || st.isDirectory()) continue;
+    out.push(st.isSymbolicLink() ? { path, link: await readlink(path), mode: st.mode } : { path, data: await readFile(path), mode: st.mode });
+    await rm(path, { force: true });
+  }
+  return out;
+}
+
+async function putBack(aside: readonly Aside[]): Promise<void> {
+  for (const a of aside) {
+    await rm(a.path, { force: true }).catch(() => undefined);
+    if (a.link !== undefined) await symlink(a.link, a.path).catch(() => undefined);
+    else if (a.data) await writeFile(a.path, a.data).then(() => chmod(a.path, a.mode & 0o777)).catch(() => undefined);
+  }
+}
+
 /** Deletes `ref` if it still points at `expected` (compare-and-set in git). */
 export async function deleteRef(git: GitRunner, repoPath: string, ref: string, expected: string): Promise<void> {
   await git.run(["update-ref", "-d", ref, expected], { cwd: repoPath });
+}
+
+/** Moves `ref` from `expected` to `next` (compare-and-set in git). */
+export async function moveRef(git: GitRunner, repoPath: string, ref: string, next: string, expected: string): Promise<void> {
+  await git.run(["update-ref", "-m", "grove: newest saved work restored", ref, next, expected], { cwd: repoPath });
 }

@@ -17,10 +17,14 @@ export async function hasCommitsOutside(git: GitRunner, repoPath: string, branch
 
 /**
  * Deletes a branch that holds nothing outside its base (LC-7 is re-checked under the
- * repository lock). Returns true when it was deleted. A branch checked out somewhere is
+ * repository lock) and is not the base itself. Returns true when it was deleted. The caller
+ * decides whether the branch is Grove's to delete at all. A branch checked out somewhere is
  * refused by git itself and reported as an error.
  */
 export async function deleteMergedBranch(git: GitRunner, repoPath: string, branch: string, base: string): Promise<boolean> {
+  // A branch that is its own base has, by definition, nothing outside it: that says nothing
+  // about whose it is, so it is never deleted (LC-7).
+  if (branch === base) return false;
   return git.withRepoLock(repoPath, async () => {
     if (!(await branchExists(git, repoPath, branch))) return false;
     if (await hasCommitsOutside(git, repoPath, branch, base)) return false;

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import type { CleanupSlot, CleanupSnapshot } from "../domain/cleanup-job.js";
 import { AppError } from "../domain/errors.js";
-import type { TaskRecord } from "../domain/records.js";
+import { slotSlug } from "../domain/layout.js";
+import type { EnvironmentRepoRecord, RepositoryRecord, TaskRecord } from "../domain/records.js";
 import type { Deps } from "./context.js";
 import { taskRoot } from "./paths.js";
 
@@ -30,6 +31,7 @@ export async function takeInventory(deps: Deps, task: TaskRecord): Promise<Clean
       worktreePath: r.worktreePath,
       worktreeBranch: r.worktreeBranch,
       baseBranch: r.baseBranch,
+      branchCreatedByGrove: createdByGrove(task, repo, r),
       tombstoned: r.status === "deleted",
     });
   }
@@ -41,6 +43,20 @@ export async function takeInventory(deps: Deps, task: TaskRecord): Promise<Clean
     agentProcesses: procs.map((p) => ({ sessionId: p.sessionId, pid: p.pid, startTime: p.startTime })),
     slots,
   };
+}
+
+/**
+ * LC-7: whether the row's branch is one Grove created for the task. The attachment says so:
+ * without a `checkoutBranch` the branch was rendered from the branch template and created new
+ * (WT-2 refuses an existing one). A `checkoutBranch` names the person's branch; even when Grove
+ * had to create it, it is kept (a leaked branch is recoverable, a deleted one may not be). The
+ * base and the repository's default branch are never counted as Grove's.
+ */
+function createdByGrove(task: TaskRecord, repo: RepositoryRecord, row: EnvironmentRepoRecord): boolean {
+  const att = task.repositories.find((a) => a.repositoryId === row.repositoryId && slotSlug(a) === row.branchSlug);
+  if (!att || att.checkoutBranch !== null) return false;
+  const branch = row.worktreeBranch;
+  return branch !== null && branch !== att.baseBranch && branch !== row.baseBranch && branch !== repo.defaultBranch;
 }
 
 /** LC-6: the first live slot with uncommitted or untracked work → `dirty_worktree`. Missing directories are not dirty. */

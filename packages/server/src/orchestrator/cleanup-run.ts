@@ -3,10 +3,11 @@ import { readdir, rm, rmdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { CleanupJobRecord, CleanupSlot } from "../domain/cleanup-job.js";
 import { AppError } from "../domain/errors.js";
-import { archivedWorkRef, readRef, saveWorkToRef } from "../git/archive-ref.js";
+import { archivedWorkRef, readRef } from "../git/archive-ref.js";
 import { deleteMergedBranch } from "../git/branches.js";
 import { removeWorktreeForCleanup } from "../git/worktree-cleanup.js";
 import { stopTaskAgents } from "./cleanup-agents.js";
+import { saveSlotWork } from "./lifecycle-restore.js";
 import type { Deps } from "./context.js";
 import { TASK_MARKER } from "./paths.js";
 
@@ -44,18 +45,16 @@ async function cleanupSlot(deps: Deps, job: CleanupJobRecord, slot: CleanupSlot)
       deps.log.warn({ jobId: job.id, path: slot.worktreePath, reason: owned.reason }, "cleanup: the recorded path is not the task's worktree; left untouched");
     } else {
       const discard = job.trigger === "delete" && job.discardChanges;
-      if (!discard && (await deps.worktrees.isDirty(slot.worktreePath))) {
-        const commit = await saveWorkToRef(git, slot.worktreePath, ref, `grove: uncommitted work of ${job.taskId} (${slot.branchSlug || "default"}) before ${job.trigger}`);
-        deps.log.info({ jobId: job.id, ref, commit }, "cleanup: uncommitted work saved (LC-8)");
-      }
+      if (!discard) await saveSlotWork(deps, job, slot, ref);
       await removeWorktreeForCleanup(git, slot.repoPath, slot.worktreePath);
     }
   } else {
     await removeWorktreeForCleanup(git, slot.repoPath, slot.worktreePath);
   }
   // LC-7: archive and reset keep every branch (unarchive and the next session need it); delete
-  // drops only a branch with nothing outside its base, and never one whose work was saved.
-  if (job.trigger === "delete" && (await readRef(git, slot.repoPath, ref)) === null) {
+  // drops only a branch Grove created for the task (never the person's checkoutBranch, never
+  // the base) with nothing outside its base, and never one whose work was saved.
+  if (job.trigger === "delete" && slot.branchCreatedByGrove === true && (await readRef(git, slot.repoPath, ref)) === null) {
     await deleteMergedBranch(git, slot.repoPath, slot.worktreeBranch, slot.baseBranch);
   }
   if (job.trigger !== "delete" && !slot.tombstoned) await deps.store.tombstoneEnvironmentRepo(slot.rowId, deps.now());

@@ -76,11 +76,18 @@ export async function patchTask(deps: Deps, id: string, body: PatchTaskBody): Pr
 
 /** Re-derives a task's state from its sessions (in_progress while one works, review when all wait). */
 export async function refreshTaskState(deps: Deps, taskId: string): Promise<void> {
-  const task = await deps.store.getTask(taskId);
-  if (!task) return;
-  const sessions = await deps.store.listSessions(taskId);
-  const next = deriveTaskState(task.state, sessions.map((s) => s.state));
-  if (next === task.state) return;
-  const updated = await deps.store.updateTask(taskId, { state: next }, deps.now());
-  if (updated) deps.bus.publish("task.updated", { task: taskView(updated) });
+  // Compare-and-set from the state that was read: a state a person set meanwhile (PATCH
+  // state=done) is never overwritten; it is re-read and the derivation runs on it instead.
+  for (let tries = 0; tries < 3; tries += 1) {
+    const task = await deps.store.getTask(taskId);
+    if (!task) return;
+    const sessions = await deps.store.listSessions(taskId);
+    const next = deriveTaskState(task.state, sessions.map((s) => s.state));
+    if (next === task.state) return;
+    const updated = await deps.store.setTaskStateIf(taskId, task.state, next, deps.now());
+    if (updated) {
+      deps.bus.publish("task.updated", { task: taskView(updated) });
+      return;
+    }
+  }
 }

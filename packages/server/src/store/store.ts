@@ -141,6 +141,10 @@ export class Store {
   updateTask(id: string, patch: Partial<Pick<TaskRecord, "title" | "description" | "state" | "archivedAt">>, now: string): Promise<TaskRecord | undefined> {
     return this.tx(({ db }) => tasks.updateTask(db, id, patch, now));
   }
+  /** The task state `from → to` only while it still is `from` (compare-and-set); undefined otherwise. */
+  setTaskStateIf(id: string, from: TaskRecord["state"], to: TaskRecord["state"], now: string): Promise<TaskRecord | undefined> {
+    return this.tx(({ db }) => tasks.setTaskStateIf(db, id, from, to, now));
+  }
   /** Attachments, the environment with its rows, and sessions with their messages go too. */
   deleteTask(id: string): Promise<void> {
     return tasks.deleteTask(this.q, id);

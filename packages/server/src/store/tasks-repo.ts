@@ -109,6 +109,17 @@ export async function updateTask(db: Db, id: string, patch: TaskPatch, now: stri
   return getTask(db, id);
 }
 
+/**
+ * Compare-and-set of the task state: `from → to` only while the row still holds `from` (a
+ * derived state must never overwrite one a person set after it was read). Undefined when the
+ * state changed meanwhile or the task is gone.
+ */
+export async function setTaskStateIf(db: Db, id: string, from: TaskState, to: TaskState, now: string): Promise<TaskRecord | undefined> {
+  const res = await db.updateTable("tasks").set({ state: to, updated_at: now }).where("id", "=", id).where("state", "=", from).executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) return undefined;
+  return getTask(db, id);
+}
+
 /** Deletes the task; attachments, environment (and its rows) and sessions cascade. */
 export async function deleteTask(db: Db, id: string): Promise<void> {
   await db.deleteFrom("tasks").where("id", "=", id).execute();

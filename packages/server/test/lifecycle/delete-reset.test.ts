@@ -95,6 +95,7 @@ describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
     expect(fresh.repositories[0]).toMatchObject({ status: "active", worktreePath: slot.worktreePath, worktreeBranch: slot.worktreeBranch });
     expect(fresh.repositories[0].worktreeId).not.toBe(slot.worktreeId);
     expect(gitSync(slot.worktreePath, "rev-parse", "HEAD").trim()).toBe(head);
-    expect(existsSync(`${slot.worktreePath}/wip.txt`)).toBe(false);
+    // LC-8: the reset saved the uncommitted file; the next session gets it back, uncommitted.
+    expect(gitSync(slot.worktreePath, "status", "--porcelain").trim()).toBe("?? wip.txt");
   });
 });
