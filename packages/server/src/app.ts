@@ -13,6 +13,8 @@ import { WorktreeManager } from "./git/worktrees.js";
 import { LaunchRegistry } from "./orchestrator/launch-registry.js";
 import { Orchestrator } from "./orchestrator/orchestrator.js";
 import { openStore } from "./store/open.js";
+import { openPgEventRelay, type EventRelay } from "./store/event-relay.js";
+import { connectEventRelay } from "./orchestrator/event-relay.js";
 import { loadProviderRegistry } from "./providers/plugins.js";
 import { msFromEnv } from "./orchestrator/remote-context.js";
 
@@ -25,6 +27,23 @@ function agentProfiles(home: string) {
   } catch (e) {
     throw new ConfigError((e as Error).message);
   }
+}
+
+/** ST-3: with PostgreSQL, events of every server process sharing the database reach every client. */
+async function startEventRelay(config: Config, bus: EventBus, logger: pino.Logger): Promise<{ close(): Promise<void> } | undefined> {
+  if (!config.databaseUrl) return undefined;
+  const warn = (e: unknown) => logger.warn({ err: e }, "event relay");
+  // Frames published before the LISTEN connection is up are not relayed (best effort).
+  const wire: { transport?: EventRelay } = {};
+  const relay = connectEventRelay(bus, config.runnerId, { publish: (p) => wire.transport?.publish(p) ?? Promise.resolve() }, warn);
+  const transport = await openPgEventRelay({ databaseUrl: config.databaseUrl, onPayload: (p) => relay.receive(p), onError: warn });
+  wire.transport = transport;
+  return {
+    async close() {
+      relay.stop();
+      await transport.close();
+    },
+  };
 }
 
 export interface RunningServer {
@@ -70,7 +89,9 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
       cloneTimeoutMs: msFromEnv(env.GROVE_CLONE_TIMEOUT_MS, 1_800_000),
     },
   });
+  let relay: Awaited<ReturnType<typeof startEventRelay>>;
   try {
+    relay = await startEventRelay(config, bus, logger);
     await orchestrator.start();
   } catch (e) {
     await store.close();
@@ -104,6 +125,7 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
       closed = true;
       await app.close();
       await orchestrator.shutdown();
+      await relay?.close();
       await store.close();
       logger.flush();
     },

@@ -9,12 +9,34 @@ type Listener = (frame: EventFrame) => void;
  */
 export class EventBus {
   private readonly listeners = new Set<Listener>();
+  private remote = false;
 
   publish<T extends EventType>(type: T, data: EventMap[T]): void {
-    const frame: EventFrame<T> = { type, data, at: new Date().toISOString() };
+    this.deliver({ type, data, at: new Date().toISOString() } as EventFrame);
+  }
+
+  /**
+   * Delivers a frame another server process published (ST-3). While it is delivered
+   * `isRemoteDelivery` is true, so the relay that brought it does not send it back out.
+   */
+  deliverRemote(frame: EventFrame): void {
+    this.remote = true;
+    try {
+      this.deliver(frame);
+    } finally {
+      this.remote = false;
+    }
+  }
+
+  /** True only while a frame from another process is being delivered (listeners run synchronously). */
+  get isRemoteDelivery(): boolean {
+    return this.remote;
+  }
+
+  private deliver(frame: EventFrame): void {
     for (const l of this.listeners) {
       try {
-        l(frame as EventFrame);
+        l(frame);
       } catch {
         // a listener's failure is its own business
       }
