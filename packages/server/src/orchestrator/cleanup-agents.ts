@@ -21,9 +21,9 @@ export async function stopTaskAgents(deps: Deps, snapshot: CleanupSnapshot): Pro
   await waitForLaunches(deps, snapshot);
   await Promise.all(snapshot.sessionIds.map((id) => deps.agents.stop(id, { graceMs: GRACE_MS })));
   const recorded = new Map(snapshot.agentProcesses.map((p) => [p.sessionId, p]));
-  for (const p of await deps.store.listAgentProcesses(deps.runnerId)) {
-    if (snapshot.sessionIds.includes(p.sessionId)) recorded.set(p.sessionId, p);
-  }
+  // Every runner's agents of the task: a session attached through another server process runs
+  // its agent on this host, in these worktrees (ST-3).
+  for (const p of await deps.store.listAgentProcessesOfSessions(snapshot.sessionIds)) recorded.set(p.sessionId, p);
   const survivors: number[] = [];
   for (const p of recorded.values()) {
     if (isSameProcess(p.pid, p.startTime)) {

@@ -16,7 +16,7 @@ export async function takeInventory(deps: Deps, task: TaskRecord): Promise<Clean
   const rows = env ? await deps.store.listEnvironmentRepos(env.id) : [];
   const sessions = await deps.store.listSessions(task.id);
   const sessionIds = sessions.map((s) => s.id);
-  const procs = (await deps.store.listAgentProcesses(deps.runnerId)).filter((p) => sessionIds.includes(p.sessionId));
+  const procs = await deps.store.listAgentProcessesOfSessions(sessionIds);
   const slots: CleanupSlot[] = [];
   for (const r of rows) {
     if (!r.worktreeId || !r.worktreePath || !r.worktreeBranch) continue;

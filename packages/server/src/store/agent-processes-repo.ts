@@ -25,3 +25,14 @@ export async function listAgentProcesses(db: Db, runnerId: string): Promise<Agen
   const rows = await db.selectFrom("agent_processes").selectAll().where("runner_id", "=", runnerId).orderBy("created_at").orderBy("session_id").execute();
   return rows.map((r) => ({ sessionId: r.session_id, runnerId: r.runner_id, pid: r.pid, startTime: r.start_time, createdAt: r.created_at }));
 }
+
+/**
+ * The agent processes of these sessions, whichever runner started them. A task's worktrees live
+ * on the host of the runner that holds its environment (ST-3), so an agent working in them runs
+ * on that host too: its cleanup may stop it by pid and start time.
+ */
+export async function listAgentProcessesOfSessions(db: Db, sessionIds: readonly string[]): Promise<AgentProcessRecord[]> {
+  if (sessionIds.length === 0) return [];
+  const rows = await db.selectFrom("agent_processes").selectAll().where("session_id", "in", [...sessionIds]).orderBy("created_at").orderBy("session_id").execute();
+  return rows.map((r) => ({ sessionId: r.session_id, runnerId: r.runner_id, pid: r.pid, startTime: r.start_time, createdAt: r.created_at }));
+}

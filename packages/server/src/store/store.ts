@@ -262,6 +262,10 @@ export class Store {
   listAgentProcesses(runnerId: string): Promise<AgentProcessRecord[]> {
     return agents.listAgentProcesses(this.q, runnerId);
   }
+  /** The agent processes of these sessions, of every runner (a task's cleanup stops them all). */
+  listAgentProcessesOfSessions(sessionIds: readonly string[]): Promise<AgentProcessRecord[]> {
+    return agents.listAgentProcessesOfSessions(this.q, sessionIds);
+  }
 
   // Cleanup jobs (LC-2 … LC-5) ----------------------------------------------------------
 

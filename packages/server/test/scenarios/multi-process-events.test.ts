@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { freshDatabase } from "../fixture/db.js";
@@ -49,5 +50,55 @@ describe("ST-3 events reach clients of every server process sharing PostgreSQL",
     await new Promise((r) => setTimeout(r, 500));
     expect(onA.frames.filter((f) => f.type === "task.created" && f.data.task.id === task.id)).toHaveLength(1);
     expect(onB.frames.filter((f) => f.type === "task.created" && f.data.task.id === task.id)).toHaveLength(1);
+  });
+});
+
+describe("ST-3 LC-3 an archive stops the agents of every server process sharing the task", () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  it("LC-3 ST-3: a session attached through runner B has its agent stopped by runner A's archive before the worktree goes", async () => {
+    const db = await freshDatabase("postgres");
+    cleanups.push(async () => {
+      await db.drop();
+      await rm(db.home, { recursive: true, force: true });
+    });
+    const a: TestServer = await startTestServer("postgres", { home: db.home, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_a" });
+    cleanups.push(() => a.stop());
+    const homeB = await tempHome();
+    cleanups.push(() => rm(homeB, { recursive: true, force: true }));
+    const b: TestServer = await startTestServer("postgres", { home: homeB, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_b" });
+    cleanups.push(() => b.stop());
+
+    const { task } = await repoAndTask(a, { title: "Two runners" });
+    const s1 = await a.api("POST", `/tasks/${task.id}/sessions`, {});
+    expect(s1.body.state).toBe("waiting_for_input");
+    const s2 = await b.api("POST", `/tasks/${task.id}/sessions`, {});
+    expect(s2.status).toBe(201);
+    expect(s2.body.state).toBe("waiting_for_input");
+    const pidB = b.server.orchestrator.deps.agents.get(s2.body.id)?.pid;
+    expect(pidB).toBeTypeOf("number");
+    const ws = (await a.api("GET", `/sessions/${s1.body.id}/workspace`)).body;
+
+    const archive = await a.api("POST", `/tasks/${task.id}/archive`);
+    expect(archive.status).toBe(202);
+    const job = await waitFor(async () => {
+      const jobs = (await a.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { id: string; state: string; lastError: string | null }[];
+      const j = jobs.find((x) => x.id === archive.body.jobId);
+      return j && ["succeeded", "failed", "retry_wait"].includes(j.state) ? j : undefined;
+    }, "the archive job", 20_000);
+    expect(job).toMatchObject({ state: "succeeded", lastError: null });
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive(pidB!)).toBe(false);
+    expect(existsSync(ws.workspacePath)).toBe(false);
   });
 });
