@@ -17,7 +17,8 @@ describe.each(DATABASES)("agent crashes, cancel and resume (%s)", (kind) => {
     const failed = await waitForSession(srv.api, s.body.id, ["failed"]);
     expect(failed.lastError).toMatchObject({ code: "agent_crashed" });
     expect(failed.lastError.at).toMatch(/^\d{4}-/);
-    expect((await srv.api("GET", `/tasks/${task.id}`)).body.state).toBe("failed");
+    // The task state is derived right after the session's own write: wait for it, don't race it.
+    await waitFor(async () => (await srv!.api("GET", `/tasks/${task.id}`)).body.state === "failed", "the task to be failed");
     const refused = await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say hi" });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe("session_not_resumable");

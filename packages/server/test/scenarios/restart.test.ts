@@ -56,7 +56,7 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     }, "the agent to reach its sleep");
     const running = (await api("GET", `/sessions/${sid}`)).body;
     expect(running.state).toBe("running");
-    expect((await api("GET", `/tasks/${t.body.id}`)).body.state).toBe("in_progress");
+    await waitFor(async () => (await api("GET", `/tasks/${t.body.id}`)).body.state === "in_progress", "the task to be in progress");
 
     server.child.kill("SIGKILL");
     await server.exited;

@@ -56,7 +56,7 @@ describe.each(DATABASES)("vertical slice over HTTP (%s)", (kind) => {
     }
 
     // Task state follows its sessions; events were published live.
-    expect((await srv.api("GET", `/tasks/${task.id}`)).body.state).toBe("review");
+    await waitFor(async () => (await srv!.api("GET", `/tasks/${task.id}`)).body.state === "review", "the task to be in review");
     await waitFor(() => events.frames.some((f) => f.type === "session.message" && f.data.sessionId === s2.body.id), "session.message event");
     const types = new Set(events.frames.map((f) => f.type));
     for (const t of ["task.created", "session.created", "session.state_changed", "session.message", "task.updated"]) expect(types).toContain(t);
