@@ -30,4 +30,7 @@ function built(path) {
 const web = join(root, "packages/web");
 const webStale = built(join(web, "dist/index.html")) < Math.max(newest(join(web, "src")), newest(join(web, "index.html")), newest(join(web, "vite.config.ts")), newest(join(root, "packages/protocol/src")));
 const agentStale = built(join(root, "packages/server/dist/scripted-agent.mjs")) < newest(join(root, "packages/server/src/agents"));
-if (webStale || agentStale) execFileSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" });
+// Each part alone: rebuilding the web page empties packages/web/dist, which a running server (or a
+// test's browser) may be serving, so it happens only when the page itself changed.
+if (webStale) execFileSync("npm", ["run", "build", "--workspace", "@grove/web"], { cwd: root, stdio: "inherit" });
+if (agentStale) execFileSync(process.execPath, [join(root, "packages/server/scripts/build-agent.mjs")], { cwd: root, stdio: "inherit" });

@@ -5,6 +5,22 @@ import { freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { openEvents, startTestServer, tempHome, waitFor, type TestServer } from "../fixture/server.js";
 
+/** Two server processes (runners A and B, separate homes) sharing one fresh PostgreSQL database. */
+async function twoRunners(cleanups: (() => Promise<unknown>)[]): Promise<{ a: TestServer; b: TestServer }> {
+  const db = await freshDatabase("postgres");
+  cleanups.push(async () => {
+    await db.drop();
+    await rm(db.home, { recursive: true, force: true });
+  });
+  const a = await startTestServer("postgres", { home: db.home, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_a" });
+  cleanups.push(() => a.stop());
+  const homeB = await tempHome();
+  cleanups.push(() => rm(homeB, { recursive: true, force: true }));
+  const b = await startTestServer("postgres", { home: homeB, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_b" });
+  cleanups.push(() => b.stop());
+  return { a, b };
+}
+
 // PostgreSQL only: several server processes share one database only there (ST-3).
 describe("ST-3 events reach clients of every server process sharing PostgreSQL", () => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -13,17 +29,7 @@ describe("ST-3 events reach clients of every server process sharing PostgreSQL",
   });
 
   it("ST-3: a task created and a session run on runner A are seen live by a client of runner B, once each", async () => {
-    const db = await freshDatabase("postgres");
-    cleanups.push(async () => {
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
-    });
-    const a: TestServer = await startTestServer("postgres", { home: db.home, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_a" });
-    cleanups.push(() => a.stop());
-    const homeB = await tempHome();
-    cleanups.push(() => rm(homeB, { recursive: true, force: true }));
-    const b: TestServer = await startTestServer("postgres", { home: homeB, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_b" });
-    cleanups.push(() => b.stop());
+    const { a, b } = await twoRunners(cleanups);
     const onA = await openEvents(a.url);
     const onB = await openEvents(b.url);
     cleanups.push(async () => {
@@ -60,17 +66,7 @@ describe("ST-3 LC-3 an archive stops the agents of every server process sharing 
   });
 
   it("LC-3 ST-3: a session attached through runner B has its agent stopped by runner A's archive before the worktree goes", async () => {
-    const db = await freshDatabase("postgres");
-    cleanups.push(async () => {
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
-    });
-    const a: TestServer = await startTestServer("postgres", { home: db.home, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_a" });
-    cleanups.push(() => a.stop());
-    const homeB = await tempHome();
-    cleanups.push(() => rm(homeB, { recursive: true, force: true }));
-    const b: TestServer = await startTestServer("postgres", { home: homeB, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_b" });
-    cleanups.push(() => b.stop());
+    const { a, b } = await twoRunners(cleanups);
 
     const { task } = await repoAndTask(a, { title: "Two runners" });
     const s1 = await a.api("POST", `/tasks/${task.id}/sessions`, {});

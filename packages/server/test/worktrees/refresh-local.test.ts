@@ -29,6 +29,16 @@ describe.each(DATABASES)("WT-3 refresh of local checkouts (%s)", (kind) => {
     for (const c of cleanups.splice(0)) await c();
   });
 
+  /** A bare clone of `repo` as its `origin`, removed after the test. */
+  async function bareOrigin(repo: { path: string; git(...args: string[]): string }): Promise<{ bareDir: string; bare: string }> {
+    const bareDir = await tempDir("grove-origin-");
+    cleanups.push(() => import("node:fs/promises").then((f) => f.rm(bareDir, { recursive: true, force: true })));
+    const bare = join(bareDir, "origin.git");
+    gitSync(bareDir, "clone", "-q", "--bare", repo.path, bare);
+    repo.git("remote", "add", "origin", bare);
+    return { bareDir, bare };
+  }
+
   async function launch(s: TestServer, repositoryId: string, title: string) {
     const t = await s.api("POST", "/tasks", { title, repositories: [{ repositoryId }] });
     expect(t.status).toBe(201);
@@ -67,11 +77,7 @@ describe.each(DATABASES)("WT-3 refresh of local checkouts (%s)", (kind) => {
     srv = await startTestServer(kind);
     const { repo, id } = await registerRepo(srv, "selective", { pullBeforeWorktree: true });
     cleanups.push(() => repo.cleanup());
-    const bareDir = await tempDir("grove-origin-");
-    cleanups.push(() => import("node:fs/promises").then((f) => f.rm(bareDir, { recursive: true, force: true })));
-    const bare = join(bareDir, "origin.git");
-    gitSync(bareDir, "clone", "-q", "--bare", repo.path, bare);
-    repo.git("remote", "add", "origin", bare);
+    const { bareDir, bare } = await bareOrigin(repo);
     repo.git("fetch", "-q", "origin");
     const other = join(bareDir, "other");
     gitSync(bareDir, "clone", "-q", bare, other);
@@ -110,15 +116,12 @@ describe.each(DATABASES)("WT-3 refresh of local checkouts (%s)", (kind) => {
     expect(repo.git("for-each-ref")).toBe(refsBefore);
     expect(linkedWorktrees(repo)).toEqual(worktreesBefore);
   });
+
   it("WT-3 WT-5 pullBeforeWorktree on: a vanished worktree is recreated only after the fetch succeeds; a failed fetch stops the recreate", async () => {
     srv = await startTestServer(kind);
     const { repo, id } = await registerRepo(srv, "recreating", { pullBeforeWorktree: true });
     cleanups.push(() => repo.cleanup());
-    const bareDir = await tempDir("grove-origin-");
-    cleanups.push(() => import("node:fs/promises").then((f) => f.rm(bareDir, { recursive: true, force: true })));
-    const bare = join(bareDir, "origin.git");
-    gitSync(bareDir, "clone", "-q", "--bare", repo.path, bare);
-    repo.git("remote", "add", "origin", bare);
+    const { bare } = await bareOrigin(repo);
     const { session } = await launch(srv, id, "Recreate after fetch");
     expect(session.state).toBe("waiting_for_input");
     const ws = (await srv.api("GET", `/sessions/${session.id}/workspace`)).body;
