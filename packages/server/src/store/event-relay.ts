@@ -54,11 +54,17 @@ export async function openPgEventRelay(opts: { databaseUrl: string; onPayload: (
   };
 
   await connect();
+  // One query at a time on the connection (pg deprecates overlapping queries on one client);
+  // the chain also keeps frames in publishing order.
+  let chain: Promise<void> = Promise.resolve();
   return {
-    async publish(payload) {
-      if (Buffer.byteLength(payload) > MAX_RELAY_PAYLOAD_BYTES) throw new Error(`event payload of ${Buffer.byteLength(payload)} bytes exceeds the relay limit`);
-      if (!client) return;
-      await client.query("SELECT pg_notify($1, $2)", [CHANNEL, payload]);
+    publish(payload) {
+      if (Buffer.byteLength(payload) > MAX_RELAY_PAYLOAD_BYTES) return Promise.reject(new Error(`event payload of ${Buffer.byteLength(payload)} bytes exceeds the relay limit`));
+      const sent = chain.then(async () => {
+        if (client) await client.query("SELECT pg_notify($1, $2)", [CHANNEL, payload]);
+      });
+      chain = sent.catch(() => undefined);
+      return sent;
     },
     async close() {
       closed = true;
