@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyPatch, planEnvironmentMerge, type SlotResult } from "./environment-merge.js";
+import { planEnvironmentMerge, type SlotResult } from "./environment-merge.js";
 import type { EnvironmentRepoRecord } from "./records.js";
 
 const row = (over: Partial<EnvironmentRepoRecord>): EnvironmentRepoRecord => ({
@@ -24,7 +24,7 @@ const apply = (rows: EnvironmentRepoRecord[], results: SlotResult[]) => {
   const ops = planEnvironmentMerge(rows, results);
   let out = [...rows];
   for (const op of ops) {
-    if (op.kind === "update") out = out.map((r) => (r.id === op.rowId ? applyPatch(r, op.patch) : r));
+    if (op.kind === "update") out = out.map((r) => (r.id === op.rowId ? { ...r, ...op.patch } : r));
     else out.push({ ...op.row, id: `new${out.length}`, environmentId: "env1", createdAt: "t1", updatedAt: "t1" });
   }
   return out;

@@ -78,8 +78,3 @@ export function planEnvironmentMerge(existing: readonly EnvironmentRepoRecord[],
   }
   return ops;
 }
-
-/** Applies a patch to a row in memory (used by tests and by the store's SQLite path alike). */
-export function applyPatch(row: EnvironmentRepoRecord, patch: RowPatch): EnvironmentRepoRecord {
-  return { ...row, ...patch };
-}
