@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
@@ -17,6 +17,8 @@ import { openPgEventRelay, type EventRelay } from "./store/event-relay.js";
 import { connectEventRelay } from "./orchestrator/event-relay.js";
 import { loadProviderRegistry } from "./providers/plugins.js";
 import { msFromEnv } from "./orchestrator/remote-context.js";
+import { secureHome } from "./home-mode.js";
+import { wsLimitsFromEnv } from "./api/ws-limits.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const VERSION: string = (JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string }).version;
@@ -62,8 +64,12 @@ export interface RunningServer {
 export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean } = {}): Promise<RunningServer> {
   const config = loadConfig(opts.env ?? process.env);
   const profiles = agentProfiles(config.home);
-  mkdirSync(join(config.home, "logs"), { recursive: true });
-  const logger = pino({ level: config.logLevel }, pino.destination({ dest: join(config.home, "logs", "server.log"), mkdir: true, sync: false }));
+  secureHome(config.home);
+  const logger = pino(
+    // Headers are never logged by Grove; redacting them too keeps a future `log({ req })` safe (SEC-5).
+    { level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "headers.cookie"] },
+    pino.destination({ dest: join(config.home, "logs", "server.log"), mkdir: true, sync: false, mode: 0o600 }),
+  );
   // RR-8: provider plugins load before anything opens, so a broken plugin fails the start-up loudly.
   const env = opts.env ?? process.env;
   const providers = await loadProviderRegistry(env.GROVE_PROVIDER_PLUGINS);
@@ -106,6 +112,8 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     runnerId: config.runnerId,
     authToken: config.authToken,
     webDist: join(here, "..", "..", "web", "dist"),
+    trust: { listenHost: config.host, allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins },
+    wsLimits: wsLimitsFromEnv(env),
   });
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();

@@ -12,6 +12,20 @@ export interface Config {
   authToken: string | undefined;
   runnerId: string;
   logLevel: string;
+  /** SEC-5: `GROVE_ALLOWED_HOSTS`, extra Host names beyond loopback and the listen address. */
+  allowedHosts: string[];
+  /** SEC-5: `GROVE_ALLOWED_ORIGINS`, extra browser origins beyond the server's own. */
+  allowedOrigins: string[];
+}
+
+/** SEC-1: the shortest GROVE_AUTH_TOKEN accepted for a bind beyond loopback. */
+export const MIN_TOKEN_LENGTH = 16;
+
+function list(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim().toLowerCase().replace(/\/+$/, ""))
+    .filter((s) => s !== "");
 }
 
 export class ConfigError extends Error {}
@@ -29,8 +43,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const authToken = env.GROVE_AUTH_TOKEN || undefined;
   // SEC-1: a non-loopback bind without a token would expose every worktree to the network.
   if (!LOOPBACK.test(host) && !authToken) throw new ConfigError(`refusing to bind ${host} without GROVE_AUTH_TOKEN`);
-  mkdirSync(home, { recursive: true });
-  return { home, host, port, databaseUrl, authToken, runnerId: env.GROVE_RUNNER_ID || storedRunnerId(home), logLevel: env.GROVE_LOG_LEVEL || "info" };
+  if (!LOOPBACK.test(host) && authToken && authToken.length < MIN_TOKEN_LENGTH) {
+    throw new ConfigError(`refusing to bind ${host} with a GROVE_AUTH_TOKEN shorter than ${MIN_TOKEN_LENGTH} characters`);
+  }
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  return {
+    home,
+    host,
+    port,
+    databaseUrl,
+    authToken,
+    runnerId: env.GROVE_RUNNER_ID || storedRunnerId(home),
+    logLevel: env.GROVE_LOG_LEVEL || "info",
+    allowedHosts: list(env.GROVE_ALLOWED_HOSTS),
+    allowedOrigins: list(env.GROVE_ALLOWED_ORIGINS),
+  };
 }
 
 /** ST-3: a stable runner id, derived once and kept in GROVE_HOME. */

@@ -1,22 +1,16 @@
 /**
  * The HTTP client of `/api/v1`. With GROVE_AUTH_TOKEN set, open the page once as `/?token=…`:
- * the token is kept in localStorage and sent as a bearer token (and as `?token=` on the
- * WebSocket, where browsers cannot set headers).
+ * the server answers with an HttpOnly, SameSite=Strict `grove_token` cookie and redirects to
+ * the address without the token (SEC-6). Same-origin fetches and the WebSocket carry that
+ * cookie by themselves, so the page's script never sees the token.
  */
 import type { ErrorBody } from "@grove/protocol";
 
-const TOKEN_KEY = "grove.token";
-
-export function token(): string | null {
-  return localStorage.getItem(TOKEN_KEY);
-}
-
-/** Moves `?token=` from the address bar into localStorage (and out of the visible URL). */
+/** Removes a `?token=` the server did not accept from the address bar, and any token an older page kept. */
 export function adoptTokenFromUrl(): void {
+  localStorage.removeItem("grove.token");
   const url = new URL(location.href);
-  const t = url.searchParams.get("token");
-  if (!t) return;
-  localStorage.setItem(TOKEN_KEY, t);
+  if (!url.searchParams.has("token")) return;
   url.searchParams.delete("token");
   history.replaceState(history.state, "", url.pathname + url.search + url.hash);
 }
@@ -44,10 +38,8 @@ export function describeError(e: unknown): string {
 }
 
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = {};
-  const t = token();
-  if (t) headers.authorization = `Bearer ${t}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
+  // SEC-5: the server refuses a state-changing request without this header, body or not.
+  const headers: Record<string, string> = method === "GET" ? {} : { "content-type": "application/json" };
   const res = await fetch(`/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   let parsed: unknown = undefined;

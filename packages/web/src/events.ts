@@ -4,7 +4,6 @@
  * listeners of "reconnected" refetch, because frames sent while disconnected are lost.
  */
 import type { EventFrame, EventMap, EventType } from "@grove/protocol";
-import { token } from "./api.js";
 
 type Handler<T extends EventType> = (data: EventMap[T], frame: EventFrame<T>) => void;
 type Special = "connected" | "reconnected" | "disconnected";
@@ -29,8 +28,8 @@ export class EventStream {
 
   connect(): void {
     this.closed = false;
-    const t = token();
-    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/v1/events${t ? `?token=${encodeURIComponent(t)}` : ""}`;
+    // Authenticated by the page's HttpOnly cookie (SEC-6): the token is never part of a URL.
+    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/v1/events`;
     const ws = new WebSocket(url);
     this.ws = ws;
     ws.onopen = () => {

@@ -40,8 +40,9 @@ export class AcpClientConnection {
   private readonly pendingAsks = new Map<string, () => void>();
 
   constructor(private readonly opts: AcpConnectionOptions) {
-    mkdirSync(dirname(opts.logFile), { recursive: true });
-    this.logFd = openSync(opts.logFile, "a");
+    mkdirSync(dirname(opts.logFile), { recursive: true, mode: 0o700 });
+    // SEC-6: prompts and agent output are private to the user.
+    this.logFd = openSync(opts.logFile, "a", 0o600);
     const base = acp.ndJsonStream(Writable.toWeb(opts.output) as WritableStream<Uint8Array>, Readable.toWeb(opts.input) as ReadableStream<Uint8Array>);
     const outTap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
       transform: (m, c) => {

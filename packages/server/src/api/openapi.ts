@@ -14,7 +14,7 @@ interface Op {
 /** Every operation of the HTTP API; a test checks this list equals the registered routes. */
 export const OPERATIONS: Op[] = [
   { method: "get", path: "/health", summary: "Liveness, version, database kind and runner id", response: P.Health },
-  { method: "post", path: "/repositories", summary: "Register a repository", body: P.CreateRepositoryBody, response: P.Repository, status: 201, errors: ["invalid_request", "path_not_absolute", "path_not_found", "not_a_git_repository", "repository_exists", "refresh_auth_failed", "refresh_network_failed", "refresh_timeout"] },
+  { method: "post", path: "/repositories", summary: "Register a repository", body: P.CreateRepositoryBody, response: P.Repository, status: 201, errors: ["invalid_request", "path_not_absolute", "path_not_found", "not_a_git_repository", "path_inside_grove_home", "path_is_worktree", "repository_exists", "refresh_auth_failed", "refresh_network_failed", "refresh_timeout"] },
   { method: "get", path: "/repositories", summary: "List repositories", response: z.array(P.Repository) },
   { method: "get", path: "/repositories/{id}", summary: "One repository", response: P.Repository, errors: ["not_found"] },
   { method: "patch", path: "/repositories/{id}", summary: "Change checkout settings (WT-9): defaultBranch, branchTemplate, pullBeforeWorktree, copyFiles, setupScript", body: P.PatchRepositoryBody, response: P.Repository, errors: ["invalid_request", "not_found", "base_branch_not_found", "invalid_branch_name"] },

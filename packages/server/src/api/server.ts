@@ -1,13 +1,16 @@
 import { existsSync } from "node:fs";
-import { timingSafeEqual } from "node:crypto";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
 import type { Logger } from "pino";
 import type { EventBus } from "../domain/event-bus.js";
-import { AppError } from "../domain/errors.js";
 import type { Orchestrator } from "../orchestrator/orchestrator.js";
 import { installErrorHandler } from "./error-handler.js";
+import { installTokenCookie, requireToken } from "./auth.js";
+import { installInputGuard } from "./input-guard.js";
+import { installRequestLog } from "./request-log.js";
+import { installJsonParser, installTrustGuard, type TrustOptions } from "./trust-guard.js";
+import { DEFAULT_WS_LIMITS, installWsLimit, type WsLimits } from "./ws-limits.js";
 import { eventRoutes } from "./routes/events.js";
 import { lifecycleRoutes } from "./routes/lifecycle.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -25,13 +28,10 @@ export interface ApiOptions {
   authToken?: string | undefined;
   /** Built web UI (packages/web/dist), served at `/` when present. */
   webDist?: string | undefined;
-}
-
-function tokenMatches(expected: string, given: string | undefined): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
+  /** SEC-5 Host/Origin allow-list; the listen address and loopback names are always allowed. */
+  trust: TrustOptions;
+  /** SEC-8 WebSocket bounds (defaults: 64 clients, 1 MiB unread per client). */
+  wsLimits?: WsLimits | undefined;
 }
 
 /** Method and OpenAPI-style path of every API route (`/tasks/{id}`), for the OpenAPI check. */
@@ -42,7 +42,13 @@ export interface RouteInfo {
 
 /** The HTTP API under `/api/v1`, the event WebSocket and the web UI (UX-1, UX-2, SEC-1). */
 export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance; routes: RouteInfo[] }> {
-  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024 });
+  // SEC-8: 2 MiB is the largest body any route accepts (a 1 MB prompt, JSON-escaped); see docs/specs/security.md.
+  const app = Fastify({
+    loggerInstance: opts.logger as FastifyBaseLogger,
+    bodyLimit: 2 * 1024 * 1024,
+    // SEC-6: Fastify's own request lines carry the raw URL (`?token=`); request-log.ts writes redacted ones.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
   const routes: RouteInfo[] = [];
   app.addHook("onRoute", (r) => {
     if (!r.url.startsWith("/api/v1/")) return;
@@ -52,24 +58,23 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
     }
   });
   installErrorHandler(app);
+  // SEC-5/6/8: root-level hooks run before every route, WebSocket upgrade and the page.
+  installTrustGuard(app, opts.trust);
+  installWsLimit(app, opts.wsLimits ?? DEFAULT_WS_LIMITS);
+  installJsonParser(app);
+  installInputGuard(app);
+  installRequestLog(app);
+  if (opts.authToken) installTokenCookie(app, opts.authToken);
   await app.register(fastifyWebsocket);
   await app.register(
     async (api) => {
-      if (opts.authToken) {
-        const token = opts.authToken;
-        api.addHook("onRequest", async (req) => {
-          const header = req.headers.authorization;
-          const bearer = header?.startsWith("Bearer ") ? header.slice(7) : undefined;
-          const query = (req.query as Record<string, string | undefined>).token;
-          if (!tokenMatches(token, bearer) && !tokenMatches(token, query)) throw new AppError("unauthorized", "a valid bearer token is required");
-        });
-      }
+      if (opts.authToken) requireToken(api, opts.authToken);
       metaRoutes(api, opts.orchestrator, { version: opts.version, database: opts.database, runnerId: opts.runnerId });
       repositoryRoutes(api, opts.orchestrator);
       taskRoutes(api, opts.orchestrator);
       sessionRoutes(api, opts.orchestrator);
       lifecycleRoutes(api, opts.orchestrator);
-      eventRoutes(api, opts.bus);
+      eventRoutes(api, opts.bus, opts.wsLimits);
     },
     { prefix: "/api/v1" },
   );

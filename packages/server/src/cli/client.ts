@@ -84,10 +84,9 @@ export class GroveClient {
     const headers: Record<string, string> = { accept: "application/json" };
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;
     let payload: string | undefined;
-    if (opts.body !== undefined) {
-      headers["content-type"] = "application/json";
-      payload = JSON.stringify(opts.body);
-    }
+    // SEC-5: every state-changing request says JSON, body or not (the server answers 415 otherwise).
+    if (opts.body !== undefined || method !== "GET") headers["content-type"] = "application/json";
+    if (opts.body !== undefined) payload = JSON.stringify(opts.body);
 
     let res: Response;
     try {

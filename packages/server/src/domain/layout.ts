@@ -44,10 +44,12 @@ export function slotDirName(repoName: string, slug: string, firstOfRepository: b
 
 /**
  * git's ref-name rules (git-check-ref-format) for a branch name, plus: never starts with `-`
- * so it can never become an option (SEC-3).
+ * so it can never become an option, and never `HEAD` or a full `refs/…` name, which git would
+ * resolve to something other than the branch `refs/heads/<name>` (SEC-3).
  */
 export function isValidBranchName(name: string): boolean {
   if (name.length === 0 || name.length > 250) return false;
+  if (name === "HEAD" || name.startsWith("refs/")) return false;
   if (name.startsWith("-") || name.startsWith("/") || name.endsWith("/") || name.endsWith(".")) return false;
   if (name === "@" || name.includes("..") || name.includes("@{") || name.includes("//")) return false;
   // eslint-disable-next-line no-control-regex -- git forbids control characters in ref names

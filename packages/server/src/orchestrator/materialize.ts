@@ -68,7 +68,7 @@ export async function materializeSlots(deps: Deps, task: TaskRecord, env: Enviro
   await assertRemoteRoutes(deps, slots, ctx);
   const root = taskRoot(deps, task);
   await mkdir(root, { recursive: true });
-  await writeFile(join(root, TASK_MARKER), JSON.stringify({ taskId: task.id, environmentId: env.id, runnerId: deps.runnerId }, null, 2) + "\n");
+  await writeFile(join(root, TASK_MARKER), JSON.stringify({ taskId: task.id, environmentId: env.id, runnerId: deps.runnerId }, null, 2) + "\n", { mode: 0o600 });
   const created: Created[] = [];
   try {
     let rows = await deps.store.listEnvironmentRepos(env.id);

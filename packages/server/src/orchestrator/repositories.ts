@@ -8,6 +8,7 @@ import { branchExists, inspectRepository } from "../git/repository.js";
 import type { Deps } from "./context.js";
 import { assertCopyGlobs } from "./repository-settings.js";
 import { addRemoteRepository } from "./remote-repositories.js";
+import { assertRegistrablePath } from "./repository-path-guard.js";
 
 /**
  * Registers a repository (RR-1). A local checkout is the person's own: validated, never
@@ -21,6 +22,7 @@ export async function addRepository(deps: Deps, body: CreateRepositoryBody): Pro
     throw new AppError("invalid_request", "credentials apply to remote repositories only", { field: "credential" });
   }
   const info = await inspectRepository(deps.git, body.path);
+  await assertRegistrablePath(deps, info);
   const name = body.name ?? basename(info.path);
   if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith(".") || name.startsWith("-")) {
     throw new AppError("invalid_request", `repository name ${JSON.stringify(name)} may hold only letters, digits, '.', '_' and '-'`, { field: "name" });

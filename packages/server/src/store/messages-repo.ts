@@ -1,13 +1,14 @@
 import type { Selectable } from "kysely";
 import type { MessageRecord, MessageRole } from "../domain/records.js";
 import type { Db, MessagesTable } from "./schema.js";
+import { decodeText, encodeText } from "./text-codec.js";
 
 function toMessage(r: Selectable<MessagesTable>): MessageRecord {
   return {
     id: r.id,
     sessionId: r.session_id,
     role: r.role as MessageRole,
-    text: r.text,
+    text: decodeText(r.text),
     data: r.data === null ? undefined : (JSON.parse(r.data) as unknown),
     createdAt: r.created_at,
   };
@@ -21,7 +22,7 @@ function dataColumn(data: unknown): string | null {
 export async function insertMessage(db: Db, m: MessageRecord): Promise<void> {
   await db
     .insertInto("messages")
-    .values({ id: m.id, session_id: m.sessionId, role: m.role, text: m.text, data: dataColumn(m.data), created_at: m.createdAt })
+    .values({ id: m.id, session_id: m.sessionId, role: m.role, text: encodeText(m.text), data: dataColumn(m.data), created_at: m.createdAt })
     .execute();
 }
 
@@ -32,7 +33,7 @@ export async function updateMessage(db: Db, id: string, patch: { text?: string; 
   await db
     .updateTable("messages")
     .set({
-      ...(patch.text !== undefined && { text: patch.text }),
+      ...(patch.text !== undefined && { text: encodeText(patch.text) }),
       ...(hasData && { data: dataColumn(patch.data) }),
     })
     .where("id", "=", id)

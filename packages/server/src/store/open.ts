@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
@@ -37,8 +37,11 @@ export function openDatabase(opts: OpenStoreOptions): { db: Kysely<DB>; dialect:
     pool.on("error", (e) => opts.onIdleConnectionError?.(e));
     return { db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), dialect: "postgres" };
   }
-  mkdirSync(opts.home, { recursive: true });
-  const sqlite = new Database(join(opts.home, "grove.db"));
+  mkdirSync(opts.home, { recursive: true, mode: 0o700 });
+  const file = join(opts.home, "grove.db");
+  // SEC-6: created 0600 before SQLite opens it; SQLite gives its WAL and SHM files the database file's mode.
+  closeSync(openSync(file, "a", 0o600));
+  const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("busy_timeout = 5000");
   // Off by default in SQLite; the cascades of the schema depend on it.

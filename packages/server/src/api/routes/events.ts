@@ -1,20 +1,23 @@
 import type { FastifyInstance } from "fastify";
 import type { EventBus } from "../../domain/event-bus.js";
+import { DEFAULT_WS_LIMITS, sendBounded, type WsLimits } from "../ws-limits.js";
 
 /**
  * `GET /api/v1/events` (WebSocket): every event frame, as JSON text. Auth is checked by the
- * same hook as every other route (header or `?token=`). A slow client is dropped rather
- * than buffering without bound.
+ * same hook as every other route (header, page cookie or `?token=`). A client that leaves more
+ * than its byte limit unread is dropped rather than buffered without bound (SEC-8).
  */
-export function eventRoutes(app: FastifyInstance, bus: EventBus): void {
+export function eventRoutes(app: FastifyInstance, bus: EventBus, limits: WsLimits = DEFAULT_WS_LIMITS): void {
+  // Serialized once per frame, however many clients receive it.
+  const texts = new WeakMap<object, string>();
+  const text = (frame: object): string => {
+    let t = texts.get(frame);
+    if (t === undefined) texts.set(frame, (t = JSON.stringify(frame)));
+    return t;
+  };
   app.get("/events", { websocket: true }, (socket) => {
     const off = bus.subscribe((frame) => {
-      if (socket.readyState !== socket.OPEN) return;
-      if (socket.bufferedAmount > 8 * 1024 * 1024) {
-        socket.close(1013, "client too slow");
-        return;
-      }
-      socket.send(JSON.stringify(frame));
+      if (!sendBounded(socket, text(frame), limits)) off();
     });
     socket.on("close", off);
     socket.on("error", off);

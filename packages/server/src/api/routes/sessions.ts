@@ -12,7 +12,7 @@ export function sessionRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.get<Id>("/sessions/:id", async (req) => sessionView(await orch.getSession(req.params.id)));
   app.get<Id>("/sessions/:id/messages", async (req) => (await orch.listMessages(req.params.id)).map(messageView));
   app.get<Id>("/sessions/:id/workspace", async (req) => orch.workspace(req.params.id));
-  app.post<Id>("/sessions/:id/prompt", async (req, reply) => {
+  app.post<Id>("/sessions/:id/prompt", { config: { arbitraryText: ["prompt"] } }, async (req, reply) => {
     const body = parse(PromptBody, req.body);
     return reply.status(202).send(sessionView(await orch.prompt(req.params.id, body.prompt)));
   });

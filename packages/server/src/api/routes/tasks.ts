@@ -19,7 +19,7 @@ export function taskRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.get<Id>("/tasks/:id", async (req) => taskView(await orch.getTask(req.params.id)));
   app.patch<Id>("/tasks/:id", async (req) => taskView(await orch.patchTask(req.params.id, parse(PatchTaskBody, req.body))));
 
-  app.post<Id>("/tasks/:id/sessions", async (req, reply) => {
+  app.post<Id>("/tasks/:id/sessions", { config: { arbitraryText: ["prompt"] } }, async (req, reply) => {
     const body = parse(CreateSessionBody, req.body ?? {});
     return reply.status(201).send(sessionView(await orch.startSession(req.params.id, body)));
   });
