@@ -58,6 +58,8 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
     }
   });
   installErrorHandler(app);
+  // First: its own onRequest hook marks upgrade requests, so a refused upgrade's socket is closed.
+  await app.register(fastifyWebsocket);
   // SEC-5/6/8: root-level hooks run before every route, WebSocket upgrade and the page.
   installTrustGuard(app, opts.trust);
   installWsLimit(app, opts.wsLimits ?? DEFAULT_WS_LIMITS);
@@ -65,7 +67,6 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
   installInputGuard(app);
   installRequestLog(app);
   if (opts.authToken) installTokenCookie(app, opts.authToken);
-  await app.register(fastifyWebsocket);
   await app.register(
     async (api) => {
       if (opts.authToken) requireToken(api, opts.authToken);
