@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
+import type { ErrorBody } from "@grove/protocol";
 import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
 import type { Logger } from "pino";
@@ -48,6 +49,11 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
     bodyLimit: 2 * 1024 * 1024,
     // SEC-6: Fastify's own request lines carry the raw URL (`?token=`); request-log.ts writes redacted ones.
     logController: new LogController({ disableRequestLogging: true }),
+    // SEC-8: a path that is not valid percent-encoded UTF-8 gets the API's error shape too.
+    frameworkErrors: (err, _req, reply) => {
+      const body: ErrorBody = { error: { code: "invalid_request", message: err.message, details: { field: "url" } } };
+      void (reply as FastifyReply).status(400).send(body);
+    },
   });
   const routes: RouteInfo[] = [];
   app.addHook("onRoute", (r) => {

@@ -53,7 +53,7 @@ describe("SEC-5 Host and Origin allow-list, JSON-only state changes", () => {
     srv = await startTestServer("sqlite", undefined, env as Record<string, string>);
     expect(existsSync(join(import.meta.dirname, "../../../web/dist/index.html")), "the web page must be built for this test").toBe(true);
     const port = new URL(srv.url).port;
-    const auth = "GROVE_AUTH_TOKEN" in env ? { authorization: `Bearer ${TOKEN}` } : {};
+    const auth: Record<string, string> = "GROVE_AUTH_TOKEN" in env ? { authorization: `Bearer ${TOKEN}` } : {};
     const refused: string[] = [];
     for (const r of everyRoute(srv)) {
       const res = await send(srv, r, { host: `evil.example:${port}`, ...auth });
