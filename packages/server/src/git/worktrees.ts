@@ -51,7 +51,7 @@ export class WorktreeManager {
       const exists = await branchExists(this.git, repoPath, branch);
       if (newBranch && exists) throw new AppError("branch_exists", `branch ${branch} already exists`, { branch });
       if (!newBranch && !exists) throw new AppError("base_branch_not_found", `branch ${branch} does not exist`, { branch });
-      await mkdir(dirname(worktreePath), { recursive: true });
+      await mkdir(dirname(worktreePath), { recursive: true, mode: 0o700 });
       const args = newBranch
         ? ["worktree", "add", "-b", branch, "--", worktreePath, startPoint]
         : ["worktree", "add", "--", worktreePath, branch];
@@ -123,7 +123,7 @@ export class WorktreeManager {
       if (!(await branchExists(this.git, repoPath, branch))) {
         throw new AppError("branch_unrecoverable", `worktree ${worktreePath} and its branch ${branch} are both gone`, { branch, path: worktreePath });
       }
-      await mkdir(dirname(worktreePath), { recursive: true });
+      await mkdir(dirname(worktreePath), { recursive: true, mode: 0o700 });
       await this.git.run(["worktree", "add", "--", worktreePath, branch], { cwd: repoPath });
       return { recreated: true };
     });

@@ -67,7 +67,7 @@ export async function materializeSlots(deps: Deps, task: TaskRecord, env: Enviro
   // RR-4: every slot's refresh route is decided before the first worktree is touched.
   await assertRemoteRoutes(deps, slots, ctx);
   const root = taskRoot(deps, task);
-  await mkdir(root, { recursive: true });
+  await mkdir(root, { recursive: true, mode: 0o700 });
   await writeFile(join(root, TASK_MARKER), JSON.stringify({ taskId: task.id, environmentId: env.id, runnerId: deps.runnerId }, null, 2) + "\n", { mode: 0o600 });
   const created: Created[] = [];
   try {
