@@ -48,11 +48,12 @@ export class AgentProcess {
   }
 
   /**
-   * Spawns `command args` detached in `cwd` with `process.env` (less the server's secrets) `+ env`. Resolves once the process
+   * Spawns `command args` detached in `cwd` with the allow-listed environment (SEC-7: base list +
+   * `inheritEnv` from the server's, then `env`). Resolves once the process
    * exists; a command that cannot be started → AppError("agent_start_failed").
    */
-  static async spawn(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<AgentProcess> {
-    const child = spawn(command, args, { cwd, env: childEnv(process.env, env), detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  static async spawn(command: string, args: string[], cwd: string, env: Record<string, string>, inheritEnv: readonly string[] = []): Promise<AgentProcess> {
+    const child = spawn(command, args, { cwd, env: childEnv(process.env, env, inheritEnv), detached: true, stdio: ["pipe", "pipe", "pipe"] });
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", (e) => reject(new AppError("agent_start_failed", `cannot start ${command}: ${e.message}`, { command })));

@@ -72,7 +72,8 @@ export class AgentRuntime {
   }
 
   /**
-   * Spawns the profile's command (own process group, cwd, env = process.env + profile.env, stdio
+   * Spawns the profile's command (own process group, cwd, env = the SEC-7 allow-list of the
+   * server's environment + profile.inheritEnv, then profile.env; stdio
    * pipes), then `initialize` and `session/new` or `session/load`. Any failure →
    * AppError("agent_start_failed") with the stderr tail, and the process group is killed.
    */
@@ -87,7 +88,7 @@ export class AgentRuntime {
     let step = "spawn";
     try {
       if (!existsSync(cwd)) throw new AppError("agent_start_failed", `the agent's working directory does not exist: ${cwd}`, { agent: profile.name, cwd });
-      proc = await AgentProcess.spawn(profile.command, profile.args, cwd, profile.env);
+      proc = await AgentProcess.spawn(profile.command, profile.args, cwd, profile.env, profile.inheritEnv);
       this.startingProcs.set(sessionId, proc);
       const startTime = readStartTime(proc.pid) ?? "";
       const started = proc;
