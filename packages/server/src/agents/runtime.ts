@@ -4,7 +4,6 @@ import { AppError, isAppError } from "../domain/errors.js";
 import { AcpClientConnection, type AgentEvent, type PermissionAsk } from "./acp-connection.js";
 import { LiveAgentHandle } from "./agent-handle.js";
 import { AgentProcess } from "./agent-process.js";
-import { readStartTime } from "./process-info.js";
 import type { AgentProfileConfig } from "./profiles.js";
 
 export type { AgentEvent, PermissionAsk } from "./acp-connection.js";
@@ -90,7 +89,7 @@ export class AgentRuntime {
       if (!existsSync(cwd)) throw new AppError("agent_start_failed", `the agent's working directory does not exist: ${cwd}`, { agent: profile.name, cwd });
       proc = await AgentProcess.spawn(profile.command, profile.args, cwd, profile.env, profile.inheritEnv);
       this.startingProcs.set(sessionId, proc);
-      const startTime = readStartTime(proc.pid) ?? "";
+      const startTime = proc.startTime;
       const started = proc;
       conn = new AcpClientConnection({
         output: proc.child.stdin,
