@@ -37,6 +37,7 @@ export const ERROR_CATALOG = {
   agent_unknown: { status: 400, description: "No agent profile with that name." },
   agent_start_failed: { status: 500, description: "The agent process could not be started or did not speak ACP." },
   agent_crashed: { status: 500, description: "The agent process exited during a turn." },
+  agent_processes_survived: { status: 409, description: "Processes of an agent's process group were still alive after SIGTERM and SIGKILL (SEC-7); nothing was removed; retry." },
   launch_interrupted: { status: 500, description: "The server stopped before the launch finished." },
   git_failed: { status: 500, description: "A git command failed." },
   git_timeout: { status: 504, description: "A git command exceeded its timeout." },

@@ -159,6 +159,8 @@ export const AgentProfile = z.object({
   env: z.array(z.string()),
   permissionPolicy: PermissionPolicy,
   builtIn: z.boolean(),
+  /** SEC-7: names of server environment variables the agent inherits beyond the base allow-list. */
+  inheritEnv: z.array(z.string()).optional(),
 });
 export type AgentProfile = z.infer<typeof AgentProfile>;
 

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { childEnv } from "../domain/child-env.js";
 import { AppError } from "../domain/errors.js";
-import { killProcessGroup, processGroupMembers } from "./process-info.js";
+import { recordedGroupMembers, signalRecordedGroup, terminateRecordedGroup, type RecordedGroup } from "./process-group.js";
+import { readStartTime } from "./process-info.js";
 
 /** How an agent process ended. */
 export interface ExitInfo {
@@ -10,10 +11,6 @@ export interface ExitInfo {
 }
 
 const STDERR_TAIL_BYTES = 4096;
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /**
  * One spawned agent process: its own process group (so `npx → sh → node` trees die together),
@@ -24,17 +21,16 @@ export class AgentProcess {
   private exitInfo: ExitInfo | null = null;
   private stderr = "";
 
-  private constructor(readonly child: ChildProcessWithoutNullStreams, readonly pid: number) {
+  /** The agent's process group and session (SEC-7): its pid and its start time. */
+  readonly group: RecordedGroup;
+
+  private constructor(readonly child: ChildProcessWithoutNullStreams, readonly pid: number, readonly startTime: string) {
+    this.group = { pgid: pid, leaderStartTime: startTime };
     this.exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => {
         this.exitInfo = { code, signal };
         // Orphans of a dead agent (npx's node child, a tool it ran) serve nobody: end them too.
-        // Safe while a member lives, because then the group id cannot have been reused.
-        try {
-          if (processGroupMembers(pid).length > 0) killProcessGroup(pid, "SIGKILL");
-        } catch {
-          // Not ours to signal any more (EPERM): nothing else to do.
-        }
+        signalRecordedGroup(this.group, "SIGKILL");
         resolve(this.exitInfo);
       });
     });
@@ -48,17 +44,19 @@ export class AgentProcess {
   }
 
   /**
-   * Spawns `command args` detached in `cwd` with `process.env` (less the server's secrets) `+ env`. Resolves once the process
+   * Spawns `command args` detached in `cwd` with the allow-listed environment (SEC-7: base list +
+   * `inheritEnv` from the server's, then `env`). Resolves once the process
    * exists; a command that cannot be started → AppError("agent_start_failed").
    */
-  static async spawn(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<AgentProcess> {
-    const child = spawn(command, args, { cwd, env: childEnv(process.env, env), detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  static async spawn(command: string, args: string[], cwd: string, env: Record<string, string>, inheritEnv: readonly string[] = []): Promise<AgentProcess> {
+    const child = spawn(command, args, { cwd, env: childEnv(process.env, env, inheritEnv), detached: true, stdio: ["pipe", "pipe", "pipe"] });
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", (e) => reject(new AppError("agent_start_failed", `cannot start ${command}: ${e.message}`, { command })));
     });
     if (child.pid === undefined) throw new AppError("agent_start_failed", `cannot start ${command}`, { command });
-    return new AgentProcess(child, child.pid);
+    // Read at once: the pair (pid, start time) is what identifies the group after a crash.
+    return new AgentProcess(child, child.pid, readStartTime(child.pid) ?? "");
   }
 
   /** The process has exited (its group may still have members until {@link kill}). */
@@ -76,22 +74,22 @@ export class AgentProcess {
   }
 
   /**
-   * Closes stdin, SIGTERMs the group, SIGKILLs it after `graceMs`, and resolves when the
-   * process and every member of its group are gone.
+   * Closes stdin, SIGTERMs the group (and every process of the agent's session), SIGKILLs what
+   * is left after `graceMs`, and resolves when the process has exited. Resolves with the pids
+   * of members still alive after a bounded wait (normally none).
    */
-  async kill(graceMs: number): Promise<void> {
+  async kill(graceMs: number): Promise<number[]> {
     this.child.stdin.end();
-    if (!this.hasExited) killProcessGroup(this.pid, "SIGTERM");
-    await Promise.race([this.exited, delay(graceMs)]);
-    // Only signal the group while a member is known to be alive: after that the id could be reused.
-    if (!this.hasExited || processGroupMembers(this.pid).length > 0) killProcessGroup(this.pid, "SIGKILL");
+    const survivors = await terminateRecordedGroup(this.group, { graceMs });
+    // A leader whose start time could not be read (it died at once) is not in the scan.
+    if (!this.hasExited) this.child.kill("SIGKILL");
     await this.exited;
-    await this.groupGone();
+    return survivors.length > 0 ? recordedGroupMembers(this.group) : survivors;
   }
 
-  /** Resolves once no member of the process group is alive (polls /proc, gives up after `ms`). */
+  /** Resolves once no member of the group is alive (polls /proc, gives up after `ms`). */
   async groupGone(ms = 2000): Promise<void> {
     const deadline = Date.now() + ms;
-    while (processGroupMembers(this.pid).length > 0 && Date.now() < deadline) await delay(10);
+    while (recordedGroupMembers(this.group).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   }
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { ENV_NAME, SERVER_SECRETS } from "../domain/child-env.js";
 import type { AgentProfileConfig } from "./profiles.js";
 
 const ProfileEntry = z
@@ -10,6 +11,17 @@ const ProfileEntry = z
     args: z.array(z.string()).default([]),
     env: z.record(z.string(), z.string()).default({}),
     permissionPolicy: z.enum(["auto_approve", "ask"]).default("ask"),
+    // SEC-7: server variables this agent inherits beyond the base allow-list. Grove's own
+    // secrets would hand the agent the server itself: refused, not silently dropped.
+    inheritEnv: z
+      .array(
+        z
+          .string()
+          .regex(ENV_NAME, "an environment variable name (letters, digits, '_'; not starting with a digit)")
+          .refine((n) => !SERVER_SECRETS.includes(n), { message: "names a secret of the Grove server itself; set a value in env instead if the agent really needs it" }),
+      )
+      .max(256)
+      .default([]),
   })
   .strict();
 const ProfilesFile = z.object({ agents: z.array(ProfileEntry) }).strict();
@@ -18,7 +30,7 @@ export class ProfileConfigError extends Error {}
 
 /**
  * SES-9: agents a person configures in `$GROVE_HOME/agents.json`
- * (`{"agents":[{name, command, args?, env?, permissionPolicy?}]}`). An entry named like a
+ * (`{"agents":[{name, command, args?, env?, permissionPolicy?, inheritEnv?}]}`). An entry named like a
  * built-in replaces it. A malformed file stops start-up with a message naming the problem,
  * rather than silently dropping an agent someone relies on.
  */
@@ -37,7 +49,7 @@ export function loadProfiles(home: string, builtIns: AgentProfileConfig[]): Agen
   for (const a of parsed.agents) {
     if (names.has(a.name)) throw new ProfileConfigError(`${file} names agent ${a.name} twice`);
     names.add(a.name);
-    configured.push({ ...a, builtIn: false });
+    configured.push({ ...a, inheritEnv: [...new Set(a.inheritEnv)], builtIn: false });
   }
   return [...builtIns.filter((b) => !names.has(b.name)), ...configured];
 }

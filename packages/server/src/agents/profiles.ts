@@ -5,9 +5,9 @@ import { fileURLToPath } from "node:url";
 import type { AgentProfile } from "@grove/protocol";
 
 /**
- * How to start one kind of agent (SES-9: real agents are profiles). `env` is added to the
- * server's own environment for the agent process; its values may be secrets and never leave
- * the server (see {@link toPublicProfile}).
+ * How to start one kind of agent (SES-9: real agents are profiles). The agent's environment is
+ * the base allow-list of the server's (SEC-7) plus `inheritEnv`, then `env` on top; `env` values
+ * may be secrets and never leave the server (see {@link toPublicProfile}).
  */
 export interface AgentProfileConfig {
   name: string;
@@ -17,6 +17,11 @@ export interface AgentProfileConfig {
   /** `auto_approve` answers permission requests itself; `ask` waits for the person (SES-5). */
   permissionPolicy: "auto_approve" | "ask";
   builtIn: boolean;
+  /**
+   * SEC-7: names of the server's environment variables this agent inherits on top of the base
+   * allow-list (`domain/child-env.ts`), e.g. its vendor's API key. Absent = none.
+   */
+  inheritEnv?: readonly string[];
 }
 
 /** Name of the default agent of a new install (SES-9). */
@@ -53,6 +58,23 @@ function isFresh(bundle: string, sourceDir: string): boolean {
     .every((f) => statSync(join(sourceDir, f)).mtimeMs <= built);
 }
 
+// What every npx-run agent needs from the server's environment besides the base allow-list:
+// npm's registry/cache settings (npx installs the bridge), a proxy and private CAs to reach the
+// model's API, and the XDG dirs where these tools keep their configuration and logins.
+const NPX_AGENT_ENV: readonly string[] = [
+  "npm_config_registry", "npm_config_cache", "NPM_CONFIG_REGISTRY", "NPM_CONFIG_CACHE", "NODE_EXTRA_CA_CERTS",
+  "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "no_proxy", "NO_PROXY",
+  "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
+];
+
+/** The vendor credentials and settings each real agent reads from its environment (SEC-7). */
+const VENDOR_ENV: Record<string, readonly string[]> = {
+  claude: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CONFIG_DIR"],
+  codex: ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"],
+  gemini: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_APPLICATION_CREDENTIALS"],
+  opencode: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "OPENCODE_CONFIG"],
+};
+
 /** A managed npm agent, run through npx from the local cache when it is there. */
 function npxProfile(name: string, pkg: string, extraArgs: string[], env: Record<string, string> = {}): AgentProfileConfig {
   return {
@@ -60,6 +82,7 @@ function npxProfile(name: string, pkg: string, extraArgs: string[], env: Record<
     command: "npx",
     args: ["--yes", "--prefer-offline", pkg, ...extraArgs],
     env,
+    inheritEnv: [...(VENDOR_ENV[name] ?? []), ...NPX_AGENT_ENV],
     // Real agents run arbitrary tools; a person approves what they ask for unless configured otherwise.
     permissionPolicy: "ask",
     builtIn: true,
@@ -98,5 +121,6 @@ export function toPublicProfile(p: AgentProfileConfig): AgentProfile {
     env: Object.keys(p.env).sort(),
     permissionPolicy: p.permissionPolicy,
     builtIn: p.builtIn,
+    inheritEnv: [...(p.inheritEnv ?? [])].sort(),
   };
 }

@@ -4,7 +4,6 @@ import { AppError, isAppError } from "../domain/errors.js";
 import { AcpClientConnection, type AgentEvent, type PermissionAsk } from "./acp-connection.js";
 import { LiveAgentHandle } from "./agent-handle.js";
 import { AgentProcess } from "./agent-process.js";
-import { readStartTime } from "./process-info.js";
 import type { AgentProfileConfig } from "./profiles.js";
 
 export type { AgentEvent, PermissionAsk } from "./acp-connection.js";
@@ -72,7 +71,8 @@ export class AgentRuntime {
   }
 
   /**
-   * Spawns the profile's command (own process group, cwd, env = process.env + profile.env, stdio
+   * Spawns the profile's command (own process group, cwd, env = the SEC-7 allow-list of the
+   * server's environment + profile.inheritEnv, then profile.env; stdio
    * pipes), then `initialize` and `session/new` or `session/load`. Any failure →
    * AppError("agent_start_failed") with the stderr tail, and the process group is killed.
    */
@@ -87,9 +87,9 @@ export class AgentRuntime {
     let step = "spawn";
     try {
       if (!existsSync(cwd)) throw new AppError("agent_start_failed", `the agent's working directory does not exist: ${cwd}`, { agent: profile.name, cwd });
-      proc = await AgentProcess.spawn(profile.command, profile.args, cwd, profile.env);
+      proc = await AgentProcess.spawn(profile.command, profile.args, cwd, profile.env, profile.inheritEnv);
       this.startingProcs.set(sessionId, proc);
-      const startTime = readStartTime(proc.pid) ?? "";
+      const startTime = proc.startTime;
       const started = proc;
       conn = new AcpClientConnection({
         output: proc.child.stdin,

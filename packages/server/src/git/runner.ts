@@ -51,11 +51,17 @@ export interface GitResult {
   stdoutTruncated?: boolean;
 }
 
-// Variables that would point git at another repository or index than the cwd's: a server started
-// from inside a git hook (or a test run by one) inherits them and would otherwise act on the wrong repo.
-const REPO_ENV = [
-  "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
-  "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_QUARANTINE_PATH",
+// Which configuration files git reads: the person's own setup, paths only. Inherited
+// GIT_CONFIG_COUNT/KEY_n/VALUE_n and GIT_CONFIG_PARAMETERS are NOT kept: they can carry secrets
+// (an `http.extraHeader`), and Grove passes its own settings as `-c` arguments or `opts.env`.
+// Repository-selecting variables (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, …), which a server
+// started from a git hook would inherit, are not on the allow-list either.
+const GIT_CONFIG_FILE_ENV: readonly string[] = ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "XDG_CONFIG_HOME"];
+
+// What a fetch/clone/push needs to reach a server from behind a proxy or a private CA.
+const NETWORK_ENV: readonly string[] = [
+  "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
+  "GIT_SSL_CAINFO", "GIT_SSL_CAPATH", "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE",
 ];
 
 // Global options that take a separate value: skipped when naming the subcommand in errors.
@@ -130,8 +136,10 @@ export class GitRunner {
   }
 
   private environment(opts: GitRunOptions): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = childEnv(process.env);
-    for (const k of REPO_ENV) delete env[k];
+    // SEC-7: git and every hook it runs get the children's allow-list, plus the variables that
+    // only choose git's own configuration files (never secrets); network commands also keep
+    // the proxy and CA settings they need to reach a server.
+    const env: NodeJS.ProcessEnv = childEnv(process.env, {}, opts.network ? [...GIT_CONFIG_FILE_ENV, ...NETWORK_ENV] : GIT_CONFIG_FILE_ENV);
     if (opts.isolatedConfig) {
       for (const k of Object.keys(env)) if (k.startsWith("GIT_CONFIG")) delete env[k];
       env.GIT_CONFIG_NOSYSTEM = "1";

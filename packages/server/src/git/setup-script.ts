@@ -14,16 +14,17 @@ const TAIL_BYTES = 4096;
 
 /**
  * WT-9: runs a repository's setup script (`sh -c <script>`) in a new worktree, with its own
- * process group (a timeout kills everything it started), stdin closed and git's
- * repository-selecting variables removed. It lives in `git/` because this layer and `agents/`
+ * process group (a timeout kills everything it started), stdin closed and the allow-listed
+ * environment of every child (SEC-7). It lives in `git/` because this layer and `agents/`
  * are the only ones allowed to start processes, and it is part of preparing a worktree.
  * The script is the repository owner's configuration, not request input, so a shell is right.
  */
 export function runSetupScript(input: { script: string; cwd: string; timeoutMs?: number; env?: Record<string, string> }): Promise<SetupScriptResult> {
   const timeoutMs = input.timeoutMs ?? 10 * 60_000;
   return new Promise((resolve) => {
+    // SEC-7: the children's allow-list (no GIT_DIR & co., no tokens, no GROVE_*) plus what Grove
+    // tells the script on purpose (`input.env`).
     const env: NodeJS.ProcessEnv = childEnv(process.env, input.env);
-    for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"]) delete env[k];
     let tail = Buffer.alloc(0);
     const keep = (chunk: Buffer): void => {
       tail = Buffer.concat([tail, chunk]);

@@ -1,49 +1,28 @@
-import { isSameProcess, killProcessGroup } from "../agents/process-info.js";
 import type { CleanupSnapshot } from "../domain/cleanup-job.js";
 import { AppError } from "../domain/errors.js";
+import { stopSessionGroups, survivorsError } from "./agent-groups.js";
 import type { Deps } from "./context.js";
 
 const GRACE_MS = 3000;
+const KILL_WAIT_MS = 2000;
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
 /**
- * LC-3 step 1: every agent process of the task is gone before any worktree is touched.
- * Live handles are stopped gracefully (ACP connection closed, SIGTERM, then SIGKILL of the
- * whole process group after a grace period). Processes recorded in the database but without a
- * handle (a previous server's orphans) are signalled by process group, only while pid *and*
- * start time still match. A process that survives → AppError, so the job keeps the worktrees
+ * LC-3 step 1, SEC-7: every process of the task's agents is gone before any worktree is
+ * touched. Live handles are stopped gracefully (ACP connection closed, SIGTERM, then SIGKILL),
+ * then every recorded process group — the snapshot's and the database's, of every runner's
+ * sessions (a session attached through another server process runs its agent on this host, in
+ * these worktrees, ST-3) — is signalled as a whole, whether or not its leader is still alive,
+ * and waited for (bounded). A process that survives → AppError, so the job keeps the worktrees
  * and retries (a failed or uncertain stop never leads to a removal).
  */
 export async function stopTaskAgents(deps: Deps, snapshot: CleanupSnapshot): Promise<void> {
   await waitForLaunches(deps, snapshot);
-  await Promise.all(snapshot.sessionIds.map((id) => deps.agents.stop(id, { graceMs: GRACE_MS })));
-  const recorded = new Map(snapshot.agentProcesses.map((p) => [p.sessionId, p]));
-  // Every runner's agents of the task: a session attached through another server process runs
-  // its agent on this host, in these worktrees (ST-3).
-  for (const p of await deps.store.listAgentProcessesOfSessions(snapshot.sessionIds)) recorded.set(p.sessionId, p);
-  const survivors: number[] = [];
-  for (const p of recorded.values()) {
-    if (isSameProcess(p.pid, p.startTime)) {
-      deps.log.warn({ pid: p.pid, sessionId: p.sessionId, taskId: snapshot.taskId }, "cleanup: stopping an agent process without a live handle");
-      killProcessGroup(p.pid, "SIGTERM");
-      const deadline = Date.now() + GRACE_MS;
-      while (isSameProcess(p.pid, p.startTime) && Date.now() < deadline) await delay(50);
-      if (isSameProcess(p.pid, p.startTime)) killProcessGroup(p.pid, "SIGKILL");
-      const killDeadline = Date.now() + 2000;
-      while (isSameProcess(p.pid, p.startTime) && Date.now() < killDeadline) await delay(20);
-      if (isSameProcess(p.pid, p.startTime)) {
-        survivors.push(p.pid);
-        continue;
-      }
-    }
-    await deps.store.deleteAgentProcess(p.sessionId);
-  }
-  if (survivors.length > 0) {
-    throw new AppError("internal_error", `agent process(es) ${survivors.join(", ")} of task ${snapshot.taskId} did not stop; worktrees kept`, { pids: survivors });
-  }
+  const survivors = await stopSessionGroups(deps, snapshot.sessionIds, { graceMs: GRACE_MS, killWaitMs: KILL_WAIT_MS }, snapshot.agentProcesses);
+  if (survivors.length > 0) throw survivorsError(`task ${snapshot.taskId}: worktrees kept, the cleanup will retry`, survivors);
 }
 
 const LAUNCH_WAIT_MS = 15_000;

@@ -9,6 +9,7 @@ import { ChangesWatch } from "./changes-watch.js";
 import { startSession } from "./launch.js";
 import { LiveSessions } from "./live-sessions.js";
 import { recoverOnStartup } from "./recovery.js";
+import { stopRunnerGroups } from "./agent-groups.js";
 import { addRepository, getRepositoryOr404 } from "./repositories.js";
 import { patchRepositorySettings } from "./repository-settings.js";
 import { cancelSession, deleteSession, getSessionOr404, promptSession, resumeSession } from "./session-ops.js";
@@ -54,6 +55,8 @@ export class Orchestrator {
     this.changesWatch.dispose();
     await this.cleanup.stop();
     await this.deps.agents.stopAll({ graceMs: 2000 });
+    // SEC-7: groups recorded for this runner without a live handle (survivors of an earlier stop).
+    await stopRunnerGroups(this.deps, { graceMs: 2000, killWaitMs: 1000 }).catch((err: unknown) => this.deps.log.warn({ err }, "shutdown: could not stop recorded agent groups"));
   }
 
   // repositories

@@ -1,33 +1,24 @@
-import { isSameProcess, killProcessGroup } from "../agents/process-info.js";
 import { sessionView } from "../domain/views.js";
 import { publishJob } from "./cleanup-events.js";
+import { stopRunnerGroups } from "./agent-groups.js";
 import type { Deps } from "./context.js";
 import { refreshTaskState } from "./tasks.js";
 
 /**
  * Start-up (FLOWS "Start-up", SES-6): interrupted sessions wait for input (a launch cut short
  * before its environment was ready fails), `creating` environments become retryable, and
- * agent processes a crashed server left behind are stopped — only when pid *and* start time
- * match, so a recycled pid is never killed. Nothing is relaunched.
+ * the process groups of agents a crashed server left behind are stopped as a whole — verified
+ * by the leader's pid and start time (agents/process-group.ts), so a recycled pid is never
+ * hit. Nothing is relaunched.
  */
 export async function recoverOnStartup(deps: Deps): Promise<void> {
   const changed = await deps.store.recoverAfterRestart(deps.runnerId, deps.now());
   for (const s of changed) deps.bus.publish("session.state_changed", { session: sessionView(s), from: null });
-  const orphans = await deps.store.listAgentProcesses(deps.runnerId);
-  await Promise.all(
-    orphans.map(async (p) => {
-      if (isSameProcess(p.pid, p.startTime)) {
-        deps.log.warn({ pid: p.pid, sessionId: p.sessionId }, "stopping an agent process left by a previous server");
-        killProcessGroup(p.pid, "SIGTERM");
-        const deadline = Date.now() + 3000;
-        while (isSameProcess(p.pid, p.startTime) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-        if (isSameProcess(p.pid, p.startTime)) killProcessGroup(p.pid, "SIGKILL");
-      }
-      await deps.store.deleteAgentProcess(p.sessionId);
-    }),
-  );
+  // SEC-7: every recorded group of this runner, leader alive or not (an agent whose stdin
+  // closed with the crash has exited; the tools it started have not).
+  const orphans = await stopRunnerGroups(deps, { graceMs: 3000, killWaitMs: 2000 });
   for (const taskId of new Set(changed.map((s) => s.taskId))) await refreshTaskState(deps, taskId);
   // LC-4: `running` jobs are due again; `prepared` ones activated or cancelled (FLOWS "Start-up" 2).
   for (const job of await deps.store.recoverCleanupJobs(deps.runnerId, deps.now())) publishJob(deps, job);
-  if (changed.length > 0 || orphans.length > 0) deps.log.info({ sessions: changed.length, orphans: orphans.length }, "start-up recovery done");
+  if (changed.length > 0 || orphans > 0) deps.log.info({ sessions: changed.length, orphans }, "start-up recovery done");
 }

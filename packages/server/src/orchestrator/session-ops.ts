@@ -4,6 +4,7 @@ import type { SessionRecord } from "../domain/records.js";
 import { RESUMABLE_STATES } from "../domain/session-state.js";
 import type { Deps } from "./context.js";
 import { spawnAgent } from "./agent-launch.js";
+import { stopSessionGroups, survivorsError } from "./agent-groups.js";
 import { assertTaskWorkable } from "./lifecycle.js";
 import { errorOf, type LiveSessions } from "./live-sessions.js";
 import { refreshTaskState } from "./tasks.js";
@@ -89,15 +90,18 @@ export async function cancelSession(deps: Deps, id: string): Promise<SessionReco
 
 /**
  * SES-7: deleting a session is a conversation operation. Refused while starting or running;
- * stops only this session's agent; never touches the workspace and creates no cleanup job.
+ * stops only this session's agent (its whole process group, SEC-7); never touches the
+ * workspace and creates no cleanup job.
  */
 export async function deleteSession(deps: Deps, live: LiveSessions, id: string): Promise<void> {
   const session = await getSessionOr404(deps, id);
   if (session.state === "starting" || session.state === "running") {
     throw new AppError("session_running", `session ${id} is ${session.state}; cancel it first`);
   }
-  await deps.agents.stop(id).catch(() => undefined);
-  await deps.store.deleteAgentProcess(id);
+  // SEC-7: the whole recorded group, leader alive or not; a survivor keeps the session (and its
+  // record), so nothing of the agent is left running without a trace.
+  const survivors = await stopSessionGroups(deps, [id], { graceMs: 3000, killWaitMs: 2000 });
+  if (survivors.length > 0) throw survivorsError(`session ${id} was not deleted`, survivors);
   await deps.store.deleteSession(id);
   live.forget(id);
   deps.bus.publish("session.deleted", { sessionId: id, taskId: session.taskId });

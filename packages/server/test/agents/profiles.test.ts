@@ -19,9 +19,19 @@ describe("agent profiles (SES-9)", () => {
     expect(ps.find((p) => p.name === "codex")!.args.slice(-1)).toEqual(["@agentclientprotocol/codex-acp"]);
   });
 
+  it("SEC-7 built-in real agents inherit their vendor's keys; the scripted agent inherits nothing beyond the base allow-list", () => {
+    const ps = builtInProfiles({ home: "/srv/grove" });
+    expect(ps[0]!.inheritEnv ?? []).toEqual([]);
+    expect(ps.find((p) => p.name === "claude")!.inheritEnv).toContain("ANTHROPIC_API_KEY");
+    expect(ps.find((p) => p.name === "codex")!.inheritEnv).toContain("OPENAI_API_KEY");
+    expect(ps.find((p) => p.name === "gemini")!.inheritEnv).toContain("GEMINI_API_KEY");
+    for (const p of ps) expect(p.inheritEnv ?? []).not.toContain("GITHUB_TOKEN");
+    expect(toPublicProfile(ps[1]!).inheritEnv).toContain("ANTHROPIC_API_KEY");
+  });
+
   it("SES-9.10 the public view lists env names, never values", () => {
     const pub = toPublicProfile({ name: "x", command: "c", args: ["a"], env: { TOKEN: "s3cret", A: "1" }, permissionPolicy: "ask", builtIn: false });
-    expect(AgentProfile.parse(pub)).toEqual({ name: "x", command: "c", args: ["a"], env: ["A", "TOKEN"], permissionPolicy: "ask", builtIn: false });
+    expect(AgentProfile.parse(pub)).toEqual({ name: "x", command: "c", args: ["a"], env: ["A", "TOKEN"], permissionPolicy: "ask", builtIn: false, inheritEnv: [] });
     expect(JSON.stringify(pub)).not.toContain("s3cret");
   });
 

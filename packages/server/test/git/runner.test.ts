@@ -63,6 +63,35 @@ describe("GitRunner (WT-6)", () => {
     expect(env.stdout).toMatch(/^GIT_ASKPASS=$/m);
   });
 
+  it("SEC-7 git (and so its hooks) gets the allow-list: no tokens, no GROVE_*, no inherited GIT_CONFIG_* values; proxies only for network commands", async () => {
+    const r = await repo();
+    const git = new GitRunner();
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      GITHUB_TOKEN: "gh-secret",
+      AWS_SECRET_ACCESS_KEY: "aws-secret",
+      GROVE_SOMETHING: "grove-x",
+      GIT_CONFIG_PARAMETERS: "'http.extraheader'='Authorization: secret'",
+      GIT_AUTHOR_NAME: "Person",
+      LC_TIME: "C",
+      HTTPS_PROXY: "http://proxy.invalid:3128",
+    });
+    try {
+      const local = (await git.run(["-c", "alias.env=!env", "env"], { cwd: r.path })).stdout;
+      const remote = (await git.run(["-c", "alias.env=!env", "env"], { cwd: r.path, network: true })).stdout;
+      for (const out of [local, remote]) {
+        expect(out).not.toMatch(/secret|GROVE_SOMETHING|GITHUB_TOKEN|AWS_SECRET/);
+        expect(out).toMatch(/^GIT_AUTHOR_NAME=Person$/m);
+        expect(out).toMatch(/^LC_TIME=C$/m);
+      }
+      expect(local).not.toMatch(/^HTTPS_PROXY=/m);
+      expect(remote).toMatch(/^HTTPS_PROXY=http:\/\/proxy.invalid:3128$/m);
+    } finally {
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+      Object.assign(process.env, saved);
+    }
+  });
+
   it("WT-6 a failing command throws git_failed with the subcommand and stderr's last line", async () => {
     const r = await repo();
     const git = new GitRunner();
