@@ -92,7 +92,10 @@ export async function restoreSavedWork(deps: Deps, slot: SavedWorkSlot, ctx?: Re
 
 /** A system message on the launching session (and the log when there is none or it fails). */
 async function report(deps: Deps, ctx: RefreshContext | undefined, text: string, data: Record<string, unknown>): Promise<void> {
-  if (!ctx) return;
+  if (!ctx?.sessionId) {
+    deps.log.warn({ taskId: ctx?.taskId, text, ...data }, "saved work report without a session");
+    return;
+  }
   const m: MessageRecord = { id: newId("msg"), sessionId: ctx.sessionId, role: "system", text, data: { warning: true, ...data }, createdAt: deps.now() };
   try {
     await deps.store.insertMessage(m);
