@@ -52,6 +52,8 @@ export const LastError = z.object({
   code: z.string(),
   message: z.string(),
   repositoryId: z.string().optional(),
+  /** What fixes it (e.g. for `workspace_reuse_unsafe`: move the foreign directory, then restore). */
+  action: z.string().optional(),
   at: z.string(),
 });
 export type LastError = z.infer<typeof LastError>;
