@@ -102,8 +102,8 @@ async function startPointLocked(deps: Deps, slot: PlannedSlot, scope: RefreshSco
 /**
  * RR-5 / WT-3 for WT-5: before a recorded worktree is recreated, a remote repository gets its
  * refresh, and a local checkout with `pullBeforeWorktree` its fetch — only when the directory is
- * really missing. A valid worktree (reuse) is left alone and causes
- * no network traffic; any other mismatch is refused by `recreate` itself.
+ * really missing. A valid worktree (reuse) is left alone and causes no network traffic; any
+ * other mismatch is refused by `recreate` itself.
  */
 export async function refreshBeforeRecreate(
   deps: Deps,
@@ -112,10 +112,17 @@ export async function refreshBeforeRecreate(
   scope: RefreshScope,
   resolved?: ResolvedRoute,
 ): Promise<void> {
-  const local = !isRemoteRepository(repo);
-  if (local && !repo.pullBeforeWorktree) return;
+  if (!isRemoteRepository(repo) && !repo.pullBeforeWorktree) return;
   const v = await deps.worktrees.validate({ repoPath: repo.path, worktreePath: slot.worktreePath, branch: slot.branch });
   if (v.ok || v.reason !== "missing") return;
-  if (local) return refreshLocalBeforeRecreate(deps, repo, slot.baseBranch, scope);
+  await refreshForRecreate(deps, repo, slot, scope, resolved);
+}
+
+/**
+ * RR-5 for a slot the caller KNOWS is missing (its own cheap check said so): the refresh of its
+ * route, then the caller recreates it. Never call this for a worktree that may be valid.
+ */
+export async function refreshForRecreate(deps: Deps, repo: RepositoryRecord, slot: { baseBranch: string }, scope: RefreshScope, resolved?: ResolvedRoute): Promise<void> {
+  if (!isRemoteRepository(repo)) return refreshLocalBeforeRecreate(deps, repo, slot.baseBranch, scope);
   await deps.git.withRepoLock(repo.path, () => refreshRemote(deps, repo, { baseBranch: slot.baseBranch, prNumber: null }, scope, resolved));
 }

@@ -5,7 +5,7 @@ import type { RepositoryRecord, SessionRecord } from "../domain/records.js";
 import { type ProjectedSlot, type ProjectedWorkspace, projectWorkspace } from "../domain/workspace-projection.js";
 import type { Deps } from "./context.js";
 import { taskRoot } from "./paths.js";
-import { refreshBeforeRecreate } from "./refresh-remote.js";
+import { refreshForRecreate } from "./refresh-remote.js";
 import { resolveTaskRefreshRoutes, scoped, type RefreshScope } from "./refresh-routes.js";
 import { checkSlotOnDisk, reuseUnsafe, type SlotDiskState } from "./workspace-check.js";
 
@@ -72,7 +72,7 @@ export async function restoreWorkspace(deps: Deps, ws: ProjectedWorkspace, scope
   for (const { slot, repo } of missing) {
     try {
       // RR-5: a vanished worktree is recreated only after its refresh.
-      await refreshBeforeRecreate(deps, repo, { worktreePath: slot.worktreePath, branch: slot.worktreeBranch, baseBranch: slot.row.baseBranch }, scope, routes.get(repo.id));
+      await refreshForRecreate(deps, repo, { baseBranch: slot.row.baseBranch }, scope, routes.get(repo.id));
       await deps.worktrees.recreate({ repoPath: repo.path, worktreePath: slot.worktreePath, branch: slot.worktreeBranch });
     } catch (e) {
       throw scoped(e, repo, scope);
