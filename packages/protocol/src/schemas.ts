@@ -52,6 +52,8 @@ export const LastError = z.object({
   code: z.string(),
   message: z.string(),
   repositoryId: z.string().optional(),
+  /** What fixes it (e.g. for `workspace_reuse_unsafe`: move the foreign directory, then restore). */
+  action: z.string().optional(),
   at: z.string(),
 });
 export type LastError = z.infer<typeof LastError>;
@@ -78,6 +80,15 @@ export const Message = z.object({
 });
 export type Message = z.infer<typeof Message>;
 
+/**
+ * What is on disk at a slot's recorded worktree path (WT-5, CHG-4, seed 000): `ok` the recorded
+ * worktree; `missing` nothing there (recreated in place by the next prompt, resume, new session
+ * or `grove task restore`); `foreign` a directory that is not the recorded worktree (never
+ * overwritten); `no_identity` the row has no worktree tuple (fails closed, ENV-5).
+ */
+export const WorktreeState = z.enum(["ok", "missing", "foreign", "no_identity"]);
+export type WorktreeState = z.infer<typeof WorktreeState>;
+
 export const EnvironmentRepository = z.object({
   repositoryId: z.string(),
   branchSlug: z.string(),
@@ -88,6 +99,10 @@ export const EnvironmentRepository = z.object({
   position: z.number().int(),
   status: EnvironmentRepositoryStatus,
   errorMessage: z.string().nullable(),
+  /** Projected on-disk state of an active row (GET /tasks/:id/environment; absent elsewhere). */
+  worktreeState: WorktreeState.optional(),
+  /** What fixes a state other than `ok` (e.g. `grove task restore <taskId>`). */
+  action: z.string().optional(),
 });
 export type EnvironmentRepository = z.infer<typeof EnvironmentRepository>;
 
@@ -137,6 +152,12 @@ export const RepositoryChanges = z.object({
   files: z.array(ChangedFile),
   truncated: z.boolean().optional(),
   error: z.string().optional(),
+  /** Seed 000: per repository, fail closed and say why — never an empty list standing for "unknown". */
+  status: WorktreeState.optional(),
+  /** The typed error code when `status` is not `ok` (or git failed): e.g. `workspace_missing`, `workspace_reuse_unsafe`. */
+  errorCode: z.string().optional(),
+  /** What fixes it, e.g. `grove task restore <taskId>`. */
+  action: z.string().optional(),
 });
 export type RepositoryChanges = z.infer<typeof RepositoryChanges>;
 

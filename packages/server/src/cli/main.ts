@@ -55,7 +55,9 @@ export async function runCli(argv: readonly string[], stderr: NodeJS.WritableStr
       return 1;
     }
     if (isCliError(e)) {
-      stderr.write(formatError(e.code, e.message) + "\n");
+      // SES-3 / WT-5: the server's `details.action` says what fixes the error.
+      const action = typeof e.details?.action === "string" ? `\naction: ${e.details.action}` : "";
+      stderr.write(formatError(e.code, e.message) + action + "\n");
       return 1;
     }
     stderr.write(formatError("internal_error", e instanceof Error ? e.message : String(e)) + "\n");

@@ -64,21 +64,49 @@ export async function saveWorkToRef(git: GitRunner, worktreePath: string, ref: s
     const extras = await ignoredAmong(git, cwd, extraPaths);
     if (extras.length > 0) await git.run(["add", "-f", "--", ...extras.map(literal)], { cwd, env });
     const tree = (await git.run(["write-tree"], { cwd, env })).stdout.trim();
+    // The staged part on its own (LC-8 keeps staged and unstaged apart), from a copy of the real
+    // index so even git's cache-tree refresh never writes the worktree's own index.
+    const stagedTree = await indexTree(git, cwd, indexPath, `${tmpIndex}.staged`);
     // Resolved one by one: `--verify` with two revisions always fails.
     const headCommit = await resolve(git, cwd, "HEAD^{commit}");
     const headTree = headCommit ? await resolve(git, cwd, "HEAD^{tree}") : null;
-    if (headTree === tree) return null;
+    if (headTree === tree && stagedTree === tree) return null;
     // An unborn HEAD: the base is an empty root commit, so "first parent" always means the base.
     const base = headCommit ?? (await emptyRoot(git, cwd, tmpIndex));
+    const baseTree = await resolve(git, cwd, `${base}^{tree}`);
     const previous = await readRef(git, cwd, ref);
     // A retried cleanup attempt saves the same work again: the existing save already holds it.
     if (previous && (await resolve(git, cwd, `${previous}^{tree}`)) === tree && (await resolve(git, cwd, `${previous}^1`)) === base) return previous;
-    const parents = ["-p", base, ...(previous ? ["-p", previous] : [])];
-    const commit = (await git.run(["commit-tree", tree, ...parents, "-m", message], { cwd, env: IDENTITY })).stdout.trim();
+    const staged = stagedTree !== null && stagedTree !== baseTree
+      ? (await git.run(["commit-tree", stagedTree, "-p", base, "-m", "grove: staged part of the saved work"], { cwd, env: IDENTITY })).stdout.trim()
+      : null;
+    const parents = ["-p", base, ...(staged ? ["-p", staged] : []), ...(previous ? ["-p", previous] : [])];
+    const body = staged ? `${message}\n\n${STAGED_TRAILER}` : message;
+    const commit = (await git.run(["commit-tree", tree, ...parents, "-m", body], { cwd, env: IDENTITY })).stdout.trim();
     await git.run(["update-ref", "-m", "grove: save uncommitted work", ref, commit, previous ?? "0".repeat(commit.length)], { cwd });
     return commit;
   } finally {
     await rm(tmpIndex, { force: true });
+  }
+}
+
+/**
+ * Marks a save whose second parent is its staged part (the index as it was); the earlier save,
+ * if any, is then the third parent. Saves without it keep the older layout (earlier = ^2).
+ */
+const STAGED_TRAILER = "Grove-Staged: second-parent";
+
+/** The tree of the worktree's index, written from a throwaway copy; null without an index. */
+async function indexTree(git: GitRunner, cwd: string, indexPath: string, scratch: string): Promise<string | null> {
+  try {
+    await copyFile(indexPath, scratch);
+  } catch {
+    return null;
+  }
+  try {
+    return (await git.run(["write-tree"], { cwd, env: { GIT_INDEX_FILE: scratch } })).stdout.trim();
+  } finally {
+    await rm(scratch, { force: true });
   }
 }
 
@@ -98,9 +126,21 @@ export async function readRef(git: GitRunner, repoPath: string, ref: string): Pr
   return resolve(git, repoPath, `${ref}^{commit}`);
 }
 
-/** A saved commit's base (first parent) and the earlier save it carries (second parent), if any. */
-export async function savedParents(git: GitRunner, cwd: string, commit: string): Promise<{ base: string | null; earlier: string | null }> {
-  return { base: await resolve(git, cwd, `${commit}^1`), earlier: await resolve(git, cwd, `${commit}^2`) };
+/**
+ * A saved commit's base (first parent), its staged part (the index as saved, when the save
+ * carries one) and the earlier save it carries, if any.
+ */
+export async function savedParents(git: GitRunner, cwd: string, commit: string): Promise<{ base: string | null; staged: string | null; earlier: string | null }> {
+  const raw = (await git.run(["cat-file", "commit", commit], { cwd })).stdout;
+  const split = raw.indexOf("\n\n");
+  const header = split < 0 ? raw : raw.slice(0, split);
+  const parents = header.split("\n").filter((l) => l.startsWith("parent ")).map((l) => l.slice(7).trim());
+  const hasStaged = split >= 0 && raw.slice(split).includes(STAGED_TRAILER);
+  return {
+    base: parents[0] ?? null,
+    staged: hasStaged ? (parents[1] ?? null) : null,
+    earlier: (hasStaged ? parents[2] : parents[1]) ?? null,
+  };
 }
 
 interface Aside {
@@ -114,19 +154,22 @@ interface Aside {
  * LC-8 restore: applies the saved commit's changes (its diff against its first parent) onto the
  * worktree — modifications, deletions, new files, ignored copy-files files — with a three-way
  * fallback, so a branch that moved on since is fine when the changes do not clash. The result
- * is uncommitted: the index is reset to HEAD, new files are untracked (or ignored) again.
+ * is uncommitted: the index is reset to HEAD, new files are untracked (or ignored) again, and
+ * then the save's staged part (if it has one) is applied to the index alone, so what was staged
+ * is staged again and the rest stays unstaged (`staged: "left_unstaged"` if that no longer applies).
  * Refuses tracked changes in the worktree. An ignored or untracked file the save would add
  * (e.g. a `.env` just copied by WT-9) is replaced by the saved one. A conflict → `git_failed`
  * and the worktree is put back as it was.
  */
-export async function restoreWorkFromRef(git: GitRunner, worktreePath: string, commit: string): Promise<void> {
+export async function restoreWorkFromRef(git: GitRunner, worktreePath: string, commit: string): Promise<{ staged: "none" | "restored" | "left_unstaged" }> {
   const cwd = worktreePath;
   const dirty = await git.run(["status", "--porcelain", "-z", "--untracked-files=no"], { cwd });
   if (dirty.stdoutBuffer.length > 0) throw new AppError("git_failed", `cannot restore ${commit}: ${worktreePath} has uncommitted changes`, { commit });
   // A save from before saves were parented has no base: its tree is the whole worktree state.
-  const base = (await savedParents(git, cwd, commit)).base ?? "HEAD";
+  const parents = await savedParents(git, cwd, commit);
+  const base = parents.base ?? "HEAD";
   const patch = (await git.run(["diff", "--binary", "--full-index", "--no-renames", base, commit, "--"], { cwd })).stdoutBuffer;
-  if (patch.length === 0) return;
+  if (patch.length === 0) return { staged: "none" };
   const added = (await git.run(["diff", "-z", "--name-only", "--no-renames", "--diff-filter=A", base, commit, "--"], { cwd })).stdout.split("\0").filter(Boolean);
   const aside = await moveAside(cwd, added);
   try {
@@ -137,6 +180,13 @@ export async function restoreWorkFromRef(git: GitRunner, worktreePath: string, c
     throw e;
   }
   await git.run(["reset", "-q"], { cwd });
+  if (parents.staged === null) return { staged: "none" };
+  // The staged part goes back into the index only; if it no longer applies (the branch moved
+  // on), everything stays unstaged — the work itself is back either way.
+  const stagedPatch = (await git.run(["diff", "--binary", "--full-index", "--no-renames", base, parents.staged, "--"], { cwd })).stdoutBuffer;
+  if (stagedPatch.length === 0) return { staged: "none" };
+  const r = await git.run(["apply", "--cached", "--whitespace=nowarn", "-"], { cwd, input: stagedPatch, okExitCodes: [1] });
+  return { staged: r.exitCode === 0 ? "restored" : "left_unstaged" };
 }
 
 /** Takes existing files at `paths` out of the way (kept in memory) so the apply can create them. */

@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import type { Changes, FileDiff } from "@grove/protocol";
+import type { Changes, FileDiff, RepositoryChanges, WorktreeState } from "@grove/protocol";
 import { AppError } from "../domain/errors.js";
 import type { EnvironmentRepoRecord } from "../domain/records.js";
 import { computeChanges, fileDiff } from "../git/changes.js";
@@ -8,6 +8,7 @@ import { resolveBaseRef } from "../git/repository.js";
 import type { Deps } from "./context.js";
 import { isRemoteRepository } from "./refresh-remote.js";
 import { getTaskOr404 } from "./tasks.js";
+import { checkSlotOnDisk, restoreCommand, reuseAction } from "./workspace-check.js";
 
 /**
  * What a slot's Changes are compared with: the base name for a local checkout; for a remote
@@ -26,37 +27,61 @@ async function activeRows(deps: Deps, taskId: string): Promise<EnvironmentRepoRe
   return (await deps.store.listEnvironmentRepos(env.id)).filter((r) => r.status === "active" && r.worktreePath && r.worktreeBranch);
 }
 
+/** A slot whose Changes cannot be computed: typed, with the action that fixes it (seed 000). */
+function unavailable(r: EnvironmentRepoRecord, status: Exclude<WorktreeState, "ok">, errorCode: string, error: string, action: string): RepositoryChanges {
+  return {
+    repositoryId: r.repositoryId,
+    ...(r.worktreeId ? { worktreeId: r.worktreeId } : {}),
+    branchSlug: r.branchSlug,
+    worktreePath: r.worktreePath ?? "",
+    branch: r.worktreeBranch ?? "",
+    baseBranch: r.baseBranch,
+    mergeBase: null,
+    ahead: 0,
+    behind: 0,
+    files: [],
+    status,
+    errorCode,
+    error,
+    action,
+  };
+}
+
+/** One slot's Changes, or why there are none: never a raw spawn error for a missing worktree. */
+async function slotChanges(deps: Deps, taskId: string, r: EnvironmentRepoRecord): Promise<RepositoryChanges> {
+  const restore = `run \`${restoreCommand(taskId)}\` (or prompt a session of the task): the worktree is recreated in place on its branch`;
+  if (!r.worktreeId || !r.worktreePath || !r.worktreeBranch) {
+    return unavailable(r, "no_identity", "workspace_missing", `repository slot ${r.repositoryId}/${r.branchSlug || "(flat)"} has no recorded worktree`, `reset the task's environment (POST /tasks/${taskId}/environment/reset); Grove never guesses a worktree from the filesystem`);
+  }
+  if (r.status === "deleted") return unavailable(r, "missing", "workspace_missing", `the worktree ${r.worktreePath} was removed by an archive or reset`, restore);
+  const repo = await deps.store.getRepository(r.repositoryId);
+  if (!repo) return unavailable(r, "no_identity", "workspace_missing", `repository ${r.repositoryId} is no longer registered`, "register the repository again or delete the task");
+  const disk = await checkSlotOnDisk(deps, { repoPath: repo.path, worktreePath: r.worktreePath, branch: r.worktreeBranch });
+  if (disk.state === "missing") return unavailable(r, "missing", "workspace_missing", `the worktree ${r.worktreePath} does not exist`, restore);
+  if (disk.state === "foreign") {
+    return unavailable(r, "foreign", "workspace_reuse_unsafe", disk.message, reuseAction(disk.reason, { taskId, worktreePath: r.worktreePath, branch: r.worktreeBranch }));
+  }
+  const base = { repositoryId: r.repositoryId, worktreeId: r.worktreeId, branchSlug: r.branchSlug, worktreePath: r.worktreePath };
+  try {
+    const c = await computeChanges(deps.git, { worktreePath: r.worktreePath, baseBranch: await baseRefOf(deps, r) });
+    return { ...base, ...c, baseBranch: r.baseBranch, status: "ok" };
+  } catch (e) {
+    return { ...unavailable(r, "missing", "git_failed", e instanceof Error ? e.message : String(e), "see the server log; the worktree is on disk"), status: "ok" };
+  }
+}
+
 /**
- * CHG-1 / CHG-4: the Changes of a task are computed in its persisted worktree paths, never
- * in a source checkout. A slot whose worktree is unreadable reports its error, not emptiness.
+ * CHG-1 / CHG-4 / seed 000: the Changes of a task are computed in its persisted worktree paths,
+ * never in a source checkout, and fail closed per repository: every row of the environment is
+ * reported (`status` ok | missing | foreign | no_identity, with `errorCode` and `action`), so an
+ * empty list means "no environment yet", never "unknown".
  */
 export async function taskChanges(deps: Deps, taskId: string): Promise<Changes> {
   await getTaskOr404(deps, taskId);
-  const rows = await activeRows(deps, taskId);
-  const repositories = await Promise.all(
-    rows.map(async (r) => {
-      const worktreePath = r.worktreePath ?? "";
-      try {
-        const c = await computeChanges(deps.git, { worktreePath, baseBranch: await baseRefOf(deps, r) });
-        return { repositoryId: r.repositoryId, worktreeId: r.worktreeId ?? undefined, branchSlug: r.branchSlug, worktreePath, ...c, baseBranch: r.baseBranch };
-      } catch (e) {
-        return {
-          repositoryId: r.repositoryId,
-          worktreeId: r.worktreeId ?? undefined,
-          branchSlug: r.branchSlug,
-          worktreePath,
-          branch: r.worktreeBranch ?? "",
-          baseBranch: r.baseBranch,
-          mergeBase: null,
-          ahead: 0,
-          behind: 0,
-          files: [],
-          error: e instanceof Error ? e.message : String(e),
-        };
-      }
-    }),
-  );
-  return { taskId, repositories };
+  const env = await deps.store.getEnvironmentByTask(taskId);
+  if (!env) return { taskId, repositories: [] };
+  const rows = [...(await deps.store.listEnvironmentRepos(env.id))].sort((a, b) => a.position - b.position);
+  return { taskId, repositories: await Promise.all(rows.map((r) => slotChanges(deps, taskId, r))) };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { CreateSessionBody } from "@grove/protocol";
 import { AppError } from "../domain/errors.js";
 import { newId } from "../domain/ids.js";
@@ -11,7 +12,9 @@ import { materializeSlots } from "./materialize.js";
 import { taskRoot } from "./paths.js";
 import { getTaskOr404 } from "./tasks.js";
 import { startTurn } from "./turns.js";
-import { projectSessionWorkspace } from "./workspace.js";
+import { projectSessionWorkspace, restoreWorkspace } from "./workspace.js";
+import { reuseAction } from "./workspace-check.js";
+import { projectWorkspace } from "../domain/workspace-projection.js";
 
 /**
  * `POST /tasks/:id/sessions` (FLOWS "Launch" and "Attach"). The first session materializes
@@ -28,7 +31,7 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   // Validate before inserting anything, so a refused attach leaves no row behind (SES-3).
   // A ready environment with tombstoned rows (archived, then unarchived) materializes again (LC-5).
   const rematerialize = before?.status === "ready" && (await deps.store.listEnvironmentRepos(before.id)).some((r) => r.status === "deleted");
-  if (before?.status === "ready" && !rematerialize) await validateAttach(deps, before);
+  if (before?.status === "ready" && !rematerialize) await recreateMissingThenValidate(deps, task, before);
   const now = deps.now();
   const draft: SessionRecord = {
     id: newId("ses"),
@@ -103,6 +106,23 @@ async function launchAgent(deps: Deps, live: LiveSessions, session: SessionRecor
   }
 }
 
+/**
+ * SES-3 with WT-5's one exception: a recorded worktree whose directory is missing is recreated
+ * in place first (same id, path and branch; routes of all slots resolved up front, refresh per
+ * route), exactly as a prompt would; a foreign directory is refused with its action. Then the
+ * read-only validation of every slot.
+ */
+async function recreateMissingThenValidate(deps: Deps, task: TaskRecord, env: EnvironmentRecord): Promise<void> {
+  const rows = await deps.store.listEnvironmentRepos(env.id);
+  if (rows.some((r) => r.status === "active" && r.worktreePath !== null && !existsSync(r.worktreePath))) {
+    await deps.launches.run(task.id, async () => {
+      await assertTaskWorkable(deps, task.id);
+      await restoreWorkspace(deps, projectWorkspace(env, rows, taskRoot(deps, task)), { taskId: task.id });
+    });
+  }
+  await validateAttach(deps, env);
+}
+
 /** SES-3: every active slot is the recorded worktree, on its branch. Read-only, no network. */
 export async function validateAttach(deps: Deps, env: EnvironmentRecord): Promise<void> {
   const rows = (await deps.store.listEnvironmentRepos(env.id)).filter((r) => r.status === "active");
@@ -118,6 +138,7 @@ export async function validateAttach(deps: Deps, env: EnvironmentRecord): Promis
         reason: v.reason,
         repositoryId: row.repositoryId,
         worktreePath: row.worktreePath,
+        action: reuseAction(v.reason, { taskId: env.taskId, worktreePath: row.worktreePath, branch: row.worktreeBranch }),
       });
     }
   }

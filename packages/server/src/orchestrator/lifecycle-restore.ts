@@ -68,7 +68,10 @@ export async function restoreSavedWork(deps: Deps, slot: SavedWorkSlot, ctx?: Re
   const commit = await readRef(deps.git, slot.repoPath, ref).catch(() => null);
   if (commit === null) return;
   try {
-    await restoreWorkFromRef(deps.git, slot.worktreePath, commit);
+    const { staged } = await restoreWorkFromRef(deps.git, slot.worktreePath, commit);
+    if (staged === "left_unstaged") {
+      await report(deps, ctx, `Uncommitted work saved when this task was archived or reset was restored into ${slot.worktreePath}, but what was staged could not be staged again (the branch moved on); all of it is unstaged now.`, { ref, commit, kind: "saved_work_staged_lost" });
+    }
   } catch (e) {
     deps.log.warn({ err: e, ...log }, "could not restore saved work; it stays on the private ref");
     const why = e instanceof Error ? e.message.split("\n")[0] : String(e);
@@ -92,7 +95,10 @@ export async function restoreSavedWork(deps: Deps, slot: SavedWorkSlot, ctx?: Re
 
 /** A system message on the launching session (and the log when there is none or it fails). */
 async function report(deps: Deps, ctx: RefreshContext | undefined, text: string, data: Record<string, unknown>): Promise<void> {
-  if (!ctx) return;
+  if (!ctx?.sessionId) {
+    deps.log.warn({ taskId: ctx?.taskId, text, ...data }, "saved work report without a session");
+    return;
+  }
   const m: MessageRecord = { id: newId("msg"), sessionId: ctx.sessionId, role: "system", text, data: { warning: true, ...data }, createdAt: deps.now() };
   try {
     await deps.store.insertMessage(m);

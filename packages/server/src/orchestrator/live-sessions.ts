@@ -130,6 +130,7 @@ export function errorOf(e: unknown, at: string, repositoryId?: string): LastErro
     code: appErr?.code ?? "internal_error",
     message: e instanceof Error ? e.message : String(e),
     ...(repo ? { repositoryId: repo } : {}),
+    ...(typeof appErr?.details?.action === "string" ? { action: appErr.details.action } : {}),
     at,
   };
 }

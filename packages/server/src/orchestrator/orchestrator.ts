@@ -2,7 +2,6 @@ import type { AgentProfile, CreateRepositoryBody, PatchRepositoryBody, CreateSes
 import { toPublicProfile } from "../agents/profiles.js";
 import { AppError } from "../domain/errors.js";
 import type { MessageRecord, RepositoryRecord, SessionRecord, TaskRecord } from "../domain/records.js";
-import { environmentView } from "../domain/views.js";
 import type { Deps } from "./context.js";
 import { taskChanges, taskFileDiff } from "./changes.js";
 import { ChangesWatch } from "./changes-watch.js";
@@ -14,13 +13,13 @@ import { addRepository, getRepositoryOr404 } from "./repositories.js";
 import { patchRepositorySettings } from "./repository-settings.js";
 import { cancelSession, deleteSession, getSessionOr404, promptSession, resumeSession } from "./session-ops.js";
 import { createTask, getTaskOr404, patchTask } from "./tasks.js";
-import { restoreWorkspace, workspaceInfo } from "./workspace.js";
-import { projectWorkspace } from "../domain/workspace-projection.js";
-import { taskRoot } from "./paths.js";
+import { workspaceInfo } from "./workspace.js";
 import type { CleanupJobRecord } from "../domain/cleanup-job.js";
 import { CleanupWorker } from "./cleanup-worker.js";
 import { runDoctor } from "./doctor.js";
 import { assertTaskWorkable, listCleanupJobs, requestCleanup, unarchiveTask } from "./lifecycle.js";
+import { environmentWithDisk } from "./environment-view.js";
+import { restoreTaskEnvironment } from "./session-workspace.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -75,19 +74,16 @@ export class Orchestrator {
     await getTaskOr404(this.deps, taskId);
     const env = await this.deps.store.getEnvironmentByTask(taskId);
     if (!env) throw new AppError("not_found", `task ${taskId} has no environment`, { taskId });
-    return environmentView(env, await this.deps.store.listEnvironmentRepos(env.id));
+    return environmentWithDisk(this.deps, env);
   }
 
   /** WT-5 on request: recreate vanished worktrees in place, e.g. for a task with no session left. */
   async restoreEnvironment(taskId: string): Promise<Environment> {
-    const task = await getTaskOr404(this.deps, taskId);
-    const env = await this.deps.store.getEnvironmentByTask(taskId);
-    if (!env) throw new AppError("not_found", `task ${taskId} has no environment`, { taskId });
+    await getTaskOr404(this.deps, taskId);
     // LC-1: never bring a worktree back under an archive, delete or reset (cleanup waits for us).
     await assertTaskWorkable(this.deps, taskId);
-    const rows = await this.deps.store.listEnvironmentRepos(env.id);
-    await this.deps.launches.run(taskId, () => restoreWorkspace(this.deps, projectWorkspace(env, rows, taskRoot(this.deps, task)), { taskId }));
-    return environmentView(env, rows);
+    const env = await this.deps.launches.run(taskId, () => restoreTaskEnvironment(this.deps, taskId));
+    return environmentWithDisk(this.deps, env);
   }
 
   changes = (taskId: string) => taskChanges(this.deps, taskId);

@@ -5,6 +5,7 @@ import { resolveCommit } from "../git/repository.js";
 import type { Deps } from "./context.js";
 import type { PlannedSlot } from "./materialize.js";
 import type { RepositoryRecord } from "../domain/records.js";
+import { scopeIds, type RefreshScope } from "./refresh-routes.js";
 
 /**
  * WT-3, the local-checkout route (the manager's own fetch): with `pullBeforeWorktree` off, the
@@ -14,10 +15,10 @@ import type { RepositoryRecord } from "../domain/records.js";
  * every error names the repository. No ref is moved: the new worktree's branch is created at
  * the chosen commit.
  */
-export async function prepareLocalStartPoint(deps: Deps, slot: PlannedSlot): Promise<string> {
+export async function prepareLocalStartPoint(deps: Deps, slot: PlannedSlot, scope?: RefreshScope): Promise<string> {
   const { repository: repo, attachment: att } = slot;
   if (!repo.pullBeforeWorktree) return att.baseBranch;
-  return withRepositoryNamed(repo, () =>
+  return withRepositoryNamed(repo, scope, () =>
     deps.git.withRepoLock(repo.path, async () => {
       const local = await resolveCommit(deps.git, repo.path, `refs/heads/${att.baseBranch}`);
       if (local === null) {
@@ -36,17 +37,20 @@ export async function prepareLocalStartPoint(deps: Deps, slot: PlannedSlot): Pro
  * the same non-interactive fetch of the base runs first and a failure stops the recreate. The
  * recreated worktree is the task's own branch, so nothing is selected and no ref moves.
  */
-export async function refreshLocalBeforeRecreate(deps: Deps, repo: RepositoryRecord, baseBranch: string): Promise<void> {
+export async function refreshLocalBeforeRecreate(deps: Deps, repo: RepositoryRecord, baseBranch: string, scope?: RefreshScope): Promise<void> {
   if (!repo.pullBeforeWorktree) return;
-  await withRepositoryNamed(repo, () => deps.git.withRepoLock(repo.path, () => fetchBaseFromOrigin(deps.git, repo.path, baseBranch)));
+  await withRepositoryNamed(repo, scope, () => deps.git.withRepoLock(repo.path, () => fetchBaseFromOrigin(deps.git, repo.path, baseBranch)));
 }
 
-/** Every error names the repository in its message too: the session's lastError is read by people. */
-async function withRepositoryNamed<T>(repo: RepositoryRecord, fn: () => Promise<T>): Promise<T> {
+/**
+ * Every error names the repository in its message too (the session's lastError is read by
+ * people) and carries the RR-7 scope: task, session and repository ids.
+ */
+async function withRepositoryNamed<T>(repo: RepositoryRecord, scope: RefreshScope | undefined, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (isAppError(e)) throw new AppError(e.code, `${repo.name}: ${e.message}`, { ...(e.details ?? {}), repositoryId: repo.id });
+    if (isAppError(e)) throw new AppError(e.code, `${repo.name}: ${e.message}`, { ...(e.details ?? {}), ...(scope ? scopeIds(repo, scope) : { repositoryId: repo.id }) });
     throw e;
   }
 }

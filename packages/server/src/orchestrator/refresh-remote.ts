@@ -1,88 +1,22 @@
 import { realpath } from "node:fs/promises";
 import { AppError } from "../domain/errors.js";
 import type { RepositoryRecord } from "../domain/records.js";
-import { openSecret } from "../git/credential-vault.js";
 import { refreshError } from "../git/remote-errors.js";
 import { selectBase } from "../git/base-select.js";
-import { fetchOrigin, originUrl, type RemoteAccess } from "../git/remote-sync.js";
+import { fetchOrigin, originUrl } from "../git/remote-sync.js";
 import { resolveBaseRef, resolveCommit } from "../git/repository.js";
 import type { Deps } from "./context.js";
 import { refreshLocalBeforeRecreate } from "./refresh-local.js";
 import type { PlannedSlot } from "./materialize.js";
-import { credentialKey, remoteOf } from "./remote-context.js";
-import { remoteIdentity, type RemoteIdentity } from "./remote-repositories.js";
+import { remoteOf } from "./remote-context.js";
+import type { RemoteIdentity } from "./remote-repositories.js";
+import { isRemoteRepository, resolveRoute, resolveTaskRefreshRoutes, scopeIds, type RefreshScope, type ResolvedRoute } from "./refresh-routes.js";
 
-/**
- * RR-4: how a repository is refreshed before a new or recreated worktree.
- * - `managed`: deferred strict authenticated refresh with the server's credential (GitHub,
- *   GitLab, Azure DevOps — checkout path verified — and plugins);
- * - `executor`: no server credential; fetch through the configured origin with the host's own
- *   git credentials and ssh, non-interactively;
- * - `local`: a local checkout (the worktree manager's own fetch, WT-3; not handled here);
- * - `none`: `pullBeforeWorktree` off — no network at all.
- */
-export type RefreshRouteKind = "managed" | "executor" | "local" | "none";
+export { isRemoteRepository, refreshRoute, type RefreshRouteKind, type RefreshScope } from "./refresh-routes.js";
 
-/** Whether the repository is a provider clone (RR-1) rather than a person's local checkout. */
-export function isRemoteRepository(repo: RepositoryRecord): boolean {
-  return repo.provider !== "local" && repo.url !== null;
-}
-
-/** The RR-4 routing table, a pure decision on the repository row. */
-export function refreshRoute(repo: RepositoryRecord): RefreshRouteKind {
-  if (!isRemoteRepository(repo)) return "local";
-  if (!repo.pullBeforeWorktree) return "none";
-  return repo.credentialPolicy === "managed" ? "managed" : "executor";
-}
-
-/** Scope of one refresh, for RR-7 errors: which task, which session. */
-export interface RefreshScope {
-  taskId: string;
-  sessionId?: string | undefined;
-}
-
-interface Planned {
-  kind: RefreshRouteKind;
-  identity?: RemoteIdentity;
-  access?: RemoteAccess;
-}
-
-function scopeIds(repo: RepositoryRecord, scope: RefreshScope): Record<string, string> {
-  return { taskId: scope.taskId, ...(scope.sessionId ? { sessionId: scope.sessionId } : {}), repositoryId: repo.id };
-}
-
-/**
- * Decides a repository's route and everything it needs (provider, origin, opened credential)
- * before any worktree work (FLOWS 2a). Throws typed errors naming the repository.
- */
-async function planRoute(deps: Deps, repo: RepositoryRecord, scope: RefreshScope): Promise<Planned> {
-  const kind = refreshRoute(repo);
-  if (kind === "local" || kind === "none") return { kind };
-  const fail = (code: "invalid_request" | "refresh_auth_failed", why: string) =>
-    new AppError(code, `refresh of repository ${repo.name} cannot start: ${why}`, scopeIds(repo, scope));
-  let identity: RemoteIdentity;
-  try {
-    identity = remoteIdentity(deps, repo.url ?? "", repo.provider);
-  } catch (e) {
-    throw fail("invalid_request", e instanceof Error ? e.message : String(e));
-  }
-  if (kind === "executor") return { kind, identity, access: { kind: "executor" } };
-  const sealed = await deps.store.getCredential(repo.id);
-  if (!sealed) throw fail("refresh_auth_failed", "the managed policy needs a stored credential and there is none");
-  const cred = JSON.parse(openSecret(credentialKey(deps), repo.id, sealed)) as { token: string; username: string | null };
-  const form = identity.provider.credentialForm({ token: cred.token, username: cred.username ?? undefined });
-  return { kind, identity, access: { kind: "managed", originUrl: identity.managedUrl, credential: form } };
-}
-
-/** RR-4 "decided before preparation": every slot's route is resolved before the first worktree. */
-export async function assertRemoteRoutes(deps: Deps, slots: PlannedSlot[], scope: RefreshScope): Promise<void> {
-  for (const slot of slots) {
-    if (!isRemoteRepository(slot.repository)) continue;
-    const planned = await planRoute(deps, slot.repository, scope);
-    if (slot.attachment.prNumber !== null && planned.identity && !planned.identity.provider.pullRequestRef(slot.attachment.prNumber)) {
-      throw new AppError("invalid_request", `${planned.identity.provider.displayName} has no pull-request refs`, scopeIds(slot.repository, scope));
-    }
-  }
+/** RR-4 "decided before preparation": every slot's route is resolved before the first worktree (see resolveTaskRefreshRoutes). */
+export async function assertRemoteRoutes(deps: Deps, slots: PlannedSlot[], scope: RefreshScope): Promise<Map<string, ResolvedRoute>> {
+  return resolveTaskRefreshRoutes(deps, slots.map((s) => ({ repository: s.repository, prNumber: s.attachment.prNumber })), scope);
 }
 
 /** Origin rules before a managed fetch (RR-4): scoped path (provider check) and the provider's origin URL. */
@@ -103,8 +37,14 @@ async function verifyCheckout(deps: Deps, repo: RepositoryRecord, identity: Remo
  * (RR-6), in one fetch. Returns whether the remote sync was handled (false for route `none`).
  * Any failure is an RR-7 error; nothing falls back to stale refs.
  */
-export async function refreshRemote(deps: Deps, repo: RepositoryRecord, input: { baseBranch: string; prNumber: number | null }, scope: RefreshScope): Promise<boolean> {
-  const planned = await planRoute(deps, repo, scope);
+export async function refreshRemote(
+  deps: Deps,
+  repo: RepositoryRecord,
+  input: { baseBranch: string; prNumber: number | null },
+  scope: RefreshScope,
+  resolved?: ResolvedRoute,
+): Promise<boolean> {
+  const planned = resolved ?? (await resolveRoute(deps, repo, scope));
   if (planned.kind === "none" || planned.kind === "local" || !planned.identity || !planned.access) return false;
   const { identity, access } = planned;
   if (planned.kind === "managed") await verifyCheckout(deps, repo, identity, scope);
@@ -162,14 +102,27 @@ async function startPointLocked(deps: Deps, slot: PlannedSlot, scope: RefreshSco
 /**
  * RR-5 / WT-3 for WT-5: before a recorded worktree is recreated, a remote repository gets its
  * refresh, and a local checkout with `pullBeforeWorktree` its fetch — only when the directory is
- * really missing. A valid worktree (reuse) is left alone and causes
- * no network traffic; any other mismatch is refused by `recreate` itself.
+ * really missing. A valid worktree (reuse) is left alone and causes no network traffic; any
+ * other mismatch is refused by `recreate` itself.
  */
-export async function refreshBeforeRecreate(deps: Deps, repo: RepositoryRecord, slot: { worktreePath: string; branch: string; baseBranch: string }, scope: RefreshScope): Promise<void> {
-  const local = !isRemoteRepository(repo);
-  if (local && !repo.pullBeforeWorktree) return;
+export async function refreshBeforeRecreate(
+  deps: Deps,
+  repo: RepositoryRecord,
+  slot: { worktreePath: string; branch: string; baseBranch: string },
+  scope: RefreshScope,
+  resolved?: ResolvedRoute,
+): Promise<void> {
+  if (!isRemoteRepository(repo) && !repo.pullBeforeWorktree) return;
   const v = await deps.worktrees.validate({ repoPath: repo.path, worktreePath: slot.worktreePath, branch: slot.branch });
   if (v.ok || v.reason !== "missing") return;
-  if (local) return refreshLocalBeforeRecreate(deps, repo, slot.baseBranch);
-  await deps.git.withRepoLock(repo.path, () => refreshRemote(deps, repo, { baseBranch: slot.baseBranch, prNumber: null }, scope));
+  await refreshForRecreate(deps, repo, slot, scope, resolved);
+}
+
+/**
+ * RR-5 for a slot the caller KNOWS is missing (its own cheap check said so): the refresh of its
+ * route, then the caller recreates it. Never call this for a worktree that may be valid.
+ */
+export async function refreshForRecreate(deps: Deps, repo: RepositoryRecord, slot: { baseBranch: string }, scope: RefreshScope, resolved?: ResolvedRoute): Promise<void> {
+  if (!isRemoteRepository(repo)) return refreshLocalBeforeRecreate(deps, repo, slot.baseBranch, scope);
+  await deps.git.withRepoLock(repo.path, () => refreshRemote(deps, repo, { baseBranch: slot.baseBranch, prNumber: null }, scope, resolved));
 }

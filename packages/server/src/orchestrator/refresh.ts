@@ -6,7 +6,8 @@ import { prepareRemoteStartPoint } from "./refresh-remote.js";
 /** Per-launch context a refresh needs for typed, scoped errors (RR-7). */
 export interface RefreshContext {
   taskId: string;
-  sessionId: string;
+  /** Absent for a task-level operation (`POST /tasks/:id/environment/restore`). */
+  sessionId?: string | undefined;
 }
 
 /**
@@ -18,7 +19,7 @@ export interface RefreshContext {
  * Local checkouts: `refresh-local.ts` (WT-3; no network unless `pullBeforeWorktree`).
  */
 export async function prepareStartPoint(deps: Deps, slot: PlannedSlot, ctx: RefreshContext): Promise<string> {
-  if (slot.repository.provider === "local") return prepareLocalStartPoint(deps, slot);
+  if (slot.repository.provider === "local") return prepareLocalStartPoint(deps, slot, ctx);
   // RR-4: provider repositories take their route (managed / executor / none) in refresh-remote.ts.
   return prepareRemoteStartPoint(deps, slot, ctx);
 }

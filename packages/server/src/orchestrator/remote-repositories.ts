@@ -13,6 +13,7 @@ import type { GitProvider, RemoteUrl, RepoLocation } from "../providers/provider
 import { hostDir, parseRemoteUrl } from "../providers/url.js";
 import type { Deps } from "./context.js";
 import { credentialKey, remoteOf } from "./remote-context.js";
+import { allowsExecutorPolicy } from "./refresh-routes.js";
 
 /** Where a provider repository's managed clone lives (RR-1): `$GROVE_HOME/clones/<provider>/<host>/<owner>/<name>`. */
 export function clonePath(home: string, providerId: string, url: RemoteUrl, loc: RepoLocation): string {
@@ -50,8 +51,17 @@ export async function addRemoteRepository(deps: Deps, body: CreateRepositoryBody
   const id = remoteIdentity(deps, body.url, body.provider);
   const cred = body.credential;
   if (cred && /[\n\r\0]/.test(cred.token + (cred.username ?? ""))) throw new AppError("invalid_request", "credential must not contain line breaks", { field: "credential" });
-  const policy = body.credentialPolicy ?? (cred ? "managed" : "executor");
-  if (policy === "managed" && !cred) throw new AppError("invalid_request", "credentialPolicy managed needs a credential", { field: "credential" });
+  // Seed 004 / RR-4: only GitHub has an executor route; every other provider refreshes with its
+  // provider credential, so `executor` is refused for it and a credential is required.
+  const executorAllowed = allowsExecutorPolicy(id.provider.id);
+  if (body.credentialPolicy === "executor" && !executorAllowed) {
+    throw new AppError("invalid_request", `credentialPolicy executor is GitHub-only; ${id.provider.displayName} repositories refresh with their provider credential (give credential, policy managed)`, {
+      field: "credentialPolicy",
+      provider: id.provider.id,
+    });
+  }
+  const policy = body.credentialPolicy ?? (cred || !executorAllowed ? "managed" : "executor");
+  if (policy === "managed" && !cred) throw new AppError("invalid_request", `${id.provider.displayName} repositories need a credential (credentialPolicy managed)`, { field: "credential" });
   const name = body.name ?? id.loc.name;
   if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith(".") || name.startsWith("-")) {
     throw new AppError("invalid_request", `repository name ${JSON.stringify(name)} may hold only letters, digits, '.', '_' and '-'`, { field: "name" });

@@ -9,7 +9,7 @@ import { assertTaskWorkable } from "./lifecycle.js";
 import { errorOf, type LiveSessions } from "./live-sessions.js";
 import { refreshTaskState } from "./tasks.js";
 import { startTurn } from "./turns.js";
-import { projectSessionWorkspace, restoreWorkspace } from "./workspace.js";
+import { liveWorkspaceIntact, prepareSessionWorkspace } from "./session-workspace.js";
 
 export async function getSessionOr404(deps: Deps, id: string): Promise<SessionRecord> {
   const s = await deps.store.getSession(id);
@@ -18,16 +18,21 @@ export async function getSessionOr404(deps: Deps, id: string): Promise<SessionRe
 }
 
 /**
- * FLOWS "Prompt or resume", step 2: the session's live agent, or a new one after a restart,
- * crash or exit — workspace projected from rows (ENV-5), vanished worktrees recreated in
- * place (WT-5), agent resumed with `session/load` in the same cwd (SES-6).
+ * FLOWS "Prompt or resume", step 2: the session's live agent when its workspace is intact (a
+ * cheap local check, WT-5), else a new one — a live agent whose worktree vanished is stopped
+ * first (its whole process group, before it can write a plain directory into the path), the
+ * workspace is projected from rows (ENV-5), rematerialized after an unarchive (LC-5) or
+ * recreated in place (WT-5), and the agent resumed with `session/load` in the same cwd (SES-6).
  */
 async function ensureAgent(deps: Deps, live: LiveSessions, session: SessionRecord): Promise<AgentHandle> {
   const existing = deps.agents.get(session.id);
-  if (existing) return existing;
+  if (existing && (await liveWorkspaceIntact(deps, session))) return existing;
   return deps.launches.run(session.taskId, async () => {
-    const ws = await projectSessionWorkspace(deps, session);
-    await restoreWorkspace(deps, ws, { taskId: session.taskId, sessionId: session.id });
+    if (deps.agents.get(session.id)) {
+      deps.log.warn({ sessionId: session.id, taskId: session.taskId }, "the workspace of a live agent vanished: stopping it before the recreate (WT-5)");
+      await deps.agents.stop(session.id);
+    }
+    const ws = await prepareSessionWorkspace(deps, session);
     // An archive/delete/reset reserved while the workspace came back wins (LC-1): no agent.
     await assertTaskWorkable(deps, session.taskId);
     const handle = await spawnAgent(deps, live, session, ws.workspacePath, true);
@@ -67,7 +72,8 @@ export async function resumeSession(deps: Deps, live: LiveSessions, id: string):
   const session = await getSessionOr404(deps, id);
   if (session.state === "starting" || session.state === "running") throw new AppError("session_busy", `session ${id} is ${session.state}`);
   if (!RESUMABLE_STATES.includes(session.state)) throw new AppError("session_not_resumable", `session ${id} is ${session.state}`);
-  if (session.state === "waiting_for_input" && deps.agents.get(id)) return session;
+  // A live agent in an intact workspace needs nothing; a vanished one is recreated below (WT-5).
+  if (session.state === "waiting_for_input" && deps.agents.get(id) && (await liveWorkspaceIntact(deps, session).catch(() => false))) return session;
   await assertTaskWorkable(deps, session.taskId);
   const starting = await live.transition(session, RESUMABLE_STATES, "starting", null);
   if (!starting) throw new AppError("session_busy", `session ${id} changed state; try again`);

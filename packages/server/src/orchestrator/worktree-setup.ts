@@ -8,6 +8,10 @@ import type { RefreshContext } from "./refresh.js";
 import { copyIntoWorktree } from "./worktree-copy.js";
 
 async function warn(deps: Deps, ctx: RefreshContext, text: string, data: Record<string, unknown>): Promise<void> {
+  if (!ctx.sessionId) {
+    deps.log.warn({ taskId: ctx.taskId, text, ...data }, "setup warning without a session");
+    return;
+  }
   const m: MessageRecord = { id: newId("msg"), sessionId: ctx.sessionId, role: "system", text, data: { warning: true, ...data }, createdAt: deps.now() };
   try {
     await deps.store.insertMessage(m);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { openEvents, waitForSession } from "../fixture/server.js";
-import { addRemote, launch, makeRemoteRepo, remoteWorld, type RemoteWorld } from "./helpers.js";
+import { addRemote, launch, makeRemoteRepo, remoteWorld, unauthenticatedExchanges, type RemoteWorld } from "./helpers.js";
 
 describe.each(DATABASES)("managed GitHub repository (%s)", (kind) => {
   let w: RemoteWorld;
@@ -40,14 +40,14 @@ describe.each(DATABASES)("managed GitHub repository (%s)", (kind) => {
     expect(JSON.stringify(list.body)).not.toContain(w.token);
   });
 
-  test("RR-5 first session: one authenticated fetch before its worktree, none unauthenticated; attach: none; recreate: one", async () => {
+  test("RR-5 first session: one authenticated fetch before its worktree, none unauthenticated; attach: none; valid reuse on a prompt (agent relaunched): none; recreate: one", async () => {
     const pushed = remote.commit("src/b.txt", "b\n");
     const before = w.http.requests.length;
     const { task, session } = await launch(w.srv, [{ repositoryId: repo.id }]);
     expect(session.state).toBe("waiting_for_input");
     const during = w.http.requests.slice(before);
     expect(during.filter((r) => r.service === "info/refs" && r.status === 200 && r.authed)).toHaveLength(1);
-    expect(during.filter((r) => r.status === 200 && !r.authed)).toHaveLength(0);
+    expect(unauthenticatedExchanges(during)).toBe(0);
     const ws = await w.srv.api("GET", `/sessions/${session.id}/workspace`);
     const wt = ws.body.repositories[0].worktreePath as string;
     // The worktree started from the fetched base: the commit pushed after registration is there.
@@ -59,10 +59,25 @@ describe.each(DATABASES)("managed GitHub repository (%s)", (kind) => {
     await waitForSession(w.srv.api, s2.body.id, ["waiting_for_input"]);
     expect(w.http.requests.length - attachBefore).toBe(0);
 
-    // Valid reuse on a prompt: no refresh.
+    // Valid reuse on a prompt: no refresh — also when the agent is gone and is relaunched
+    // (the prompt then validates the workspace before the relaunch, WT-5).
+    await w.srv.server.orchestrator.deps.agents.stopAll({ graceMs: 500 });
     const p1 = await w.srv.api("POST", `/sessions/${session.id}/prompt`, { prompt: "say again" });
     expect(p1.status).toBe(202);
     await waitForSession(w.srv.api, session.id, ["waiting_for_input"]);
+    expect(w.srv.server.orchestrator.deps.agents.get(session.id)?.resumed).toBe(true);
+    expect(w.http.requests.length - attachBefore).toBe(0);
+
+    // A failed environment whose worktree is intact is materialized again by the next prompt:
+    // the valid worktree is reused, still without a refresh.
+    const deps = w.srv.server.orchestrator.deps;
+    await deps.agents.stopAll({ graceMs: 500 });
+    const env = await deps.store.getEnvironmentByTask(task.id);
+    expect(await deps.store.setEnvironmentStatus(env!.id, ["ready"], "failed", {}, deps.now())).toBeDefined();
+    const p1b = await w.srv.api("POST", `/sessions/${session.id}/prompt`, { prompt: "say once more" });
+    expect(p1b.status).toBe(202);
+    expect((await waitForSession(w.srv.api, session.id, ["waiting_for_input", "failed"])).state).toBe("waiting_for_input");
+    expect((await w.srv.api("GET", `/tasks/${task.id}/environment`)).body.status).toBe("ready");
     expect(w.http.requests.length - attachBefore).toBe(0);
 
     // The directory removed by hand: after a restart-free agent stop the next prompt recreates it.
@@ -75,6 +90,6 @@ describe.each(DATABASES)("managed GitHub repository (%s)", (kind) => {
     expect(existsSync(wt)).toBe(true);
     const recreate = w.http.requests.slice(recreateBefore);
     expect(recreate.filter((r) => r.service === "info/refs" && r.status === 200 && r.authed)).toHaveLength(1);
-    expect(recreate.filter((r) => r.status === 200 && !r.authed)).toHaveLength(0);
+    expect(unauthenticatedExchanges(recreate)).toBe(0);
   });
 });

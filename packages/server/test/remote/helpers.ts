@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { tempDir } from "../fixture/git.js";
 import { startTestServer, waitForSession, type DbKind, type TestServer } from "../fixture/server.js";
-import { startGitHttpServer, type GitHttpServer, type ProviderKind } from "./harness/git-http-server.js";
+import { startGitHttpServer, type GitHttpServer, type ProviderKind, type SeenRequest } from "./harness/git-http-server.js";
 import { makeRemoteRepo } from "./harness/repos.js";
 
 /** A unique token per test run: the leak test greps for it everywhere. */
@@ -38,6 +38,17 @@ export async function remoteWorld(kind: DbKind, provider: ProviderKind, opts: { 
 }
 
 export { makeRemoteRepo };
+
+/**
+ * RR-5: fetch exchanges made WITHOUT the server's credential. The test server requires the token,
+ * so every authenticated exchange opens with exactly one unauthenticated `info/refs` challenge
+ * (401) that git answers with the credential; any unauthenticated `info/refs` beyond those is a
+ * fetch that never presented a credential (a second, unauthenticated fetch).
+ */
+export function unauthenticatedExchanges(requests: readonly SeenRequest[]): number {
+  const infoRefs = requests.filter((r) => r.service === "info/refs");
+  return infoRefs.filter((r) => !r.authed).length - infoRefs.filter((r) => r.authed).length;
+}
 
 /** Registers a remote repository; throws on anything but 201. */
 export async function addRemote(srv: TestServer, body: Record<string, unknown>): Promise<any> {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
-import { addRemote, launch, makeRemoteRepo, remoteWorld, type RemoteWorld } from "./helpers.js";
+import { addRemote, launch, makeRemoteRepo, remoteWorld, unauthenticatedExchanges, type RemoteWorld } from "./helpers.js";
 
 const PLUGIN = join(import.meta.dirname, "harness", "forge-provider.mjs");
 
@@ -25,7 +25,7 @@ describe.each(DATABASES)("providers behind one interface (%s)", (kind) => {
     expect(session.state).toBe("waiting_for_input");
     const seen = w.http.requests.slice(before);
     expect(seen.filter((r) => r.service === "info/refs" && r.status === 200 && r.authed)).toHaveLength(1);
-    expect(seen.filter((r) => r.status === 200 && !r.authed)).toHaveLength(0);
+    expect(unauthenticatedExchanges(seen)).toBe(0);
     expect(seen.every((r) => r.user === null || r.user === "oauth2")).toBe(true);
     const ws = await w.srv.api("GET", `/sessions/${session.id}/workspace`);
     expect(gitSync(ws.body.repositories[0].worktreePath, "rev-parse", "HEAD").trim()).toBe(head);

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { Message, Session } from "@grove/protocol";
 import { contextOf, withCommonOptions } from "../context.js";
 import { shortTime } from "../output.js";
+import { registerSessionResumeCommand } from "./session-resume.js";
 
 /** What a 202/204 answer without a body prints with `--json`, so stdout always holds one document. */
 const accepted = (sessionId: string, action: string, body: unknown) => body ?? { ok: true, sessionId, action };
@@ -18,18 +19,13 @@ export function registerSessionCommands(program: Command): void {
     },
   );
 
-  for (const [action, description, done] of [
-    ["cancel", "cancel the running turn", "cancel requested for"],
-    ["resume", "resume the session (relaunch its agent in the same workspace)", "resume requested for"],
-  ] as const) {
-    withCommonOptions(session.command(`${action} <sessionId>`).description(description)).action(
-      async (sessionId: string, _opts: unknown, cmd: Command) => {
-        const { client, out } = contextOf(cmd);
-        const body = await client.post<unknown>(`/sessions/${encodeURIComponent(sessionId)}/${action}`);
-        out.result(accepted(sessionId, action, body), () => [`${done} session ${sessionId}`]);
-      },
-    );
-  }
+  withCommonOptions(session.command("cancel <sessionId>").description("cancel the running turn")).action(async (sessionId: string, _opts: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const body = await client.post<unknown>(`/sessions/${encodeURIComponent(sessionId)}/cancel`);
+    out.result(accepted(sessionId, "cancel", body), () => [`cancel requested for session ${sessionId}`]);
+  });
+
+  registerSessionResumeCommand(session);
 
   withCommonOptions(session.command("rm <sessionId>").description("delete a session (refused while it runs)")).action(
     async (sessionId: string, _opts: unknown, cmd: Command) => {
