@@ -1,0 +1,24 @@
+import type { Comment, CreateCommentBody, PatchCommentBody, PromptBody } from "@grove/protocol";
+import type { SessionRecord } from "../domain/records.js";
+import type { Deps } from "./context.js";
+import type { LiveSessions } from "./live-sessions.js";
+import { createComment, deleteComment, listComments, patchComment } from "./review-comments.js";
+import { promptWithComments } from "./review-prompt.js";
+
+/**
+ * Issue 11, review to land: the use cases behind `api/routes/review.ts` (docs/specs/review.md).
+ * Reached as `orchestrator.review`.
+ */
+export class ReviewService {
+  constructor(
+    private readonly deps: Deps,
+    private readonly live: LiveSessions,
+  ) {}
+
+  createComment = (taskId: string, body: CreateCommentBody): Promise<Comment> => createComment(this.deps, taskId, body);
+  listComments = (taskId: string): Promise<Comment[]> => listComments(this.deps, taskId);
+  patchComment = (id: string, body: PatchCommentBody): Promise<Comment> => patchComment(this.deps, id, body);
+  deleteComment = (id: string): Promise<void> => deleteComment(this.deps, id);
+  /** `POST /sessions/:id/prompt`, text and/or review comments. */
+  prompt = (sessionId: string, body: PromptBody): Promise<SessionRecord> => promptWithComments(this.deps, this.live, sessionId, body);
+}
