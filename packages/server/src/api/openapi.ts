@@ -47,6 +47,7 @@ export const OPERATIONS: Op[] = [
   { method: "get", path: "/tasks/{id}/comments", summary: "Review comments of a task, with outdated computed", response: z.array(P.Comment), errors: ["not_found"] },
   { method: "patch", path: "/comments/{id}", summary: "Edit, resolve or reopen a review comment", body: P.PatchCommentBody, response: P.Comment, errors: ["invalid_request", "not_found"] },
   { method: "delete", path: "/comments/{id}", summary: "Delete a review comment", status: 204, errors: ["not_found"] },
+  { method: "post", path: "/tasks/{id}/commit", summary: "Commit the worktrees' uncommitted changes (all or listed paths) as the person; hooks run unless noVerify", body: P.CommitBody, response: P.CommitResult, status: 201, errors: ["invalid_request", "nothing_to_commit", "commit_rejected", "path_outside_worktree", "workspace_missing", "task_archived"] },
   { method: "get", path: "/agents", summary: "Agent profiles", response: z.array(P.AgentProfile) },
   { method: "get", path: "/openapi.json", summary: "This document" },
   { method: "get", path: "/events", summary: "WebSocket event stream (frames {type,data,at})" },

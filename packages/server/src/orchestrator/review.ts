@@ -1,7 +1,8 @@
-import type { Comment, CreateCommentBody, PatchCommentBody, PromptBody } from "@grove/protocol";
+import type { Comment, CommitBody, CommitResult, CreateCommentBody, PatchCommentBody, PromptBody } from "@grove/protocol";
 import type { SessionRecord } from "../domain/records.js";
 import type { Deps } from "./context.js";
 import type { LiveSessions } from "./live-sessions.js";
+import { commitTask } from "./review-commit.js";
 import { createComment, deleteComment, listComments, patchComment } from "./review-comments.js";
 import { promptWithComments } from "./review-prompt.js";
 
@@ -19,6 +20,7 @@ export class ReviewService {
   listComments = (taskId: string): Promise<Comment[]> => listComments(this.deps, taskId);
   patchComment = (id: string, body: PatchCommentBody): Promise<Comment> => patchComment(this.deps, id, body);
   deleteComment = (id: string): Promise<void> => deleteComment(this.deps, id);
+  commit = (taskId: string, body: CommitBody): Promise<CommitResult> => commitTask(this.deps, taskId, body);
   /** `POST /sessions/:id/prompt`, text and/or review comments. */
   prompt = (sessionId: string, body: PromptBody): Promise<SessionRecord> => promptWithComments(this.deps, this.live, sessionId, body);
 }

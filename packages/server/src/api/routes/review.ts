@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { CreateCommentBody, PatchCommentBody } from "@grove/protocol";
+import { CommitBody, CreateCommentBody, PatchCommentBody } from "@grove/protocol";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { parse } from "../validate.js";
 
@@ -15,4 +15,5 @@ export function reviewRoutes(app: FastifyInstance, orch: Orchestrator): void {
     await r.deleteComment(req.params.id);
     return reply.status(204).send();
   });
+  app.post<Id>("/tasks/:id/commit", async (req, reply) => reply.status(201).send(await r.commit(req.params.id, parse(CommitBody, req.body))));
 }
