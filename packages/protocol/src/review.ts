@@ -69,7 +69,8 @@ export const UpdateFromBaseBody = z
   .strict();
 export type UpdateFromBaseBody = z.infer<typeof UpdateFromBaseBody>;
 
-export const UpdateOutcome = z.enum(["up_to_date", "updated", "conflicts"]);
+/** `aborted`: answer of `/abort` (branch, index and files back as before the update). */
+export const UpdateOutcome = z.enum(["up_to_date", "updated", "conflicts", "aborted"]);
 export const UpdateResult = z.object({
   results: z.array(
     z.object({
