@@ -20,6 +20,7 @@ import { runDoctor } from "./doctor.js";
 import { assertTaskWorkable, listCleanupJobs, requestCleanup, unarchiveTask } from "./lifecycle.js";
 import { environmentWithDisk } from "./environment-view.js";
 import { restoreTaskEnvironment } from "./session-workspace.js";
+import { ReviewService } from "./review.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -35,9 +36,13 @@ export class Orchestrator {
     this.changesWatch = new ChangesWatch(deps);
     this.changesWatch.start();
     this.cleanup = new CleanupWorker(deps);
+    this.review = new ReviewService(deps, this.live);
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);
   }
+
+  /** Issue 11: review comments, commit, update from base, merge, pull requests. */
+  readonly review: ReviewService;
 
   /** LC-2 … LC-4: runs this runner's cleanup jobs. */
   readonly cleanup: CleanupWorker;
