@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { timingSafeEqual } from "node:crypto";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
 import type { Logger } from "pino";
@@ -8,6 +8,7 @@ import type { EventBus } from "../domain/event-bus.js";
 import { AppError } from "../domain/errors.js";
 import type { Orchestrator } from "../orchestrator/orchestrator.js";
 import { installErrorHandler } from "./error-handler.js";
+import { docsRoutes } from "./routes/docs.js";
 import { eventRoutes } from "./routes/events.js";
 import { lifecycleRoutes } from "./routes/lifecycle.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -42,7 +43,11 @@ export interface RouteInfo {
 
 /** The HTTP API under `/api/v1`, the event WebSocket and the web UI (UX-1, UX-2, SEC-1). */
 export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance; routes: RouteInfo[] }> {
-  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024 });
+  // Request lines only at debug (issue 14): at info the log keeps lifecycle events, not traffic.
+  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, logController: new LogController({ disableRequestLogging: true }) });
+  app.addHook("onResponse", async (req, reply) => {
+    req.log.debug({ method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "request");
+  });
   const routes: RouteInfo[] = [];
   app.addHook("onRoute", (r) => {
     if (!r.url.startsWith("/api/v1/")) return;
@@ -73,6 +78,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
     },
     { prefix: "/api/v1" },
   );
+  docsRoutes(app);
   const web = opts.webDist && existsSync(opts.webDist) ? opts.webDist : undefined;
   if (web) await app.register(fastifyStatic, { root: web, wildcard: false });
   // One not-found handler: JSON 404 for the API, the single-page app for everything else.
