@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["packages/*/src/**/*.test.ts", "packages/server/test/**/*.test.ts"],
     pool: "forks",
+    // The CLI tests run the bundled client (issue 13): rebuild it first when a source is newer.
+    globalSetup: ["packages/server/test/cli/bundle-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // 2-core machines: real git, real agent processes and two databases per file.

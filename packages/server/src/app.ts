@@ -131,10 +131,12 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     async close() {
       if (closed) return;
       closed = true;
+      logger.info("stopping");
       await app.close();
       await orchestrator.shutdown();
       await relay?.close();
       await store.close();
+      logger.info("stopped");
       logger.flush();
     },
   };

@@ -1,87 +1,76 @@
 import { z } from "zod";
 import * as P from "@grove/protocol";
 
-interface Op {
+/** One query parameter of an operation. */
+export interface QueryParam {
+  name: string;
+  description: string;
+  schema: Record<string, unknown>;
+  required?: boolean;
+}
+
+/**
+ * One operation of the HTTP API. `operationId` is required and stable: client generators name
+ * their methods after it (camelCase, after the use case: `createTask`, `promptSession`). Path
+ * parameters are declared from the `{name}` segments of `path`; every operation may answer
+ * `401 unauthorized` (bearer token, optional on loopback) besides its listed `errors`.
+ */
+export interface Op {
   method: "get" | "post" | "patch" | "delete";
   path: string;
+  operationId: string;
   summary: string;
   body?: z.ZodType;
+  query?: QueryParam[];
   response?: z.ZodType;
   status?: number;
   errors?: P.ErrorCode[];
 }
 
+const bool = (description: string): QueryParam => ({ name: "", description, schema: { type: "string", enum: ["true", "false"] } });
+
 /** Every operation of the HTTP API; a test checks this list equals the registered routes. */
 export const OPERATIONS: Op[] = [
-  { method: "get", path: "/health", summary: "Liveness, version, database kind and runner id", response: P.Health },
-  { method: "post", path: "/repositories", summary: "Register a repository", body: P.CreateRepositoryBody, response: P.Repository, status: 201, errors: ["invalid_request", "path_not_absolute", "path_not_found", "not_a_git_repository", "path_inside_grove_home", "path_is_worktree", "repository_exists", "refresh_auth_failed", "refresh_network_failed", "refresh_timeout"] },
-  { method: "get", path: "/repositories", summary: "List repositories", response: z.array(P.Repository) },
-  { method: "get", path: "/repositories/{id}", summary: "One repository", response: P.Repository, errors: ["not_found"] },
-  { method: "patch", path: "/repositories/{id}", summary: "Change checkout settings (WT-9): defaultBranch, branchTemplate, pullBeforeWorktree, copyFiles, setupScript", body: P.PatchRepositoryBody, response: P.Repository, errors: ["invalid_request", "not_found", "base_branch_not_found", "invalid_branch_name"] },
-  { method: "post", path: "/tasks", summary: "Create a task", body: P.CreateTaskBody, response: P.Task, status: 201, errors: ["invalid_request", "base_branch_not_found", "invalid_branch_name"] },
-  { method: "get", path: "/tasks", summary: "List tasks (?archived=true|false)", response: z.array(P.Task) },
-  { method: "get", path: "/tasks/{id}", summary: "One task", response: P.Task, errors: ["not_found"] },
-  { method: "patch", path: "/tasks/{id}", summary: "Edit a task or move it (e.g. to done)", body: P.PatchTaskBody, response: P.Task, errors: ["not_found"] },
-  { method: "post", path: "/tasks/{id}/sessions", summary: "Start a session: the first materializes the environment, later ones attach", body: P.CreateSessionBody, response: P.Session, status: 201, errors: ["workspace_preparing", "workspace_reuse_unsafe", "task_cleanup_in_progress", "task_archived", "agent_unknown"] },
-  { method: "get", path: "/tasks/{id}/sessions", summary: "Sessions of a task", response: z.array(P.Session) },
-  { method: "get", path: "/tasks/{id}/environment", summary: "The task environment", response: P.Environment, errors: ["not_found"] },
-  { method: "post", path: "/tasks/{id}/environment/restore", summary: "Recreate vanished worktrees in place (WT-5)", response: P.Environment, errors: ["workspace_reuse_unsafe", "branch_unrecoverable"] },
-  { method: "get", path: "/tasks/{id}/changes", summary: "Changes of every worktree of the task", response: P.Changes },
-  { method: "get", path: "/tasks/{id}/changes/diff", summary: "One file's patch (?repositoryId=&path=)", response: P.FileDiff, errors: ["path_outside_worktree", "not_found"] },
-  { method: "post", path: "/tasks/{id}/archive", summary: "Archive: stop agents, save uncommitted work, remove worktrees (durable job, LC-2)", response: P.CleanupAccepted, status: 202, errors: ["not_found", "task_archived", "task_cleanup_in_progress"] },
-  { method: "post", path: "/tasks/{id}/unarchive", summary: "Unarchive; cancels a pending archive job (LC-5)", response: P.Task, errors: ["not_found", "task_cleanup_in_progress"] },
-  { method: "delete", path: "/tasks/{id}", summary: "Delete a task and its worktrees (?discardChanges=true, LC-6)", response: P.CleanupAccepted, status: 202, errors: ["not_found", "dirty_worktree", "task_cleanup_in_progress"] },
-  { method: "post", path: "/tasks/{id}/environment/reset", summary: "Remove the environment's worktrees, keep branches (LC-2)", response: P.CleanupAccepted, status: 202, errors: ["not_found", "session_running", "task_archived", "task_cleanup_in_progress"] },
-  { method: "get", path: "/cleanup-jobs", summary: "Cleanup jobs (?taskId=)", response: z.array(P.CleanupJob) },
-  { method: "get", path: "/doctor", summary: "Read-only audit: environment rows vs git worktrees vs task directories", response: P.DoctorReport },
-  { method: "get", path: "/sessions/{id}", summary: "One session", response: P.Session },
-  { method: "get", path: "/sessions/{id}/messages", summary: "Messages, oldest first", response: z.array(P.Message) },
-  { method: "get", path: "/sessions/{id}/workspace", summary: "The session's projected workspace (ENV-5)", response: P.WorkspaceInfo, errors: ["workspace_missing"] },
-  { method: "post", path: "/sessions/{id}/prompt", summary: "Send a prompt: text, review comments composed into one prompt (marked sent), or both", body: P.PromptBody, response: P.Session, status: 202, errors: ["session_busy", "session_not_resumable", "comment_resolved", "invalid_request"] },
-  { method: "post", path: "/sessions/{id}/cancel", summary: "Cancel the running turn", response: P.Session, status: 202 },
-  { method: "post", path: "/sessions/{id}/resume", summary: "Resume (relaunch) the session's agent", response: P.Session, status: 202, errors: ["session_busy", "session_not_resumable"] },
-  { method: "delete", path: "/sessions/{id}", summary: "Delete a session (never the workspace, SES-7)", status: 204, errors: ["session_running"] },
-  { method: "get", path: "/sessions/{id}/permissions", summary: "Pending permission requests (policy ask)" },
-  { method: "post", path: "/sessions/{id}/permissions/{requestId}", summary: "Answer a permission request", status: 204 },
-  { method: "post", path: "/tasks/{id}/comments", summary: "Add a review comment anchored to a line (side new|old)", body: P.CreateCommentBody, response: P.Comment, status: 201, errors: ["invalid_request", "comment_anchor_invalid", "path_outside_worktree", "workspace_missing", "not_found"] },
-  { method: "get", path: "/tasks/{id}/comments", summary: "Review comments of a task, with outdated computed", response: z.array(P.Comment), errors: ["not_found"] },
-  { method: "patch", path: "/comments/{id}", summary: "Edit, resolve or reopen a review comment", body: P.PatchCommentBody, response: P.Comment, errors: ["invalid_request", "not_found"] },
-  { method: "delete", path: "/comments/{id}", summary: "Delete a review comment", status: 204, errors: ["not_found"] },
-  { method: "post", path: "/tasks/{id}/commit", summary: "Commit the worktrees' uncommitted changes (all or listed paths) as the person; hooks run unless noVerify", body: P.CommitBody, response: P.CommitResult, status: 201, errors: ["invalid_request", "nothing_to_commit", "commit_rejected", "path_outside_worktree", "workspace_missing", "task_archived"] },
-  { method: "post", path: "/tasks/{id}/update-from-base", summary: "Refresh the base through the repository's route (RR-4), back up the branch (refs/grove/backup/<task>/<n>), then rebase (default) or merge onto it", body: P.UpdateFromBaseBody, response: P.UpdateResult, errors: ["merge_conflict", "dirty_worktree", "update_in_progress", "workspace_missing", "task_archived", "refresh_auth_failed", "refresh_network_failed", "refresh_timeout", "refresh_missing_ref", "refresh_base_diverged"] },
-  { method: "post", path: "/tasks/{id}/update-from-base/continue", summary: "Finish an update whose conflicts were kept, once they are resolved in the files", body: P.UpdateStepBody, response: P.UpdateResult, errors: ["update_not_in_progress", "conflicts_unresolved"] },
-  { method: "post", path: "/tasks/{id}/update-from-base/abort", summary: "Undo an update whose conflicts were kept: branch, index and files as before", body: P.UpdateStepBody, response: P.UpdateResult, errors: ["update_not_in_progress"] },
-  { method: "get", path: "/agents", summary: "Agent profiles", response: z.array(P.AgentProfile) },
-  { method: "get", path: "/openapi.json", summary: "This document" },
-  { method: "get", path: "/events", summary: "WebSocket event stream (frames {type,data,at})" },
+  { method: "get", path: "/health", operationId: "getHealth", summary: "Liveness, version, database kind and runner id", response: P.Health },
+  { method: "post", path: "/repositories", operationId: "addRepository", summary: "Register a repository", body: P.CreateRepositoryBody, response: P.Repository, status: 201, errors: ["invalid_request", "path_not_absolute", "path_not_found", "not_a_git_repository", "path_inside_grove_home", "path_is_worktree", "repository_exists", "refresh_auth_failed", "refresh_network_failed", "refresh_timeout"] },
+  { method: "get", path: "/repositories", operationId: "listRepositories", summary: "List repositories", response: z.array(P.Repository) },
+  { method: "get", path: "/repositories/{id}", operationId: "getRepository", summary: "One repository", response: P.Repository, errors: ["not_found"] },
+  { method: "delete", path: "/repositories/{id}", operationId: "removeRepository", summary: "Unregister a repository no task refers to; removes Grove's own clone of a remote one, never a local checkout", status: 204, errors: ["not_found", "repository_in_use"] },
+  { method: "patch", path: "/repositories/{id}", operationId: "updateRepositorySettings", summary: "Change checkout settings (WT-9): defaultBranch, branchTemplate, pullBeforeWorktree, copyFiles, setupScript", body: P.PatchRepositoryBody, response: P.Repository, errors: ["invalid_request", "not_found", "base_branch_not_found", "invalid_branch_name"] },
+  { method: "post", path: "/tasks", operationId: "createTask", summary: "Create a task", body: P.CreateTaskBody, response: P.Task, status: 201, errors: ["invalid_request", "base_branch_not_found", "invalid_branch_name"] },
+  { method: "get", path: "/tasks", operationId: "listTasks", summary: "List tasks", query: [{ ...bool("archived tasks instead of live ones (default false)"), name: "archived" }], response: z.array(P.Task) },
+  { method: "get", path: "/tasks/{id}", operationId: "getTask", summary: "One task", response: P.Task, errors: ["not_found"] },
+  { method: "patch", path: "/tasks/{id}", operationId: "updateTask", summary: "Edit a task or move it (e.g. to done)", body: P.PatchTaskBody, response: P.Task, errors: ["not_found"] },
+  { method: "post", path: "/tasks/{id}/sessions", operationId: "startSession", summary: "Start a session: the first materializes the environment, later ones attach", body: P.CreateSessionBody, response: P.Session, status: 201, errors: ["workspace_preparing", "workspace_reuse_unsafe", "task_cleanup_in_progress", "task_archived", "agent_unknown"] },
+  { method: "get", path: "/tasks/{id}/sessions", operationId: "listTaskSessions", summary: "Sessions of a task", response: z.array(P.Session) },
+  { method: "get", path: "/tasks/{id}/environment", operationId: "getTaskEnvironment", summary: "The task environment", response: P.Environment, errors: ["not_found"] },
+  { method: "post", path: "/tasks/{id}/environment/restore", operationId: "restoreTaskEnvironment", summary: "Recreate vanished worktrees in place (WT-5)", response: P.Environment, errors: ["workspace_reuse_unsafe", "branch_unrecoverable"] },
+  { method: "get", path: "/tasks/{id}/changes", operationId: "getTaskChanges", summary: "Changes of every worktree of the task", response: P.Changes },
+  { method: "get", path: "/tasks/{id}/changes/diff", operationId: "getTaskFileDiff", summary: "One file's patch", query: [{ name: "repositoryId", description: "the repository holding the file", schema: { type: "string" }, required: true }, { name: "path", description: "the file's path inside the worktree", schema: { type: "string" }, required: true }, { name: "worktreeId", description: "a specific worktree of the repository (several attachments)", schema: { type: "string" } }], response: P.FileDiff, errors: ["path_outside_worktree", "not_found"] },
+  { method: "post", path: "/tasks/{id}/archive", operationId: "archiveTask", summary: "Archive: stop agents, save uncommitted work, remove worktrees (durable job, LC-2)", response: P.CleanupAccepted, status: 202, errors: ["not_found", "task_archived", "task_cleanup_in_progress"] },
+  { method: "post", path: "/tasks/{id}/unarchive", operationId: "unarchiveTask", summary: "Unarchive; cancels a pending archive job (LC-5)", response: P.Task, errors: ["not_found", "task_cleanup_in_progress"] },
+  { method: "delete", path: "/tasks/{id}", operationId: "deleteTask", summary: "Delete a task and its worktrees (LC-6)", query: [{ ...bool("consent to lose uncommitted work (LC-6)"), name: "discardChanges" }], response: P.CleanupAccepted, status: 202, errors: ["not_found", "dirty_worktree", "task_cleanup_in_progress"] },
+  { method: "post", path: "/tasks/{id}/environment/reset", operationId: "resetTaskEnvironment", summary: "Remove the environment's worktrees, keep branches (LC-2)", response: P.CleanupAccepted, status: 202, errors: ["not_found", "session_running", "task_archived", "task_cleanup_in_progress"] },
+  { method: "get", path: "/cleanup-jobs", operationId: "listCleanupJobs", summary: "Cleanup jobs", query: [{ name: "taskId", description: "only this task's jobs", schema: { type: "string" } }], response: z.array(P.CleanupJob) },
+  { method: "get", path: "/doctor", operationId: "auditWorktrees", summary: "Read-only audit: environment rows vs git worktrees vs task directories", response: P.DoctorReport },
+  { method: "get", path: "/sessions/{id}", operationId: "getSession", summary: "One session", response: P.Session },
+  { method: "get", path: "/sessions/{id}/messages", operationId: "listSessionMessages", summary: "Messages, oldest first", response: z.array(P.Message) },
+  { method: "get", path: "/sessions/{id}/workspace", operationId: "getSessionWorkspace", summary: "The session's projected workspace (ENV-5)", response: P.WorkspaceInfo, errors: ["workspace_missing"] },
+  { method: "post", path: "/sessions/{id}/prompt", operationId: "promptSession", summary: "Send a prompt: text, review comments composed into one prompt (marked sent), or both", body: P.PromptBody, response: P.Session, status: 202, errors: ["session_busy", "session_not_resumable", "comment_resolved", "invalid_request"] },
+  { method: "post", path: "/sessions/{id}/cancel", operationId: "cancelSessionTurn", summary: "Cancel the running turn", response: P.Session, status: 202 },
+  { method: "post", path: "/sessions/{id}/resume", operationId: "resumeSession", summary: "Resume (relaunch) the session's agent", response: P.Session, status: 202, errors: ["session_running", "session_not_resumable"] },
+  { method: "delete", path: "/sessions/{id}", operationId: "deleteSession", summary: "Delete a session (never the workspace, SES-7)", status: 204, errors: ["session_running"] },
+  { method: "get", path: "/sessions/{id}/permissions", operationId: "listPermissionRequests", summary: "Pending permission requests (policy ask)" },
+  { method: "post", path: "/sessions/{id}/permissions/{requestId}", operationId: "answerPermissionRequest", summary: "Answer a permission request", status: 204 },
+  { method: "post", path: "/tasks/{id}/comments", operationId: "addReviewComment", summary: "Add a review comment anchored to a line (side new|old)", body: P.CreateCommentBody, response: P.Comment, status: 201, errors: ["invalid_request", "comment_anchor_invalid", "path_outside_worktree", "workspace_missing", "not_found"] },
+  { method: "get", path: "/tasks/{id}/comments", operationId: "listReviewComments", summary: "Review comments of a task, with outdated computed", response: z.array(P.Comment), errors: ["not_found"] },
+  { method: "patch", path: "/comments/{id}", operationId: "updateReviewComment", summary: "Edit, resolve or reopen a review comment", body: P.PatchCommentBody, response: P.Comment, errors: ["invalid_request", "not_found"] },
+  { method: "delete", path: "/comments/{id}", operationId: "deleteReviewComment", summary: "Delete a review comment", status: 204, errors: ["not_found"] },
+  { method: "post", path: "/tasks/{id}/commit", operationId: "commitTaskChanges", summary: "Commit the worktrees' uncommitted changes (all or listed paths) as the person; hooks run unless noVerify", body: P.CommitBody, response: P.CommitResult, status: 201, errors: ["invalid_request", "nothing_to_commit", "commit_rejected", "path_outside_worktree", "workspace_missing", "task_archived"] },
+  { method: "post", path: "/tasks/{id}/update-from-base", operationId: "updateTaskFromBase", summary: "Refresh the base through the repository's route (RR-4), back up the branch (refs/grove/backup/<task>/<n>), then rebase (default) or merge onto it", body: P.UpdateFromBaseBody, response: P.UpdateResult, errors: ["merge_conflict", "dirty_worktree", "update_in_progress", "workspace_missing", "task_archived", "refresh_auth_failed", "refresh_network_failed", "refresh_timeout", "refresh_missing_ref", "refresh_base_diverged"] },
+  { method: "post", path: "/tasks/{id}/update-from-base/continue", operationId: "continueTaskUpdate", summary: "Finish an update whose conflicts were kept, once they are resolved in the files", body: P.UpdateStepBody, response: P.UpdateResult, errors: ["update_not_in_progress", "conflicts_unresolved"] },
+  { method: "post", path: "/tasks/{id}/update-from-base/abort", operationId: "abortTaskUpdate", summary: "Undo an update whose conflicts were kept: branch, index and files as before", body: P.UpdateStepBody, response: P.UpdateResult, errors: ["update_not_in_progress"] },
+  { method: "get", path: "/agents", operationId: "listAgentProfiles", summary: "Agent profiles", response: z.array(P.AgentProfile) },
+  { method: "get", path: "/openapi.json", operationId: "getOpenApiDocument", summary: "This document" },
+  { method: "get", path: "/events", operationId: "subscribeEvents", summary: "WebSocket event stream (frames {type,data,at})" },
 ];
-
-function schema(s: z.ZodType): unknown {
-  return z.toJSONSchema(s, { io: "input", unrepresentable: "any" });
-}
-
-export function openApiDocument(version: string): unknown {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) {
-    const responses: Record<string, unknown> = {
-      [String(op.status ?? 200)]: { description: "success", ...(op.response ? { content: { "application/json": { schema: schema(op.response) } } } : {}) },
-    };
-    for (const code of op.errors ?? []) {
-      const status = String(P.ERROR_CATALOG[code].status);
-      const prev = responses[status] as { description: string } | undefined;
-      responses[status] = { description: prev ? `${prev.description}, ${code}` : code };
-    }
-    (paths[op.path] ??= {})[op.method] = {
-      summary: op.summary,
-      ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: schema(op.body) } } } } : {}),
-      responses,
-    };
-  }
-  return {
-    openapi: "3.1.0",
-    info: { title: "Grove API", version },
-    servers: [{ url: "/api/v1" }],
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-    paths,
-  };
-}

@@ -12,6 +12,7 @@ import { installInputGuard } from "./input-guard.js";
 import { installRequestLog } from "./request-log.js";
 import { installJsonParser, installTrustGuard, type TrustOptions } from "./trust-guard.js";
 import { DEFAULT_WS_LIMITS, installWsLimit, type WsLimits } from "./ws-limits.js";
+import { docsRoutes } from "./routes/docs.js";
 import { eventRoutes } from "./routes/events.js";
 import { lifecycleRoutes } from "./routes/lifecycle.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -87,6 +88,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
     },
     { prefix: "/api/v1" },
   );
+  docsRoutes(app);
   const web = opts.webDist && existsSync(opts.webDist) ? opts.webDist : undefined;
   if (web) await app.register(fastifyStatic, { root: web, wildcard: false });
   // One not-found handler: JSON 404 for the API, the single-page app for everything else.

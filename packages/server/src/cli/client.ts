@@ -24,6 +24,16 @@ export function isCliError(e: unknown): e is CliError {
   return e instanceof CliError;
 }
 
+/**
+ * Rewrites API parameter names in a server message into the CLI's flags, e.g.
+ * `pass discardChanges=true` → `pass --discard-changes`: a person at the shell cannot type the former.
+ */
+export function withCliFlags(message: string, flags: Record<string, string>): string {
+  let text = message;
+  for (const [param, flag] of Object.entries(flags)) text = text.replace(new RegExp(`\\b${param}(=true)?\\b`, "g"), flag);
+  return text;
+}
+
 /** Where the client connects and how it authenticates. */
 export interface ClientOptions {
   /** Server origin, e.g. `http://127.0.0.1:7420`; a trailing slash or `/api/v1` suffix is tolerated. */
@@ -34,10 +44,25 @@ export interface ClientOptions {
 
 type Query = Record<string, string | number | boolean | undefined>;
 
-/** The default server URL: `http://127.0.0.1:$GROVE_PORT` (7420 when unset). */
+/** The default server URL: `http://127.0.0.1:$GROVE_PORT` (7420 when unset); a bad GROVE_PORT is named. */
 export function defaultServerUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const port = env.GROVE_PORT && env.GROVE_PORT.trim() !== "" ? env.GROVE_PORT.trim() : "7420";
+  const text = env.GROVE_PORT?.trim() ?? "";
+  if (text === "") return "http://127.0.0.1:7420";
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port < 1 || port > 65535) {
+    throw new CliError("invalid_config", `GROVE_PORT must be a port number (1-65535) to find the server, got "${env.GROVE_PORT}"; or pass --server URL`);
+  }
   return `http://127.0.0.1:${port}`;
+}
+
+/** The default server as `--help` shows it: the URL GROVE_PORT gives, or why it gives none. */
+export function defaultServerHelp(env: NodeJS.ProcessEnv = process.env): string {
+  try {
+    const url = defaultServerUrl(env);
+    return env.GROVE_PORT?.trim() ? `${url}, from GROVE_PORT` : `${url}; set GROVE_PORT to change the port`;
+  } catch {
+    return `none: GROVE_PORT="${env.GROVE_PORT}" is not a port number`;
+  }
 }
 
 /** Thin typed HTTP client. Callers pass the response type they expect from the contract. */
@@ -84,9 +109,11 @@ export class GroveClient {
     const headers: Record<string, string> = { accept: "application/json" };
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;
     let payload: string | undefined;
-    // SEC-5: every state-changing request says JSON, body or not (the server answers 415 otherwise).
-    if (opts.body !== undefined || method !== "GET") headers["content-type"] = "application/json";
-    if (opts.body !== undefined) payload = JSON.stringify(opts.body);
+    // Every state-changing request is JSON, body or not (the server answers 415 otherwise).
+    if (opts.body !== undefined || method !== "GET") {
+      headers["content-type"] = "application/json";
+      payload = JSON.stringify(opts.body ?? {});
+    }
 
     let res: Response;
     try {

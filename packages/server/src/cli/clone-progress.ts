@@ -8,7 +8,7 @@ import type { Output } from "./output.js";
  * answer, so every clone's progress shows; one registration at a time is the common case). Best effort: without the
  * event stream the command still works, only quieter. Returns a function that stops listening.
  */
-export async function followCloneProgress(base: string, token: string | undefined, out: Output): Promise<() => void> {
+export async function followCloneProgress(base: string, token: string | undefined, out: Output, firstLine?: string): Promise<() => void> {
   const wsUrl = `${base.replace(/^http/, "ws").replace(/\/api\/v1\/?$/, "")}/api/v1/events`;
   let ws: WebSocket;
   try {
@@ -21,10 +21,15 @@ export async function followCloneProgress(base: string, token: string | undefine
     return () => undefined;
   }
   let last = "";
+  let started = firstLine === undefined;
   ws.on("message", (d) => {
     try {
       const f = JSON.parse(d.toString()) as EventFrame;
       if (f.type !== "repository.clone_progress") return;
+      if (!started) {
+        started = true;
+        out.progress(firstLine!);
+      }
       const p = f.data as EventFrame<"repository.clone_progress">["data"];
       const line = `${p.phase}: ${p.percent ?? "?"}%`;
       if (line !== last && (p.percent === null || p.percent % 10 === 0 || p.percent === 100)) out.progress(line);

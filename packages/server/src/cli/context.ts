@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { GroveClient, defaultServerUrl } from "./client.js";
+import { GroveClient, defaultServerHelp, defaultServerUrl } from "./client.js";
 import { Output } from "./output.js";
 
 /** The options every command takes (CONTRACT.md "CLI: grove"). */
@@ -18,7 +18,7 @@ export interface CommandContext {
 export function withCommonOptions(cmd: Command): Command {
   return cmd
     .option("--json", "machine output: one JSON document on stdout")
-    .option("--server <url>", "Grove server URL (default http://127.0.0.1:$GROVE_PORT, port 7420)");
+    .option("--server <url>", `Grove server URL (default ${defaultServerHelp()})`);
 }
 
 /**

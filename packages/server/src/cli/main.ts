@@ -1,22 +1,60 @@
 /**
  * `grove`: the command-line client of the Grove HTTP API (CONTRACT.md "CLI: grove"), plus
- * `grove serve`, which runs the server itself. Started by bin/grove.mjs.
+ * `grove serve`, which runs the server itself. Started by bin/grove.mjs, which loads this file
+ * from a bundle (dist/cli/grove.js, built by scripts/build-cli.mjs) so a client command never
+ * compiles TypeScript nor loads a server module.
+ *
+ * Registering a command:
+ * - a new top-level command or group: one entry in {@link COMMANDS} (name, summary, loader of a
+ *   module exporting `register…(program)`, which creates `program.command(name)`);
+ * - a subcommand of an existing group: one call in that group's register function, e.g.
+ *   `registerTaskCommitCommand(task)` in commands/task.ts `registerTaskCommands` (the way
+ *   task-start.ts and task-diff.ts are registered). The group's module is loaded only when the
+ *   command line names the group, so each group costs nothing to the others.
  */
-import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { isCliError } from "./client.js";
 import { withCommonOptions } from "./context.js";
+import { setServerLoader, type ServerLoader } from "./host.js";
 import { formatError } from "./output.js";
-import { registerDoctorCommand } from "./commands/doctor.js";
-import { registerRepoCommands } from "./commands/repo.js";
-import { registerServeCommand } from "./commands/serve.js";
-import { registerSessionCommands } from "./commands/session.js";
-import { registerTaskCommands } from "./commands/task.js";
+import { exitQuietlyOnClosedPipe } from "./pipe.js";
 
-const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+type Register = (program: Command) => void;
 
-/** Builds the command tree. Exposed for tests that inspect it; {@link runCli} is the entry point. */
-export function buildProgram(stderr: NodeJS.WritableStream = process.stderr): Command {
+/** Top-level commands: what `grove --help` lists, and which module defines each (loaded lazily). */
+export const COMMANDS: readonly { name: string; summary: string; load: () => Promise<Register> }[] = [
+  { name: "serve", summary: "run the Grove server", load: async () => (await import("./commands/serve.js")).registerServeCommand },
+  { name: "repo", summary: "register, inspect and remove repositories", load: async () => (await import("./commands/repo.js")).registerRepoCommands },
+  { name: "task", summary: "create, inspect and run tasks", load: async () => (await import("./commands/task.js")).registerTaskCommands },
+  { name: "session", summary: "talk to and inspect agent sessions", load: async () => (await import("./commands/session.js")).registerSessionCommands },
+  { name: "doctor", summary: "read-only audit: database rows vs git worktrees on disk", load: async () => (await import("./commands/doctor.js")).registerDoctorCommand },
+  { name: "completion", summary: "print a shell completion script (bash, zsh or fish)", load: async () => (await import("./commands/completion.js")).registerCompletionCommand },
+];
+
+/** The version is injected by the bundler; the TypeScript sources (tests) read package.json. */
+declare const GROVE_VERSION: string | undefined;
+async function version(): Promise<string> {
+  if (typeof GROVE_VERSION === "string") return GROVE_VERSION;
+  const { readFileSync } = await import("node:fs");
+  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
+/** The first word of argv that is not an option (or an option's value): the command's name. */
+export function commandName(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--server") i++;
+    else if (!a.startsWith("-")) return a;
+  }
+  return undefined;
+}
+
+/**
+ * Builds the command tree for one invocation: every top-level command appears (name and
+ * summary), but only `only` (or all of them, for `completion` and tests) is fully loaded.
+ */
+export async function buildProgram(opts: { stderr?: NodeJS.WritableStream; only?: string | "all" } = {}): Promise<Command> {
+  const stderr = opts.stderr ?? process.stderr;
   const program = new Command("grove");
   // Before any .command(): subcommands inherit both settings.
   program.exitOverride();
@@ -26,12 +64,11 @@ export function buildProgram(stderr: NodeJS.WritableStream = process.stderr): Co
   });
   withCommonOptions(program)
     .description("Run AI coding agents on tasks, each in its own git worktree.")
-    .version(VERSION, "-V, --version");
-  registerServeCommand(program);
-  registerRepoCommands(program);
-  registerTaskCommands(program);
-  registerSessionCommands(program);
-  registerDoctorCommand(program);
+    .version(await version(), "-V, --version");
+  for (const c of COMMANDS) {
+    if (opts.only === "all" || opts.only === c.name) (await c.load())(program);
+    else program.command(c.name).description(c.summary);
+  }
   return program;
 }
 
@@ -40,9 +77,13 @@ export function buildProgram(stderr: NodeJS.WritableStream = process.stderr): Co
  * `error: CODE: message` on stderr. `grove serve` resolves once the server listens; the open
  * server keeps the process alive until a signal handler exits it.
  */
-export async function runCli(argv: readonly string[], stderr: NodeJS.WritableStream = process.stderr): Promise<number> {
-  const program = buildProgram(stderr);
+export async function runCli(argv: readonly string[], opts: { stderr?: NodeJS.WritableStream; loadServer?: ServerLoader } = {}): Promise<number> {
+  const stderr = opts.stderr ?? process.stderr;
+  if (opts.loadServer) setServerLoader(opts.loadServer);
+  exitQuietlyOnClosedPipe();
+  const name = commandName(argv);
   try {
+    const program = await buildProgram({ stderr, only: name === "completion" ? "all" : name });
     await program.parseAsync([...argv], { from: "user" });
     return 0;
   } catch (e) {

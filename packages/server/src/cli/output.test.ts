@@ -39,9 +39,9 @@ describe("CLI output (UX-3)", () => {
     expect(formatTable([])).toEqual([]);
   });
 
-  it("UX-4 grove serve --server URL sets where to listen", () => {
-    expect(listenEnv("http://0.0.0.0:8123")).toEqual({ GROVE_HOST: "0.0.0.0", GROVE_PORT: "8123" });
-    expect(listenEnv("http://[::1]:9")).toEqual({ GROVE_HOST: "::1", GROVE_PORT: "9" });
-    expect(() => listenEnv("https://x")).toThrow(/http only/);
+  it("UX-4 grove serve --host/--port set where to listen", () => {
+    expect(listenEnv({ host: "0.0.0.0", port: "8123" })).toEqual({ GROVE_HOST: "0.0.0.0", GROVE_PORT: "8123" });
+    expect(listenEnv({ host: "[::1]" })).toEqual({ GROVE_HOST: "::1" });
+    expect(() => listenEnv({ port: "abc" })).toThrow(/--port must be a port number/);
   });
 });

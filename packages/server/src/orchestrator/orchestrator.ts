@@ -11,6 +11,7 @@ import { recoverOnStartup } from "./recovery.js";
 import { stopRunnerGroups } from "./agent-groups.js";
 import { addRepository, getRepositoryOr404 } from "./repositories.js";
 import { patchRepositorySettings } from "./repository-settings.js";
+import { removeRepository } from "./repository-remove.js";
 import { cancelSession, deleteSession, getSessionOr404, promptSession, resumeSession } from "./session-ops.js";
 import { createTask, getTaskOr404, patchTask } from "./tasks.js";
 import { workspaceInfo } from "./workspace.js";
@@ -68,6 +69,7 @@ export class Orchestrator {
   listRepositories = (): Promise<RepositoryRecord[]> => this.deps.store.listRepositories();
   getRepository = (id: string): Promise<RepositoryRecord> => getRepositoryOr404(this.deps, id);
   patchRepository = (id: string, body: PatchRepositoryBody): Promise<RepositoryRecord> => patchRepositorySettings(this.deps, id, body);
+  removeRepository = (id: string): Promise<void> => removeRepository(this.deps, id);
 
   // tasks
   createTask = (body: CreateTaskBody): Promise<TaskRecord> => createTask(this.deps, body);

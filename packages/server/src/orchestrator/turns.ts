@@ -20,7 +20,9 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
       const { stopReason } = await handle.prompt(text);
       recorder.closeMessage();
       await recorder.flush();
-      if (stopReason === "cancelled") recorder.note("system", "turn cancelled");
+      // Every turn that did not simply end is recorded with its stop reason, so a client can tell
+      // a refused turn from a finished one (`grove session prompt --wait` exits 1 on refusal).
+      if (stopReason !== "end_turn") recorder.note("system", stopReason === "cancelled" ? "turn cancelled" : `turn ended: ${stopReason}`, { stopReason });
       await recorder.flush();
       await live.transition(session, ["running"], "waiting_for_input");
     } catch (e) {

@@ -24,6 +24,7 @@ import * as envs from "./environments-repo.js";
 import * as messages from "./messages-repo.js";
 import { recoverAfterRestart } from "./recovery.js";
 import * as repos from "./repositories-repo.js";
+import { deleteRepositoryIfUnused } from "./repository-delete.js";
 import type { Ctx, DB, Db, StoreDialect } from "./schema.js";
 import * as sessions from "./sessions-repo.js";
 import * as tasks from "./tasks-repo.js";
@@ -117,6 +118,11 @@ export class Store {
   /** WT-9: changes checkout settings; undefined when there is no such repository. */
   updateRepositorySettings(id: string, patch: repos.RepositorySettingsPatch, now: string): Promise<RepositoryRecord | undefined> {
     return repos.updateRepositorySettings({ db: this.q, dialect: this.dialect }, id, patch, now);
+  }
+
+  /** Issue 14: removes an unreferenced repository and its credential (`repository_in_use` otherwise), in one transaction. */
+  deleteRepository(id: string): Promise<void> {
+    return this.tx((ctx) => deleteRepositoryIfUnused(ctx, id));
   }
 
   /** RR-2: stores a repository's sealed credential (replacing any), in the caller's transaction if any. */

@@ -11,7 +11,8 @@ export interface CliRun {
 }
 
 export function runGrove(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env };
+  // The bundled client, never the TypeScript fallback (issue 13; see bundle-setup.ts).
+  const env: NodeJS.ProcessEnv = { ...process.env, GROVE_CLI_BUNDLE: "require", ...opts.env };
   // Only what a test passes explicitly: the caller's own token/port must not leak in.
   if (!opts.env || !("GROVE_AUTH_TOKEN" in opts.env)) delete env.GROVE_AUTH_TOKEN;
   if (!opts.env || !("GROVE_PORT" in opts.env)) delete env.GROVE_PORT;

@@ -11,6 +11,10 @@ export function repositoryRoutes(app: FastifyInstance, orch: Orchestrator): void
   });
   app.get("/repositories", async () => (await orch.listRepositories()).map(repositoryView));
   app.get<{ Params: { id: string } }>("/repositories/:id", async (req) => repositoryView(await orch.getRepository(req.params.id)));
+  app.delete<{ Params: { id: string } }>("/repositories/:id", async (req, reply) => {
+    await orch.removeRepository(req.params.id);
+    return reply.status(204).send();
+  });
   app.patch<{ Params: { id: string } }>("/repositories/:id", async (req) =>
     repositoryView(await orch.patchRepository(req.params.id, parse(PatchRepositoryBody, req.body ?? {}))),
   );

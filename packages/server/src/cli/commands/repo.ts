@@ -3,8 +3,7 @@ import type { Command } from "commander";
 import type { CreateRepositoryBody, Repository } from "@grove/protocol";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable } from "../output.js";
-import { isRemoteUrl } from "../repo-ref.js";
-import { followCloneProgress } from "../clone-progress.js";
+import { isRemoteUrl, resolveRepoRef } from "../repo-ref.js";
 import { CliError } from "../client.js";
 
 interface RepoAddOptions {
@@ -16,9 +15,9 @@ interface RepoAddOptions {
   credentialPolicy?: "managed" | "executor";
 }
 
-/** `grove repo add|ls`. */
+/** `grove repo add|ls|show|rm`. */
 export function registerRepoCommands(program: Command): void {
-  const repo = program.command("repo").description("register and list repositories");
+  const repo = program.command("repo").description("register, inspect and remove repositories");
 
   withCommonOptions(
     repo
@@ -45,9 +44,9 @@ export function registerRepoCommands(program: Command): void {
       body.credential = { token };
     }
     if (opts.credentialPolicy !== undefined) body.credentialPolicy = opts.credentialPolicy;
-    if (remote) out.progress(`cloning ${target}…`);
-    // RR-1: the clone's progress, from the event stream, while the request runs.
-    const stop = remote && !out.json ? await followCloneProgress(client.base, process.env.GROVE_AUTH_TOKEN, out) : () => undefined;
+    // RR-1: the clone's progress, from the event stream, while the request runs. Its first line
+    // comes from the server's first progress event, i.e. after the request was validated.
+    const stop = remote ? await (await import("../clone-progress.js")).followCloneProgress(client.base, process.env.GROVE_AUTH_TOKEN, out, `cloning ${target}…`) : () => undefined;
     let created: Repository;
     try {
       created = await client.post<Repository>("/repositories", body);
@@ -69,4 +68,39 @@ export function registerRepoCommands(program: Command): void {
           ),
     );
   });
+
+  withCommonOptions(repo.command("show <repoIdOrName>").description("show one repository and its settings")).action(async (ref: string, _opts: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const r = await client.get<Repository>(`/repositories/${encodeURIComponent(resolveRepoRef(ref, await client.get<Repository[]>("/repositories")).repositoryId)}`);
+    out.result(r, () => describeRepository(r));
+  });
+
+  withCommonOptions(
+    repo
+      .command("rm <repoIdOrName>")
+      .description("unregister a repository no task (archived ones included) refers to; a local checkout is never touched, Grove's own clone of a remote one is removed"),
+  ).action(async (ref: string, _opts: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const { repositoryId } = resolveRepoRef(ref, await client.get<Repository[]>("/repositories"));
+    const body = await client.delete<unknown>(`/repositories/${encodeURIComponent(repositoryId)}`);
+    out.result(body ?? { ok: true, repositoryId, action: "rm" }, () => [`removed repository ${ref} (${repositoryId})`]);
+  });
+}
+
+/** Human lines for `repo show`: one `key: value` per setting. */
+export function describeRepository(r: Repository): string[] {
+  const rows: [string, unknown][] = [
+    ["id", r.id],
+    ["name", r.name],
+    ["provider", r.provider],
+    ["location", r.url ?? r.path],
+    ...(r.url ? ([["clone", r.path]] as [string, unknown][]) : []),
+    ["default branch", r.defaultBranch],
+    ["branch template", r.branchTemplate],
+    ["pull before worktree", r.pullBeforeWorktree],
+    ["credential", r.hasCredential ? `stored (${r.credentialPolicy})` : r.credentialPolicy],
+    ["copy files", r.copyFiles?.join(", ") || "-"],
+    ["setup script", r.setupScript ?? "-"],
+  ];
+  return rows.map(([k, v]) => `${k}: ${String(v)}`);
 }

@@ -1,38 +1,55 @@
 import type { Command } from "commander";
 import { CliError } from "../client.js";
-import { withCommonOptions, type CommonOptions } from "../context.js";
+import type { CommonOptions } from "../context.js";
+import { loadServer } from "../host.js";
 import { formatError } from "../output.js";
 
-/** `grove serve`: runs the server in this process until SIGTERM/SIGINT. */
-export function registerServeCommand(program: Command): void {
-  withCommonOptions(
-    program.command("serve").description("run the Grove server (GROVE_HOST, GROVE_PORT, GROVE_HOME, GROVE_DATABASE_URL, GROVE_AUTH_TOKEN)"),
-  ).action(async (_opts: unknown, cmd: Command) => {
-    const { server } = cmd.optsWithGlobals<CommonOptions>();
-    const env = server === undefined ? process.env : { ...process.env, ...listenEnv(server) };
-    // Handlers go in before start-up so a signal during migrations still ends in a clean exit 0.
-    const state: { running?: { close(): Promise<void> }; stopping?: NodeJS.Signals } = {};
-    const stop = (signal: NodeJS.Signals) => {
-      if (state.stopping) return; // a second Ctrl-C while draining changes nothing: agents are stopping
-      state.stopping = signal;
-      if (state.running) shutDown(state.running, signal);
-    };
-    process.on("SIGTERM", stop);
-    process.on("SIGINT", stop);
-    // Loaded here, not at the top: the client commands must not pay for (or depend on) the
-    // server's modules (database drivers, Fastify, the agent runtime).
-    const [{ startServer }, { ConfigError }] = await Promise.all([import("../../app.js"), import("../../config.js")]);
-    state.running = await startServer({ env }).catch((e: unknown) => {
-      throw startupError(e, ConfigError);
-    });
-    if (state.stopping) shutDown(state.running, state.stopping);
-  });
+interface ServeOptions {
+  host?: string;
+  port?: string;
 }
 
-/** Closes the server (stops agents gracefully, CONTRACT.md) and exits 0. */
+/**
+ * `grove serve [--host H] [--port P]`: runs the server in this process until SIGTERM/SIGINT.
+ * Its options are its own: `--json` and `--server` belong to the client commands (issue 14).
+ */
+export function registerServeCommand(program: Command): void {
+  program
+    .command("serve")
+    .description("run the Grove server (configured by GROVE_HOST, GROVE_PORT, GROVE_HOME, GROVE_DATABASE_URL, GROVE_AUTH_TOKEN)")
+    .option("--host <host>", "listen address (overrides GROVE_HOST; default 127.0.0.1)")
+    .option("--port <port>", "listen port (overrides GROVE_PORT; default 7420, 0 = any free port)")
+    .action(async (opts: ServeOptions, cmd: Command) => {
+      const global = cmd.parent?.opts<CommonOptions>() ?? {};
+      if (global.server !== undefined || global.json !== undefined) {
+        throw new CliError("invalid_arguments", "grove serve takes --host and --port (not --server or --json)");
+      }
+      const env = { ...process.env, ...listenEnv(opts) };
+      // Handlers go in before start-up so a signal during migrations still ends in a clean exit 0.
+      const state: { running?: { close(): Promise<void> }; stopping?: NodeJS.Signals } = {};
+      const stop = (signal: NodeJS.Signals) => {
+        if (state.stopping) return; // a second Ctrl-C while draining changes nothing: agents are stopping
+        state.stopping = signal;
+        process.stdout.write(`grove: ${signal} received, stopping (agents are stopped gracefully)…\n`);
+        if (state.running) shutDown(state.running, signal);
+      };
+      process.on("SIGTERM", stop);
+      process.on("SIGINT", stop);
+      // The server's modules load only here: client commands never pay for them.
+      const { startServer, ConfigError } = await loadServer();
+      state.running = await startServer({ env }).catch((e: unknown) => {
+        throw startupError(e, ConfigError);
+      });
+      if (state.stopping) shutDown(state.running, state.stopping);
+    });
+}
+
+/** Closes the server (stops agents gracefully, CONTRACT.md), says so, and exits 0. */
 function shutDown(running: { close(): Promise<void> }, signal: NodeJS.Signals): void {
   running.close().then(
-    () => process.exit(0),
+    () => {
+      process.stdout.write("grove: stopped\n", () => process.exit(0));
+    },
     (e: unknown) => {
       process.stderr.write(formatError("shutdown_failed", `${signal}: ${(e as Error).message}`) + "\n");
       process.exit(1);
@@ -48,15 +65,14 @@ function startupError(e: unknown, configError: abstract new (...args: never[]) =
   return e;
 }
 
-/** `grove serve --server http://HOST:PORT` sets where to listen (GROVE_HOST/GROVE_PORT). */
-export function listenEnv(server: string): { GROVE_HOST: string; GROVE_PORT: string } {
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch {
-    throw new CliError("invalid_arguments", `--server is not a URL: ${server}`);
+/** `--host` / `--port` as the environment the server reads (GROVE_HOST / GROVE_PORT). */
+export function listenEnv(opts: ServeOptions): { GROVE_HOST?: string; GROVE_PORT?: string } {
+  const env: { GROVE_HOST?: string; GROVE_PORT?: string } = {};
+  if (opts.host !== undefined) env.GROVE_HOST = opts.host.replace(/^\[(.*)\]$/, "$1");
+  if (opts.port !== undefined) {
+    const port = Number(opts.port);
+    if (!/^\d+$/.test(opts.port) || port > 65535) throw new CliError("invalid_arguments", `--port must be a port number (0-65535), got "${opts.port}"`);
+    env.GROVE_PORT = String(port);
   }
-  if (url.protocol !== "http:") throw new CliError("invalid_arguments", `grove serve listens on http only, got ${server}`);
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  return { GROVE_HOST: host, GROVE_PORT: url.port === "" ? "80" : url.port };
+  return env;
 }

@@ -1,5 +1,5 @@
-import type { Session } from "@grove/protocol";
-import type { GroveClient } from "../client.js";
+import type { Message, Session } from "@grove/protocol";
+import { CliError, type GroveClient } from "../client.js";
 import type { Output } from "../output.js";
 
 /** Session states in which no turn is running: the end of a `--wait`. */
@@ -19,4 +19,28 @@ export async function waitForSession(client: GroveClient, out: Output, session: 
     current = next;
   }
   return current;
+}
+
+/** Stop reasons that mean the turn did not do what was asked (ACP `PromptResponse.stopReason`). */
+const FAILED_STOP_REASONS = new Set(["refusal", "max_tokens", "max_turn_requests"]);
+
+/**
+ * Why the session's latest turn failed, or undefined when it ended normally: the session itself
+ * failed (its lastError), or the turn ended with a failing stop reason, which the server records
+ * as a system message carrying `data.stopReason` after the turn's user message.
+ */
+export async function turnFailure(client: GroveClient, session: Session): Promise<CliError | undefined> {
+  if (session.state === "failed") {
+    return new CliError(session.lastError?.code ?? "session_failed", session.lastError?.message ?? `session ${session.id} failed`);
+  }
+  const messages = await client.get<Message[]>(`/sessions/${encodeURIComponent(session.id)}/messages`);
+  const lastUser = messages.map((m) => m.role).lastIndexOf("user");
+  for (const m of messages.slice(lastUser + 1)) {
+    const reason = (m.data as { stopReason?: unknown } | undefined)?.stopReason;
+    if (m.role === "system" && typeof reason === "string" && FAILED_STOP_REASONS.has(reason)) {
+      const said = messages.slice(lastUser + 1).filter((x) => x.role === "agent").map((x) => x.text).join("").trim();
+      return new CliError("turn_failed", `the turn of session ${session.id} ended with ${reason}${said ? `: ${said}` : ""}`, { details: { stopReason: reason } });
+    }
+  }
+  return undefined;
 }

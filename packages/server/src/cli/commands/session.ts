@@ -1,23 +1,45 @@
 import type { Command } from "commander";
 import type { Message, Session } from "@grove/protocol";
 import { contextOf, withCommonOptions } from "../context.js";
-import { shortTime } from "../output.js";
+import { formatTable, shortTime } from "../output.js";
 import { registerSessionResumeCommand } from "./session-resume.js";
+import { turnFailure, waitForSession } from "./session-wait.js";
 
 /** What a 202/204 answer without a body prints with `--json`, so stdout always holds one document. */
 const accepted = (sessionId: string, action: string, body: unknown) => body ?? { ok: true, sessionId, action };
 
-/** `grove session prompt|cancel|resume|rm|show`. */
+/** `grove session prompt|ls|cancel|resume|rm|show`. */
 export function registerSessionCommands(program: Command): void {
   const session = program.command("session").description("talk to and inspect agent sessions");
 
-  withCommonOptions(session.command("prompt <sessionId> <text>").description("send a prompt (409 session_busy while a turn runs)")).action(
-    async (sessionId: string, text: string, _opts: unknown, cmd: Command) => {
-      const { client, out } = contextOf(cmd);
-      const body = await client.post<unknown>(`/sessions/${encodeURIComponent(sessionId)}/prompt`, { prompt: text });
-      out.result(accepted(sessionId, "prompt", body), () => [`prompt sent to session ${sessionId}`]);
-    },
-  );
+  withCommonOptions(
+    session
+      .command("prompt <sessionId> <text>")
+      .description("send a prompt (409 session_busy while a turn runs)")
+      .option("--wait", "wait until the turn ends; exit 1 if the turn or the session failed"),
+  ).action(async (sessionId: string, text: string, opts: { wait?: boolean }, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const body = await client.post<Session | undefined>(`/sessions/${encodeURIComponent(sessionId)}/prompt`, { prompt: text });
+    if (!opts.wait) return out.result(accepted(sessionId, "prompt", body), () => [`prompt sent to session ${sessionId}`]);
+    // The answer is the session as the prompt left it (`running`): poll from there.
+    const settled = await waitForSession(client, out, body ?? (await client.get<Session>(`/sessions/${encodeURIComponent(sessionId)}`)));
+    out.result(settled, () => [`${settled.id}  ${settled.state}`]);
+    const failure = await turnFailure(client, settled);
+    if (failure) throw failure;
+  });
+
+  withCommonOptions(session.command("ls <taskId>").description("list a task's sessions")).action(async (taskId: string, _opts: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const sessions = await client.get<Session[]>(`/tasks/${encodeURIComponent(taskId)}/sessions`);
+    out.result(sessions, () =>
+      sessions.length === 0
+        ? [`no sessions (start one with \`grove task start ${taskId}\`)`]
+        : formatTable(
+            sessions.map((x) => [x.id, x.agent, x.state, shortTime(x.updatedAt), x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : ""]),
+            ["ID", "AGENT", "STATE", "UPDATED", "LAST ERROR"],
+          ),
+    );
+  });
 
   withCommonOptions(session.command("cancel <sessionId>").description("cancel the running turn")).action(async (sessionId: string, _opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);

@@ -26,12 +26,13 @@ export function registerTaskDiffCommand(task: Command): void {
   ).action(async (taskId: string, opts: { path?: string; repo?: string }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const id = encodeURIComponent(taskId);
-    const changes = await client.get<Changes>(`/tasks/${id}/changes`);
+    // People read repositories by name; --json keeps the ids of the API's Changes.
+    const [changes, repos] = await Promise.all([client.get<Changes>(`/tasks/${id}/changes`), out.json && opts.path === undefined ? undefined : client.get<Repository[]>("/repositories")]);
     if (opts.path === undefined) {
-      out.result(changes, () => describeChanges(changes));
+      out.result(changes, () => describeChanges(changes, repos ?? []));
       return;
     }
-    const repositoryId = await pickRepository(opts.path, opts.repo, changes, () => client.get<Repository[]>("/repositories"), () => client.get<Task>(`/tasks/${id}`));
+    const repositoryId = await pickRepository(opts.path, opts.repo, changes, async () => repos ?? [], () => client.get<Task>(`/tasks/${id}`));
     const diff = await client.get<FileDiff>(`/tasks/${id}/changes/diff`, { repositoryId, path: opts.path });
     out.result(diff, () => {
       if (diff.binary) return [`Binary file ${diff.path} differs`];
@@ -61,11 +62,12 @@ async function pickRepository(
   throw new CliError("invalid_arguments", `the task has ${t.repositories.length} repositories; name one with --repo`);
 }
 
-/** Human lines for a task's Changes: a header per repository, then `X  path  +a -d`. */
-export function describeChanges(changes: Changes): string[] {
+/** Human lines for a task's Changes: a header per repository (by name), then `X  path  +a -d`. */
+export function describeChanges(changes: Changes, repos: readonly Pick<Repository, "id" | "name">[] = []): string[] {
   const lines: string[] = [];
   for (const r of changes.repositories) {
-    lines.push(`${r.repositoryId}  ${r.branch} (base ${r.baseBranch}, ahead ${r.ahead}, behind ${r.behind})`);
+    const name = repos.find((x) => x.id === r.repositoryId)?.name ?? r.repositoryId;
+    lines.push(`${name}  ${r.branch} (base ${r.baseBranch}, ahead ${r.ahead}, behind ${r.behind})`);
     if (r.error) lines.push(`  error: ${r.error}`);
     if (r.files.length === 0) lines.push("  no changes");
     const rows = r.files.map((f) => [

@@ -1,13 +1,14 @@
 import type { Command } from "commander";
-import type { CreateSessionBody, Session } from "@grove/protocol";
+import type { AgentProfile, CreateSessionBody, Session, Task } from "@grove/protocol";
 import { CliError, isCliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
-import { waitForSession } from "./session-wait.js";
+import { turnFailure, waitForSession } from "./session-wait.js";
 
 interface TaskStartOptions {
   agent?: string;
   prompt?: string;
   wait?: boolean;
+  quiet?: boolean;
 }
 
 /** `grove task start <taskId> [--agent NAME] [--prompt TEXT] [--wait]`. */
@@ -18,15 +19,25 @@ export function registerTaskStartCommand(task: Command): void {
       .description("start a new agent session on the task (the first one materializes its worktrees)")
       .option("--agent <name>", "agent profile (see GET /api/v1/agents), e.g. scripted, claude, codex")
       .option("--prompt <text>", "first prompt; for the scripted agent, one command per line")
-      .option("--wait", "wait until the first turn ends; exit 1 if the session fails"),
+      .option("--wait", "wait until the first turn ends; exit 1 if the session or the turn fails")
+      .option("-q, --quiet", "print only the new session's id (for scripts: SESSION=$(grove task start …))"),
   ).action(async (taskId: string, opts: TaskStartOptions, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const id = encodeURIComponent(taskId);
-    // Only the first session materializes; later ones attach to the existing worktrees.
-    const env = await client.get<{ status: string }>(`/tasks/${id}/environment`).catch((e: unknown) => {
-      if (isCliError(e) && e.status === 404) return undefined;
-      throw e;
-    });
+    // Validation first (the same codes the server would answer), so no progress line precedes
+    // an error. Only the first session materializes; later ones attach to the existing worktrees.
+    const [task, env, agents] = await Promise.all([
+      client.get<Task>(`/tasks/${id}`),
+      client.get<{ status: string }>(`/tasks/${id}/environment`).catch((e: unknown) => {
+        if (isCliError(e) && e.status === 404) return undefined;
+        throw e;
+      }),
+      opts.agent === undefined ? Promise.resolve(undefined) : client.get<AgentProfile[]>("/agents"),
+    ]);
+    if (task.archivedAt) throw new CliError("task_archived", `task ${task.id} is archived; \`grove task unarchive ${task.id}\` first`);
+    if (agents && !agents.some((a) => a.name === opts.agent)) {
+      throw new CliError("agent_unknown", `no agent profile named "${opts.agent}" (known: ${agents.map((a) => a.name).join(", ")})`);
+    }
     out.progress(env && env.status === "ready" ? "attaching to the task's workspace…" : "materializing workspace…");
     const body: CreateSessionBody = {};
     if (opts.agent !== undefined) body.agent = opts.agent;
@@ -34,9 +45,10 @@ export function registerTaskStartCommand(task: Command): void {
     let session = await client.post<Session>(`/tasks/${id}/sessions`, body);
     out.progress(`session ${session.id}: ${session.state}`);
     if (opts.wait) session = await waitForSession(client, out, session);
-    out.result(session, () => [`${session.id}  ${session.state}`]);
-    if (opts.wait && session.state === "failed") {
-      throw new CliError(session.lastError?.code ?? "session_failed", session.lastError?.message ?? `session ${session.id} failed`);
+    out.result(session, () => (opts.quiet ? [session.id] : [`${session.id}  ${session.state}`]));
+    if (opts.wait) {
+      const failure = await turnFailure(client, session);
+      if (failure) throw failure;
     }
   });
 }

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { CreateTaskBody, Repository, Session, Task } from "@grove/protocol";
-import { CliError } from "../client.js";
+import { CliError, isCliError, withCliFlags } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable, shortTime } from "../output.js";
 import { resolveRepoRef } from "../repo-ref.js";
@@ -13,11 +13,12 @@ interface TaskCreateOptions {
   description?: string;
   repo: string[];
   pr?: string;
+  quiet?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-/** `grove task create|ls|show|start|diff|archive|unarchive|rm`. */
+/** `grove task create|ls|show|start|diff|archive|unarchive|rm|reset`. */
 export function registerTaskCommands(program: Command): void {
   const task = program.command("task").description("create, inspect and run tasks");
 
@@ -28,7 +29,8 @@ export function registerTaskCommands(program: Command): void {
       .requiredOption("--title <title>", "task title")
       .option("--description <text>", "task description (the agent's brief)")
       .requiredOption("--repo <repoIdOrName[@baseBranch]>", "repository to attach, by id or name, with an optional base branch; repeat for several", collect)
-      .option("--pr <number>", "check out this pull request in the first --repo"),
+      .option("--pr <number>", "check out this pull request in the first --repo")
+      .option("-q, --quiet", "print only the new task's id (for scripts: TASK=$(grove task create …))"),
   ).action(async (opts: TaskCreateOptions, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const repos = await client.get<Repository[]>("/repositories");
@@ -41,7 +43,7 @@ export function registerTaskCommands(program: Command): void {
     const body: CreateTaskBody = { title: opts.title, repositories };
     if (opts.description !== undefined) body.description = opts.description;
     const created = await client.post<Task>("/tasks", body);
-    out.result(created, () => [`created task ${created.id}: ${created.title}`]);
+    out.result(created, () => (opts.quiet ? [created.id] : [`created task ${created.id}: ${created.title}`]));
   });
 
   withCommonOptions(task.command("ls").description("list tasks").option("--archived", "list archived tasks instead")).action(
@@ -57,14 +59,14 @@ export function registerTaskCommands(program: Command): void {
   withCommonOptions(task.command("show <taskId>").description("show a task, its repositories and sessions")).action(
     async (taskId: string, _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const t = await client.get<Task>(`/tasks/${encodeURIComponent(taskId)}`);
-      if (out.json) return out.result(t, () => []);
-      // Names and sessions are decoration for people; the JSON answer stays the contract's Task.
-      const [repos, sessions] = await Promise.all([
-        client.get<Repository[]>("/repositories").catch(() => [] as Repository[]),
-        client.get<Session[]>(`/tasks/${encodeURIComponent(taskId)}/sessions`).catch(() => [] as Session[]),
+      const id = encodeURIComponent(taskId);
+      // The JSON answer is the contract's Task plus its sessions (what the text lists too).
+      const [t, sessions, repos] = await Promise.all([
+        client.get<Task>(`/tasks/${id}`),
+        client.get<Session[]>(`/tasks/${id}/sessions`),
+        out.json ? Promise.resolve([] as Repository[]) : client.get<Repository[]>("/repositories").catch(() => [] as Repository[]),
       ]);
-      out.result(t, () => describeTask(t, repos, sessions));
+      out.result({ ...t, sessions }, () => describeTask(t, repos, sessions));
     },
   );
 
@@ -93,8 +95,20 @@ export function registerTaskCommands(program: Command): void {
   ).action(async (taskId: string, opts: { discardChanges?: boolean }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const query = opts.discardChanges ? { discardChanges: true } : undefined;
-    const job = await client.delete<{ jobId: string }>(`/tasks/${encodeURIComponent(taskId)}`, query);
+    const job = await client.delete<{ jobId: string }>(`/tasks/${encodeURIComponent(taskId)}`, query).catch((e: unknown) => {
+      // The API's consent flag is a CLI option here: say which one.
+      if (isCliError(e) && e.code === "dirty_worktree") throw new CliError(e.code, withCliFlags(e.message, { discardChanges: "--discard-changes" }), { details: e.details ?? {} });
+      throw e;
+    });
     out.result(job, () => [`deleting task ${taskId} (cleanup job ${job?.jobId ?? "?"})`]);
+  });
+
+  withCommonOptions(
+    task.command("reset <taskId>").description("remove the task's worktrees and keep its branches and saved work; the next session recreates them (refused while a session runs)"),
+  ).action(async (taskId: string, _opts: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const job = await client.post<{ jobId: string }>(`/tasks/${encodeURIComponent(taskId)}/environment/reset`);
+    out.result(job, () => [`resetting task ${taskId}'s workspace (cleanup job ${job?.jobId ?? "?"})`]);
   });
 }
 

@@ -1,0 +1,141 @@
+import { execFileSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeRepo, type TestRepo } from "../fixture/git.js";
+import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
+import { runGrove } from "./run-cli.js";
+
+// The commands and edges of issue 14 with the bundled CLI against a real server and the real
+// scripted agent.
+describe("issue 14: grove commands against a real server", () => {
+  let srv: TestServer;
+  let alpha: TestRepo;
+  let beta: TestRepo;
+  let taskId: string;
+  let sessionId: string;
+  const grove = (...args: string[]) => runGrove([...args, "--server", srv.url]);
+
+  beforeAll(async () => {
+    srv = await startTestServer("sqlite");
+    alpha = await makeRepo({ name: "alpha" });
+    beta = await makeRepo({ name: "beta" });
+    for (const r of [alpha, beta]) expect((await grove("repo", "add", r.path)).code).toBe(0);
+    const created = await grove("task", "create", "--title", "Two repositories", "--repo", "alpha", "--repo", "beta", "--quiet");
+    taskId = created.stdout.trim();
+    const started = await grove("task", "start", taskId, "--agent", "scripted", "--prompt", "say hi", "--wait", "--quiet");
+    expect(started.code).toBe(0);
+    sessionId = started.stdout.trim();
+  });
+  afterAll(async () => {
+    await srv?.close();
+    await alpha?.cleanup();
+    await beta?.cleanup();
+  });
+
+  it("issue 14: --quiet prints only the new id", () => {
+    expect(taskId).toMatch(/^task_\S+$/);
+    expect(sessionId).toMatch(/^ses_\S+$/);
+  });
+
+  it("issue 14: session prompt --wait exits 0 after a turn that ends normally", async () => {
+    const r = await grove("session", "prompt", sessionId, "say all good", "--wait");
+    expect(r.stderr).not.toContain("error");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${sessionId}  waiting_for_input\n`);
+  });
+
+  it("issue 14: session prompt --wait exits 1 after `fail`", async () => {
+    const r = await grove("session", "prompt", sessionId, "fail cannot do that", "--wait");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: turn_failed: the turn of session ses_\S+ ended with refusal: cannot do that$/m);
+    // …and the session is still usable: the next normal turn exits 0 again.
+    expect((await grove("session", "prompt", sessionId, "say recovered", "--wait")).code).toBe(0);
+  });
+
+  it("issue 14: session ls lists the task's sessions; task show --json includes them", async () => {
+    const ls = await grove("session", "ls", taskId);
+    expect(ls.stdout).toMatch(new RegExp(`^${sessionId}\\s+scripted\\s+waiting_for_input`, "m"));
+    const shown = JSON.parse((await grove("task", "show", taskId, "--json")).stdout) as { id: string; sessions: { id: string }[] };
+    expect(shown.id).toBe(taskId);
+    expect(shown.sessions.map((s) => s.id)).toEqual([sessionId]);
+  });
+
+  it("issue 14: task diff labels repositories by name, --json keeps the ids", async () => {
+    const human = (await grove("task", "diff", taskId)).stdout.split("\n").filter((l) => !l.startsWith(" "));
+    expect(human.filter(Boolean).map((l) => l.split(/\s+/)[0])).toEqual(["alpha", "beta"]);
+    const json = JSON.parse((await grove("task", "diff", taskId, "--json")).stdout) as { repositories: { repositoryId: string }[] };
+    for (const r of json.repositories) expect(r.repositoryId).toMatch(/^repo_/);
+  });
+
+  it("issue 14: task start prints no progress before a validation error", async () => {
+    const unknownAgent = await grove("task", "start", taskId, "--agent", "nope");
+    expect(unknownAgent.code).toBe(1);
+    expect(unknownAgent.stderr).toMatch(/^error: agent_unknown: [^\n]*\n$/);
+    const missing = await grove("task", "start", "task_missing");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error: not_found: [^\n]*\n$/);
+  });
+
+  it("issue 14: resume and rm of a running session answer the same code, session_running", async () => {
+    expect((await grove("session", "prompt", sessionId, "sleep 20000")).code).toBe(0);
+    await waitForSession(srv.api, sessionId, ["running"]);
+    const resume = await grove("session", "resume", sessionId);
+    const rm = await grove("session", "rm", sessionId);
+    expect([resume.code, rm.code]).toEqual([1, 1]);
+    expect(resume.stderr).toMatch(/^error: session_running: /);
+    expect(rm.stderr).toMatch(/^error: session_running: /);
+    expect((await grove("session", "cancel", sessionId)).code).toBe(0);
+    await waitForSession(srv.api, sessionId, ["waiting_for_input"]);
+  });
+
+  it("issue 14: errors name CLI flags: task rm of dirty work asks for --discard-changes", async () => {
+    expect((await grove("session", "prompt", sessionId, "write alpha/wip.txt unsaved", "--wait")).code).toBe(0);
+    const r = await grove("task", "rm", taskId);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: dirty_worktree: .*--discard-changes/);
+    expect(r.stderr).not.toContain("discardChanges");
+  });
+
+  it("issue 14: task reset removes the worktrees through a cleanup job; repo show prints the settings", async () => {
+    const r = await grove("task", "reset", taskId, "--json");
+    expect(r.code).toBe(0);
+    const { jobId } = JSON.parse(r.stdout) as { jobId: string };
+    await waitFor(async () => ((await srv.api("GET", `/cleanup-jobs?taskId=${taskId}`)).body as { id: string; state: string }[]).find((j) => j.id === jobId && j.state === "succeeded"), "reset job");
+    const show = await grove("repo", "show", "alpha");
+    expect(show.stdout).toContain("name: alpha");
+    expect(show.stdout).toContain(`location: ${alpha.path}`);
+  });
+});
+
+describe("issue 14: the default server and serve's own options", () => {
+  it("issue 14: GROVE_PORT=abc is an error naming GROVE_PORT, not --server", async () => {
+    const r = await runGrove(["task", "ls"], { env: { GROVE_PORT: "abc" } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: invalid_config: GROVE_PORT must be a port number/);
+    expect(r.stderr).not.toContain("--server is not a URL");
+  });
+
+  it("issue 14: --help shows the default server from GROVE_PORT", async () => {
+    const r = await runGrove(["task", "ls", "--help"], { env: { GROVE_PORT: "7777" } });
+    expect(r.stdout.replace(/\s+/g, " ")).toContain("default http://127.0.0.1:7777, from GROVE_PORT");
+  });
+
+  it("issue 14: grove serve lists only its own options and refuses the client's", async () => {
+    const help = await runGrove(["serve", "--help"]);
+    expect(help.stdout).toContain("--port <port>");
+    expect(help.stdout).not.toMatch(/--json|--server/);
+    const r = await runGrove(["serve", "--json"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: invalid_arguments: grove serve takes --host and --port/);
+  });
+
+  it("issue 14: grove completion prints scripts for bash, zsh and fish; the bash one is valid shell", async () => {
+    const bash = await runGrove(["completion", "bash"]);
+    expect(bash.stdout).toContain("complete -F _grove_complete grove");
+    const sessionWords = /"session"\) words="([^"]*)"/.exec(bash.stdout)?.[1]?.split(" ");
+    expect(sessionWords).toEqual(expect.arrayContaining(["ls", "prompt", "show", "--help"]));
+    execFileSync("bash", ["-n"], { input: bash.stdout });
+    expect((await runGrove(["completion", "zsh"])).stdout).toContain("bashcompinit");
+    expect((await runGrove(["completion", "fish"])).stdout).toContain("complete -c grove -n '__fish_use_subcommand' -a 'serve repo task session doctor completion");
+    expect((await runGrove(["completion", "tcsh"])).stderr).toMatch(/^error: invalid_arguments: unknown shell/);
+  });
+});
