@@ -1,4 +1,5 @@
 import type { Changes, CleanupJob, Message, Session, Task } from "./schemas.js";
+import type { TaskSummary } from "./lists.js";
 
 /** Event frames on `GET /api/v1/events`: `{type, data, at}`. */
 export interface EventMap {
@@ -14,6 +15,12 @@ export interface EventMap {
   "environment.updated": { taskId: string; environmentId: string; status: string };
   /** RR-1: progress of a remote repository's clone (`phase` as git prints it, e.g. "Receiving objects"). */
   "repository.clone_progress": { repositoryId: string; url: string; phase: string; percent: number | null };
+  /**
+   * The board's row of a task after anything it shows changed (task fields, a session's state,
+   * a permission question, the diff stat): the page upserts it and never refetches the list.
+   * Follows the frame that caused it; bursts are coalesced into one frame per task.
+   */
+  "task.summary": { summary: TaskSummary };
 }
 
 export type EventType = keyof EventMap;
@@ -36,4 +43,5 @@ export const EVENT_TYPES: readonly EventType[] = [
   "cleanup_job.updated",
   "environment.updated",
   "repository.clone_progress",
+  "task.summary",
 ];

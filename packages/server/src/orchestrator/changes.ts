@@ -6,6 +6,7 @@ import type { EnvironmentRepoRecord } from "../domain/records.js";
 import { computeChanges, fileDiff } from "../git/changes.js";
 import { resolveBaseRef } from "../git/repository.js";
 import type { Deps } from "./context.js";
+import { recordDiffStat } from "./diff-stat.js";
 import { isRemoteRepository } from "./refresh-remote.js";
 import { getTaskOr404 } from "./tasks.js";
 
@@ -56,7 +57,9 @@ export async function taskChanges(deps: Deps, taskId: string): Promise<Changes> 
       }
     }),
   );
-  return { taskId, repositories };
+  const changes = { taskId, repositories };
+  await recordDiffStat(deps, changes);
+  return changes;
 }
 
 /**

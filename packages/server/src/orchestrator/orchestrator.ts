@@ -1,3 +1,4 @@
+import type { ListTasksQuery } from "@grove/protocol";
 import type { AgentProfile, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
 import { toPublicProfile } from "../agents/profiles.js";
 import { AppError } from "../domain/errors.js";
@@ -20,6 +21,9 @@ import type { CleanupJobRecord } from "../domain/cleanup-job.js";
 import { CleanupWorker } from "./cleanup-worker.js";
 import { runDoctor } from "./doctor.js";
 import { assertTaskWorkable, listCleanupJobs, requestCleanup, unarchiveTask } from "./lifecycle.js";
+import { listTasks } from "./task-list.js";
+import { cleanupJobPage, messagePage, sessionPage } from "./paged-lists.js";
+import { TaskSummaryEvents } from "./summary-events.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -34,10 +38,14 @@ export class Orchestrator {
     this.live = new LiveSessions(deps);
     this.changesWatch = new ChangesWatch(deps);
     this.changesWatch.start();
+    this.summaries = new TaskSummaryEvents(deps, () => this.live.askingSessionIds());
     this.cleanup = new CleanupWorker(deps);
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);
   }
+
+  /** Issue 13: `task.summary` frames for the board. */
+  readonly summaries: TaskSummaryEvents;
 
   /** LC-2 … LC-4: runs this runner's cleanup jobs. */
   readonly cleanup: CleanupWorker;
@@ -52,6 +60,7 @@ export class Orchestrator {
     this.live.shuttingDown = true;
     this.live.dispose();
     this.changesWatch.dispose();
+    this.summaries.dispose();
     await this.cleanup.stop();
     await this.deps.agents.stopAll({ graceMs: 2000 });
   }
@@ -65,6 +74,8 @@ export class Orchestrator {
   // tasks
   createTask = (body: CreateTaskBody): Promise<TaskRecord> => createTask(this.deps, body);
   listTasks = (archived: boolean): Promise<TaskRecord[]> => this.deps.store.listTasks({ archived });
+  /** `GET /tasks` with filters, `view` and paging (issue 13). */
+  queryTasks = (q: ListTasksQuery) => listTasks(this.deps, q, () => this.live.askingSessionIds());
   getTask = (id: string): Promise<TaskRecord> => getTaskOr404(this.deps, id);
   patchTask = (id: string, body: PatchTaskBody): Promise<TaskRecord> => patchTask(this.deps, id, body);
 
@@ -96,11 +107,13 @@ export class Orchestrator {
     await getTaskOr404(this.deps, taskId);
     return this.deps.store.listSessions(taskId);
   }
+  sessionPage = (taskId: string, limit: number, cursor?: string) => sessionPage(this.deps, taskId, limit, cursor);
   getSession = (id: string): Promise<SessionRecord> => getSessionOr404(this.deps, id);
   async listMessages(id: string): Promise<MessageRecord[]> {
     await getSessionOr404(this.deps, id);
     return this.deps.store.listMessages(id);
   }
+  messagePage = (id: string, limit: number, before?: string) => messagePage(this.deps, id, limit, before);
   async workspace(id: string): Promise<WorkspaceInfo> {
     return workspaceInfo(this.deps, await getSessionOr404(this.deps, id));
   }
@@ -109,8 +122,9 @@ export class Orchestrator {
   resume = (id: string): Promise<SessionRecord> => resumeSession(this.deps, this.live, id);
   deleteSession = (id: string): Promise<void> => deleteSession(this.deps, this.live, id);
   async answerPermission(id: string, requestId: string, optionId: string | null): Promise<void> {
-    await getSessionOr404(this.deps, id);
+    const session = await getSessionOr404(this.deps, id);
     this.live.answerPermission(id, requestId, optionId);
+    this.summaries.touch(session.taskId);
   }
 
   // lifecycle (LC-1 … LC-8)
@@ -119,6 +133,7 @@ export class Orchestrator {
   deleteTask = (id: string, discardChanges: boolean): Promise<CleanupJobRecord> => requestCleanup(this.deps, this.cleanup, id, "delete", { discardChanges });
   resetEnvironment = (id: string): Promise<CleanupJobRecord> => requestCleanup(this.deps, this.cleanup, id, "environment_reset");
   listCleanupJobs = (taskId?: string): Promise<CleanupJobRecord[]> => listCleanupJobs(this.deps, taskId);
+  cleanupJobPage = (taskId: string | undefined, limit: number, cursor?: string) => cleanupJobPage(this.deps, taskId, limit, cursor);
   doctor = () => runDoctor(this.deps);
 
   agentProfiles(): AgentProfile[] {

@@ -2,7 +2,7 @@ import type { Selectable } from "kysely";
 import type { MessageRecord, MessageRole } from "../domain/records.js";
 import type { Db, MessagesTable } from "./schema.js";
 
-function toMessage(r: Selectable<MessagesTable>): MessageRecord {
+export function toMessage(r: Selectable<MessagesTable>): MessageRecord {
   return {
     id: r.id,
     sessionId: r.session_id,

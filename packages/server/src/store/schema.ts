@@ -135,6 +135,15 @@ export interface RepositoryCredentialsTable {
   updated_at: string;
 }
 
+/** Issue 13 (migration 006): totals of a task's last computed Changes, read by the board's summaries. */
+export interface TaskDiffStatsTable {
+  task_id: string;
+  files: number;
+  additions: number;
+  deletions: number;
+  updated_at: string;
+}
+
 export interface MigrationsTable {
   name: string;
   applied_at: string;
@@ -152,6 +161,7 @@ export interface DB {
   cleanup_jobs: CleanupJobsTable;
   grove_migrations: MigrationsTable;
   repository_credentials: RepositoryCredentialsTable;
+  task_diff_stats: TaskDiffStatsTable;
 }
 
 export type StoreDialect = "sqlite" | "postgres";
