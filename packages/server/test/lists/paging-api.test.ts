@@ -10,7 +10,7 @@ async function allPages(srv: TestServer, path: string, limit: number, param = "c
   let cursor: string | null = null;
   do {
     const sep = path.includes("?") ? "&" : "?";
-    const r = await srv.api("GET", `${path}${sep}limit=${limit}${cursor ? `&${param}=${encodeURIComponent(cursor)}` : ""}`);
+    const r: { status: number; body: any } = await srv.api("GET", `${path}${sep}limit=${limit}${cursor ? `&${param}=${encodeURIComponent(cursor)}` : ""}`);
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(["items", "nextCursor"]);
     expect(r.body.items.length).toBeLessThanOrEqual(limit);
@@ -62,7 +62,7 @@ describe.each(DATABASES)("issue 13 paged lists over HTTP (%s)", (kind) => {
         }
         created.push((await task(`created during page ${page}`, [repo.id])).id);
       };
-      const [r] = await Promise.all([srv.api("GET", `/tasks?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`), churn()]);
+      const [r]: [{ status: number; body: any }, void] = await Promise.all([srv.api("GET", `/tasks?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`), churn()]);
       expect(r.status).toBe(200);
       seen.push(...r.body.items.map((t: { id: string }) => t.id));
       cursor = r.body.nextCursor;
