@@ -1,5 +1,6 @@
 import type { Changes, CleanupJob, Message, Session, Task } from "./schemas.js";
 import type { Comment, PullRequest } from "./review.js";
+import type { TaskSummary } from "./lists.js";
 
 /** Event frames on `GET /api/v1/events`: `{type, data, at}`. */
 export interface EventMap {
@@ -20,6 +21,12 @@ export interface EventMap {
   "comment.updated": { comment: Comment };
   "comment.deleted": { commentId: string; taskId: string };
   "pull_request.updated": { taskId: string; pullRequest: PullRequest };
+  /**
+   * The board's row of a task after anything it shows changed (task fields, a session's state,
+   * a permission question, the diff stat): the page upserts it and never refetches the list.
+   * Follows the frame that caused it; bursts are coalesced into one frame per task.
+   */
+  "task.summary": { summary: TaskSummary };
 }
 
 export type EventType = keyof EventMap;
@@ -46,4 +53,5 @@ export const EVENT_TYPES: readonly EventType[] = [
   "comment.updated",
   "comment.deleted",
   "pull_request.updated",
+  "task.summary",
 ];

@@ -6,6 +6,7 @@ import type { EnvironmentRepoRecord } from "../domain/records.js";
 import { computeChanges, fileDiff } from "../git/changes.js";
 import { resolveBaseRef } from "../git/repository.js";
 import type { Deps } from "./context.js";
+import { recordDiffStat } from "./diff-stat.js";
 import { isRemoteRepository } from "./refresh-remote.js";
 import { getTaskOr404 } from "./tasks.js";
 import { checkSlotOnDisk, restoreCommand, reuseAction } from "./workspace-check.js";
@@ -81,7 +82,9 @@ export async function taskChanges(deps: Deps, taskId: string): Promise<Changes> 
   const env = await deps.store.getEnvironmentByTask(taskId);
   if (!env) return { taskId, repositories: [] };
   const rows = [...(await deps.store.listEnvironmentRepos(env.id))].sort((a, b) => a.position - b.position);
-  return { taskId, repositories: await Promise.all(rows.map((r) => slotChanges(deps, taskId, r))) };
+  const changes: Changes = { taskId, repositories: await Promise.all(rows.map((r) => slotChanges(deps, taskId, r))) };
+  await recordDiffStat(deps, changes);
+  return changes;
 }
 
 /**

@@ -69,6 +69,11 @@ export class LiveSessions {
     return new Promise((resolve) => this.asks.set(ask.requestId, { sessionId: session.id, ask, resolve }));
   }
 
+  /** Sessions whose permission question waits for a person (the board's `needs_permission`). */
+  askingSessionIds(): Set<string> {
+    return new Set([...this.asks.values()].map((a) => a.sessionId));
+  }
+
   pendingAsks(sessionId: string): PermissionAsk[] {
     return [...this.asks.values()].filter((a) => a.sessionId === sessionId).map((a) => a.ask);
   }

@@ -1,3 +1,4 @@
+import type { ListTasksQuery } from "@grove/protocol";
 import type { AgentProfile, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
 import { toPublicProfile } from "../agents/profiles.js";
 import { AppError } from "../domain/errors.js";
@@ -22,6 +23,9 @@ import { assertTaskWorkable, listCleanupJobs, requestCleanup, unarchiveTask } fr
 import { environmentWithDisk } from "./environment-view.js";
 import { restoreTaskEnvironment } from "./session-workspace.js";
 import { ReviewService } from "./review.js";
+import { listTasks } from "./task-list.js";
+import { cleanupJobPage, messagePage, sessionPage } from "./paged-lists.js";
+import { TaskSummaryEvents } from "./summary-events.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -36,6 +40,7 @@ export class Orchestrator {
     this.live = new LiveSessions(deps);
     this.changesWatch = new ChangesWatch(deps);
     this.changesWatch.start();
+    this.summaries = new TaskSummaryEvents(deps, () => this.live.askingSessionIds());
     this.cleanup = new CleanupWorker(deps);
     this.review = new ReviewService(deps, this.live);
     // LC-2: every session / environment / row insert checks for an active cleanup job.
@@ -44,6 +49,8 @@ export class Orchestrator {
 
   /** Issue 11: review comments, commit, update from base, merge, pull requests. */
   readonly review: ReviewService;
+  /** Issue 13: `task.summary` frames for the board. */
+  readonly summaries: TaskSummaryEvents;
 
   /** LC-2 … LC-4: runs this runner's cleanup jobs. */
   readonly cleanup: CleanupWorker;
@@ -58,6 +65,7 @@ export class Orchestrator {
     this.live.shuttingDown = true;
     this.live.dispose();
     this.changesWatch.dispose();
+    this.summaries.dispose();
     await this.cleanup.stop();
     await this.deps.agents.stopAll({ graceMs: 2000 });
     // SEC-7: groups recorded for this runner without a live handle (survivors of an earlier stop).
@@ -74,6 +82,8 @@ export class Orchestrator {
   // tasks
   createTask = (body: CreateTaskBody): Promise<TaskRecord> => createTask(this.deps, body);
   listTasks = (archived: boolean): Promise<TaskRecord[]> => this.deps.store.listTasks({ archived });
+  /** `GET /tasks` with filters, `view` and paging (issue 13). */
+  queryTasks = (q: ListTasksQuery) => listTasks(this.deps, q, () => this.live.askingSessionIds());
   getTask = (id: string): Promise<TaskRecord> => getTaskOr404(this.deps, id);
   patchTask = (id: string, body: PatchTaskBody): Promise<TaskRecord> => patchTask(this.deps, id, body);
 
@@ -102,11 +112,13 @@ export class Orchestrator {
     await getTaskOr404(this.deps, taskId);
     return this.deps.store.listSessions(taskId);
   }
+  sessionPage = (taskId: string, limit: number, cursor?: string) => sessionPage(this.deps, taskId, limit, cursor);
   getSession = (id: string): Promise<SessionRecord> => getSessionOr404(this.deps, id);
   async listMessages(id: string): Promise<MessageRecord[]> {
     await getSessionOr404(this.deps, id);
     return this.deps.store.listMessages(id);
   }
+  messagePage = (id: string, limit: number, before?: string) => messagePage(this.deps, id, limit, before);
   async workspace(id: string): Promise<WorkspaceInfo> {
     return workspaceInfo(this.deps, await getSessionOr404(this.deps, id));
   }
@@ -115,8 +127,9 @@ export class Orchestrator {
   resume = (id: string): Promise<SessionRecord> => resumeSession(this.deps, this.live, id);
   deleteSession = (id: string): Promise<void> => deleteSession(this.deps, this.live, id);
   async answerPermission(id: string, requestId: string, optionId: string | null): Promise<void> {
-    await getSessionOr404(this.deps, id);
+    const session = await getSessionOr404(this.deps, id);
     this.live.answerPermission(id, requestId, optionId);
+    this.summaries.touch(session.taskId);
   }
 
   // lifecycle (LC-1 … LC-8)
@@ -125,6 +138,7 @@ export class Orchestrator {
   deleteTask = (id: string, discardChanges: boolean): Promise<CleanupJobRecord> => requestCleanup(this.deps, this.cleanup, id, "delete", { discardChanges });
   resetEnvironment = (id: string): Promise<CleanupJobRecord> => requestCleanup(this.deps, this.cleanup, id, "environment_reset");
   listCleanupJobs = (taskId?: string): Promise<CleanupJobRecord[]> => listCleanupJobs(this.deps, taskId);
+  cleanupJobPage = (taskId: string | undefined, limit: number, cursor?: string) => cleanupJobPage(this.deps, taskId, limit, cursor);
   doctor = () => runDoctor(this.deps);
 
   agentProfiles(): AgentProfile[] {

@@ -12,7 +12,7 @@ import type { CleanupJobsTable, Ctx, Db } from "./schema.js";
 import { fromDbBool, toDbBool } from "./schema.js";
 import { lockTask } from "./tasks-repo.js";
 
-function toJob(r: Selectable<CleanupJobsTable>): CleanupJobRecord {
+export function toJob(r: Selectable<CleanupJobsTable>): CleanupJobRecord {
   return {
     id: r.id,
     taskId: r.task_id,

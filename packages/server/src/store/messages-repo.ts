@@ -3,7 +3,7 @@ import type { MessageRecord, MessageRole } from "../domain/records.js";
 import type { Db, MessagesTable } from "./schema.js";
 import { decodeText, encodeText } from "./text-codec.js";
 
-function toMessage(r: Selectable<MessagesTable>): MessageRecord {
+export function toMessage(r: Selectable<MessagesTable>): MessageRecord {
   return {
     id: r.id,
     sessionId: r.session_id,

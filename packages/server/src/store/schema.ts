@@ -175,6 +175,15 @@ export interface PullRequestsTable {
   updated_at: string;
 }
 
+/** Issue 13 (migration 006): totals of a task's last computed Changes, read by the board's summaries. */
+export interface TaskDiffStatsTable {
+  task_id: string;
+  files: number;
+  additions: number;
+  deletions: number;
+  updated_at: string;
+}
+
 export interface MigrationsTable {
   name: string;
   applied_at: string;
@@ -194,6 +203,7 @@ export interface DB {
   repository_credentials: RepositoryCredentialsTable;
   review_comments: ReviewCommentsTable;
   pull_requests: PullRequestsTable;
+  task_diff_stats: TaskDiffStatsTable;
 }
 
 export type StoreDialect = "sqlite" | "postgres";

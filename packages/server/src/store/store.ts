@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
 import type { LastError } from "@grove/protocol";
 import type { CleanupJobRecord, CleanupSnapshot } from "../domain/cleanup-job.js";
+import type { KeyCursor } from "../domain/cursor.js";
 import type { SlotResult } from "../domain/environment-merge.js";
 import type {
   AgentProcessRecord,
@@ -21,6 +22,7 @@ import { listTaskInventory, type TaskInventory } from "./inventory-repo.js";
 import type { CreationBarrier, LaunchReservation } from "./barrier-writes.js";
 import * as credentials from "./credentials-repo.js";
 import * as envs from "./environments-repo.js";
+import * as lists from "./list-pages.js";
 import * as messages from "./messages-repo.js";
 import { recoverAfterRestart } from "./recovery.js";
 import * as repos from "./repositories-repo.js";
@@ -332,6 +334,31 @@ export class Store {
   /** Every task with its environment rows, for the read-only `grove doctor` audit. */
   listTaskInventory(): Promise<TaskInventory[]> {
     return listTaskInventory(this.q);
+  }
+
+  // Paged lists (issue 13, ADR 2026-11-30-list-paging-keyset) ---------------------------
+
+  /** One keyset page of tasks in (createdAt, id) order; every filter combines. */
+  listTaskPage(filter: lists.TaskFilter, page: lists.PageSpec<KeyCursor>): Promise<lists.RowsPage<TaskRecord>> {
+    return lists.listTaskPage({ db: this.q, dialect: this.dialect }, filter, page);
+  }
+  /** Repository names, active slots, sessions and cached diff stats of these tasks (for summaries). */
+  taskSummaryParts(taskIds: readonly string[]): Promise<lists.SummaryParts> {
+    return lists.summaryParts(this.q, taskIds);
+  }
+  /** Caches the totals of a task's freshly computed Changes. */
+  putDiffStat(taskId: string, stat: { files: number; additions: number; deletions: number }, now: string): Promise<void> {
+    return lists.putDiffStat(this.q, taskId, stat, now);
+  }
+  listSessionPage(taskId: string, page: lists.PageSpec<KeyCursor>): Promise<lists.RowsPage<SessionRecord>> {
+    return lists.listSessionPage(this.q, taskId, page);
+  }
+  listCleanupJobPage(taskId: string | undefined, page: lists.PageSpec<KeyCursor>): Promise<lists.RowsPage<CleanupJobRecord>> {
+    return lists.listCleanupJobPage(this.q, taskId, page);
+  }
+  /** The `limit` messages before `before` (a seq), returned oldest first. */
+  listMessagePage(sessionId: string, page: { before?: number | undefined; limit: number }): Promise<lists.RowsPage<MessageRecord> & { oldestSeq: number | null }> {
+    return lists.listMessagePage(this.q, sessionId, page);
   }
 
   // Start-up ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import type { Ctx, Db, TaskRepositoriesTable, TasksTable } from "./schema.js";
 
 export type TaskPatch = Partial<Pick<TaskRecord, "title" | "description" | "state" | "archivedAt">>;
 
-function toAttachment(r: Selectable<TaskRepositoriesTable>): TaskRepositoryRecord {
+export function toAttachment(r: Selectable<TaskRepositoriesTable>): TaskRepositoryRecord {
   return {
     repositoryId: r.repository_id,
     baseBranch: r.base_branch,
@@ -14,7 +14,7 @@ function toAttachment(r: Selectable<TaskRepositoriesTable>): TaskRepositoryRecor
   };
 }
 
-function toRecord(t: Selectable<TasksTable>, repositories: TaskRepositoryRecord[]): TaskRecord {
+export function toRecord(t: Selectable<TasksTable>, repositories: TaskRepositoryRecord[]): TaskRecord {
   return {
     id: t.id,
     title: t.title,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { MAX_PAGE_LIMIT } from "@grove/protocol";
 import { cleanupJobView } from "../../domain/cleanup-job.js";
 import { taskView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
@@ -7,7 +8,10 @@ import { parse } from "../validate.js";
 
 type Id = { Params: { id: string } };
 const DeleteQuery = z.object({ discardChanges: z.enum(["true", "false"]).optional() }).strict();
-const JobsQuery = z.object({ taskId: z.string().min(1).max(100).optional() }).strict();
+const JobsQuery = z
+  .object({ taskId: z.string().min(1).max(100).optional(), limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).optional(), cursor: z.string().min(1).max(1000).optional() })
+  .strict()
+  .refine((q) => q.cursor === undefined || q.limit !== undefined, { message: "a cursor needs a limit", path: ["cursor"] });
 
 /** Lifecycle operations (LC-1 … LC-8): archive, unarchive, delete, environment reset, cleanup jobs, doctor. */
 export function lifecycleRoutes(app: FastifyInstance, orch: Orchestrator): void {
@@ -20,6 +24,7 @@ export function lifecycleRoutes(app: FastifyInstance, orch: Orchestrator): void 
   app.post<Id>("/tasks/:id/environment/reset", async (req, reply) => reply.status(202).send({ jobId: (await orch.resetEnvironment(req.params.id)).id }));
   app.get("/cleanup-jobs", async (req) => {
     const q = parse(JobsQuery, req.query, "query");
+    if (q.limit !== undefined) return orch.cleanupJobPage(q.taskId, q.limit, q.cursor);
     return (await orch.listCleanupJobs(q.taskId)).map(cleanupJobView);
   });
   app.get("/doctor", async () => orch.doctor());

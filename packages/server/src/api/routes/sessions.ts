@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { PromptBody } from "@grove/protocol";
+import { MessagesQuery, PromptBody } from "@grove/protocol";
 import { messageView, sessionView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { parse } from "../validate.js";
@@ -10,7 +10,11 @@ const PermissionAnswer = z.object({ optionId: z.string().min(1).nullable() }).st
 
 export function sessionRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.get<Id>("/sessions/:id", async (req) => sessionView(await orch.getSession(req.params.id)));
-  app.get<Id>("/sessions/:id/messages", async (req) => (await orch.listMessages(req.params.id)).map(messageView));
+  app.get<Id>("/sessions/:id/messages", async (req) => {
+    const q = parse(MessagesQuery, req.query, "query");
+    if (q.limit !== undefined) return orch.messagePage(req.params.id, q.limit, q.before ?? q.cursor);
+    return (await orch.listMessages(req.params.id)).map(messageView);
+  });
   app.get<Id>("/sessions/:id/workspace", async (req) => orch.workspace(req.params.id));
   app.post<Id>("/sessions/:id/prompt", { config: { arbitraryText: ["prompt"] } }, async (req, reply) => {
     const body = parse(PromptBody, req.body);

@@ -1,21 +1,17 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { CreateSessionBody, CreateTaskBody, PatchTaskBody } from "@grove/protocol";
+import { CreateSessionBody, CreateTaskBody, ListTasksQuery, PageQuery, PatchTaskBody } from "@grove/protocol";
 import { sessionView, taskView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { parse } from "../validate.js";
 
-const ListQuery = z.object({ archived: z.enum(["true", "false"]).optional() });
 const DiffQuery = z.object({ repositoryId: z.string().min(1), path: z.string().min(1).max(4096), worktreeId: z.string().min(1).optional() });
 
 type Id = { Params: { id: string } };
 
 export function taskRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.post("/tasks", async (req, reply) => reply.status(201).send(taskView(await orch.createTask(parse(CreateTaskBody, req.body)))));
-  app.get("/tasks", async (req) => {
-    const q = parse(ListQuery, req.query, "query");
-    return (await orch.listTasks(q.archived === "true")).map(taskView);
-  });
+  app.get("/tasks", async (req) => orch.queryTasks(parse(ListTasksQuery, req.query, "query")));
   app.get<Id>("/tasks/:id", async (req) => taskView(await orch.getTask(req.params.id)));
   app.patch<Id>("/tasks/:id", async (req) => taskView(await orch.patchTask(req.params.id, parse(PatchTaskBody, req.body))));
 
@@ -23,7 +19,11 @@ export function taskRoutes(app: FastifyInstance, orch: Orchestrator): void {
     const body = parse(CreateSessionBody, req.body ?? {});
     return reply.status(201).send(sessionView(await orch.startSession(req.params.id, body)));
   });
-  app.get<Id>("/tasks/:id/sessions", async (req) => (await orch.listSessions(req.params.id)).map(sessionView));
+  app.get<Id>("/tasks/:id/sessions", async (req) => {
+    const q = parse(PageQuery, req.query, "query");
+    if (q.limit !== undefined) return orch.sessionPage(req.params.id, q.limit, q.cursor);
+    return (await orch.listSessions(req.params.id)).map(sessionView);
+  });
 
   app.get<Id>("/tasks/:id/environment", async (req) => orch.getEnvironment(req.params.id));
   app.post<Id>("/tasks/:id/environment/restore", async (req) => orch.restoreEnvironment(req.params.id));

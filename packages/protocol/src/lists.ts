@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { TaskState } from "./schemas.js";
+
+/**
+ * Paged lists (issue 13): with `?limit=N` a list answers `{items, nextCursor}`; without it the
+ * plain array of CONTRACT.md stays as it is. `nextCursor` is opaque; pass it back as `cursor`
+ * (messages: `before`) for the next page; `null` means this was the last page.
+ */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+}
+
+/** One page of a list. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** The largest `limit` a list accepts. */
+export const MAX_PAGE_LIMIT = 500;
+
+/**
+ * What the board shows of a task's agents: `running` while a session starts or works,
+ * `needs_permission` while a session waits for a person's answer, `waiting` when a session
+ * waits for input, `failed` when the newest session failed and none is live, else `none`.
+ * `sessionId` names the session that decided it.
+ */
+export const AgentActivity = z.enum(["running", "waiting", "needs_permission", "failed", "none"]);
+export type AgentActivity = z.infer<typeof AgentActivity>;
+
+/** Totals of a task's Changes (all slots), from the last time they were computed. */
+export const DiffStat = z.object({ files: z.number().int(), additions: z.number().int(), deletions: z.number().int() });
+export type DiffStat = z.infer<typeof DiffStat>;
+
+/**
+ * The board's compact task (`GET /tasks?view=summary`, and `task.summary` event frames).
+ * The common fields equal the full `Task`'s; `repositories` follow the task's attachment
+ * order, `branch` is the worktree branch once materialized, else the branch the task starts from.
+ * `diffStat` is null until the task's Changes have been computed once.
+ */
+export const TaskSummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  state: TaskState,
+  archivedAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  repositories: z.array(z.object({ repositoryId: z.string(), name: z.string(), branch: z.string() })),
+  agent: z.object({ state: AgentActivity, sessionId: z.string().optional() }),
+  diffStat: DiffStat.nullable(),
+});
+export type TaskSummary = z.infer<typeof TaskSummary>;
+
+const limit = z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT);
+const cursor = z.string().min(1).max(1000);
+
+/**
+ * `GET /tasks` query: filters combine (AND); `state` may list several states, comma-separated.
+ * Unknown parameters are ignored (e.g. `token`, which the auth hook reads), as before paging.
+ */
+export const ListTasksQuery = z
+  .object({
+    archived: z.enum(["true", "false"]).optional(),
+    state: z
+      .string()
+      .max(200)
+      .transform((s) => s.split(","))
+      .pipe(z.array(TaskState).min(1))
+      .optional(),
+    repositoryId: z.string().min(1).max(100).optional(),
+    q: z.string().min(1).max(200).optional(),
+    view: z.enum(["full", "summary"]).optional(),
+    limit: limit.optional(),
+    cursor: cursor.optional(),
+  })
+  .refine((q) => q.cursor === undefined || q.limit !== undefined, { message: "a cursor needs a limit", path: ["cursor"] });
+export type ListTasksQuery = z.infer<typeof ListTasksQuery>;
+
+/** `GET /tasks/:id/sessions` and `GET /cleanup-jobs` paging. */
+export const PageQuery = z
+  .object({ limit: limit.optional(), cursor: cursor.optional() })
+  .refine((q) => q.cursor === undefined || q.limit !== undefined, { message: "a cursor needs a limit", path: ["cursor"] });
+
+/** `GET /sessions/:id/messages`: pages from the newest; `before` (or `cursor`) continues to older ones. */
+export const MessagesQuery = z
+  .object({ limit: limit.optional(), before: cursor.optional(), cursor: cursor.optional() })
+  .refine((q) => (q.before === undefined && q.cursor === undefined) || q.limit !== undefined, { message: "a cursor needs a limit", path: ["before"] });

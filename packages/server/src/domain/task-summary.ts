@@ -1,0 +1,54 @@
+import type { AgentActivity, DiffStat, TaskSummary } from "@grove/protocol";
+import { slotSlug } from "./layout.js";
+import type { SessionRecord, TaskRecord } from "./records.js";
+
+/** A session as the summary sees it. */
+export type SummarySession = Pick<SessionRecord, "id" | "state" | "createdAt">;
+
+/** An active environment slot as the summary sees it. */
+export interface SummarySlot {
+  repositoryId: string;
+  branchSlug: string;
+  worktreeBranch: string | null;
+}
+
+/**
+ * The board's agent state of a task from its sessions (oldest first): a person's answer
+ * outranks everything, then work in progress, then input awaited; `failed` only when the
+ * newest session failed and nothing is live. The newest deciding session is named.
+ */
+export function agentActivity(sessions: readonly SummarySession[], asking: ReadonlySet<string>): { state: AgentActivity; sessionId?: string } {
+  const newest = (pred: (s: SummarySession) => boolean) => [...sessions].reverse().find(pred);
+  const pick = (state: AgentActivity, s: SummarySession | undefined) => (s ? { state, sessionId: s.id } : undefined);
+  return (
+    pick("needs_permission", newest((s) => asking.has(s.id) && (s.state === "running" || s.state === "starting"))) ??
+    pick("running", newest((s) => s.state === "running" || s.state === "starting")) ??
+    pick("waiting", newest((s) => s.state === "waiting_for_input")) ??
+    pick("failed", sessions.at(-1)?.state === "failed" ? sessions.at(-1) : undefined) ?? { state: "none" }
+  );
+}
+
+/**
+ * A task's summary (TaskSummary of protocol): the task's own fields unchanged; per attachment
+ * the repository's name and the worktree branch of its slot once materialized, else the
+ * branch the task starts from.
+ */
+export function taskSummary(
+  t: TaskRecord,
+  parts: { repositoryNames: ReadonlyMap<string, string>; slots: readonly SummarySlot[]; sessions: readonly SummarySession[]; diffStat: DiffStat | undefined; asking: ReadonlySet<string> },
+): TaskSummary {
+  return {
+    id: t.id,
+    title: t.title,
+    state: t.state,
+    archivedAt: t.archivedAt,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    repositories: t.repositories.map((a) => {
+      const slot = parts.slots.find((s) => s.repositoryId === a.repositoryId && s.branchSlug === slotSlug(a));
+      return { repositoryId: a.repositoryId, name: parts.repositoryNames.get(a.repositoryId) ?? a.repositoryId, branch: slot?.worktreeBranch ?? a.checkoutBranch ?? a.baseBranch };
+    }),
+    agent: agentActivity(parts.sessions, parts.asking),
+    diffStat: parts.diffStat ?? null,
+  };
+}

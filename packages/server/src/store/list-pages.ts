@@ -1,0 +1,203 @@
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
+import type { CleanupJobRecord } from "../domain/cleanup-job.js";
+import type { KeyCursor } from "../domain/cursor.js";
+import type { MessageRecord, SessionRecord, TaskRecord, TaskRepositoryRecord, TaskState } from "../domain/records.js";
+import { toJob } from "./cleanup-jobs-repo.js";
+import { toMessage } from "./messages-repo.js";
+import type { Ctx, DB, Db } from "./schema.js";
+import { toSession } from "./sessions-repo.js";
+import { toAttachment, toRecord } from "./tasks-repo.js";
+
+/** Filters of `GET /tasks`; they combine (AND). */
+export interface TaskFilter {
+  archived: boolean;
+  states?: readonly TaskState[] | undefined;
+  repositoryId?: string | undefined;
+  /** Case-insensitive text in the title or the description. */
+  q?: string | undefined;
+}
+
+/** A keyset page: rows strictly after `after` in the list's order; `limit` undefined = all. */
+export interface PageSpec<C> {
+  after?: C | undefined;
+  limit?: number | undefined;
+}
+
+/** Rows of one page, and whether more follow (the query fetched one row past `limit`). */
+export interface RowsPage<T> {
+  rows: T[];
+  more: boolean;
+}
+
+function cut<T>(rows: T[], limit: number | undefined): RowsPage<T> {
+  if (limit === undefined || rows.length <= limit) return { rows, more: false };
+  return { rows: rows.slice(0, limit), more: true };
+}
+
+/** `(created_at, id) > (at, id)`: the keyset condition every (created_at, id)-ordered list uses. */
+function afterKey<T extends "tasks" | "sessions" | "cleanup_jobs">(eb: ExpressionBuilder<DB, T>, c: KeyCursor): Expression<SqlBool> {
+  const e = eb as unknown as ExpressionBuilder<DB, "tasks">;
+  return e(e.refTuple("created_at", "id"), ">", e.tuple(c.at, c.id)) as Expression<SqlBool>;
+}
+
+/** LIKE pattern with the wildcards of the user's text escaped (backslash is the escape). */
+function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+}
+
+/**
+ * The `q` filter. PostgreSQL: ILIKE on the expression the trigram index covers. SQLite: the
+ * FTS5 trigram table for three characters or more (a trigram index cannot answer shorter
+ * text), else a scan with instr.
+ */
+function textMatch(ctx: Ctx, q: string) {
+  return (eb: ExpressionBuilder<DB, "tasks">): Expression<SqlBool> => {
+    if (ctx.dialect === "postgres") return sql<SqlBool>`(tasks.title || ' ' || tasks.description) ILIKE ${likeContains(q)}`;
+    if ([...q].length >= 3) return sql<SqlBool>`tasks.rowid IN (SELECT rowid FROM tasks_text_fts WHERE tasks_text_fts MATCH ${`"${q.replace(/"/g, '""')}"`})`;
+    return eb.or([sql<SqlBool>`instr(lower(tasks.title), lower(${q})) > 0`, sql<SqlBool>`instr(lower(tasks.description), lower(${q})) > 0`]);
+  };
+}
+
+/** The exact query `GET /tasks` runs for one page (exported so a test can EXPLAIN it). */
+export function taskPageQuery(ctx: Ctx, f: TaskFilter, page: PageSpec<KeyCursor>) {
+  let q = ctx.db.selectFrom("tasks").selectAll("tasks").where("tasks.archived_at", f.archived ? "is not" : "is", null);
+  if (f.states && f.states.length > 0) q = q.where("tasks.state", "in", f.states);
+  const repositoryId = f.repositoryId;
+  if (repositoryId !== undefined) {
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("task_repositories")
+          .select("task_repositories.task_id")
+          .whereRef("task_repositories.task_id", "=", "tasks.id")
+          .where("task_repositories.repository_id", "=", repositoryId),
+      ),
+    );
+  }
+  if (f.q !== undefined) q = q.where(textMatch(ctx, f.q));
+  const after = page.after;
+  if (after) q = q.where((eb) => afterKey(eb, after));
+  q = q.orderBy("tasks.created_at").orderBy("tasks.id");
+  return page.limit === undefined ? q : q.limit(page.limit + 1);
+}
+
+/** Ids in chunks small enough for any driver's parameter limit. */
+function chunks<T>(xs: readonly T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += size) out.push(xs.slice(i, i + size));
+  return out;
+}
+
+async function attachmentsOf(db: Db, taskIds: readonly string[]): Promise<Map<string, TaskRepositoryRecord[]>> {
+  const byTask = new Map<string, TaskRepositoryRecord[]>();
+  for (const ids of chunks(taskIds)) {
+    const rows = await db.selectFrom("task_repositories").selectAll().where("task_id", "in", ids).orderBy("task_id").orderBy("position").execute();
+    for (const r of rows) {
+      const list = byTask.get(r.task_id) ?? [];
+      list.push(toAttachment(r));
+      byTask.set(r.task_id, list);
+    }
+  }
+  return byTask;
+}
+
+/** One page of full tasks (with their attachments), in (createdAt, id) order. */
+export async function listTaskPage(ctx: Ctx, f: TaskFilter, page: PageSpec<KeyCursor>): Promise<RowsPage<TaskRecord>> {
+  const { rows, more } = cut(await taskPageQuery(ctx, f, page).execute(), page.limit);
+  const atts = await attachmentsOf(ctx.db, rows.map((t) => t.id));
+  return { rows: rows.map((t) => toRecord(t, atts.get(t.id) ?? [])), more };
+}
+
+/** What a task summary needs beyond the task row, for many tasks at once (a few indexed queries). */
+export interface SummaryParts {
+  repositoryNames: Map<string, string>;
+  /** Active environment rows per task: repository, slot slug and worktree branch. */
+  slots: Map<string, { repositoryId: string; branchSlug: string; worktreeBranch: string | null }[]>;
+  sessions: Map<string, Pick<SessionRecord, "id" | "state" | "createdAt">[]>;
+  diffStats: Map<string, { files: number; additions: number; deletions: number }>;
+}
+
+export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<SummaryParts> {
+  const parts: SummaryParts = { repositoryNames: new Map(), slots: new Map(), sessions: new Map(), diffStats: new Map() };
+  for (const r of await db.selectFrom("repositories").select(["id", "name"]).execute()) parts.repositoryNames.set(r.id, r.name);
+  for (const ids of chunks(taskIds)) {
+    const slots = await db
+      .selectFrom("task_environment_repos as r")
+      .innerJoin("task_environments as e", "e.id", "r.environment_id")
+      .select(["e.task_id", "r.repository_id", "r.branch_slug", "r.worktree_branch"])
+      .where("e.task_id", "in", ids)
+      .where("r.status", "=", "active")
+      .orderBy("r.position")
+      .execute();
+    for (const s of slots) {
+      const list = parts.slots.get(s.task_id) ?? [];
+      list.push({ repositoryId: s.repository_id, branchSlug: s.branch_slug, worktreeBranch: s.worktree_branch });
+      parts.slots.set(s.task_id, list);
+    }
+    const sessions = await db.selectFrom("sessions").select(["id", "task_id", "state", "created_at"]).where("task_id", "in", ids).orderBy("created_at").orderBy("id").execute();
+    for (const s of sessions) {
+      const list = parts.sessions.get(s.task_id) ?? [];
+      list.push({ id: s.id, state: s.state as SessionRecord["state"], createdAt: s.created_at });
+      parts.sessions.set(s.task_id, list);
+    }
+    for (const d of await db.selectFrom("task_diff_stats").selectAll().where("task_id", "in", ids).execute()) {
+      parts.diffStats.set(d.task_id, { files: Number(d.files), additions: Number(d.additions), deletions: Number(d.deletions) });
+    }
+  }
+  return parts;
+}
+
+/** Records the totals of a task's freshly computed Changes (insert or replace). */
+export async function putDiffStat(db: Db, taskId: string, stat: { files: number; additions: number; deletions: number }, now: string): Promise<void> {
+  await db
+    .insertInto("task_diff_stats")
+    .values({ task_id: taskId, ...stat, updated_at: now })
+    .onConflict((oc) => oc.column("task_id").doUpdateSet({ ...stat, updated_at: now }))
+    .execute();
+}
+
+/** The exact query of one page of a task's sessions. */
+export function sessionPageQuery(db: Db, taskId: string, page: PageSpec<KeyCursor>) {
+  let q = db.selectFrom("sessions").selectAll().where("task_id", "=", taskId);
+  const after = page.after;
+  if (after) q = q.where((eb) => afterKey(eb, after));
+  q = q.orderBy("created_at").orderBy("id");
+  return page.limit === undefined ? q : q.limit(page.limit + 1);
+}
+
+export async function listSessionPage(db: Db, taskId: string, page: PageSpec<KeyCursor>): Promise<RowsPage<SessionRecord>> {
+  const { rows, more } = cut(await sessionPageQuery(db, taskId, page).execute(), page.limit);
+  return { rows: rows.map(toSession), more };
+}
+
+/** The exact query of one page of cleanup jobs (all, or one task's). */
+export function cleanupJobPageQuery(db: Db, taskId: string | undefined, page: PageSpec<KeyCursor>) {
+  let q = db.selectFrom("cleanup_jobs").selectAll();
+  if (taskId !== undefined) q = q.where("task_id", "=", taskId);
+  const after = page.after;
+  if (after) q = q.where((eb) => afterKey(eb, after));
+  q = q.orderBy("created_at").orderBy("id");
+  return page.limit === undefined ? q : q.limit(page.limit + 1);
+}
+
+export async function listCleanupJobPage(db: Db, taskId: string | undefined, page: PageSpec<KeyCursor>): Promise<RowsPage<CleanupJobRecord>> {
+  const { rows, more } = cut(await cleanupJobPageQuery(db, taskId, page).execute(), page.limit);
+  return { rows: rows.map(toJob), more };
+}
+
+/**
+ * The exact query of one page of a session's messages, from the newest: the `limit` messages
+ * just before `before` (a seq), newest first; the caller returns them oldest first.
+ */
+export function messagePageQuery(db: Db, sessionId: string, page: { before?: number | undefined; limit: number }) {
+  let q = db.selectFrom("messages").selectAll().where("session_id", "=", sessionId);
+  if (page.before !== undefined) q = q.where("seq", "<", page.before);
+  return q.orderBy("seq", "desc").limit(page.limit + 1);
+}
+
+/** Messages of one page, oldest first, with the seq of the oldest (the next page's `before`). */
+export async function listMessagePage(db: Db, sessionId: string, page: { before?: number | undefined; limit: number }): Promise<RowsPage<MessageRecord> & { oldestSeq: number | null }> {
+  const { rows, more } = cut(await messagePageQuery(db, sessionId, page).execute(), page.limit);
+  rows.reverse();
+  return { rows: rows.map(toMessage), more, oldestSeq: rows.length > 0 ? Number(rows[0]?.seq) : null };
+}
