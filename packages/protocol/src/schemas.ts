@@ -137,6 +137,8 @@ export const RepositoryChanges = z.object({
   files: z.array(ChangedFile),
   truncated: z.boolean().optional(),
   error: z.string().optional(),
+  /** The worktree directory is gone (WT-5): `POST /tasks/:id/environment/restore` recreates it. */
+  missing: z.boolean().optional(),
 });
 export type RepositoryChanges = z.infer<typeof RepositoryChanges>;
 

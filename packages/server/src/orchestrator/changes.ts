@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { Changes, FileDiff } from "@grove/protocol";
@@ -52,6 +53,7 @@ export async function taskChanges(deps: Deps, taskId: string): Promise<Changes> 
           behind: 0,
           files: [],
           error: e instanceof Error ? e.message : String(e),
+          missing: !existsSync(worktreePath),
         };
       }
     }),

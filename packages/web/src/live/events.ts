@@ -1,12 +1,12 @@
 /**
- * The event stream (`/api/v1/events`): one WebSocket for the page, reconnected with backoff.
- * Views subscribe to event types and unsubscribe when they unmount. After a reconnect,
- * listeners of "reconnected" refetch, because frames sent while disconnected are lost.
+ * The event stream (`/api/v1/events`): one WebSocket for the page, reconnected with backoff
+ * (0.5 s doubling to 10 s). Auth rides on the `grove_token` cookie, never on the URL. After a
+ * reconnect, "reconnected" listeners re-read, because frames sent meanwhile are lost.
  */
 import type { EventFrame, EventMap, EventType } from "@grove/protocol";
-import { token } from "./api.js";
 
 type Handler<T extends EventType> = (data: EventMap[T], frame: EventFrame<T>) => void;
+/** Connection signals, plus frames of types the protocol package does not list yet (comments, PRs). */
 type Special = "connected" | "reconnected" | "disconnected";
 
 export class EventStream {
@@ -15,10 +15,13 @@ export class EventStream {
   private attempts = 0;
   private everConnected = false;
   private closed = false;
+  /** Whether the socket is open now (the header's live badge). */
+  live = false;
 
   /** Subscribes to one event type; returns the unsubscribe function. */
   on<T extends EventType>(type: T, fn: Handler<T>): () => void;
   on(type: Special, fn: () => void): () => void;
+  on(type: string, fn: (data: never, frame: never) => void): () => void;
   on(type: string, fn: (data: never, frame: never) => void): () => void {
     const set = this.handlers.get(type) ?? new Set();
     this.handlers.set(type, set);
@@ -29,12 +32,11 @@ export class EventStream {
 
   connect(): void {
     this.closed = false;
-    const t = token();
-    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/v1/events${t ? `?token=${encodeURIComponent(t)}` : ""}`;
-    const ws = new WebSocket(url);
+    const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/v1/events`);
     this.ws = ws;
     ws.onopen = () => {
       this.attempts = 0;
+      this.live = true;
       this.emit(this.everConnected ? "reconnected" : "connected", undefined, undefined);
       this.everConnected = true;
     };
@@ -49,9 +51,9 @@ export class EventStream {
     };
     ws.onclose = () => {
       if (this.ws !== ws) return;
+      this.live = false;
       this.emit("disconnected", undefined, undefined);
       if (this.closed) return;
-      // 0.5 s, 1 s, 2 s … capped at 10 s: a restarting server is back within a few seconds.
       const delay = Math.min(10_000, 500 * 2 ** this.attempts++);
       setTimeout(() => this.connect(), delay);
     };
@@ -67,9 +69,12 @@ export class EventStream {
       try {
         fn(data, frame);
       } catch (e) {
-        // A broken view must not stop the other listeners; the console is the browser's log.
-        console.error(`event handler for ${type} failed`, e);
+        // A broken listener must not stop the others.
+        console.warn(`event handler for ${type} failed`, e);
       }
     }
   }
 }
+
+/** The page's one stream. */
+export const events = new EventStream();

@@ -1,27 +1,20 @@
 /**
- * The HTTP client of `/api/v1`. With GROVE_AUTH_TOKEN set, open the page once as `/?token=…`:
- * the token is kept in localStorage and sent as a bearer token (and as `?token=` on the
- * WebSocket, where browsers cannot set headers).
+ * The HTTP client of `/api/v1`. Authentication rides on the server's HttpOnly `grove_token`
+ * cookie (set when the page is opened as `/?token=…`), so the page never holds the token:
+ * `adoptTokenFromUrl` only removes it from the address bar. Every state-changing request
+ * carries `Content-Type: application/json` with a JSON body, as the server requires.
  */
 import type { ErrorBody } from "@grove/protocol";
 
-const TOKEN_KEY = "grove.token";
-
-export function token(): string | null {
-  return localStorage.getItem(TOKEN_KEY);
-}
-
-/** Moves `?token=` from the address bar into localStorage (and out of the visible URL). */
+/** Removes `?token=` from the visible URL; the server already turned it into a cookie. */
 export function adoptTokenFromUrl(): void {
   const url = new URL(location.href);
-  const t = url.searchParams.get("token");
-  if (!t) return;
-  localStorage.setItem(TOKEN_KEY, t);
+  if (!url.searchParams.has("token")) return;
   url.searchParams.delete("token");
   history.replaceState(history.state, "", url.pathname + url.search + url.hash);
 }
 
-/** An API error answer: `code: message` is what the page shows. */
+/** An API error answer; `code` picks the person's words in `human-errors.ts`. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -37,18 +30,23 @@ export class ApiError extends Error {
   }
 }
 
-/** `code: message` for any thrown value (network failures have no code). */
+/** `code: message` for any thrown value (network failures have no code of their own). */
 export function describeError(e: unknown): string {
   if (e instanceof ApiError) return e.toString();
   return `network_error: ${(e as Error)?.message ?? String(e)}`;
 }
 
+const STATE_CHANGING = new Set(["POST", "PATCH", "PUT", "DELETE"]);
+
+/** One request; resolves to the parsed JSON answer, throws `ApiError` for any non-2xx. */
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
-  const t = token();
-  if (t) headers.authorization = `Bearer ${t}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let payload: string | undefined;
+  if (STATE_CHANGING.has(method)) {
+    headers["content-type"] = "application/json";
+    payload = JSON.stringify(body ?? {});
+  }
+  const res = await fetch(`/api/v1${path}`, { method, headers, body: payload, credentials: "same-origin" });
   const text = await res.text();
   let parsed: unknown = undefined;
   if (text) {
@@ -68,7 +66,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
 
 export const api = {
   get: <T>(path: string) => request<T>("GET", path),
-  post: <T>(path: string, body: unknown = {}) => request<T>("POST", path, body),
+  post: <T>(path: string, body?: unknown) => request<T>("POST", path, body),
   patch: <T>(path: string, body: unknown) => request<T>("PATCH", path, body),
   del: <T>(path: string) => request<T>("DELETE", path),
 };
