@@ -105,6 +105,8 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     database: store.dialect,
     runnerId: config.runnerId,
     authToken: config.authToken,
+    editor: env.GROVE_EDITOR,
+    env,
     webDist: join(here, "..", "..", "web", "dist"),
   });
   await app.listen({ host: config.host, port: config.port });

@@ -46,6 +46,8 @@ export const OPERATIONS: Op[] = [
   { method: "get", path: "/agents", summary: "Agent profiles", response: z.array(P.AgentProfile) },
   { method: "get", path: "/openapi.json", summary: "This document" },
   { method: "get", path: "/events", summary: "WebSocket event stream (frames {type,data,at})" },
+  { method: "get", path: "/tasks/{id}/terminal", summary: "WebSocket: a shell in the task's worktree (?repositoryId=&cols=&rows=); frames in {type:'input',data}|{type:'resize',cols,rows}, out: output text", errors: ["terminal_unavailable", "not_found"] },
+  { method: "post", path: "/tasks/{id}/open-in-editor", summary: "Open a worktree in the server's GROVE_EDITOR ({repositoryId})", status: 202, errors: ["editor_not_configured", "terminal_unavailable"] },
 ];
 
 function schema(s: z.ZodType): unknown {

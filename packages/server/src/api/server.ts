@@ -14,6 +14,7 @@ import { metaRoutes } from "./routes/meta.js";
 import { repositoryRoutes } from "./routes/repositories.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { taskRoutes } from "./routes/tasks.js";
+import { terminalRoutes } from "./routes/terminal.js";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
@@ -23,6 +24,10 @@ export interface ApiOptions {
   database: "sqlite" | "postgres";
   runnerId: string;
   authToken?: string | undefined;
+  /** `GROVE_EDITOR`: the command "open in editor" runs with a worktree path. */
+  editor?: string | undefined;
+  /** The server's environment, for the terminal's shell (minus secrets). */
+  env?: NodeJS.ProcessEnv;
   /** Built web UI (packages/web/dist), served at `/` when present. */
   webDist?: string | undefined;
 }
@@ -70,6 +75,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       sessionRoutes(api, opts.orchestrator);
       lifecycleRoutes(api, opts.orchestrator);
       eventRoutes(api, opts.bus);
+      terminalRoutes(api, opts.orchestrator, { editor: opts.editor, env: opts.env ?? process.env });
     },
     { prefix: "/api/v1" },
   );

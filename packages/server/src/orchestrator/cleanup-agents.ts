@@ -2,6 +2,7 @@ import { isSameProcess, killProcessGroup } from "../agents/process-info.js";
 import type { CleanupSnapshot } from "../domain/cleanup-job.js";
 import { AppError } from "../domain/errors.js";
 import type { Deps } from "./context.js";
+import { terminals } from "./terminals.js";
 
 const GRACE_MS = 3000;
 
@@ -18,6 +19,7 @@ function delay(ms: number): Promise<void> {
  * and retries (a failed or uncertain stop never leads to a removal).
  */
 export async function stopTaskAgents(deps: Deps, snapshot: CleanupSnapshot): Promise<void> {
+  terminals.killTask(snapshot.taskId);
   await waitForLaunches(deps, snapshot);
   await Promise.all(snapshot.sessionIds.map((id) => deps.agents.stop(id, { graceMs: GRACE_MS })));
   const recorded = new Map(snapshot.agentProcesses.map((p) => [p.sessionId, p]));
