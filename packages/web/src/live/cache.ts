@@ -95,6 +95,7 @@ export function feedCache(qc: QueryClient, stream: EventStream): () => void {
     stream.on("task.created", ({ task }) => putTask(qc, task)),
     stream.on("task.updated", ({ task }) => putTask(qc, task)),
     stream.on("task.deleted", ({ taskId }) => {
+      for (const k of [keys.changes(taskId), keys.environment(taskId), ["diff", taskId], keys.cleanupJobs(taskId)]) qc.removeQueries({ queryKey: k });
       for (const archived of [false, true]) qc.setQueryData<Task[]>(keys.tasks(archived), (list) => list?.filter((t) => t.id !== taskId));
     }),
     stream.on("session.created", ({ session }) => putSession(qc, session)),
@@ -118,7 +119,8 @@ export function feedCache(qc: QueryClient, stream: EventStream): () => void {
     stream.on("environment.updated", ({ taskId }) => taskFiles(taskId)),
     stream.on("cleanup_job.updated", ({ job }) => {
       putJob(qc, job);
-      taskFiles(job.taskId);
+      // A delete takes the task with it: re-reading its files would only ask for what is gone.
+      if (job.trigger !== "delete") taskFiles(job.taskId);
     }),
     stream.on("comment.created", (d: { comment?: { taskId: string } }) => d.comment && soon(keys.comments(d.comment.taskId), 50)),
     stream.on("comment.updated", (d: { comment?: { taskId: string } }) => d.comment && soon(keys.comments(d.comment.taskId), 50)),

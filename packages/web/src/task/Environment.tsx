@@ -50,8 +50,10 @@ export function Environment({ task, known, changes, repoName, onRestore, restori
         </div>
       ) : null}
       <ErrorBox error={restoreError} context="Restore" />
-      {!known || (env.error as { status?: number } | null)?.status === 404 ? (
-        <p className="empty">{task.archivedAt ? "Archived: the worktrees were removed (branches and saved changes are kept). Unarchive to work on it again." : "Not created yet: the first session creates the worktrees."}</p>
+      {task.archivedAt ? (
+        <p className="empty">Archived: the worktrees were removed (branches and saved changes are kept). Unarchive to work on it again.</p>
+      ) : !known || (env.error as { status?: number } | null)?.status === 404 ? (
+        <p className="empty">Not created yet: the first session creates the worktrees.</p>
       ) : (
         <ErrorBox error={env.error} context="Could not load the environment" />
       )}

@@ -14,7 +14,7 @@ import { ErrorBox } from "../ui/ErrorBox.js";
 import { when } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
 
-export function Lifecycle({ task, onUnarchive }: { task: Task; onUnarchive(): void }) {
+export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnarchive(): void; onDeleted(): void }) {
   const qc = useQueryClient();
   const jobs = useQuery({ queryKey: keys.cleanupJobs(task.id), queryFn: () => listCleanupJobs(task.id) });
   const action = useAction();
@@ -26,13 +26,14 @@ export function Lifecycle({ task, onUnarchive }: { task: Task; onUnarchive(): vo
     void action.run(async () => {
       try {
         await api.del<CleanupAccepted>(`/tasks/${enc(task.id)}${discardChanges ? "?discardChanges=true" : ""}`);
+        onDeleted();
+        return;
       } catch (e) {
         if (!(e instanceof ApiError && e.code === "dirty_worktree" && !discardChanges)) throw e;
         setConfirm(e);
-      } finally {
-        // A refused attempt announced a job it did not keep: re-read what the server keeps.
-        await reloadJobs();
       }
+      // The refused attempt announced a job it did not keep: re-read what the server keeps.
+      await reloadJobs();
     });
   };
   const archive = () => void action.run(() => api.post<CleanupAccepted>(`/tasks/${enc(task.id)}/archive`).then(reloadJobs));

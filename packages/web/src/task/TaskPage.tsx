@@ -147,7 +147,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
         <div className="col-side">
           <ChangesSummary taskId={taskId} changes={changes.data} error={changes.error} repoName={repoName} />
           <Environment task={t} known={known} changes={changes.data} repoName={repoName} onRestore={doRestore} restoring={restore.busy} restoreError={restore.error} />
-          <Lifecycle task={t} onUnarchive={doUnarchive} />
+          <Lifecycle task={t} onUnarchive={doUnarchive} onDeleted={() => goneToBoard(t.title)} />
         </div>
       </div>
     </>
