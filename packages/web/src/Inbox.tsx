@@ -13,7 +13,7 @@ export function Inbox() {
   const [enabled, setEnabled] = useState(notificationsEnabled());
   return (
     <div className="inbox">
-      <button type="button" className="inbox-button" aria-expanded={open} aria-controls="inbox-panel" onClick={() => setOpen(!open)} aria-label={`Attention: ${items.length}`}>
+      <button type="button" className="inbox-button" aria-expanded={open} aria-controls="inbox-panel" onClick={() => setOpen(!open)} aria-label={`Inbox ${items.length} (things that need you)`}>
         Inbox <span className={`badge count ${items.length ? "hot" : ""}`} data-count={items.length}>{items.length}</span>
       </button>
       {open ? (

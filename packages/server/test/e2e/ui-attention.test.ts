@@ -49,10 +49,10 @@ describe("Issue 12 attention: notifications, inbox badge and tab title (Chromium
       await page.goto(srv.url + "/");
       await eventually(() => page.locator("#live").textContent()).toBe("live");
       // Opt in (the browser's permission was granted by the test).
-      await page.getByRole("button", { name: /^Attention: / }).click();
+      await page.getByRole("button", { name: /^Inbox \d/ }).click();
       await page.getByRole("button", { name: "Turn on browser notifications" }).click();
       await page.getByRole("button", { name: "Turn off browser notifications" }).waitFor();
-      await page.getByRole("button", { name: /^Attention: / }).click();
+      await page.getByRole("button", { name: /^Inbox \d/ }).click();
 
       const { task } = await uniqueRepoAndTask(srv, "Needs a yes");
       const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "careful", prompt: "ask may I write?\nwrite allowed.txt yes" });
@@ -65,7 +65,7 @@ describe("Issue 12 attention: notifications, inbox badge and tab title (Chromium
       expect(n!.body).toContain("Needs a yes: may I write?");
       // The card says so too.
       await eventually(() => page.locator(`.task-card[data-task-id="${task.id}"] [data-agent-state]`).getAttribute("data-agent-state")).toBe("needs_permission");
-      await page.getByRole("button", { name: /^Attention: / }).click();
+      await page.getByRole("button", { name: /^Inbox \d/ }).click();
       await shot(page, "ui-attention-inbox", false);
 
       // From the inbox to the task; answering clears the badge and closes the notification.
@@ -89,7 +89,7 @@ describe("Issue 12 attention: notifications, inbox badge and tab title (Chromium
       await srv.api("POST", `/tasks/${broken.task.id}/sessions`, { prompt: "crash 3" });
       await eventually(() => badge(page)).toBe("2");
       expect(await page.title()).toBe("(2) Grove");
-      await page.getByRole("button", { name: /^Attention: / }).click();
+      await page.getByRole("button", { name: /^Inbox \d/ }).click();
       const kinds = await page.locator(".inbox-panel li[data-kind]").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind")).sort());
       expect(kinds).toEqual(["session_failed", "turn_finished"]);
       await page.getByRole("button", { name: "Dismiss all" }).click();

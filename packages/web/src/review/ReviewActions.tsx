@@ -19,6 +19,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
   const [message, setMessage] = useState("");
   const [result, setResult] = useState("");
   const open = comments.filter((c) => c.state === "open");
+  const offered = ["POST /tasks/{id}/comments", "POST /tasks/{id}/commit", "POST /tasks/{id}/update-from-base", "POST /tasks/{id}/merge", "POST /tasks/{id}/pull-requests"].some((op) => caps.has(op));
   const target = [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
   const busyTurn = target ? target.state === "running" || target.state === "starting" : false;
   const refresh = () => {
@@ -34,6 +35,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
       refresh();
     });
 
+  if (!offered) return null;
   return (
     <section className="card review-actions" aria-label="Review actions">
       <h2>Land</h2>
