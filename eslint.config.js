@@ -59,7 +59,7 @@ export default tseslint.config(
     rules: { "no-restricted-imports": restrict([layer(["store", "git", "agents", "orchestrator", "api"], "the CLI speaks HTTP only (src/cli/client.ts)."), CHILD, DRIVERS]) },
   },
   {
-    files: ["packages/web/src/**/*.ts"],
+    files: ["packages/web/src/**/*.ts", "packages/web/src/**/*.tsx"],
     rules: { "no-restricted-imports": restrict([{ group: ["**/server/**", "node:*"], message: "web/ imports only @grove/protocol." }]) },
   },
   {

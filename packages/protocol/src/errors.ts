@@ -67,6 +67,8 @@ export const ERROR_CATALOG = {
   refresh_checkout_mismatch: { status: 409, description: "A managed clone is not at its scoped path or its origin is not the provider's URL (RR-4); nothing was fetched." },
   refresh_base_diverged: { status: 409, description: "The local and fetched base branches have diverged; neither is moved (WT-3)." },
   credential_unreadable: { status: 500, description: "A stored credential cannot be decrypted with the key in GROVE_HOME (RR-2)." },
+  terminal_unavailable: { status: 409, description: "The task has no usable worktree for a terminal or editor (archived, not created yet, or missing); details.reason says which." },
+  editor_not_configured: { status: 409, description: "No editor is configured (GROVE_EDITOR) or its command could not be started." },
   internal_error: { status: 500, description: "An unexpected server error." },
 } as const satisfies Record<string, { status: number; description: string }>;
 

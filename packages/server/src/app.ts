@@ -111,6 +111,8 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     database: store.dialect,
     runnerId: config.runnerId,
     authToken: config.authToken,
+    editor: env.GROVE_EDITOR,
+    env,
     webDist: join(here, "..", "..", "web", "dist"),
     trust: { listenHost: config.host, allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins },
     wsLimits: wsLimitsFromEnv(env),

@@ -20,6 +20,7 @@ import { repositoryRoutes } from "./routes/repositories.js";
 import { reviewRoutes } from "./routes/review.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { taskRoutes } from "./routes/tasks.js";
+import { terminalRoutes } from "./routes/terminal.js";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
@@ -29,6 +30,10 @@ export interface ApiOptions {
   database: "sqlite" | "postgres";
   runnerId: string;
   authToken?: string | undefined;
+  /** `GROVE_EDITOR`: the command "open in editor" runs with a worktree path. */
+  editor?: string | undefined;
+  /** The server's environment, for the terminal's shell (minus secrets). */
+  env?: NodeJS.ProcessEnv;
   /** Built web UI (packages/web/dist), served at `/` when present. */
   webDist?: string | undefined;
   /** SEC-5 Host/Origin allow-list; the listen address and loopback names are always allowed. */
@@ -85,6 +90,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       lifecycleRoutes(api, opts.orchestrator);
       reviewRoutes(api, opts.orchestrator);
       eventRoutes(api, opts.bus, opts.wsLimits);
+      terminalRoutes(api, opts.orchestrator, { editor: opts.editor, env: opts.env ?? process.env });
     },
     { prefix: "/api/v1" },
   );

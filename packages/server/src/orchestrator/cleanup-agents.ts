@@ -2,6 +2,7 @@ import type { CleanupSnapshot } from "../domain/cleanup-job.js";
 import { AppError } from "../domain/errors.js";
 import { stopSessionGroups, survivorsError } from "./agent-groups.js";
 import type { Deps } from "./context.js";
+import { terminals } from "./terminals.js";
 
 const GRACE_MS = 3000;
 const KILL_WAIT_MS = 2000;
@@ -20,6 +21,7 @@ function delay(ms: number): Promise<void> {
  * and retries (a failed or uncertain stop never leads to a removal).
  */
 export async function stopTaskAgents(deps: Deps, snapshot: CleanupSnapshot): Promise<void> {
+  terminals.killTask(snapshot.taskId);
   await waitForLaunches(deps, snapshot);
   const survivors = await stopSessionGroups(deps, snapshot.sessionIds, { graceMs: GRACE_MS, killWaitMs: KILL_WAIT_MS }, snapshot.agentProcesses);
   if (survivors.length > 0) throw survivorsError(`task ${snapshot.taskId}: worktrees kept, the cleanup will retry`, survivors);

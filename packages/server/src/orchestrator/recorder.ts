@@ -3,6 +3,7 @@ import { newId } from "../domain/ids.js";
 import type { MessageRecord, MessageRole } from "../domain/records.js";
 import { messageView } from "../domain/views.js";
 import type { Deps } from "./context.js";
+import { toolDetails } from "./tool-details.js";
 
 /**
  * Turns a session's ACP updates into persisted messages and live `session.message` events
@@ -66,7 +67,7 @@ export class SessionRecorder {
       }
       case "tool_call": {
         this.open = undefined;
-        const m = await this.insert("tool", e.title, { toolCallId: e.toolCallId, status: e.status, kind: e.toolKind ?? null });
+        const m = await this.insert("tool", e.title, { toolCallId: e.toolCallId, status: e.status, kind: e.toolKind ?? null, ...toolDetails(e.raw) });
         this.tools.set(e.toolCallId, m);
         if (e.status === "completed") this.onToolDone?.();
         return;
@@ -74,7 +75,7 @@ export class SessionRecorder {
       case "tool_call_update": {
         const m = this.tools.get(e.toolCallId);
         if (!m) return;
-        const data = { ...(m.data as Record<string, unknown>), ...(e.status ? { status: e.status } : {}) };
+        const data = { ...(m.data as Record<string, unknown>), ...(e.status ? { status: e.status } : {}), ...toolDetails(e.raw) };
         m.data = data;
         if (e.title) m.text = e.title;
         await this.deps.store.updateMessage(m.id, { text: m.text, data });

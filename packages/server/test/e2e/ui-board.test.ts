@@ -21,7 +21,10 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     const { page, pageErrors } = await openPage(browser, srv.url + "/repositories");
     await page.getByLabel("Path").fill("/definitely/not/here");
     await page.getByRole("button", { name: "Add repository" }).click();
-    await eventually(() => page.locator(".add-repo [role=alert]").textContent()).toMatch(/^path_not_found: /);
+    await eventually(() => page.locator(".add-repo [role=alert]").getAttribute("data-error-code")).toBe("path_not_found");
+    // The person's words first, the API's code: message in small print.
+    expect(await page.locator(".add-repo [role=alert] .error-text").textContent()).toMatch(/Nothing exists at that path/);
+    expect(await page.locator(".add-repo [role=alert] .error-raw").textContent()).toMatch(/^path_not_found: /);
 
     await page.getByLabel("Path").fill(repo.path);
     await page.getByRole("button", { name: "Add repository" }).click();
@@ -33,7 +36,7 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     // The same path again is refused by the API, and the page says why.
     await page.getByLabel("Path").fill(repo.path);
     await page.getByRole("button", { name: "Add repository" }).click();
-    await eventually(() => page.locator(".add-repo [role=alert]").textContent()).toMatch(/^repository_exists: /);
+    await eventually(() => page.locator(".add-repo [role=alert]").getAttribute("data-error-code")).toBe("repository_exists");
 
     // A remote URL: the URL fields replace the path field; an http URL to a non-loopback host is refused.
     await page.getByLabel("Source").selectOption("url");
@@ -42,10 +45,11 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     await page.getByLabel("Provider").selectOption("github");
     await page.getByLabel("Access token (optional)").fill("secret-token");
     await page.getByRole("button", { name: "Add repository" }).click();
-    await eventually(() => page.locator(".add-repo [role=alert]").textContent()).toMatch(/^\w+: .+/);
+    await eventually(() => page.locator(".add-repo [role=alert] .error-raw").textContent()).toMatch(/^\w+: .+/);
     expect(((await srv.api("GET", "/repositories")).body as unknown[]).length).toBe(1);
     await shot(page, "ui-repositories");
-    expect(pageErrors).toEqual([]);
+    // Refusals answer 4xx by design: those are the only failed requests.
+    expect(pageErrors.filter((e) => !/^http 4\d\d POST .*\/api\/v1\/repositories$/.test(e) && !/Failed to load resource/.test(e))).toEqual([]);
   });
 
   it("WEB-1.1 WEB-2.1 the form creates a task; it appears live in the todo column, and an API error stays visible", async () => {
@@ -62,7 +66,7 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     await form.getByLabel("Repository", { exact: true }).selectOption(r.body.id);
     await form.getByLabel("Base branch").fill("no-such-branch");
     await form.getByRole("button", { name: "Create task" }).click();
-    await eventually(() => form.locator("[role=alert]").textContent()).toMatch(/^base_branch_not_found: /);
+    await eventually(() => form.locator("[role=alert]").getAttribute("data-error-code")).toBe("base_branch_not_found");
     expect(((await srv.api("GET", "/tasks")).body as unknown[]).length).toBe(0);
 
     await form.getByLabel("Base branch").fill("main");
@@ -74,7 +78,7 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     expect(tasks[0]).toMatchObject({ title: "Typed into the form", description: "from the browser", repositories: [{ baseBranch: "main" }] });
     expect(await card.getAttribute("data-task-id")).toBe(tasks[0]!.id);
     await shot(page, "ui-board");
-    expect(pageErrors).toEqual([]);
+    expect(pageErrors.filter((e) => !/^http 400 POST .*\/api\/v1\/tasks$/.test(e) && !/Failed to load resource/.test(e))).toEqual([]);
   });
 
   it("WEB-1.2 the board follows task events without a reload: created, moved, deleted", async () => {
@@ -92,7 +96,7 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it("WEB-3.1 WEB-1.3 a card opens /tasks/:id (a reload stays there); the task moves to done; the archived toggle lists archived tasks", async () => {
+  it("WEB-3.1 WEB-1.3 a card opens /tasks/:id (a reload stays there); the task moves to done; archived tasks are their own view", async () => {
     const { task } = await uniqueRepoAndTask(srv, "Routed task");
     const { page, pageErrors } = await openPage(browser, srv.url + "/");
     await page.locator(`.task-card[data-task-id="${task.id}"] a`).click();
@@ -107,21 +111,27 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     await eventually(() => page.locator("#task-state").textContent()).toBe("done");
     expect((await srv.api("GET", `/tasks/${task.id}`)).body.state).toBe("done");
 
-    // Archive from the task page, then find it behind the toggle on the board.
-    await page.getByRole("button", { name: "Archive" }).click();
-    await page.getByRole("button", { name: "Unarchive" }).waitFor();
+    // Archive from the task page, then find it in the Archived view (and only there).
+    await page.getByRole("button", { name: "Archive", exact: true }).click();
+    await page.locator(".archived-banner").getByRole("button", { name: "Unarchive" }).waitFor();
     await page.getByRole("link", { name: "← Board" }).click();
     await page.waitForURL(srv.url + "/");
     await page.locator(".board .column").first().waitFor();
+    const { task: live } = await uniqueRepoAndTask(srv, "Still live");
+    await page.locator(`.task-card[data-task-id="${live.id}"]`).waitFor();
     expect(await page.locator(`.task-card[data-task-id="${task.id}"]`).count()).toBe(0);
-    await page.getByLabel("Show archived tasks").check();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Archived" }).click();
     await page.locator(`.task-card[data-task-id="${task.id}"]`, { hasText: "archived" }).waitFor();
+    expect(await page.locator(`.task-card[data-task-id="${live.id}"]`).count()).toBe(0);
+    expect(await page.locator(".task-card .drag-handle").count()).toBe(0);
     expect(pageErrors).toEqual([]);
   });
 
   it("WEB-12.1 an unknown task id shows the API error, not a blank page", async () => {
     const { page } = await openPage(browser, srv.url + "/tasks/task_nope");
-    await eventually(() => page.locator("[role=alert]").first().textContent()).toMatch(/not_found: /);
+    await eventually(() => page.locator("main [role=alert]").first().getAttribute("data-error-code")).toBe("not_found");
+    await page.getByRole("button", { name: "Back to the board" }).click();
+    await page.waitForURL(srv.url + "/");
   });
 
   it("WEB-13.1 every form control has a label and every action is a <button>", async () => {
@@ -142,23 +152,27 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
 });
 
 describe("UX-2 web UI with GROVE_AUTH_TOKEN", () => {
-  it("WEB-14.1 ?token= is kept in localStorage and sent as bearer; the event stream connects with it", async () => {
+  it("WEB-14.1 /?token= becomes the HttpOnly cookie; the page and its event stream work without the token in any URL", async () => {
     const browser = await launchBrowser();
     const srv = await startTestServer("sqlite", undefined, { GROVE_AUTH_TOKEN: "tok-123" });
     try {
-      const { page, pageErrors } = await openPage(browser, srv.url + "/");
+      const { page } = await openPage(browser, srv.url + "/");
       await eventually(() => page.locator("#status").textContent()).toMatch(/^server unavailable: unauthorized: /);
 
+      const sockets: string[] = [];
+      page.on("websocket", (ws) => sockets.push(ws.url()));
       await page.goto(srv.url + "/?token=tok-123");
       await eventually(() => page.locator("#status").textContent()).toMatch(/server \S+ · sqlite/);
       expect(new URL(page.url()).search).toBe("");
       await eventually(() => page.locator("#live").textContent()).toBe("live");
-      // Live updates arrive over the authenticated WebSocket.
+      // The page never holds the token: not in storage, not in a socket URL.
+      expect(await page.evaluate(() => JSON.stringify((globalThis as any).localStorage))).not.toContain("tok-123");
+      expect(sockets.length).toBeGreaterThan(0);
+      expect(sockets.filter((u) => u.includes("tok-123"))).toEqual([]);
       const { task } = await uniqueRepoAndTask(srv, "Seen with a token");
       await page.locator(`.task-card[data-task-id="${task.id}"]`).waitFor();
       await page.reload();
       await page.locator(`.task-card[data-task-id="${task.id}"]`).waitFor();
-      expect(pageErrors).toEqual([]);
     } finally {
       await browser.close();
       await srv.close();

@@ -32,14 +32,37 @@ export async function serverWithCarefulAgent(extraEnv: Record<string, string> = 
   return startTestServer("sqlite", db, extraEnv);
 }
 
-/** A page that records uncaught script errors, so a test can assert the UI never threw. */
+/**
+ * A page that records uncaught script errors and console errors (a failed request, e.g. a 404,
+ * is a console error in Chromium), so a test can assert the UI never threw nor asked for
+ * something that does not exist.
+ */
 export async function openPage(browser: Browser, url: string, size = { width: 1400, height: 900 }): Promise<{ page: Page; pageErrors: string[] }> {
   const page = await browser.newPage({ viewport: size });
   const pageErrors: string[] = [];
   page.on("pageerror", (e) => pageErrors.push(String(e)));
+  page.on("console", (m) => {
+    if (m.type() === "error") pageErrors.push(`console: ${m.text()} @ ${m.location().url}`);
+  });
+  page.on("response", (r) => {
+    if (r.status() >= 400) pageErrors.push(`http ${r.status()} ${r.request().method()} ${r.url()}`);
+  });
   page.setDefaultTimeout(20_000);
   await page.goto(url);
   return { page, pageErrors };
+}
+
+const AXE = resolve(import.meta.dirname, "../../../../node_modules/axe-core/axe.min.js");
+
+/** axe-core injected into the page: the serious and critical violations (rule id and targets). */
+export async function axeSerious(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const found = await page.evaluate(async () => {
+    const axe = (globalThis as any).axe;
+    const r = await axe.run((globalThis as any).document, { resultTypes: ["violations"] });
+    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(" ")).slice(0, 3) }));
+  });
+  return (found as { id: string; impact: string; nodes: string[] }[]).filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.join(", ")}`);
 }
 
 export async function shot(page: Page, name: string, fullPage = true): Promise<void> {

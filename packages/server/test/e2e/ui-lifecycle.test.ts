@@ -1,7 +1,12 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { eventually, launchBrowser, openPage, shot, uniqueRepoAndTask } from "./ui-harness.js";
+
+const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, stdio: "ignore" });
 
 describe("UX-2 web UI: archive, unarchive, delete and cleanup jobs (Chromium)", () => {
   let browser: Browser;
@@ -24,10 +29,10 @@ describe("UX-2 web UI: archive, unarchive, delete and cleanup jobs (Chromium)", 
     return task;
   }
 
-  it("WEB-11.1 Archive runs a cleanup job shown live with its state and attempts; Unarchive brings the task back", async () => {
+  it("WEB-11.1 Archive runs a cleanup job shown live; the archived page is read-only with Unarchive, which brings the task back", async () => {
     const task = await dirtyTask("Archive me");
     const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
-    await page.getByRole("button", { name: "Archive" }).click();
+    await page.getByRole("button", { name: "Archive", exact: true }).click();
     const job = page.locator(".jobs tbody tr", { hasText: "archive" });
     await job.waitFor();
     // The job reaches its end state through cleanup_job.updated events (no reload).
@@ -36,28 +41,36 @@ describe("UX-2 web UI: archive, unarchive, delete and cleanup jobs (Chromium)", 
     expect(jobs).toHaveLength(1);
     expect(await job.getAttribute("data-job-id")).toBe(jobs[0]!.id);
     expect(await job.locator("td.num").textContent()).toBe(String(jobs[0]!.attempts));
-    await page.getByRole("button", { name: "Unarchive" }).waitFor();
+    // Read-only: no prompt box, no new session, no session actions; the page says what happened.
+    const banner = page.locator(".archived-banner");
+    await banner.waitFor();
     await page.locator(".task-head .badge.archived").waitFor();
-    // The worktree is gone: the Changes panel re-reads and agrees with the API.
-    const changes = (await srv.api("GET", `/tasks/${task.id}/changes`)).body as { repositories: { files: { path: string }[] }[] };
-    const listed = changes.repositories.flatMap((r) => r.files.map((f) => f.path));
-    await eventually(() => page.locator(".changes tr[data-path]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-path")))).toEqual(listed);
+    expect(await page.getByRole("form", { name: "Start a session" }).count()).toBe(0);
+    expect(await page.getByRole("form", { name: "Send a prompt" }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Resume" }).count()).toBe(0);
+    expect(await page.locator(".environment").textContent()).toContain("Archived: the worktrees were removed");
+    expect(await page.locator(".environment").textContent()).not.toContain("the first session creates them");
+    // The messages of the archived task's session stay readable.
+    await page.locator(".session-panel .msg.role-tool", { hasText: "dirty.txt" }).waitFor();
     await shot(page, "ui-archived");
 
-    await page.getByRole("button", { name: "Unarchive" }).click();
-    await page.getByRole("button", { name: "Archive" }).waitFor();
+    await banner.getByRole("button", { name: "Unarchive" }).click();
+    await page.getByRole("button", { name: "Archive", exact: true }).waitFor();
     await eventually(() => page.locator(".task-head .badge.archived").count()).toBe(0);
+    await page.getByRole("form", { name: "Start a session" }).waitFor();
     expect((await srv.api("GET", `/tasks/${task.id}`)).body.archivedAt).toBeNull();
     expect(pageErrors).toEqual([]);
   });
 
-  it("WEB-11.2 Delete of a dirty worktree asks first (409 dirty_worktree); Keep changes nothing, Discard deletes", async () => {
+  it("WEB-11.2 Delete of a dirty worktree asks in the person's words; Keep changes nothing; Delete anyway goes back to the board with a notice", async () => {
     const task = await dirtyTask("Delete me");
     const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
     await page.getByRole("button", { name: "Delete task" }).click();
     const confirm = page.getByRole("alertdialog", { name: "Confirm delete" });
     await confirm.waitFor();
-    expect(await confirm.textContent()).toMatch(/dirty_worktree: /);
+    expect(await confirm.getAttribute("data-error-code")).toBe("dirty_worktree");
+    expect(await confirm.textContent()).toContain("This task has uncommitted changes. Delete anyway (discards them)?");
+    expect(await confirm.textContent()).not.toContain("discardChanges");
     await shot(page, "ui-delete-confirm");
     await confirm.getByRole("button", { name: "Keep the task" }).click();
     await confirm.waitFor({ state: "detached" });
@@ -66,13 +79,44 @@ describe("UX-2 web UI: archive, unarchive, delete and cleanup jobs (Chromium)", 
     await eventually(() => page.locator(".jobs tbody tr").count()).toBe(0);
 
     await page.getByRole("button", { name: "Delete task" }).click();
-    await confirm.getByRole("button", { name: "Discard uncommitted changes and delete" }).click();
-    await page.locator(".jobs tbody tr").first().waitFor();
-    const jobs = (await srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { id: string; trigger: string }[];
-    expect(jobs.map((j) => j.trigger)).toEqual(["delete"]);
-    expect(await page.locator(".jobs tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-job-id")))).toEqual([jobs[0]!.id]);
-    await page.getByRole("status").filter({ hasText: "This task was deleted" }).waitFor();
+    await confirm.getByRole("button", { name: "Delete anyway (discard changes)" }).click();
+    await page.waitForURL(srv.url + "/");
+    await page.getByRole("status").filter({ hasText: "This task was deleted: Delete me" }).waitFor();
+    expect(await page.locator(`.task-card[data-task-id="${task.id}"]`).count()).toBe(0);
     await eventually(async () => (await srv.api("GET", `/tasks/${task.id}`)).status).toBe(404);
+    const jobs = (await srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { trigger: string }[];
+    expect(jobs.map((j) => j.trigger)).toEqual(["delete"]);
+    // The refused first attempt answered 409 by design; nothing else failed.
+    expect(pageErrors.filter((e) => !/^http 409 DELETE /.test(e) && !/status of 409/.test(e))).toEqual([]);
+  });
+
+  it("WEB-11.3 a task deleted elsewhere while its page is open: back to the board with a notice, no request to the gone task", async () => {
+    const { task } = await uniqueRepoAndTask(srv, "Deleted elsewhere");
+    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    await page.locator("#task-title", { hasText: "Deleted elsewhere" }).waitFor();
+    expect((await srv.api("DELETE", `/tasks/${task.id}`)).status).toBe(202);
+    await page.waitForURL(srv.url + "/");
+    await page.getByRole("status").filter({ hasText: "This task was deleted" }).waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("WEB-11.4 a missing worktree shows Restore, which recreates it in place", async () => {
+    const task = await dirtyTask("Lose my worktree");
+    const env = (await srv.api("GET", `/tasks/${task.id}/environment`)).body as { repositories: { worktreePath: string }[] };
+    const wt = env.repositories[0]!.worktreePath;
+    // The agent committed nothing; commit the file so it survives on the branch.
+    git(wt, "add", "-A");
+    git(wt, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "keep");
+    rmSync(wt, { recursive: true, force: true });
+    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    const warn = page.locator("[data-missing-worktree]");
+    await warn.waitFor();
+    expect(await warn.textContent()).toContain("missing on disk");
+    await shot(page, "ui-missing-worktree");
+    await warn.getByRole("button", { name: "Restore worktree" }).click();
+    await warn.waitFor({ state: "detached" });
+    expect(existsSync(join(wt, "dirty.txt"))).toBe(true);
+    await page.locator(".changes tr[data-path='dirty.txt']").waitFor();
     expect(pageErrors).toEqual([]);
   });
 });

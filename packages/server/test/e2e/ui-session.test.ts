@@ -45,13 +45,15 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     await page.locator(".changes", { hasText: "No worktrees yet" }).waitFor();
     expect(await page.getByLabel("Agent").inputValue()).toBe("scripted");
 
-    await page.getByLabel("First prompt (optional)").fill("say hello\nwrite a.txt hi");
+    await page.getByLabel("First prompt (optional)").fill("say hello **there**\nwrite a.txt hi");
     await page.getByRole("button", { name: "Start session" }).click();
     // The page was open all along: the messages arrive over the event stream, not a reload.
     await page.locator(".session-panel .msg.role-agent", { hasText: "hello" }).waitFor();
     await page.locator(".session-panel .msg.role-tool[data-status=completed]", { hasText: "a.txt" }).waitFor();
     await eventually(() => sessionState(page)).toBe("waiting_for_input");
     expect(await page.locator(".session-panel .msg.role-user").first().textContent()).toContain("say hello");
+    // Agent text is Markdown: **there** is bold, not asterisks.
+    expect(await page.locator(".session-panel .msg.role-agent .markdown strong").first().textContent()).toBe("there");
     const sessions = (await srv.api("GET", `/tasks/${taskId}/sessions`)).body as { id: string }[];
     expect(sessions).toHaveLength(1);
     const sid = sessions[0]!.id;
@@ -61,30 +63,24 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     const toolStatuses = await page.locator(".session-panel .msg.role-tool").evaluateAll((els) => els.map((e) => e.getAttribute("data-status")));
     expect(toolStatuses).toEqual(apiMessages.filter((m) => m.role === "tool").map((m) => m.data?.status));
     expect(toolStatuses.every((s) => s === "completed")).toBe(true);
+    // A tool call is collapsed; opened, it shows the diff it made.
+    const tool = page.locator(".session-panel .msg.role-tool", { hasText: "a.txt" });
+    expect(await tool.locator(".tool-diff").isVisible()).toBe(false);
+    await tool.locator("summary").click();
+    await tool.locator(".tool-diff .line.add", { hasText: "+hi" }).waitFor();
 
-    // Changes: a.txt is listed with its counts; clicking it shows the coloured unified diff.
+    // Changes: a.txt is listed with its counts.
     const row = page.locator(".changes tr[data-path='a.txt']");
     await row.waitFor();
     expect(await row.textContent()).toMatch(/(untracked|added).*a\.txt.*\+1/);
     expect(await page.locator(".changes .repo-changes").textContent()).toMatch(/0 ahead, 0 behind/);
-    await row.getByRole("button", { name: "a.txt" }).click();
-    const added = page.locator(".diff .line.add", { hasText: "+hi" });
-    await added.waitFor();
-    const colours = await page.evaluate(() => {
-      // Runs in the page: the test tsconfig has no DOM library, hence globalThis.
-      const w = globalThis as any;
-      const bg = (sel: string): string => w.getComputedStyle(w.document.querySelector(sel)).backgroundColor;
-      return { add: bg(".diff .line.add"), other: bg(".diff .line.hunk") };
-    });
-    expect(colours.add).not.toBe(colours.other);
-    expect(colours.add).not.toBe("rgba(0, 0, 0, 0)");
 
     // Environment: the worktree path and branch the API reports.
     const env = (await srv.api("GET", `/tasks/${taskId}/environment`)).body as { repositories: { worktreePath: string; worktreeBranch: string }[] };
     await page.locator(".environment table.worktrees code", { hasText: env.repositories[0]!.worktreePath }).waitFor();
     expect(await page.locator(".environment").textContent()).toContain(env.repositories[0]!.worktreeBranch);
 
-    // A follow-up prompt from the prompt box; Changes follow without touching Refresh.
+    // A follow-up prompt from the prompt box; Changes follow without a reload.
     await page.getByLabel("Prompt", { exact: true }).fill("write b.txt second\nsay done");
     await page.getByRole("button", { name: "Send" }).click();
     await page.locator(".session-panel .msg.role-agent", { hasText: "done" }).waitFor();
@@ -93,6 +89,20 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     await eventually(() => sessionState(page)).toBe("waiting_for_input");
     await messageIdsUnique(page);
     await shot(page, "ui-task-session");
+
+    // A file of the Changes opens the review at its coloured diff.
+    await row.getByRole("link", { name: "a.txt" }).click();
+    await page.waitForURL("**/review**");
+    const added = page.locator(`.review-file[data-path='a.txt'] tr.line.add td.code`, { hasText: "hi" });
+    await added.waitFor();
+    const colours = await page.evaluate(() => {
+      // Runs in the page: the test tsconfig has no DOM library, hence globalThis.
+      const w = globalThis as any;
+      const bg = (sel: string): string => w.getComputedStyle(w.document.querySelector(sel)).backgroundColor;
+      return { add: bg(".review-file tr.line.add td.code"), other: bg(".review-file tr.hunk td") };
+    });
+    expect(colours.add).not.toBe(colours.other);
+    expect(colours.add).not.toBe("rgba(0, 0, 0, 0)");
     expect(pageErrors).toEqual([]);
   });
 
@@ -153,18 +163,21 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     expect(pageErrors).toEqual([]);
   });
 
-  it("WEB-5.4 a prompt the API refuses (session_busy) shows code: message next to the prompt box", async () => {
+  it("WEB-5.4 Send is disabled while a turn runs (nothing is queued); the typed text stays and Send returns when the turn ends", async () => {
     const { task } = await uniqueRepoAndTask(srv, "Busy session");
     const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
     await page.getByLabel("First prompt (optional)").fill("sleep 30000");
     await page.getByRole("button", { name: "Start session" }).click();
     await eventually(() => sessionState(page)).toBe("running");
     await page.getByLabel("Prompt", { exact: true }).fill("say too early");
-    await page.getByRole("button", { name: "Send" }).click();
-    await eventually(() => page.locator(".session-panel [role=alert]").first().textContent()).toMatch(/^session_busy: /);
-    expect(await page.getByLabel("Prompt", { exact: true }).inputValue()).toBe("say too early");
+    expect(await page.getByRole("button", { name: "Send" }).isDisabled()).toBe(true);
+    expect(await page.locator(".prompt-form").textContent()).toContain("The agent is working on a turn");
     await page.getByRole("button", { name: "Cancel turn" }).click();
     await eventually(() => sessionState(page)).toBe("waiting_for_input");
+    expect(await page.getByLabel("Prompt", { exact: true }).inputValue()).toBe("say too early");
+    await eventually(() => page.getByRole("button", { name: "Send" }).isEnabled()).toBe(true);
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.locator(".session-panel .msg.role-agent", { hasText: "too early" }).waitFor();
     expect(pageErrors).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";

@@ -1,0 +1,89 @@
+/**
+ * Terminal registry: at most one shell per (task, repository) on this server process, kept
+ * while the server runs so a page reload reattaches to it (the last output is replayed).
+ * Shells belong to their task: cleanup (archive, delete, reset) kills them before it touches
+ * the worktree (LC-3), and a closing server kills the ones it started.
+ */
+import { spawnShell, type Pty } from "../agents/pty.js";
+
+const REPLAY_BYTES = 64 * 1024;
+
+interface Entry {
+  key: string;
+  taskId: string;
+  owner: object;
+  pty: Pty;
+  replay: string;
+  clients: Set<Client>;
+}
+
+/** One attached page. */
+export interface Client {
+  send(data: string): void;
+  /** The shell ended (exit or kill); the page shows it and may reattach (a new shell). */
+  ended(reason: string): void;
+}
+
+export class TerminalRegistry {
+  private readonly entries = new Map<string, Entry>();
+
+  /**
+   * Attaches a page to the task's shell in `cwd`, starting one if none runs. `owner` is the
+   * server that asked (its close kills its shells).
+   */
+  attach(opts: { taskId: string; repositoryId: string; cwd: string; cols: number; rows: number; env: NodeJS.ProcessEnv; owner: object }, client: Client): { write(d: string): void; resize(c: number, r: number): void; detach(): void } {
+    const key = `${opts.taskId}\0${opts.repositoryId}`;
+    let e = this.entries.get(key);
+    if (!e) {
+      const pty = spawnShell({ cwd: opts.cwd, cols: opts.cols, rows: opts.rows, env: opts.env });
+      const entry: Entry = { key, taskId: opts.taskId, owner: opts.owner, pty, replay: "", clients: new Set() };
+      pty.onData((d) => {
+        entry.replay = (entry.replay + d).slice(-REPLAY_BYTES);
+        for (const c of entry.clients) c.send(d);
+      });
+      pty.onExit((code) => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+        for (const c of entry.clients) c.ended(`shell exited (${code})`);
+        entry.clients.clear();
+      });
+      this.entries.set(key, entry);
+      e = entry;
+    } else if (e.replay) client.send(e.replay);
+    const entry = e;
+    entry.clients.add(client);
+    return {
+      write: (d) => entry.pty.write(d),
+      resize: (c, r) => entry.pty.resize(Math.max(2, Math.min(500, c)), Math.max(2, Math.min(300, r))),
+      detach: () => entry.clients.delete(client),
+    };
+  }
+
+  /** Pids of the task's shells (tests and diagnostics). */
+  pidsOf(taskId: string): number[] {
+    return [...this.entries.values()].filter((e) => e.taskId === taskId).map((e) => e.pty.pid);
+  }
+
+  /** Kills every shell of the task (LC-3: before its worktrees are removed). */
+  killTask(taskId: string): void {
+    this.killWhere((e) => e.taskId === taskId);
+  }
+
+  /** Kills the shells a closing server started. */
+  killOwner(owner: object): void {
+    this.killWhere((e) => e.owner === owner);
+  }
+
+  private killWhere(pred: (e: Entry) => boolean): void {
+    for (const e of [...this.entries.values()].filter(pred)) {
+      this.entries.delete(e.key);
+      e.pty.kill("SIGHUP");
+      const t = setTimeout(() => e.pty.kill("SIGKILL"), 1000);
+      t.unref();
+      for (const c of e.clients) c.ended("the task's terminal was closed by cleanup");
+      e.clients.clear();
+    }
+  }
+}
+
+/** This server process's terminals. */
+export const terminals = new TerminalRegistry();

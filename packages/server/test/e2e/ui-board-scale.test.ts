@@ -1,0 +1,112 @@
+import { type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeRepo } from "../fixture/git.js";
+import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
+import { eventually, launchBrowser, openPage, shot } from "./ui-harness.js";
+
+/** Ids of the cards on the board now (the columns only render what is in view). */
+const cardIds = (page: Page) => page.locator(".board .task-card[data-task-id]").evaluateAll((els) => els.map((e) => e.getAttribute("data-task-id")!).sort());
+const stateOf = async (srv: TestServer, id: string) => ((await srv.api("GET", `/tasks/${id}`)).body as { state: string }).state;
+
+describe("Issue 12 board: drag and drop, search among 500, combined filters (Chromium)", () => {
+  let browser: Browser;
+  let srv: TestServer;
+  const repos: { id: string; name: string }[] = [];
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    srv = await startTestServer("sqlite");
+    for (const name of ["alpha", "beta"]) {
+      const r = await srv.api("POST", "/repositories", { path: (await makeRepo({ name })).path });
+      repos.push({ id: r.body.id, name });
+    }
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+
+  async function task(title: string, repo = 0, state?: string): Promise<string> {
+    const t = await srv.api("POST", "/tasks", { title, repositories: [{ repositoryId: repos[repo]!.id }] });
+    if (state) await srv.api("PATCH", `/tasks/${t.body.id}`, { state });
+    return t.body.id as string;
+  }
+
+  it("BOARD-1 a card is dragged to Review with the mouse and back to Todo with the keyboard (PATCH /tasks/:id)", async () => {
+    const id = await task("Drag me around");
+    const { page, pageErrors } = await openPage(browser, `${srv.url}/?q=${encodeURIComponent("Drag me around")}`);
+    const card = page.locator(`.task-card[data-task-id="${id}"]`);
+    await page.locator(`.column[data-state=todo] .task-card[data-task-id="${id}"]`).waitFor();
+
+    // Mouse: press on the card, move over the Review column, release.
+    const from = (await card.boundingBox())!;
+    const to = (await page.locator(".column[data-state=review] .column-body").boundingBox())!;
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(from.x + from.width / 2 + 20, from.y + from.height / 2 + 5, { steps: 4 });
+    await page.mouse.move(to.x + to.width / 2, to.y + 60, { steps: 12 });
+    await shot(page, "ui-board-dragging", false);
+    await page.mouse.up();
+    await page.locator(`.column[data-state=review] .task-card[data-task-id="${id}"]`).waitFor();
+    await eventually(() => stateOf(srv, id)).toBe("review");
+
+    // Keyboard: focus the card's Move handle, Space picks it up, ← ← moves two columns, Space drops.
+    const handle = page.locator(`.task-card[data-task-id="${id}"]`).getByRole("button", { name: "Move Drag me around" });
+    await handle.focus();
+    await page.keyboard.press("Space");
+    await page.keyboard.press("ArrowLeft");
+    await page.keyboard.press("ArrowLeft");
+    await page.keyboard.press("Space");
+    await page.locator(`.column[data-state=todo] .task-card[data-task-id="${id}"]`).waitFor();
+    await eventually(() => stateOf(srv, id)).toBe("todo");
+    // The screen-reader announcement names where it went.
+    await eventually(() => page.locator("[id^=DndLiveRegion]").textContent()).toContain("Moved to todo");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("BOARD-2 BOARD-3 search finds one task among 500; repository, state, agent and text filters combine", async () => {
+    const ids: string[] = [];
+    const titles = Array.from({ length: 500 }, (_, i) => (i === 417 ? "Fix the needle in the haystack" : `Routine chore number ${i}`));
+    for (let i = 0; i < titles.length; i += 10) ids.push(...(await Promise.all(titles.slice(i, i + 10).map((t, k) => task(t, (i + k) % 2)))));
+    // Combined-filter fixtures: beta tasks in review, one of them "urgent"; an alpha one in review.
+    const betaReview = await task("Urgent beta review", 1, "review");
+    const betaReview2 = await task("Calm beta review", 1, "review");
+    await task("Urgent alpha review", 0, "review");
+    // A task whose agent failed, for the agent filter.
+    const failedId = await task("Agent will crash", 1, "review");
+    const s = await srv.api("POST", `/tasks/${failedId}/sessions`, { prompt: "crash 3" });
+    await waitForSession(srv.api, s.body.id, ["failed"]);
+    await srv.api("PATCH", `/tasks/${failedId}`, { state: "review" });
+
+    const { page, pageErrors } = await openPage(browser, `${srv.url}/`);
+    await eventually(() => page.locator(".filter-count").textContent()).toMatch(/^50[4-9] tasks$/);
+    const t0 = Date.now();
+    await page.getByLabel("Search", { exact: true }).fill("needle");
+    await eventually(() => cardIds(page)).toEqual([ids[417]]);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(await page.locator(".filter-count").textContent()).toMatch(/^1 of 50\d tasks$/);
+    await shot(page, "ui-board-search", false);
+
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await page.getByLabel("Repository filter").selectOption(repos[1]!.id);
+    await page.getByLabel("State filter").selectOption("review");
+    await eventually(() => cardIds(page)).toEqual([betaReview, betaReview2, failedId].sort());
+    await page.getByLabel("Search", { exact: true }).fill("urgent");
+    await eventually(() => cardIds(page)).toEqual([betaReview]);
+    await page.getByLabel("Search", { exact: true }).fill("");
+    await page.getByLabel("Agent filter").selectOption("state:failed");
+    await eventually(() => cardIds(page)).toEqual([failedId]);
+    expect(await page.locator(`.task-card[data-task-id="${failedId}"] [data-agent-state]`).getAttribute("data-agent-state")).toBe("failed");
+    // The filters are in the address: a reload keeps them.
+    await page.reload();
+    await eventually(() => cardIds(page)).toEqual([failedId]);
+    expect(await page.getByLabel("State filter").inputValue()).toBe("review");
+
+    // Columns scroll on their own: the todo column holds ~250 cards but the page stays one screen.
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await eventually(() => page.locator(".column[data-state=todo] .count").textContent()).toMatch(/^\d{3}$/);
+    const heights = await page.evaluate(() => ({ doc: (globalThis as any).document.documentElement.scrollHeight, col: (globalThis as any).document.querySelector(".column[data-state=todo] .column-body").scrollHeight }));
+    expect(heights.col).toBeGreaterThan(heights.doc);
+    expect(await page.locator(".column[data-state=todo] .task-card").count()).toBeLessThan(40);
+    expect(pageErrors).toEqual([]);
+  });
+});

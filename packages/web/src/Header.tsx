@@ -1,0 +1,54 @@
+/** The header: navigation, server identity, live/reconnecting state and the attention inbox. */
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { describeError } from "./api/client.js";
+import { keys } from "./api/keys.js";
+import { getHealth } from "./api/resources.js";
+import { Inbox } from "./Inbox.js";
+import { events } from "./live/events.js";
+import { Link, useLocation } from "./router.js";
+
+type Live = "connecting…" | "live" | "reconnecting…";
+
+function useLive(): Live {
+  const [live, setLive] = useState<Live>(events.live ? "live" : "connecting…");
+  useEffect(() => {
+    const offs = [events.on("connected", () => setLive("live")), events.on("reconnected", () => setLive("live")), events.on("disconnected", () => setLive("reconnecting…"))];
+    // The socket may have opened between the first render and this subscription.
+    if (events.live) setLive("live");
+    return () => offs.forEach((o) => o());
+  }, []);
+  return live;
+}
+
+export function Header() {
+  const health = useQuery({ queryKey: keys.health, queryFn: getHealth });
+  const live = useLive();
+  const { pathname } = useLocation();
+  const current = (p: string) => ((p === "/" ? pathname === "/" || pathname.startsWith("/tasks/") : pathname.startsWith(p)) ? "page" : undefined);
+  return (
+    <header className="top">
+      <Link className="brand" href="/">
+        Grove
+      </Link>
+      <nav aria-label="Main">
+        <Link href="/" aria-current={current("/")}>
+          Board
+        </Link>
+        <Link href="/archived" aria-current={current("/archived")}>
+          Archived
+        </Link>
+        <Link href="/repositories" aria-current={current("/repositories")}>
+          Repositories
+        </Link>
+      </nav>
+      <p id="status" role="status" className={health.error ? "error" : ""}>
+        {health.data ? `server ${health.data.version} · ${health.data.database} · runner ${health.data.runnerId}` : health.error ? `server unavailable: ${describeError(health.error)}` : "connecting…"}
+      </p>
+      <span id="live" className={`live ${live === "live" ? "on" : "off"}`} aria-live="polite">
+        {live}
+      </span>
+      <Inbox />
+    </header>
+  );
+}

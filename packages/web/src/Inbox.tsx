@@ -1,0 +1,52 @@
+/**
+ * The attention inbox in the header: a badge with the count, a list of what needs the person
+ * (each links to its task), "dismiss", and the opt-in for browser notifications.
+ */
+import { useState } from "react";
+import { ATTENTION_LABEL, attention, disableNotifications, dismiss, enableNotifications, notificationsEnabled } from "./live/attention.js";
+import { useStore } from "./live/store.js";
+import { Link } from "./router.js";
+
+export function Inbox() {
+  const items = useStore(attention);
+  const [open, setOpen] = useState(false);
+  const [enabled, setEnabled] = useState(notificationsEnabled());
+  return (
+    <div className="inbox">
+      <button type="button" className="inbox-button" aria-expanded={open} aria-controls="inbox-panel" onClick={() => setOpen(!open)} aria-label={`Inbox ${items.length} (things that need you)`}>
+        Inbox <span className={`badge count ${items.length ? "hot" : ""}`} data-count={items.length}>{items.length}</span>
+      </button>
+      {open ? (
+        <section id="inbox-panel" className="inbox-panel" aria-label="Attention inbox">
+          <div className="actions">
+            {enabled ? (
+              <button type="button" className="secondary small" onClick={() => (disableNotifications(), setEnabled(false))}>
+                Turn off browser notifications
+              </button>
+            ) : (
+              <button type="button" className="secondary small" onClick={() => void enableNotifications().then(setEnabled)}>
+                Turn on browser notifications
+              </button>
+            )}
+            {items.length ? (
+              <button type="button" className="secondary small" onClick={() => dismiss(() => true)}>
+                Dismiss all
+              </button>
+            ) : null}
+          </div>
+          {items.length === 0 ? <p className="empty">Nothing needs you right now.</p> : null}
+          <ul className="plain">
+            {items.map((i) => (
+              <li key={i.id} className={`attention kind-${i.kind}`} data-kind={i.kind}>
+                <strong>{ATTENTION_LABEL[i.kind]}</strong> <Link href={`/tasks/${i.taskId}`} onClick={() => setOpen(false)}>{i.text}</Link>{" "}
+                <button type="button" className="secondary small" aria-label={`Dismiss: ${i.text}`} onClick={() => dismiss((x) => x.id === i.id)}>
+                  Dismiss
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * API error codes in the person's words, each with the action that fixes it. The page shows
+ * `text`, offers `action` as a button where the screen can perform it, and keeps the raw
+ * `code: message` in a smaller line for bug reports. Unknown codes fall back to the server's
+ * message, so a new code is never hidden.
+ */
+import { ApiError } from "./client.js";
+
+/** Something the page can do about an error; the screen that shows the error wires it up. */
+export type FixAction = "discard_and_delete" | "restore" | "unarchive" | "cancel_turn" | "resume" | "retry" | "add_repository" | "back_to_board";
+
+export interface HumanError {
+  text: string;
+  action?: { kind: FixAction; label: string };
+  code: string;
+  raw: string;
+}
+
+type Entry = { text: string; action?: { kind: FixAction; label: string } };
+
+const WORDS: Record<string, Entry> = {
+  dirty_worktree: { text: "This task has uncommitted changes. Delete anyway (discards them)?", action: { kind: "discard_and_delete", label: "Delete anyway (discard changes)" } },
+  session_busy: { text: "The agent is still working on the last message. Wait for the turn to end, or cancel it.", action: { kind: "cancel_turn", label: "Cancel the turn" } },
+  session_running: { text: "A session is running. Cancel its turn first." , action: { kind: "cancel_turn", label: "Cancel the turn" } },
+  session_not_resumable: { text: "This session has ended and cannot take messages. Resume it or start a new session.", action: { kind: "resume", label: "Resume" } },
+  task_archived: { text: "This task is archived. Unarchive it to work on it again.", action: { kind: "unarchive", label: "Unarchive" } },
+  task_cleanup_in_progress: { text: "The task is being cleaned up (archive or delete in progress). Try again when it has finished." },
+  workspace_preparing: { text: "The task's worktrees are still being created. Try again in a moment.", action: { kind: "retry", label: "Try again" } },
+  workspace_reuse_unsafe: { text: "A worktree of this task is not what Grove recorded (moved, switched branch or replaced). Fix or remove that directory, then try again." },
+  workspace_missing: { text: "This task's worktree is missing. Restore it to go on.", action: { kind: "restore", label: "Restore worktree" } },
+  branch_unrecoverable: { text: "Both the worktree and its branch are gone, so there is nothing to restore from." },
+  branch_exists: { text: "The branch this task would create already exists. Rename the task or delete that branch." },
+  base_branch_not_found: { text: "That base branch does not exist in the repository. Check its name." },
+  path_not_found: { text: "Nothing exists at that path on the server's machine. Check the path." },
+  not_a_git_repository: { text: "That folder is not the top of a git repository." },
+  repository_exists: { text: "This repository is already added." },
+  not_found: { text: "This item does not exist (any more).", action: { kind: "back_to_board", label: "Back to the board" } },
+  unauthorized: { text: "The server needs its access token. Open the page once with the link the server printed (…/?token=…)." },
+  agent_unknown: { text: "That agent is not configured on the server." },
+  agent_start_failed: { text: "The agent could not be started. Check its command in agents.json, then resume.", action: { kind: "resume", label: "Resume" } },
+  agent_crashed: { text: "The agent stopped unexpectedly during its turn. Resume to go on.", action: { kind: "resume", label: "Resume" } },
+  merge_conflict: { text: "The branch conflicts with its base. Resolve the conflicts (or ask the agent to), then try again." },
+  base_checkout_dirty: { text: "Your own checkout of the base branch has uncommitted changes, so nothing was merged. Commit or stash them there first." },
+  editor_not_configured: { text: "No editor is configured. Start the server with GROVE_EDITOR set (for example GROVE_EDITOR=code)." },
+  terminal_unavailable: { text: "The terminal needs the task's worktree. Start a session (or restore the worktree) first." },
+  invalid_request: { text: "Some input was not accepted." },
+  unsupported_media_type: { text: "The page sent a request the server does not accept. Reload the page.", action: { kind: "retry", label: "Reload" } },
+};
+
+/** The person's words for any thrown value. */
+export function humanError(e: unknown): HumanError {
+  if (e instanceof ApiError) {
+    const entry = WORDS[e.code];
+    const raw = e.toString();
+    if (!entry) return { text: e.message, code: e.code, raw };
+    const field = e.code === "invalid_request" && typeof e.details?.field === "string" ? ` (${e.details.field}: ${e.message})` : "";
+    return { ...entry, text: entry.text + field, code: e.code, raw };
+  }
+  const msg = (e as Error)?.message ?? String(e);
+  return { text: "The server cannot be reached. Check that it is running; the page reconnects by itself.", code: "network_error", raw: `network_error: ${msg}` };
+}

@@ -1,0 +1,18 @@
+/** React Query keys: one place, so the event feed (live/cache.ts) and the views agree. */
+export const keys = {
+  tasks: (archived: boolean) => ["tasks", archived] as const,
+  task: (id: string) => ["task", id] as const,
+  sessions: (taskId: string) => ["sessions", taskId] as const,
+  messages: (sessionId: string) => ["messages", sessionId] as const,
+  permissions: (sessionId: string) => ["permissions", sessionId] as const,
+  changes: (taskId: string) => ["changes", taskId] as const,
+  diff: (taskId: string, repositoryId: string, path: string) => ["diff", taskId, repositoryId, path] as const,
+  environment: (taskId: string) => ["environment", taskId] as const,
+  cleanupJobs: (taskId: string) => ["cleanupJobs", taskId] as const,
+  comments: (taskId: string) => ["comments", taskId] as const,
+  pullRequests: (taskId: string) => ["pullRequests", taskId] as const,
+  repositories: ["repositories"] as const,
+  agents: ["agents"] as const,
+  health: ["health"] as const,
+  capabilities: ["capabilities"] as const,
+};

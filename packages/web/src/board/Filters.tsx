@@ -1,0 +1,59 @@
+/** The board's search box and filters (repository, state, agent); they combine. */
+import type { Repository } from "@grove/protocol";
+import type { TaskFilter } from "../api/types.js";
+import { Field, label } from "../ui/Field.js";
+import { AGENT_STATE_LABEL, type AgentState } from "./filter.js";
+
+type F = Omit<TaskFilter, "archived">;
+const STATES = ["todo", "in_progress", "review", "done", "failed"];
+const AGENT_STATES: AgentState[] = ["running", "needs_permission", "waiting", "failed", "idle", "none"];
+
+export function Filters({ value, onChange, onClear, repositories, shown, total }: { value: F; onChange(f: F): void; onClear(): void; repositories: Repository[]; shown: number; total: number }) {
+  const set = (patch: Partial<F>) => onChange({ ...value, ...patch });
+  const active = value.q || value.repositoryId || value.state || value.agent;
+  return (
+    <div role="search" className="filters" aria-label="Search and filter tasks">
+      <Field label="Search">
+        <input type="search" value={value.q} placeholder="title, description, repository…" onChange={(e) => set({ q: e.target.value })} />
+      </Field>
+      <Field label="Repository filter">
+        <select value={value.repositoryId} onChange={(e) => set({ repositoryId: e.target.value })}>
+          <option value="">all repositories</option>
+          {repositories.map((r) => (
+            <option key={r.id} value={r.id}>
+              {r.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="State filter">
+        <select value={value.state} onChange={(e) => set({ state: e.target.value })}>
+          <option value="">all states</option>
+          {STATES.map((s) => (
+            <option key={s} value={s}>
+              {label(s)}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Agent filter">
+        <select value={value.agent} onChange={(e) => set({ agent: e.target.value })}>
+          <option value="">any agent state</option>
+          {AGENT_STATES.map((s) => (
+            <option key={s} value={`state:${s}`}>
+              {AGENT_STATE_LABEL[s]}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <p className="muted filter-count" aria-live="polite">
+        {active ? `${shown} of ${total} tasks` : `${total} tasks`}
+      </p>
+      {active ? (
+        <button type="button" className="secondary small" onClick={onClear}>
+          Clear filters
+        </button>
+      ) : null}
+    </div>
+  );
+}

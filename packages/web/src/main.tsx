@@ -1,0 +1,38 @@
+/**
+ * The Grove web page (UX-2): React 19, one data cache (React Query) fed by the event socket,
+ * history routing. Heavy parts (review diffs with highlighting, the terminal) load on demand.
+ */
+import type { Task } from "@grove/protocol";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { adoptTokenFromUrl } from "./api/client.js";
+import { keys } from "./api/keys.js";
+import { App } from "./App.js";
+import { feedAttention } from "./live/attention.js";
+import { feedCache } from "./live/cache.js";
+import { events } from "./live/events.js";
+import "./styles.css";
+
+adoptTokenFromUrl();
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    // The event stream keeps cached reads fresh; no polling, no refetch on focus.
+    queries: { staleTime: Infinity, refetchOnWindowFocus: false, retry: false, gcTime: 5 * 60_000 },
+  },
+});
+feedCache(queryClient, events);
+feedAttention(events, (taskId) => {
+  const t = queryClient.getQueryData<Task>(keys.task(taskId)) ?? queryClient.getQueryData<Task[]>(keys.tasks(false))?.find((x) => x.id === taskId);
+  return t?.title ?? "A task";
+});
+events.connect();
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <App />
+    </QueryClientProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,101 @@
+/**
+ * The landing actions of a task (issue 11's API): send open comments to a session, commit the
+ * uncommitted changes, update from base, merge into the base, create a pull request. Each is
+ * shown only when this server offers its route.
+ */
+import type { Session } from "@grove/protocol";
+import { useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, enc } from "../api/client.js";
+import { keys } from "../api/keys.js";
+import type { PullRequest, ReviewComment } from "../api/types.js";
+import { ErrorBox } from "../ui/ErrorBox.js";
+import { Field } from "../ui/Field.js";
+import { useAction } from "../ui/use-action.js";
+
+export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, hasUncommitted }: { taskId: string; caps: Set<string>; comments: ReviewComment[]; sessions: Session[]; pullRequests: PullRequest[]; hasUncommitted: boolean }) {
+  const qc = useQueryClient();
+  const action = useAction();
+  const [message, setMessage] = useState("");
+  const [result, setResult] = useState("");
+  const open = comments.filter((c) => c.state === "open");
+  const offered = ["POST /tasks/{id}/comments", "POST /tasks/{id}/commit", "POST /tasks/{id}/update-from-base", "POST /tasks/{id}/merge", "POST /tasks/{id}/pull-requests"].some((op) => caps.has(op));
+  const target = [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
+  const busyTurn = target ? target.state === "running" || target.state === "starting" : false;
+  const refresh = () => {
+    void qc.invalidateQueries({ queryKey: keys.changes(taskId) });
+    void qc.invalidateQueries({ queryKey: ["diff", taskId] });
+    void qc.invalidateQueries({ queryKey: keys.comments(taskId) });
+  };
+  const run = (what: string, fn: () => Promise<unknown>) =>
+    void action.run(async () => {
+      setResult("");
+      await fn();
+      setResult(what);
+      refresh();
+    });
+
+  if (!offered) return null;
+  return (
+    <section className="card review-actions" aria-label="Review actions">
+      <h2>Land</h2>
+      {caps.has("POST /tasks/{id}/comments") ? (
+        <div className="actions">
+          <button type="button" disabled={!target || open.length === 0 || busyTurn || action.busy} onClick={() => run(`Sent ${open.length} comment(s) to the agent.`, () => api.post(`/sessions/${enc(target!.id)}/prompt`, { commentIds: open.map((c) => c.id) }))}>
+            Send {open.length} comment{open.length === 1 ? "" : "s"} to the agent
+          </button>
+          {!target ? <span className="muted">Start a session to send comments.</span> : busyTurn ? <span className="muted">The agent is working; send when its turn ends.</span> : null}
+        </div>
+      ) : null}
+      {caps.has("POST /tasks/{id}/commit") ? (
+        <form
+          className="commit-form"
+          aria-label="Commit"
+          onSubmit={(e) => {
+            e.preventDefault();
+            run("Committed.", () => api.post(`/tasks/${enc(taskId)}/commit`, { message }).then(() => setMessage("")));
+          }}
+        >
+          <Field label="Commit message">
+            <input value={message} onChange={(e) => setMessage(e.target.value)} autoComplete="off" />
+          </Field>
+          <button type="submit" disabled={!hasUncommitted || !message.trim() || action.busy}>
+            Commit
+          </button>
+        </form>
+      ) : null}
+      <div className="actions">
+        {caps.has("POST /tasks/{id}/update-from-base") ? (
+          <button type="button" className="secondary" disabled={action.busy} onClick={() => run("Updated from base.", () => api.post(`/tasks/${enc(taskId)}/update-from-base`, {}))}>
+            Update from base
+          </button>
+        ) : null}
+        {caps.has("POST /tasks/{id}/merge") ? (
+          <button type="button" className="secondary" disabled={action.busy || hasUncommitted} title={hasUncommitted ? "Commit the uncommitted changes first" : undefined} onClick={() => run("Merged into the base branch.", () => api.post(`/tasks/${enc(taskId)}/merge`, {}))}>
+            Merge
+          </button>
+        ) : null}
+        {caps.has("POST /tasks/{id}/pull-requests") ? (
+          <button type="button" className="secondary" disabled={action.busy} onClick={() => run("Pull request created.", () => api.post(`/tasks/${enc(taskId)}/pull-requests`, {}).then(() => qc.invalidateQueries({ queryKey: keys.pullRequests(taskId) })))}>
+            Create PR
+          </button>
+        ) : null}
+      </div>
+      {pullRequests.map((pr) => (
+        <p key={pr.repositoryId + pr.number} className="pr-status">
+          <a href={pr.url} target="_blank" rel="noreferrer">
+            PR #{pr.number}
+          </a>{" "}
+          {pr.state}
+          {pr.draft ? " (draft)" : ""} · checks {pr.checks}
+        </p>
+      ))}
+      <ErrorBox error={action.error} />
+      {result ? (
+        <p className="notice" role="status">
+          {result}
+        </p>
+      ) : null}
+    </section>
+  );
+}

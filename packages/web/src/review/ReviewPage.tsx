@@ -1,0 +1,140 @@
+/**
+ * The all-files review of a task (`/tasks/:id/review`): a file tree with status, ± counts and
+ * "viewed" ticks; files committed on the branch apart from uncommitted ones; unified or split
+ * view; line comments (issue 11's comments API) inline; the landing actions. Loaded on demand
+ * with its highlighter, so the board's initial JS stays small.
+ */
+import type { ChangedFile, Repository, Task } from "@grove/protocol";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useMemo, useState } from "react";
+import { api, enc } from "../api/client.js";
+import { keys } from "../api/keys.js";
+import { getChanges, getTask, listComments, listPullRequests, listRepositories, listSessions } from "../api/resources.js";
+import type { ReviewComment } from "../api/types.js";
+import { useCapabilities } from "../board/use-activity.js";
+import { Link } from "../router.js";
+import { ErrorBox } from "../ui/ErrorBox.js";
+import { useAction } from "../ui/use-action.js";
+import { FileDiff } from "./FileDiff.js";
+import { ReviewActions } from "./ReviewActions.js";
+
+type Entry = { repositoryId: string; file: ChangedFile };
+const uncommitted = (f: ChangedFile) => f.staged || f.unstaged || f.status === "untracked";
+const viewedKey = (taskId: string) => `grove.viewed.${taskId}`;
+
+function useViewed(taskId: string): [Set<string>, (id: string, v: boolean) => void] {
+  const [set, setSet] = useState(() => new Set<string>(JSON.parse(localStorage.getItem(viewedKey(taskId)) ?? "[]") as string[]));
+  const toggle = (id: string, v: boolean) => {
+    const next = new Set(set);
+    if (v) next.add(id);
+    else next.delete(id);
+    localStorage.setItem(viewedKey(taskId), JSON.stringify([...next]));
+    setSet(next);
+  };
+  return [set, toggle];
+}
+
+export default function ReviewPage({ taskId }: { taskId: string }) {
+  const qc = useQueryClient();
+  const caps = useCapabilities();
+  const task = useQuery({ queryKey: keys.task(taskId), queryFn: () => getTask(taskId) });
+  const changes = useQuery({ queryKey: keys.changes(taskId), queryFn: () => getChanges(taskId) });
+  const repos = useQuery({ queryKey: keys.repositories, queryFn: listRepositories });
+  const sessions = useQuery({ queryKey: keys.sessions(taskId), queryFn: () => listSessions(taskId) });
+  const canComment = !!caps?.has("GET /tasks/{id}/comments");
+  const comments = useQuery({ queryKey: keys.comments(taskId), queryFn: () => listComments(taskId), enabled: canComment });
+  const prs = useQuery({ queryKey: keys.pullRequests(taskId), queryFn: () => listPullRequests(taskId), enabled: !!caps?.has("GET /tasks/{id}/pull-requests") });
+  const [mode, setMode] = useState<"unified" | "split">(() => (localStorage.getItem("grove.diffMode") === "split" ? "split" : "unified"));
+  const [viewed, setViewed] = useViewed(taskId);
+  const comment = useAction();
+  const names = useMemo(() => new Map((repos.data ?? []).map((r: Repository) => [r.id, r.name])), [repos.data]);
+  const archived = (task.data as Task | undefined)?.archivedAt;
+
+  useEffect(() => localStorage.setItem("grove.diffMode", mode), [mode]);
+  useEffect(() => {
+    // A link from the task page names a file in the hash: bring it into view once loaded.
+    const id = decodeURIComponent(location.hash.slice(1));
+    if (id && changes.data) document.getElementById(id)?.scrollIntoView();
+  }, [changes.data]);
+
+  const entries: Entry[] = (changes.data?.repositories ?? []).flatMap((r) => r.files.map((file) => ({ repositoryId: r.repositoryId, file })));
+  const sections = [
+    { title: "Uncommitted changes", items: entries.filter((e) => uncommitted(e.file)) },
+    { title: "Committed on the branch", items: entries.filter((e) => !uncommitted(e.file)) },
+  ].filter((s) => s.items.length > 0);
+  const id = (e: Entry) => `${e.repositoryId}:${e.file.path}`;
+  const addComment = (repositoryId: string, path: string) => (line: number, side: "new" | "old", body: string) =>
+    comment.run(async () => {
+      await api.post<ReviewComment>(`/tasks/${enc(taskId)}/comments`, { repositoryId, path, line, side, body });
+      await qc.invalidateQueries({ queryKey: keys.comments(taskId) });
+    });
+  const resolve = (c: ReviewComment) => void comment.run(() => api.patch(`/comments/${enc(c.id)}`, { state: "resolved" }).then(() => qc.invalidateQueries({ queryKey: keys.comments(taskId) })));
+
+  return (
+    <div className="review-page">
+      <p>
+        <Link href={`/tasks/${taskId}`}>← {task.data?.title ?? "Task"}</Link>
+      </p>
+      <div className="review-head">
+        <h1>Review</h1>
+        <div className="segmented" role="group" aria-label="Diff layout">
+          <button type="button" className={mode === "unified" ? "" : "secondary"} aria-pressed={mode === "unified"} onClick={() => setMode("unified")}>
+            Unified
+          </button>
+          <button type="button" className={mode === "split" ? "" : "secondary"} aria-pressed={mode === "split"} onClick={() => setMode("split")}>
+            Split
+          </button>
+        </div>
+        <span className="muted">
+          {viewed.size > 0 ? `${entries.filter((e) => viewed.has(id(e))).length} of ${entries.length} files viewed` : `${entries.length} files`}
+        </span>
+      </div>
+      <ErrorBox error={changes.error ?? task.error} context="Could not load the changes" />
+      <ErrorBox error={comment.error} context="Comment" />
+      <div className="review-grid">
+        <nav className="file-tree" aria-label="Changed files">
+          {sections.map((s) => (
+            <div key={s.title}>
+              <h2>{s.title}</h2>
+              <ul className="plain">
+                {s.items.map((e) => (
+                  <li key={id(e)} className={viewed.has(id(e)) ? "viewed" : ""}>
+                    <a href={`#${encodeURIComponent(id(e))}`} onClick={(ev) => (ev.preventDefault(), document.getElementById(id(e))?.scrollIntoView())}>
+                      <span className={`badge file-${e.file.status}`}>{e.file.status[0]!.toUpperCase()}</span> {e.file.path}
+                    </a>{" "}
+                    <span className="stat">{e.file.binary ? "bin" : <><span className="add">+{e.file.additions}</span> {e.file.deletions ? <span className="del">−{e.file.deletions}</span> : null}</>}</span>
+                    {viewed.has(id(e)) ? <span aria-label="viewed"> ✓</span> : null}
+                    {(changes.data?.repositories.length ?? 0) > 1 ? <small className="muted"> {names.get(e.repositoryId)}</small> : null}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+          {changes.data && entries.length === 0 ? <p className="empty">No changes to review.</p> : null}
+        </nav>
+        <div className="review-files">
+          {caps && !archived ? <ReviewActions taskId={taskId} caps={caps} comments={comments.data ?? []} sessions={sessions.data ?? []} pullRequests={prs.data ?? []} hasUncommitted={entries.some((e) => uncommitted(e.file))} /> : null}
+          {sections.map((s) => (
+            <section key={s.title} aria-label={s.title}>
+              <h2>{s.title}</h2>
+              {s.items.map((e) => (
+                <FileDiff
+                  key={id(e)}
+                  taskId={taskId}
+                  repositoryId={e.repositoryId}
+                  file={e.file}
+                  mode={mode}
+                  comments={(comments.data ?? []).filter((c) => c.repositoryId === e.repositoryId && c.path === e.file.path)}
+                  viewed={viewed.has(id(e))}
+                  onViewed={(v) => setViewed(id(e), v)}
+                  onComment={canComment && !archived ? addComment(e.repositoryId, e.file.path) : undefined}
+                  onResolve={canComment && !archived ? resolve : undefined}
+                />
+              ))}
+            </section>
+          ))}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * The Changes panel of the task page: per repository the branch, base, ahead/behind and the
+ * changed files with status and ± counts; each file opens the review view at that file.
+ */
+import type { Changes } from "@grove/protocol";
+import { ErrorBox } from "../ui/ErrorBox.js";
+import { Link } from "../router.js";
+
+export function ChangesSummary({ taskId, changes, error, repoName }: { taskId: string; changes: Changes | undefined; error: unknown; repoName(id: string): string }) {
+  const repos = changes?.repositories ?? [];
+  return (
+    <section className="card changes" aria-label="Changes">
+      <div className="card-head">
+        <h2>Changes</h2>
+        {repos.some((r) => r.files.length > 0) ? <Link href={`/tasks/${taskId}/review`}>Review all changes</Link> : null}
+      </div>
+      <ErrorBox error={error} context="Could not load changes" />
+      {changes && repos.length === 0 ? <p className="empty">No worktrees yet: the first session creates them.</p> : null}
+      {repos.map((r) => (
+        <div className="repo-changes" key={r.repositoryId + (r.worktreeId ?? "")} data-repository-id={r.repositoryId}>
+          <h3>{repoName(r.repositoryId)}</h3>
+          <p className="meta">
+            <code>{r.branch}</code> ← <code>{r.baseBranch}</code> {` · ${r.ahead} ahead, ${r.behind} behind`}
+            {r.mergeBase ? ` · merge base ${r.mergeBase.slice(0, 8)}` : ""}
+          </p>
+          {r.error && r.status !== "missing" ? <p className="error">{r.error}</p> : null}
+          {r.files.length === 0 ? (
+            <p className="empty">{r.status === "missing" ? "The worktree is missing." : "No changed files."}</p>
+          ) : (
+            <table className="files">
+              <thead>
+                <tr>
+                  <th>Status</th>
+                  <th>File</th>
+                  <th className="num">Added</th>
+                  <th className="num">Removed</th>
+                </tr>
+              </thead>
+              <tbody>
+                {r.files.map((f) => (
+                  <tr key={f.path} data-path={f.path}>
+                    <td>
+                      <span className={`badge file-${f.status}`}>{f.status}</span>
+                    </td>
+                    <td>
+                      <Link href={`/tasks/${taskId}/review#${encodeURIComponent(`${r.repositoryId}:${f.path}`)}`} className="file">
+                        {f.oldPath ? `${f.oldPath} → ${f.path}` : f.path}
+                      </Link>
+                    </td>
+                    <td className="num add">{f.binary ? "bin" : `+${f.additions}`}</td>
+                    <td className="num del">{f.binary || f.deletions === 0 ? "" : `−${f.deletions}`}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+      ))}
+    </section>
+  );
+}

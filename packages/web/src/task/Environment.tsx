@@ -1,0 +1,114 @@
+/**
+ * The task's repositories and its environment (worktree paths and branches), with Restore for
+ * a worktree that vanished (WT-5) and "open in editor" (the server's GROVE_EDITOR, or a
+ * vscode:// link). The environment is read only once the task has sessions or Changes, so a
+ * new task never asks for a resource that does not exist yet.
+ */
+import type { Changes, Task } from "@grove/protocol";
+import { useQuery } from "@tanstack/react-query";
+import { api, enc } from "../api/client.js";
+import { keys } from "../api/keys.js";
+import { getEnvironment } from "../api/resources.js";
+import { useCapabilities } from "../board/use-activity.js";
+import { ErrorBox } from "../ui/ErrorBox.js";
+import { useAction } from "../ui/use-action.js";
+
+export function Environment({ task, known, changes, repoName, onRestore, restoring, restoreError }: { task: Task; known: boolean; changes: Changes | undefined; repoName(id: string): string; onRestore(): void; restoring: boolean; restoreError: unknown }) {
+  const env = useQuery({ queryKey: keys.environment(task.id), queryFn: () => getEnvironment(task.id), enabled: known });
+  const caps = useCapabilities();
+  const editor = useAction();
+  const missing = (changes?.repositories ?? []).filter((r) => r.status === "missing");
+  const openInEditor = (repositoryId: string) => void editor.run(() => api.post(`/tasks/${enc(task.id)}/open-in-editor`, { repositoryId }));
+  return (
+    <section className="card environment" aria-label="Environment">
+      <h2>Repositories</h2>
+      <ul className="plain">
+        {[...task.repositories]
+          .sort((a, b) => a.position - b.position)
+          .map((r) => (
+            <li key={r.repositoryId + r.position}>
+              <strong>{repoName(r.repositoryId)}</strong> from <code>{r.baseBranch}</code>
+              {r.checkoutBranch ? (
+                <>
+                  {" "}
+                  · checkout <code>{r.checkoutBranch}</code>
+                </>
+              ) : null}
+              {r.prNumber ? ` · PR #${r.prNumber}` : null}
+            </li>
+          ))}
+      </ul>
+      <h3>Environment</h3>
+      {missing.length > 0 && !task.archivedAt ? (
+        <div className="warning" role="alert" data-missing-worktree="true">
+          <p>
+            The worktree of {missing.map((r) => repoName(r.repositoryId)).join(", ")} is missing on disk. Restore recreates it in place on its branch; committed work on the branch comes back.
+          </p>
+          <button type="button" onClick={onRestore} disabled={restoring}>
+            Restore worktree
+          </button>
+        </div>
+      ) : null}
+      <ErrorBox error={restoreError} context="Restore" />
+      {task.archivedAt ? (
+        <p className="empty">Archived: the worktrees were removed (branches and saved changes are kept). Unarchive to work on it again.</p>
+      ) : !known || (env.error as { status?: number } | null)?.status === 404 ? (
+        <p className="empty">Not created yet: the first session creates the worktrees.</p>
+      ) : (
+        <ErrorBox error={env.error} context="Could not load the environment" />
+      )}
+      {env.data ? (
+        <>
+          <p className="meta">
+            <span className={`badge env-${env.data.status}`}>{env.data.status}</span> · runner <code>{env.data.runnerId}</code>
+          </p>
+          {env.data.workspacePath ? (
+            <p className="meta">
+              workspace <code>{env.data.workspacePath}</code>
+            </p>
+          ) : null}
+          <table className="worktrees">
+            <thead>
+              <tr>
+                <th>Repository</th>
+                <th>Worktree</th>
+                <th>Branch</th>
+                <th>Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {env.data.repositories.map((r) => (
+                <tr key={r.repositoryId + r.branchSlug} data-repository-id={r.repositoryId}>
+                  <td>{repoName(r.repositoryId)}</td>
+                  <td>
+                    <code>{r.worktreePath ?? "—"}</code>
+                    {r.worktreePath && r.status === "active" ? (
+                      <div className="actions">
+                        <a href={`vscode://file${r.worktreePath}`} className="small">
+                          Open in VS Code
+                        </a>
+                        {caps?.has("POST /tasks/{id}/open-in-editor") ? (
+                          <button type="button" className="secondary small" disabled={editor.busy} onClick={() => openInEditor(r.repositoryId)}>
+                            Open in editor
+                          </button>
+                        ) : null}
+                      </div>
+                    ) : null}
+                  </td>
+                  <td>
+                    <code>{r.worktreeBranch ?? "—"}</code> ← <code>{r.baseBranch}</code>
+                  </td>
+                  <td>
+                    {r.status}
+                    {r.errorMessage ? <span className="error"> {r.errorMessage}</span> : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
+      <ErrorBox error={editor.error} context="Open in editor" />
+    </section>
+  );
+}

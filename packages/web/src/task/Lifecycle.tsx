@@ -1,0 +1,108 @@
+/**
+ * Archive, unarchive and delete of a task, and its cleanup jobs (LC-2) kept live by
+ * `cleanup_job.updated`. A delete refused with `409 dirty_worktree` asks the person, in their
+ * words, before retrying with `discardChanges=true`.
+ */
+import type { CleanupAccepted, Task } from "@grove/protocol";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ApiError, api, enc } from "../api/client.js";
+import { keys } from "../api/keys.js";
+import { listCleanupJobs } from "../api/resources.js";
+import { humanError } from "../api/human-errors.js";
+import { ErrorBox } from "../ui/ErrorBox.js";
+import { when } from "../ui/Field.js";
+import { useAction } from "../ui/use-action.js";
+
+export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnarchive(): void; onDeleted(): void }) {
+  const qc = useQueryClient();
+  const jobs = useQuery({ queryKey: keys.cleanupJobs(task.id), queryFn: () => listCleanupJobs(task.id) });
+  const action = useAction();
+  const [confirm, setConfirm] = useState<ApiError | null>(null);
+  const reloadJobs = () => qc.invalidateQueries({ queryKey: keys.cleanupJobs(task.id) });
+
+  const del = (discardChanges: boolean) => {
+    setConfirm(null);
+    void action.run(async () => {
+      try {
+        await api.del<CleanupAccepted>(`/tasks/${enc(task.id)}${discardChanges ? "?discardChanges=true" : ""}`);
+        onDeleted();
+        return;
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === "dirty_worktree" && !discardChanges)) throw e;
+        setConfirm(e);
+      }
+      // The refused attempt announced a job it did not keep: re-read what the server keeps.
+      await reloadJobs();
+    });
+  };
+  const archive = () => void action.run(() => api.post<CleanupAccepted>(`/tasks/${enc(task.id)}/archive`).then(reloadJobs));
+  const list = [...(jobs.data ?? [])].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+
+  return (
+    <section className="card lifecycle" aria-label="Lifecycle">
+      <h2>Archive and delete</h2>
+      <div className="actions">
+        {task.archivedAt ? (
+          <button type="button" disabled={action.busy} onClick={onUnarchive}>
+            Unarchive
+          </button>
+        ) : (
+          <button type="button" disabled={action.busy} onClick={archive}>
+            Archive
+          </button>
+        )}
+        <button type="button" className="danger" disabled={action.busy} onClick={() => del(false)}>
+          Delete task
+        </button>
+      </div>
+      <ErrorBox error={action.error} />
+      {confirm ? (
+        <div className="confirm" role="alertdialog" aria-label="Confirm delete" data-error-code={confirm.code}>
+          <p>
+            <strong>{humanError(confirm).text}</strong>
+          </p>
+          <p className="muted">Deleting now throws away the uncommitted changes in the task's worktrees. Archive keeps them.</p>
+          <div className="actions">
+            <button type="button" className="danger" onClick={() => del(true)}>
+              Delete anyway (discard changes)
+            </button>
+            <button type="button" className="secondary" onClick={() => setConfirm(null)}>
+              Keep the task
+            </button>
+          </div>
+        </div>
+      ) : null}
+      <h3>Cleanup jobs</h3>
+      <ErrorBox error={jobs.error} context="Could not load cleanup jobs" />
+      {list.length === 0 ? (
+        <p className="empty">No cleanup jobs.</p>
+      ) : (
+        <table className="jobs">
+          <thead>
+            <tr>
+              <th>Job</th>
+              <th>State</th>
+              <th className="num">Attempts</th>
+              <th>Last error</th>
+              <th>Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((j) => (
+              <tr key={j.id} data-job-id={j.id} data-state={j.state}>
+                <td>{j.trigger}</td>
+                <td>
+                  <span className={`badge job-${j.state}`}>{j.state}</span>
+                </td>
+                <td className="num">{j.attempts}</td>
+                <td className={j.lastError ? "error" : ""}>{j.lastError ?? "—"}</td>
+                <td>{when(j.updatedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * One message of a session by role: the person's prompt, the agent's answer (sanitized
+ * Markdown), thoughts (muted), tool calls (collapsible, with their diffs and output), plans
+ * and system notes.
+ */
+import type { Message } from "@grove/protocol";
+import { memo, type CSSProperties } from "react";
+import { markdownHtml } from "../ui/markdown.js";
+
+const ROLE_LABEL: Record<Message["role"], string> = { user: "You", agent: "Agent", thought: "Thinking", tool: "Tool", plan: "Plan", system: "System" };
+
+interface ToolData {
+  status?: string;
+  kind?: string | null;
+  content?: { type: string; path?: string; oldText?: string | null; newText?: string; content?: { type: string; text?: string } }[];
+  rawOutput?: unknown;
+}
+
+function MiniDiff({ path, oldText, newText }: { path?: string; oldText?: string | null; newText?: string }) {
+  const before = (oldText ?? "").split("\n");
+  const after = (newText ?? "").split("\n");
+  // A tool's diff is whole-file old/new text; show removed then added lines, trimmed of the
+  // common head and tail so a one-line edit of a long file stays one line.
+  let head = 0;
+  while (head < before.length && head < after.length && before[head] === after[head]) head++;
+  let tail = 0;
+  while (tail < before.length - head && tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  const del = oldText === null || oldText === undefined ? [] : before.slice(head, before.length - tail);
+  const add = newText === undefined ? [] : after.slice(head, after.length - tail);
+  return (
+    <figure className="tool-diff">
+      <figcaption>
+        <code>{path}</code>
+      </figcaption>
+      <pre className="diff">
+        <code>
+          {del.map((l, i) => (
+            <span key={`d${i}`} className="line del">{`-${l}`}</span>
+          ))}
+          {add.map((l, i) => (
+            <span key={`a${i}`} className="line add">{`+${l}`}</span>
+          ))}
+        </code>
+      </pre>
+    </figure>
+  );
+}
+
+function ToolBody({ data }: { data: ToolData }) {
+  return (
+    <div className="tool-body">
+      {(data.content ?? []).map((c, i) =>
+        c.type === "diff" ? (
+          <MiniDiff key={i} path={c.path} oldText={c.oldText} newText={c.newText} />
+        ) : c.type === "content" && c.content?.type === "text" ? (
+          <pre key={i} className="tool-output">
+            {c.content.text}
+          </pre>
+        ) : null,
+      )}
+      {data.rawOutput !== undefined ? <pre className="tool-output raw">{typeof data.rawOutput === "string" ? data.rawOutput : JSON.stringify(data.rawOutput, null, 2)}</pre> : null}
+    </div>
+  );
+}
+
+/** Extra props a virtual list puts on the row (position and measuring). */
+export interface RowProps {
+  ref?: (el: HTMLLIElement | null) => void;
+  style?: CSSProperties;
+  "data-index"?: number;
+}
+
+export const MessageItem = memo(function MessageItem({ m, row }: { m: Message; row?: RowProps }) {
+  const data = (m.data ?? {}) as ToolData;
+  const status = m.role === "tool" && typeof data.status === "string" ? data.status : undefined;
+  const hasBody = m.role === "tool" && ((data.content?.length ?? 0) > 0 || data.rawOutput !== undefined);
+  const head = (
+    <span className="msg-head">
+      <span className="msg-role">{ROLE_LABEL[m.role] ?? m.role}</span>
+      {status ? <span className={`badge tool-${status}`}>{status}</span> : null}
+      {m.role === "tool" ? <span className="msg-text tool-title">{m.text}</span> : null}
+      <time dateTime={m.createdAt}>{new Date(m.createdAt).toLocaleTimeString()}</time>
+    </span>
+  );
+  return (
+    <li className={`msg role-${m.role}`} data-message-id={m.id} data-role={m.role} data-status={status} {...row}>
+      {m.role === "tool" ? (
+        hasBody ? (
+          <details>
+            <summary>{head}</summary>
+            <ToolBody data={data} />
+          </details>
+        ) : (
+          head
+        )
+      ) : (
+        <>
+          {head}
+          {m.role === "agent" ? <div className="msg-text markdown" dangerouslySetInnerHTML={{ __html: markdownHtml(m.text) }} /> : <div className="msg-text">{m.text}</div>}
+        </>
+      )}
+    </li>
+  );
+});

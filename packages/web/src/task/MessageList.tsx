@@ -1,0 +1,57 @@
+/**
+ * A session's messages in creation order, following the stream: the view sticks to the bottom
+ * while the person is there. Long sessions (over 200 messages) are virtualized, so 5,000
+ * messages scroll without rendering them all.
+ */
+import type { Message } from "@grove/protocol";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useLayoutEffect, useRef, type RefObject } from "react";
+import { MessageItem } from "./Message.js";
+
+const VIRTUAL_FROM = 200;
+
+function useStickToBottom(el: RefObject<HTMLElement | null>, dep: unknown, onStick?: () => void) {
+  const atBottom = useRef(true);
+  useLayoutEffect(() => {
+    const node = el.current;
+    if (!node) return;
+    const onScroll = () => (atBottom.current = node.scrollHeight - node.scrollTop - node.clientHeight < 60);
+    node.addEventListener("scroll", onScroll);
+    return () => node.removeEventListener("scroll", onScroll);
+  }, [el]);
+  useLayoutEffect(() => {
+    const node = el.current;
+    if (!node || !atBottom.current) return;
+    if (onStick) onStick();
+    else node.scrollTop = node.scrollHeight;
+  });
+  return dep;
+}
+
+function Virtual({ messages }: { messages: Message[] }) {
+  const box = useRef<HTMLDivElement | null>(null);
+  const rows = useVirtualizer({ count: messages.length, getScrollElement: () => box.current, estimateSize: () => 56, overscan: 8, getItemKey: (i) => messages[i]!.id });
+  useStickToBottom(box, messages.length, () => rows.scrollToIndex(messages.length - 1, { align: "end" }));
+  return (
+    <div className="messages virtual" ref={box} tabIndex={0} role="region" aria-label="Messages">
+      <ol style={{ height: rows.getTotalSize(), position: "relative", margin: 0, padding: 0 }}>
+        {rows.getVirtualItems().map((v) => (
+          <MessageItem key={v.key} m={messages[v.index]!} row={{ ref: rows.measureElement, "data-index": v.index, style: { position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` } }} />
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+export function MessageList({ messages }: { messages: Message[] }) {
+  const box = useRef<HTMLOListElement | null>(null);
+  useStickToBottom(box, messages);
+  if (messages.length > VIRTUAL_FROM) return <Virtual messages={messages} />;
+  return (
+    <ol className="messages" aria-label="Messages" aria-live="polite" ref={box}>
+      {messages.map((m) => (
+        <MessageItem key={m.id} m={m} />
+      ))}
+    </ol>
+  );
+}

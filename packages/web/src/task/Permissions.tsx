@@ -1,0 +1,45 @@
+/** Pending permission questions of a session (policy "ask"): one button per option plus Dismiss. */
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, enc } from "../api/client.js";
+import { keys } from "../api/keys.js";
+import { listPermissions } from "../api/resources.js";
+import type { PermissionAsk } from "../api/types.js";
+import { dismiss } from "../live/attention.js";
+import { ErrorBox } from "../ui/ErrorBox.js";
+import { useAction } from "../ui/use-action.js";
+
+export function Permissions({ sessionId, active }: { sessionId: string; active: boolean }) {
+  const qc = useQueryClient();
+  const asks = useQuery({ queryKey: keys.permissions(sessionId), queryFn: () => listPermissions(sessionId), enabled: active });
+  const action = useAction();
+  const answer = (ask: PermissionAsk, optionId: string | null) =>
+    void action.run(async () => {
+      await api.post(`/sessions/${enc(sessionId)}/permissions/${enc(ask.requestId)}`, { optionId });
+      dismiss((i) => i.id === `perm:${ask.requestId}`);
+      qc.setQueryData<PermissionAsk[]>(keys.permissions(sessionId), (list) => list?.filter((a) => a.requestId !== ask.requestId));
+    });
+  const list = active ? (asks.data ?? []) : [];
+  return (
+    <div className="permissions" aria-live="assertive">
+      <ErrorBox error={asks.error ?? action.error} context="Permission request" />
+      {list.map((ask) => (
+        <div key={ask.requestId} className="permission" role="group" aria-label="Permission request" data-request-id={ask.requestId}>
+          <p>
+            <strong>Permission requested: </strong>
+            {ask.title}
+          </p>
+          <div className="actions">
+            {ask.options.map((o) => (
+              <button key={o.optionId} type="button" className={o.kind.startsWith("reject") ? "secondary" : ""} data-option-id={o.optionId} disabled={action.busy} onClick={() => answer(ask, o.optionId)}>
+                {o.name}
+              </button>
+            ))}
+            <button type="button" className="secondary" disabled={action.busy} onClick={() => answer(ask, null)}>
+              Dismiss
+            </button>
+          </div>
+        </div>
+      ))}
+    </div>
+  );
+}

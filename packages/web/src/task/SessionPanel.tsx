@@ -1,0 +1,98 @@
+/**
+ * One session: state and last error, cancel / resume / delete, permission questions, the live
+ * messages and the prompt box. Send is disabled while a turn runs (ADR 2026-11-30-web-ui-react):
+ * the person cancels the turn or waits; nothing is queued behind their back.
+ */
+import type { Session } from "@grove/protocol";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { api, enc } from "../api/client.js";
+import { keys } from "../api/keys.js";
+import { listMessages } from "../api/resources.js";
+import { mergeEarly } from "../live/cache.js";
+import { ErrorBox } from "../ui/ErrorBox.js";
+import { Field } from "../ui/Field.js";
+import { useAction } from "../ui/use-action.js";
+import { MessageList } from "./MessageList.js";
+import { Permissions } from "./Permissions.js";
+
+const ACTIVE: readonly Session["state"][] = ["starting", "running"];
+
+export function SessionPanel({ session, readOnly }: { session: Session; readOnly: boolean }) {
+  const qc = useQueryClient();
+  const id = session.id;
+  const messages = useQuery({ queryKey: keys.messages(id), queryFn: () => mergeEarly(id, () => listMessages(id)) });
+  const [prompt, setPrompt] = useState("");
+  const action = useAction();
+  const active = ACTIVE.includes(session.state);
+  const refresh = (s: unknown) => {
+    const next = s as Session | undefined;
+    if (next?.id) qc.setQueryData<Session[]>(keys.sessions(next.taskId), (list) => list?.map((x) => (x.id === next.id && next.updatedAt >= x.updatedAt ? next : x)));
+  };
+  const post = (path: string) => void action.run(() => api.post<Session>(`/sessions/${enc(id)}/${path}`).then(refresh));
+  const remove = () => void action.run(() => api.del(`/sessions/${enc(id)}`));
+
+  const send = (e: FormEvent) => {
+    e.preventDefault();
+    const text = prompt;
+    if (!text.trim() || active) return;
+    void action.run(async () => {
+      refresh(await api.post<Session>(`/sessions/${enc(id)}/prompt`, { prompt: text }));
+      setPrompt("");
+    });
+  };
+
+  return (
+    <section className="session-panel" data-session-id={id} aria-label={`Session ${id}`}>
+      <div className="session-head">
+        <div className="session-title">
+          <h3>{session.agent} session</h3>
+          <span className={`badge session-state state-${session.state}`}>{session.state}</span>
+          <code className="muted">{session.id}</code>
+        </div>
+        {session.lastError ? (
+          <p className="error last-error" role="alert">
+            {`${session.lastError.code}: ${session.lastError.message}`}
+          </p>
+        ) : null}
+        {readOnly ? null : (
+          <div className="actions">
+            <button type="button" className="secondary" disabled={!active || action.busy} onClick={() => post("cancel")}>
+              Cancel turn
+            </button>
+            <button type="button" className="secondary" disabled={active || action.busy} onClick={() => post("resume")}>
+              Resume
+            </button>
+            <button type="button" className="danger" disabled={active || action.busy} onClick={remove}>
+              Delete session
+            </button>
+          </div>
+        )}
+      </div>
+      <ErrorBox error={action.error ?? messages.error} fixes={{ cancel_turn: () => post("cancel"), resume: () => post("resume") }} />
+      {readOnly ? null : <Permissions sessionId={id} active={active} />}
+      <MessageList messages={messages.data ?? []} />
+      {readOnly ? null : (
+        <form className="prompt-form" aria-label="Send a prompt" onSubmit={send}>
+          <Field label="Prompt" hint={active ? "The agent is working on a turn. Send is available when it ends, or cancel the turn." : "Ctrl+Enter sends"}>
+            <textarea
+              name="prompt"
+              rows={3}
+              placeholder="Ask the agent…"
+              value={prompt}
+              onChange={(e) => setPrompt(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) e.currentTarget.form?.requestSubmit();
+              }}
+            />
+          </Field>
+          <div className="actions">
+            <button type="submit" disabled={active || action.busy || !prompt.trim()}>
+              Send
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * The sessions of a task: a list (state, agent, last error) to pick one from, the picked
+ * session's panel, and the form that starts a new session (agent from GET /agents, optional
+ * first prompt). Kept live by the event feed.
+ */
+import type { Session } from "@grove/protocol";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { api, enc } from "../api/client.js";
+import { keys } from "../api/keys.js";
+import { listAgents, listSessions } from "../api/resources.js";
+import { upsert } from "../live/cache.js";
+import { ErrorBox } from "../ui/ErrorBox.js";
+import { Field, when } from "../ui/Field.js";
+import { useAction } from "../ui/use-action.js";
+import { SessionPanel } from "./SessionPanel.js";
+
+export function Sessions({ taskId, readOnly, fixes }: { taskId: string; readOnly: boolean; fixes?: { restore?: () => void; unarchive?: () => void } }) {
+  const qc = useQueryClient();
+  const sessions = useQuery({ queryKey: keys.sessions(taskId), queryFn: () => listSessions(taskId) });
+  const agents = useQuery({ queryKey: keys.agents, queryFn: listAgents, enabled: !readOnly });
+  const [picked, setPicked] = useState<string | null>(null);
+  const [agent, setAgent] = useState("");
+  const [prompt, setPrompt] = useState("");
+  const action = useAction();
+  const ordered = [...(sessions.data ?? [])].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const selected = ordered.find((s) => s.id === picked) ?? ordered[ordered.length - 1];
+
+  const start = (e: FormEvent) => {
+    e.preventDefault();
+    const body: { agent?: string; prompt?: string } = {};
+    const name = agent || agents.data?.[0]?.name;
+    if (name) body.agent = name;
+    if (prompt.trim()) body.prompt = prompt;
+    void action.run(async () => {
+      const s = await api.post<Session>(`/tasks/${enc(taskId)}/sessions`, body);
+      setPrompt("");
+      qc.setQueryData<Session[]>(keys.sessions(taskId), (list) => (list?.some((x) => x.id === s.id) ? list : upsert(list, s)));
+      setPicked(s.id);
+    });
+  };
+
+  return (
+    <section className="card sessions" aria-label="Sessions">
+      <h2>Sessions</h2>
+      <ErrorBox error={sessions.error} context="Could not load sessions" />
+      <ul className="session-list" aria-label="Session list">
+        {ordered.length === 0 ? <li className="empty">No sessions yet.</li> : null}
+        {ordered.map((s, i) => (
+          <li key={s.id} data-session-id={s.id} data-state={s.state}>
+            <button type="button" className="session-item" aria-pressed={s.id === selected?.id} onClick={() => setPicked(s.id)}>
+              <span>{`#${i + 1} ${s.agent}`}</span>
+              <span className={`badge state-${s.state}`}>{s.state}</span>
+              <small className="muted">{when(s.createdAt)}</small>
+              {s.lastError ? <small className="error">{`${s.lastError.code}: ${s.lastError.message}`}</small> : null}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {selected ? <SessionPanel key={selected.id} session={selected} readOnly={readOnly} /> : null}
+      {readOnly ? null : (
+        <form className="start-session" aria-label="Start a session" onSubmit={start}>
+          <h3>New session</h3>
+          <Field label="Agent">
+            <select name="agent" value={agent || agents.data?.[0]?.name || ""} onChange={(e) => setAgent(e.target.value)}>
+              {(agents.data ?? []).map((p) => (
+                <option key={p.name} value={p.name}>
+                  {p.builtIn ? p.name : `${p.name} (configured)`}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="First prompt (optional)">
+            <textarea name="firstPrompt" rows={3} placeholder="say hello" value={prompt} onChange={(e) => setPrompt(e.target.value)} />
+          </Field>
+          <ErrorBox error={action.error ?? agents.error} fixes={{ restore: fixes?.restore, unarchive: fixes?.unarchive, retry: () => action.clear() }} />
+          <div className="actions">
+            <button type="submit" disabled={action.busy}>
+              Start session
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}

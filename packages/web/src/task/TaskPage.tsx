@@ -1,0 +1,155 @@
+/**
+ * The task page (`/tasks/:id`): title and state, sessions with the live stream, Changes,
+ * repositories and environment (Restore for a missing worktree), the terminal, and
+ * archive/delete. A deleted task sends the person back to the board with a notice; an archived
+ * one is read-only with Unarchive.
+ */
+import type { Repository, Task } from "@grove/protocol";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { lazy, Suspense, useEffect, useMemo, useState } from "react";
+import { ApiError, api, enc } from "../api/client.js";
+import { keys } from "../api/keys.js";
+import { getChanges, getTask, listRepositories, listSessions } from "../api/resources.js";
+import { TASK_STATES } from "../board/Board.js";
+import { useCapabilities } from "../board/use-activity.js";
+import { dismiss, setWatchingTask } from "../live/attention.js";
+import { events } from "../live/events.js";
+import { notice } from "../live/store.js";
+import { Link, navigate } from "../router.js";
+import { ErrorBox } from "../ui/ErrorBox.js";
+import { Field, label, when } from "../ui/Field.js";
+import { useAction } from "../ui/use-action.js";
+import { ChangesSummary } from "./ChangesSummary.js";
+import { Environment } from "./Environment.js";
+import { Lifecycle } from "./Lifecycle.js";
+import { Sessions } from "./Sessions.js";
+
+const TerminalPanel = lazy(() => import("../terminal/TerminalPanel.js"));
+
+function goneToBoard(title: string | undefined): void {
+  notice.set(`This task was deleted${title ? `: ${title}` : ""}.`);
+  navigate("/", true);
+}
+
+export function TaskPage({ taskId }: { taskId: string }) {
+  const qc = useQueryClient();
+  const task = useQuery({ queryKey: keys.task(taskId), queryFn: () => getTask(taskId) });
+  const repos = useQuery({ queryKey: keys.repositories, queryFn: listRepositories });
+  const sessions = useQuery({ queryKey: keys.sessions(taskId), queryFn: () => listSessions(taskId) });
+  const changes = useQuery({ queryKey: keys.changes(taskId), queryFn: () => getChanges(taskId), enabled: task.isSuccess });
+  const caps = useCapabilities();
+  const move = useAction();
+  const restore = useAction();
+  const unarchive = useAction();
+  const [state, setState] = useState<Task["state"] | "">("");
+  const names = useMemo(() => new Map((repos.data ?? []).map((r: Repository) => [r.id, r.name])), [repos.data]);
+  const repoName = (id: string) => names.get(id) ?? id;
+  const t = task.data;
+
+  useEffect(() => {
+    setWatchingTask(taskId);
+    // What finished or failed here has been seen now.
+    dismiss((i) => i.taskId === taskId && i.kind !== "permission_requested");
+    const off = events.on("task.deleted", ({ taskId: gone }) => gone === taskId && goneToBoard(qc.getQueryData<Task>(keys.task(taskId))?.title));
+    return () => {
+      setWatchingTask(null);
+      off();
+    };
+  }, [taskId, qc]);
+
+  // Known before and 404 now: it was deleted while the page was open.
+  const deleted = task.error instanceof ApiError && task.error.code === "not_found" && !!t;
+  useEffect(() => {
+    if (deleted) goneToBoard(t?.title);
+  }, [deleted, t?.title]);
+
+  if (task.error) {
+    return (
+      <>
+        <p>
+          <Link href="/">← Board</Link>
+        </p>
+        <ErrorBox error={task.error} context={`Task ${taskId}`} fixes={{ back_to_board: () => navigate("/") }} />
+      </>
+    );
+  }
+  if (!t) return <p className="muted">Loading…</p>;
+
+  const archived = t.archivedAt !== null;
+  const known = (sessions.data?.length ?? 0) > 0 || (changes.data?.repositories.length ?? 0) > 0;
+  const refreshFiles = () => {
+    void qc.invalidateQueries({ queryKey: keys.changes(taskId) });
+    void qc.invalidateQueries({ queryKey: keys.environment(taskId) });
+  };
+  const doRestore = () => void restore.run(() => api.post(`/tasks/${enc(taskId)}/environment/restore`).then(refreshFiles));
+  const doUnarchive = () => void unarchive.run(() => api.post<Task>(`/tasks/${enc(taskId)}/unarchive`).then((next) => qc.setQueryData(keys.task(taskId), next)));
+  const doMove = () => void move.run(() => api.patch<Task>(`/tasks/${enc(taskId)}`, { state: state || t.state }).then((next) => qc.setQueryData(keys.task(taskId), next)));
+  const worktrees = (changes.data?.repositories ?? []).filter((r) => r.status !== "missing");
+
+  return (
+    <>
+      <p>
+        <Link href="/">← Board</Link>
+      </p>
+      <header className="task-head">
+        <h1 id="task-title">{t.title}</h1>
+        <div className="task-meta">
+          <span className={`badge state-${t.state}`} id="task-state" data-state={t.state}>
+            {t.state}
+          </span>
+          {archived ? <span className="badge archived">archived {when(t.archivedAt)}</span> : null}
+          <span className="muted">
+            created {when(t.createdAt)} · <code>{t.id}</code>
+          </span>
+          {archived ? null : (
+            <span className="move">
+              <Field label="State">
+                <select name="state" value={state || t.state} onChange={(e) => setState(e.target.value as Task["state"])}>
+                  {TASK_STATES.map((s) => (
+                    <option key={s} value={s}>
+                      {label(s)}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+              <button type="button" className="secondary" disabled={move.busy} onClick={doMove}>
+                Move
+              </button>
+            </span>
+          )}
+          {worktrees.some((r) => r.files.length > 0) || (changes.data?.repositories.some((r) => r.ahead > 0) ?? false) ? (
+            <Link className="button-link" href={`/tasks/${taskId}/review`}>
+              Review changes
+            </Link>
+          ) : null}
+        </div>
+        {t.description ? <p className="description">{t.description}</p> : null}
+        <ErrorBox error={move.error} context="Move" />
+      </header>
+      {archived ? (
+        <div className="notice archived-banner" role="status">
+          This task is archived and read-only. Its worktrees were removed; its branches and uncommitted work were saved.{" "}
+          <button type="button" disabled={unarchive.busy} onClick={doUnarchive}>
+            Unarchive
+          </button>
+          <ErrorBox error={unarchive.error} />
+        </div>
+      ) : null}
+      <div className="task-grid">
+        <div className="col-main">
+          <Sessions taskId={taskId} readOnly={archived} fixes={{ restore: doRestore, unarchive: doUnarchive }} />
+          {!archived && worktrees.length > 0 && caps?.has("GET /tasks/{id}/terminal") ? (
+            <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
+              <TerminalPanel taskId={taskId} repositories={worktrees.map((r) => ({ id: r.repositoryId, name: repoName(r.repositoryId) }))} />
+            </Suspense>
+          ) : null}
+        </div>
+        <div className="col-side">
+          <ChangesSummary taskId={taskId} changes={changes.data} error={changes.error} repoName={repoName} />
+          <Environment task={t} known={known} changes={changes.data} repoName={repoName} onRestore={doRestore} restoring={restore.busy} restoreError={restore.error} />
+          <Lifecycle task={t} onUnarchive={doUnarchive} onDeleted={() => goneToBoard(t.title)} />
+        </div>
+      </div>
+    </>
+  );
+}
