@@ -173,3 +173,14 @@ async function send(url: URL, method: string, headers: Record<string, string>, p
     req.end(payload);
   });
 }
+
+/**
+ * `Promise.all` whose failure is deterministic: it waits for every request and rejects with the
+ * first failure in argument order (the main resource's `not_found`, not whichever 404 came back
+ * first).
+ */
+export async function allInOrder<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(promises as readonly Promise<unknown>[]);
+  for (const s of settled) if (s.status === "rejected") throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
