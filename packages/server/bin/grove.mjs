@@ -6,13 +6,14 @@
 // GROVE_CLI_BUNDLE=require (the CLI tests) refuses the fallback, so a stale bundle is noticed.
 import { readFileSync, statSync } from "node:fs";
 
-const at = (p) => new URL(p, import.meta.url);
+// Plain string paths: this check runs on every command, URL objects per file cost measurably.
+const root = decodeURIComponent(new URL("..", import.meta.url).pathname);
 
 function bundleIsFresh() {
   try {
-    const built = statSync(at("../dist/cli/grove.js")).mtimeMs;
-    const inputs = JSON.parse(readFileSync(at("../dist/cli/inputs.json"), "utf8"));
-    return inputs.every((p) => statSync(at(`../${p}`)).mtimeMs <= built);
+    const built = statSync(`${root}dist/cli/grove.js`).mtimeMs;
+    const inputs = JSON.parse(readFileSync(`${root}dist/cli/inputs.json`, "utf8"));
+    return inputs.every((p) => statSync(root + p).mtimeMs <= built);
   } catch {
     return false;
   }

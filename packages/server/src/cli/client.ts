@@ -115,16 +115,15 @@ export class GroveClient {
       payload = JSON.stringify(opts.body ?? {});
     }
 
-    let res: Response;
+    let res: { status: number; ok: boolean; text: string };
     try {
-      res = await fetch(url, { method, headers, body: payload });
+      res = await send(url, method, headers, payload);
     } catch (e) {
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      const why = cause?.code ?? cause?.message ?? (e as Error).message;
+      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
       throw new CliError("server_unreachable", `cannot reach the Grove server at ${url.origin} (${why}); is \`grove serve\` running?`);
     }
 
-    const text = await res.text();
+    const text = res.text;
     let parsed: unknown;
     if (text !== "") {
       try {
@@ -151,4 +150,37 @@ function errorFromResponse(status: number, body: unknown, what: string): CliErro
     return new CliError(err.code, message, { status, ...(details ? { details } : {}) });
   }
   return new CliError(`http_${status}`, `${what} failed with HTTP ${status}`, { status });
+}
+
+/**
+ * One HTTP exchange over node:http (https loaded only for an https server). Not `fetch`: its
+ * implementation costs a short-lived CLI process a noticeable share of its start-up (issue 13).
+ */
+async function send(url: URL, method: string, headers: Record<string, string>, payload: string | undefined): Promise<{ status: number; ok: boolean; text: string }> {
+  const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  const allHeaders = payload === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(payload)) };
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: allHeaders }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("error", reject);
+      res.on("end", () => {
+        const status = res.statusCode ?? 0;
+        resolve({ status, ok: status >= 200 && status < 300, text: Buffer.concat(chunks).toString("utf8") });
+      });
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/**
+ * `Promise.all` whose failure is deterministic: it waits for every request and rejects with the
+ * first failure in argument order (the main resource's `not_found`, not whichever 404 came back
+ * first).
+ */
+export async function allInOrder<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(promises as readonly Promise<unknown>[]);
+  for (const s of settled) if (s.status === "rejected") throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }

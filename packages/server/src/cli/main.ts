@@ -39,14 +39,15 @@ async function version(): Promise<string> {
   return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 }
 
-/** The first word of argv that is not an option (or an option's value): the command's name. */
+/** The first word of argv that is not an option (or an option's value): the command's name (`help X` names X). */
 export function commandName(argv: readonly string[]): string | undefined {
+  const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--server") i++;
-    else if (!a.startsWith("-")) return a;
+    else if (!a.startsWith("-")) words.push(a);
   }
-  return undefined;
+  return words[0] === "help" ? words[1] : words[0];
 }
 
 /**

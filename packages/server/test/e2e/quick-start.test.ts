@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -18,11 +18,31 @@ function portInUse(port: number): Promise<boolean> {
   });
 }
 
+/** The README's walkthrough: the first sh block after "A walkthrough with the scripted agent". */
+function walkthrough(): string {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const from = readme.indexOf("A walkthrough with the scripted agent");
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(from));
+  if (from === -1 || !block) throw new Error("README has no walkthrough block");
+  return block[1]!;
+}
+
+function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((res) => {
+    const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("close", (code) => res({ code, stdout, stderr }));
+  });
+}
+
 describe("UX-4 the quick start: `npm start` with the defaults", () => {
   const home = mkdtempSync(join(tmpdir(), "grove-quickstart-home-"));
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-  it("UX-4 serves the API and the page on 127.0.0.1:7420 with SQLite in ~/.grove and the scripted agent", async () => {
+  it("UX-4 serves the API and the page on 127.0.0.1:7420 with SQLite in ~/.grove and the scripted agent; the README walkthrough works copy-pasted; Ctrl-C exits 0 (issue 14)", async () => {
     expect(await portInUse(7420), "port 7420 must be free for the quick-start test").toBe(false);
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
     for (const k of Object.keys(env)) if (k.startsWith("GROVE_")) delete env[k];
@@ -51,10 +71,27 @@ describe("UX-4 the quick start: `npm start` with the defaults", () => {
       expect(page.headers.get("content-type")).toContain("text/html");
       expect(await page.text()).toContain("<title>Grove</title>");
       expect(existsSync(join(home, ".grove", "grove.db"))).toBe(true);
+
+      // Issue 14: the README's walkthrough, copy-pasted into bash from the repository root with
+      // this clean HOME, against the server `npm start` runs.
+      const walk = await runBash(walkthrough(), { ...env, PATH: process.env.PATH! });
+      expect(walk.stderr, walk.stdout).not.toMatch(/^error: /m);
+      expect(walk.code, walk.stderr).toBe(0);
+      expect(walk.stdout).toMatch(/^agent: Hello from the scripted agent$/m);
+      expect(walk.stdout).toMatch(/^\+second draft$/m);
+      expect(walk.stdout).toMatch(/^archiving task task_\S+ \(cleanup job /m);
+
+      // Issue 14: the API document is browsable, rendered from node_modules (no network).
+      const docs = await fetch("http://127.0.0.1:7420/api/docs");
+      expect(await docs.text()).toContain('<script src="/api/docs/redoc.standalone.js"></script>');
+      const bundle = await fetch("http://127.0.0.1:7420/api/docs/redoc.standalone.js");
+      expect(bundle.headers.get("content-type")).toContain("javascript");
+      expect((await bundle.text()).length).toBeGreaterThan(100_000);
     } finally {
-      // SIGTERM the whole npm → node tree; the server exits 0 on SIGTERM (CONTRACT.md).
-      process.kill(-child.pid!, "SIGTERM");
-      await exited;
+      // Ctrl-C reaches the whole npm → node group; the server says it stops, then that it stopped (issue 14).
+      process.kill(-child.pid!, "SIGINT");
     }
-  }, 120_000);
+    expect(await exited).toBe(0);
+    expect(out).toMatch(/stopping.*\n(.*\n)*.*stopped/);
+  }, 240_000);
 });

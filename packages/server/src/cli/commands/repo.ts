@@ -13,6 +13,7 @@ interface RepoAddOptions {
   pullBeforeWorktree: boolean;
   tokenEnv?: string;
   credentialPolicy?: "managed" | "executor";
+  quiet?: boolean;
 }
 
 /** `grove repo add|ls|show|rm`. */
@@ -28,7 +29,8 @@ export function registerRepoCommands(program: Command): void {
       .option("--default-branch <branch>", "base branch for new tasks (default: the repository's HEAD branch)")
       .option("--no-pull-before-worktree", "do not refresh the base branch before creating a worktree")
       .option("--token-env <VAR>", "read the provider token from this environment variable (never pass a token in argv)")
-      .option("--credential-policy <policy>", "managed | executor (default: managed when a token is given)"),
+      .option("--credential-policy <policy>", "managed | executor (default: managed when a token is given)")
+      .option("-q, --quiet", "print only the new repository's id"),
   ).action(async (target: string, opts: RepoAddOptions, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const remote = isRemoteUrl(target);
@@ -53,7 +55,7 @@ export function registerRepoCommands(program: Command): void {
     } finally {
       stop();
     }
-    out.result(created, () => [`added repository ${created.name} (${created.id}) ${created.url ?? created.path}`]);
+    out.result(created, () => (opts.quiet ? [created.id] : [`added repository ${created.name} (${created.id}) ${created.url ?? created.path}`]));
   });
 
   withCommonOptions(repo.command("ls").description("list registered repositories")).action(async (_opts: unknown, cmd: Command) => {

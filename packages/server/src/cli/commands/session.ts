@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Message, Session } from "@grove/protocol";
+import { allInOrder } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable, shortTime } from "../output.js";
 import { registerSessionResumeCommand } from "./session-resume.js";
@@ -61,7 +62,7 @@ export function registerSessionCommands(program: Command): void {
     async (sessionId: string, _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
       const id = encodeURIComponent(sessionId);
-      const [s, messages] = await Promise.all([client.get<Session>(`/sessions/${id}`), client.get<Message[]>(`/sessions/${id}/messages`)]);
+      const [s, messages] = await allInOrder<[Session, Message[]]>([client.get<Session>(`/sessions/${id}`), client.get<Message[]>(`/sessions/${id}/messages`)]);
       out.result({ session: s, messages }, () => describeSession(s, messages));
     },
   );

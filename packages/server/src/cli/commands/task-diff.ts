@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { Changes, FileDiff, Repository, Task } from "@grove/protocol";
-import { CliError } from "../client.js";
+import { CliError, allInOrder } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable } from "../output.js";
 import { resolveRepoRef } from "../repo-ref.js";
@@ -27,7 +27,10 @@ export function registerTaskDiffCommand(task: Command): void {
     const { client, out } = contextOf(cmd);
     const id = encodeURIComponent(taskId);
     // People read repositories by name; --json keeps the ids of the API's Changes.
-    const [changes, repos] = await Promise.all([client.get<Changes>(`/tasks/${id}/changes`), out.json && opts.path === undefined ? undefined : client.get<Repository[]>("/repositories")]);
+    const [changes, repos] = await allInOrder<[Changes, Repository[] | undefined]>([
+      client.get<Changes>(`/tasks/${id}/changes`),
+      out.json && opts.path === undefined ? Promise.resolve(undefined) : client.get<Repository[]>("/repositories"),
+    ]);
     if (opts.path === undefined) {
       out.result(changes, () => describeChanges(changes, repos ?? []));
       return;

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { AgentProfile, CreateSessionBody, Session, Task } from "@grove/protocol";
-import { CliError, isCliError } from "../client.js";
+import { CliError, allInOrder, isCliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { turnFailure, waitForSession } from "./session-wait.js";
 
@@ -26,7 +26,7 @@ export function registerTaskStartCommand(task: Command): void {
     const id = encodeURIComponent(taskId);
     // Validation first (the same codes the server would answer), so no progress line precedes
     // an error. Only the first session materializes; later ones attach to the existing worktrees.
-    const [task, env, agents] = await Promise.all([
+    const [task, env, agents] = await allInOrder<[Task, { status: string } | undefined, AgentProfile[] | undefined]>([
       client.get<Task>(`/tasks/${id}`),
       client.get<{ status: string }>(`/tasks/${id}/environment`).catch((e: unknown) => {
         if (isCliError(e) && e.status === 404) return undefined;

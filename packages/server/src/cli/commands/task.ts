@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { CreateTaskBody, Repository, Session, Task } from "@grove/protocol";
-import { CliError, isCliError, withCliFlags } from "../client.js";
+import { CliError, allInOrder, isCliError, withCliFlags } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable, shortTime } from "../output.js";
 import { resolveRepoRef } from "../repo-ref.js";
@@ -61,7 +61,7 @@ export function registerTaskCommands(program: Command): void {
       const { client, out } = contextOf(cmd);
       const id = encodeURIComponent(taskId);
       // The JSON answer is the contract's Task plus its sessions (what the text lists too).
-      const [t, sessions, repos] = await Promise.all([
+      const [t, sessions, repos] = await allInOrder<[Task, Session[], Repository[]]>([
         client.get<Task>(`/tasks/${id}`),
         client.get<Session[]>(`/tasks/${id}/sessions`),
         out.json ? Promise.resolve([] as Repository[]) : client.get<Repository[]>("/repositories").catch(() => [] as Repository[]),
