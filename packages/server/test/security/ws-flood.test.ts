@@ -100,6 +100,31 @@ describe("SEC-8 bounded WebSocket resources", () => {
     await db.drop();
   }, 240_000);
 
+  it("SEC-8 a client that leaves more than its limit unread is dropped, the others keep their stream", async () => {
+    srv = await startTestServer("sqlite");
+    const repo = await makeRepo();
+    repos.push(repo);
+    const r = await srv.api("POST", "/repositories", { path: repo.path });
+    const idle = await Promise.all(Array.from({ length: 20 }, () => idleClient(srv!.url)));
+    const reader = new WebSocket(`${srv.url.replace(/^http/, "ws")}/api/v1/events`);
+    let read = 0;
+    reader.on("message", () => read++);
+    await new Promise((res) => reader.once("open", res));
+    // 80 frames of ~95 KB: more than the kernel's socket buffers and the 1 MiB limit hold.
+    for (let i = 0; i < 80; i++) await srv.api("POST", "/tasks", { title: `slow ${i}`, description: "d".repeat(95_000), repositories: [{ repositoryId: r.body.id }] });
+    let dropped = 0;
+    for (const c of idle) {
+      void c.closedByServer.then(() => dropped++);
+      c.socket.on("data", () => undefined).resume();
+    }
+    const until = Date.now() + 30_000;
+    while ((dropped < idle.length || read < 80) && Date.now() < until) await new Promise((res) => setTimeout(res, 100));
+    expect(dropped).toBe(idle.length);
+    expect(read).toBe(80);
+    expect(reader.readyState).toBe(WebSocket.OPEN);
+    reader.close();
+  }, 120_000);
+
   it("SEC-8 GROVE_MAX_WS_CLIENTS caps concurrent sockets: one more is refused with 503 too_many_clients; a freed slot is reusable", async () => {
     srv = await startTestServer("sqlite", undefined, { GROVE_MAX_WS_CLIENTS: "3" });
     const url = `${srv.url.replace(/^http/, "ws")}/api/v1/events`;
