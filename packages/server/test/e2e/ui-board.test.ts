@@ -142,7 +142,7 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
 });
 
 describe("UX-2 web UI with GROVE_AUTH_TOKEN", () => {
-  it("WEB-14.1 ?token= is kept in localStorage and sent as bearer; the event stream connects with it", async () => {
+  it("WEB-14.1 SEC-6 ?token= becomes an HttpOnly cookie and leaves the address bar; the API and the event stream authenticate with it", async () => {
     const browser = await launchBrowser();
     const srv = await startTestServer("sqlite", undefined, { GROVE_AUTH_TOKEN: "tok-123" });
     try {
