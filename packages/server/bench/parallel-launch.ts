@@ -53,7 +53,7 @@ async function parallelLaunchRun(rounds: number, agent: "scripted" | "minimal"):
   }
   const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
   const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${server.url}/api/v1${path}`, { method, headers: body ? { "content-type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined });
+    const r = await fetch(`${server.url}/api/v1${path}`, { method, headers: method === "GET" ? {} : { "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
     const text = await r.text();
     return (text ? JSON.parse(text) : {}) as any;
   };

@@ -7,6 +7,10 @@ import { makeRepo, type TestRepo } from "../fixture/git.js";
 import { startTestServer, type TestServer } from "../fixture/server.js";
 import { launchBrowser } from "../e2e/ui-harness.js";
 
+// Browser globals used inside page.evaluate (this package is type-checked without the DOM library).
+declare const document: any;
+declare const location: { host: string };
+
 /**
  * Everything a hostile page can try against Grove at `grove` (an origin), run inside the page:
  * read the event stream, read the API, and change state with requests that need no CORS

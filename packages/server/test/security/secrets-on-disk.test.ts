@@ -8,6 +8,9 @@ import { openEvents, startTestServer, waitFor, waitForSession, type TestServer }
 import { launchBrowser } from "../e2e/ui-harness.js";
 import { rawRequest } from "./helpers.js";
 
+// A browser global used inside page.evaluate (this package is type-checked without the DOM library).
+declare const document: { cookie: string };
+
 const TOKEN = "s3cret-token-0123456789abcdef";
 
 /** Every path under `dir`, not descending into the checkouts below tasks/<task>/ and clones/. */
