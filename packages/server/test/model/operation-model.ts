@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { freshDatabase } from "../fixture/db.js";
 import { gitSync, makeRepo, type TestRepo } from "../fixture/git.js";
-import { apiClient, spawnServer, waitFor, waitForSession, type ChildServer, type DbKind } from "../fixture/server.js";
+import { apiClient, spawnServer, startTestServer, waitFor, waitForSession, type ChildServer, type DbKind, type TestServer } from "../fixture/server.js";
 
 /** mulberry32: a small seeded PRNG, so a failing run is reproduced from its seed alone. */
 export function rng(seed: number): () => number {
@@ -31,17 +31,18 @@ interface ModelTask {
 
 export type Op = "newTask" | "write" | "commit" | "extraSession" | "deleteSession" | "kill9" | "restart" | "rmWorktree" | "archive" | "unarchive";
 
+// Cheap operations (a turn on a live agent) dominate; every kind still shows up in 60 steps.
 const WEIGHTS: [Op, number][] = [
-  ["newTask", 2],
-  ["write", 6],
-  ["commit", 3],
-  ["extraSession", 2],
-  ["deleteSession", 2],
-  ["kill9", 1],
-  ["restart", 1],
-  ["rmWorktree", 2],
-  ["archive", 1.5],
-  ["unarchive", 1.5],
+  ["newTask", 1.5],
+  ["write", 9],
+  ["commit", 4],
+  ["extraSession", 1.5],
+  ["deleteSession", 1.5],
+  ["kill9", 0.6],
+  ["restart", 0.8],
+  ["rmWorktree", 1.5],
+  ["archive", 1],
+  ["unarchive", 1],
 ];
 
 const MAX_TASKS = 3;
@@ -58,8 +59,12 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
   const db = await freshDatabase(kind);
   const repo: TestRepo = await makeRepo({ name: `model${seed}` });
   const env: Record<string, string> = { GROVE_HOME: db.home, ...(db.databaseUrl ? { GROVE_DATABASE_URL: db.databaseUrl } : {}) };
-  let server: ChildServer = await spawnServer(env);
-  let api = apiClient(server.url);
+  // In-process server for speed; a real child process only around a kill -9 step.
+  const reuse = { home: db.home, databaseUrl: db.databaseUrl };
+  let inproc: TestServer | undefined = await startTestServer(kind, reuse);
+  let child: ChildServer | undefined;
+  let api = inproc.api;
+  const output = () => child?.output() ?? "";
   const tasks: ModelTask[] = [];
   const ops: Op[] = [];
   let counter = 0;
@@ -97,11 +102,23 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
     await run(t, `write ${path} ${content}`, session);
     t.files.set(path, { content, committed: false });
   };
-  const restart = async (signal: NodeJS.Signals) => {
-    server.child.kill(signal);
-    await server.exited;
-    server = await spawnServer(env);
-    api = apiClient(server.url);
+  const restartInProcess = async () => {
+    await inproc?.stop();
+    inproc = await startTestServer(kind, reuse);
+    api = inproc.api;
+  };
+  /** SES-6 after a crash: a child server runs an agent turn, is killed with SIGKILL, and the in-process server takes over. */
+  const kill9 = async () => {
+    await inproc?.stop();
+    inproc = undefined;
+    child = await spawnServer(env);
+    api = apiClient(child.url);
+    const t = live().find((x) => x.sessions.length > 0);
+    if (t) await write(t, pick(t.sessions));
+    child.child.kill("SIGKILL");
+    await child.exited;
+    child = undefined;
+    await restartInProcess();
   };
   const live = () => tasks.filter((t) => !t.archived);
 
@@ -143,10 +160,10 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
         return true;
       }
       case "kill9":
-        await restart("SIGKILL");
+        await kill9();
         return true;
       case "restart":
-        await restart("SIGTERM");
+        await restartInProcess();
         return true;
       case "rmWorktree": {
         const t = active.find((x) => x.worktreePath && existsSync(x.worktreePath));
@@ -214,15 +231,18 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
         if (process.env.GROVE_MODEL_TRACE) process.stderr.write(`model ${seed} ${op} ${t1 - t0}ms check ${Date.now() - t1}ms\n`);
       } catch (e) {
         const msg = e instanceof Error ? e.message : String(e);
-        throw new Error(`operation model failed: seed=${seed} kind=${kind} step=${done} op=${op}\nops so far: ${ops.join(" ")}\n${msg}\n--- server output (tail) ---\n${server.output().slice(-3000)}`, { cause: e });
+        throw new Error(`operation model failed: seed=${seed} kind=${kind} step=${done} op=${op}\nops so far: ${ops.join(" ")}\n${msg}\n--- child server output (tail) ---\n${output().slice(-3000)}`, { cause: e });
       }
       ops.push(op);
       done += 1;
     }
     return ops;
   } finally {
-    server.child.kill("SIGTERM");
-    await server.exited;
+    if (child) {
+      child.child.kill("SIGKILL");
+      await child.exited;
+    }
+    await inproc?.stop();
     await db.drop();
     await repo.cleanup();
   }
