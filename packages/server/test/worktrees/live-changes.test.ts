@@ -126,5 +126,6 @@ describe("CHG-3 idle worktrees are not polled", () => {
     expect(git.spawnCount - before).toBe(0);
     expect(events.frames.slice(framesBefore).filter((f: Frame) => f.type === "changes.updated")).toEqual([]);
     events.close();
-  }, 120_000);
+    // Creating 50 sessions (50 agent starts) dominates; 300 s leaves room on a loaded 2-core runner.
+  }, 300_000);
 });
