@@ -33,16 +33,16 @@ export type Op = "newTask" | "write" | "commit" | "extraSession" | "deleteSessio
 
 // Cheap operations (a turn on a live agent) dominate; every kind still shows up in 60 steps.
 const WEIGHTS: [Op, number][] = [
-  ["newTask", 1.5],
-  ["write", 9],
+  ["newTask", 1.2],
+  ["write", 10],
   ["commit", 4],
-  ["extraSession", 1.5],
+  ["extraSession", 1.2],
   ["deleteSession", 1.5],
-  ["kill9", 0.6],
-  ["restart", 0.8],
-  ["rmWorktree", 1.5],
-  ["archive", 1],
-  ["unarchive", 1],
+  ["kill9", 0.4],
+  ["restart", 0.6],
+  ["rmWorktree", 1.2],
+  ["archive", 0.9],
+  ["unarchive", 0.9],
 ];
 
 const MAX_TASKS = 3;
@@ -66,6 +66,13 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
   let api = inproc.api;
   const output = () => child?.output() ?? "";
   const tasks: ModelTask[] = [];
+  /** Sessions whose agent the model knows to be alive: prompting them is cheap (no relaunch). */
+  const alive = new Set<string>();
+  /** Mostly a session with a live agent (cheap turn), sometimes any (relaunch: session/load). */
+  const pickSession = (t: ModelTask): string => {
+    const warm = t.sessions.filter((s) => alive.has(s));
+    return warm.length > 0 && random() < 0.8 ? pick(warm) : pick(t.sessions);
+  };
   const ops: Op[] = [];
   let counter = 0;
   let repositoryId = "";
@@ -84,11 +91,13 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
     if (session) {
       await ok("POST", `/sessions/${session}/prompt`, { prompt: script });
       await settle(session);
+      alive.add(session);
       return session;
     }
     const s = await ok("POST", `/tasks/${t.id}/sessions`, { prompt: script });
     t.sessions.push(s.id);
     await settle(s.id);
+    alive.add(s.id);
     if (!t.worktreePath) {
       const ws = await ok("GET", `/sessions/${s.id}/workspace`);
       t.worktreePath = ws.repositories[0].worktreePath;
@@ -103,6 +112,7 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
     t.files.set(path, { content, committed: false });
   };
   const restartInProcess = async () => {
+    alive.clear();
     await inproc?.stop();
     inproc = await startTestServer(kind, reuse);
     api = inproc.api;
@@ -111,10 +121,11 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
   const kill9 = async () => {
     await inproc?.stop();
     inproc = undefined;
-    child = await spawnServer(env);
+    alive.clear();
+    child = await spawnServer(env, { startTimeoutMs: 180_000 });
     api = apiClient(child.url);
     const t = live().find((x) => x.sessions.length > 0);
-    if (t) await write(t, pick(t.sessions));
+    if (t) await write(t, pickSession(t));
     child.child.kill("SIGKILL");
     await child.exited;
     child = undefined;
@@ -136,13 +147,13 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
       case "write": {
         if (active.length === 0) return false;
         const t = pick(active);
-        await write(t, t.sessions.length > 0 ? pick(t.sessions) : undefined);
+        await write(t, t.sessions.length > 0 ? pickSession(t) : undefined);
         return true;
       }
       case "commit": {
         const t = active.find((x) => [...x.files.values()].some((f) => !f.committed) && x.sessions.length > 0);
         if (!t) return false;
-        await run(t, `commit model ${++counter}`, pick(t.sessions));
+        await run(t, `commit model ${++counter}`, pickSession(t));
         for (const f of t.files.values()) f.committed = true;
         return true;
       }
@@ -171,6 +182,8 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
         // By hand, under a possibly live agent: uncommitted files go with the directory
         // (the person's own doing); the branch and its commits stay.
         await rm(t.worktreePath!, { recursive: true, force: true });
+        // The watcher stops the task's agents (WT-5).
+        for (const s of t.sessions) alive.delete(s);
         for (const [p, f] of t.files) if (!f.committed) t.files.delete(p);
         if (t.sessions.length > 0) await write(t, pick(t.sessions));
         else await ok("POST", `/tasks/${t.id}/environment/restore`);
@@ -187,6 +200,7 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
           return j?.state === "succeeded";
         }, `archive of ${t.id}`, 30_000);
         t.archived = true;
+        for (const s of t.sessions) alive.delete(s);
         return true;
       }
       case "unarchive": {
