@@ -17,7 +17,7 @@ export const ERROR_CATALOG = {
   not_found: { status: 404, description: "No such resource." },
   repository_exists: { status: 409, description: "A repository with that path or name is already registered." },
   workspace_preparing: { status: 409, description: "The task's environment is being materialized by another session (SES-2)." },
-  workspace_reuse_unsafe: { status: 409, description: "An existing worktree failed validation; details.reason says why (SES-3)." },
+  workspace_reuse_unsafe: { status: 409, description: "An existing worktree failed validation; details.reason says why and details.action what fixes it (SES-3, WT-5)." },
   task_cleanup_in_progress: { status: 409, description: "A cleanup job of the task is active (LC-2)." },
   task_archived: { status: 409, description: "The task is archived; unarchive it first." },
   session_busy: { status: 409, description: "A turn is already running in this session." },
@@ -40,7 +40,7 @@ export const ERROR_CATALOG = {
   refresh_missing_ref: { status: 502, description: "A branch or pull-request ref the refresh needs does not exist on the host (RR-6, RR-7)." },
   refresh_checkout_mismatch: { status: 409, description: "A managed clone is not at its scoped path or its origin is not the provider's URL (RR-4); nothing was fetched." },
   refresh_base_diverged: { status: 409, description: "The local and fetched base branches have diverged; neither is moved (WT-3)." },
-  credential_unreadable: { status: 500, description: "A stored credential cannot be decrypted with the key in GROVE_HOME (RR-2)." },
+  credential_unreadable: { status: 500, description: "A stored credential cannot be decrypted with the key in GROVE_HOME (RR-2); on a refresh path details name task, session and repository (RR-7)." },
   internal_error: { status: 500, description: "An unexpected server error." },
 } as const satisfies Record<string, { status: number; description: string }>;
 
