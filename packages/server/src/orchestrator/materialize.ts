@@ -44,9 +44,10 @@ export async function planSlots(deps: Deps, task: TaskRecord): Promise<PlannedSl
 
 /** The launch error of one slot: typed, naming the repository (WT-8, RR-7). */
 export class SlotError extends AppError {
-  constructor(cause: unknown, readonly repositoryId: string) {
+  constructor(cause: unknown, readonly repositoryId: string, scope?: RefreshContext) {
     const base = isAppError(cause) ? cause : new AppError("git_failed", cause instanceof Error ? cause.message : String(cause));
-    super(base.code, base.message, { ...(base.details ?? {}), repositoryId });
+    const ids = scope ? { taskId: scope.taskId, ...(scope.sessionId ? { sessionId: scope.sessionId } : {}) } : {};
+    super(base.code, base.message, { ...(base.details ?? {}), ...ids, repositoryId });
   }
 }
 
@@ -76,7 +77,7 @@ export async function materializeSlots(deps: Deps, task: TaskRecord, env: Enviro
       try {
         rows = await materializeOne(deps, env, slot, rows, created, ctx);
       } catch (e) {
-        throw new SlotError(e, slot.repository.id);
+        throw new SlotError(e, slot.repository.id, ctx);
       }
     }
     return rows;

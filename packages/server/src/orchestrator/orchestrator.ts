@@ -33,7 +33,7 @@ import { TaskSummaryEvents } from "./summary-events.js";
  */
 export class Orchestrator {
   readonly live: LiveSessions;
-  /** CHG-3: file-system watching of the worktrees of tasks with a live agent. */
+  /** CHG-3 / WT-5: file-system watching of every active worktree (live changes, vanished roots). */
   readonly changesWatch: ChangesWatch;
 
   constructor(readonly deps: Deps) {
@@ -58,6 +58,8 @@ export class Orchestrator {
   async start(): Promise<void> {
     await recoverOnStartup(this.deps);
     this.cleanup.start();
+    // CHG-3 / WT-5: every active worktree is watched from start-up, agent or not.
+    await this.changesWatch.watchAll();
   }
 
   /** Graceful stop: agents get their ACP connection closed, then SIGTERM, then SIGKILL. */

@@ -79,5 +79,7 @@ export async function restoreWorkspace(deps: Deps, ws: ProjectedWorkspace, scope
     }
   }
   deps.log.info({ ...scope, recreated: missing.map((m) => m.slot.worktreePath) }, "vanished worktrees recreated in place (WT-5)");
+  // Clients refetch the environment (no longer `missing`); the changes watcher watches it again.
+  deps.bus.publish("environment.updated", { taskId: scope.taskId, environmentId: ws.environmentId, status: "ready" });
   return missing.map((m) => m.repo.id);
 }

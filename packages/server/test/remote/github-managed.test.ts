@@ -91,5 +91,6 @@ describe.each(DATABASES)("managed GitHub repository (%s)", (kind) => {
     const recreate = w.http.requests.slice(recreateBefore);
     expect(recreate.filter((r) => r.service === "info/refs" && r.status === 200 && r.authed)).toHaveLength(1);
     expect(unauthenticatedExchanges(recreate)).toBe(0);
-  });
+    // Four agent starts and three relaunches: room for a loaded 2-core runner.
+  }, 180_000);
 });

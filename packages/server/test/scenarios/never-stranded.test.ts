@@ -24,6 +24,9 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
     const { session, slot, pid } = await taskWithSession(srv, "write work.txt v1\ncommit first");
     const head = gitSync(slot.worktreePath, "rev-parse", "HEAD").trim();
     expect(pid).toBeDefined();
+    // This test proves the prompt's own check; the watcher, which would stop the agent first, is
+    // tested in live-changes.test.ts.
+    srv.server.orchestrator.changesWatch.dispose();
     await rm(slot.worktreePath, { recursive: true, force: true });
 
     const p = await srv.api("POST", `/sessions/${session.id}/prompt`, { prompt: "write after.txt back\ncommit second" });
