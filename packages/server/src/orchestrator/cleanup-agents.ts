@@ -27,7 +27,7 @@ export async function stopTaskAgents(deps: Deps, snapshot: CleanupSnapshot): Pro
   const survivors: number[] = [];
   for (const p of recorded.values()) {
     if (isSameProcess(p.pid, p.startTime)) {
-      deps.log.warn({ pid: p.pid, sessionId: p.sessionId, taskId: snapshot.taskId }, "cleanup: stopping an agent process without a live handle");
+      deps.log.warn({ agentPid: p.pid, sessionId: p.sessionId, taskId: snapshot.taskId }, "cleanup: stopping an agent process without a live handle");
       killProcessGroup(p.pid, "SIGTERM");
       const deadline = Date.now() + GRACE_MS;
       while (isSameProcess(p.pid, p.startTime) && Date.now() < deadline) await delay(50);

@@ -1,5 +1,5 @@
 import type { AgentProfile, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
-import { toPublicProfile } from "../agents/profiles.js";
+import { checkAgentProfile, installAgentProfile, listAgentProfiles, setSessionMode, setSessionModel } from "./agent-ops.js";
 import { AppError } from "../domain/errors.js";
 import type { MessageRecord, RepositoryRecord, SessionRecord, TaskRecord } from "../domain/records.js";
 import { environmentView } from "../domain/views.js";
@@ -121,7 +121,10 @@ export class Orchestrator {
   listCleanupJobs = (taskId?: string): Promise<CleanupJobRecord[]> => listCleanupJobs(this.deps, taskId);
   doctor = () => runDoctor(this.deps);
 
-  agentProfiles(): AgentProfile[] {
-    return this.deps.profiles.map(toPublicProfile);
-  }
+  // agents (AG-2, AG-3)
+  agentProfiles = (): AgentProfile[] => listAgentProfiles(this.deps);
+  installAgent = (name: string) => installAgentProfile(this.deps, name);
+  checkAgent = (name: string) => checkAgentProfile(this.deps, name);
+  setMode = (id: string, modeId: string): Promise<SessionRecord> => setSessionMode(this.deps, this.live, id, modeId);
+  setModel = (id: string, modelId: string): Promise<SessionRecord> => setSessionModel(this.deps, this.live, id, modelId);
 }

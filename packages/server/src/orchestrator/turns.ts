@@ -14,16 +14,20 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
   const recorder = live.recorderFor(session);
   recorder.note("user", prompt);
   const summary = live.takePendingSummary(session.id);
-  const text = summary ? `${summary}\n${prompt}` : prompt;
+  // The summary of an unloadable conversation is its own content block, before the person's words.
+  const blocks = summary ? [summary, prompt] : [prompt];
   void (async () => {
     try {
-      const { stopReason } = await handle.prompt(text);
+      const { stopReason } = await handle.prompt(blocks);
       recorder.closeMessage();
+      // AG-1: whatever the stop reason, no tool call of this turn stays open.
+      recorder.closeOpenTools("cancelled");
       await recorder.flush();
       if (stopReason === "cancelled") recorder.note("system", "turn cancelled");
       await recorder.flush();
       await live.transition(session, ["running"], "waiting_for_input");
     } catch (e) {
+      recorder.closeOpenTools("interrupted");
       await recorder.flush();
       if (live.shuttingDown) return;
       const err = e instanceof AppError ? e : new AppError("agent_crashed", e instanceof Error ? e.message : String(e));
