@@ -10,6 +10,10 @@ const ProfileEntry = z
     args: z.array(z.string()).default([]),
     env: z.record(z.string(), z.string()).default({}),
     permissionPolicy: z.enum(["auto_approve", "ask"]).default("ask"),
+    /** AG-2: pin the agent to one of its modes. */
+    mode: z.string().min(1).optional(),
+    /** AG-2: the agent's own mode for each permission policy. */
+    policyModes: z.object({ ask: z.string().min(1).optional(), auto_approve: z.string().min(1).optional() }).strict().optional(),
   })
   .strict();
 const ProfilesFile = z.object({ agents: z.array(ProfileEntry) }).strict();
@@ -37,7 +41,8 @@ export function loadProfiles(home: string, builtIns: AgentProfileConfig[]): Agen
   for (const a of parsed.agents) {
     if (names.has(a.name)) throw new ProfileConfigError(`${file} names agent ${a.name} twice`);
     names.add(a.name);
-    configured.push({ ...a, builtIn: false });
+    const { mode, policyModes, ...rest } = a;
+    configured.push({ ...rest, builtIn: false, ...(mode ? { mode } : {}), ...(policyModes ? { policyModes } : {}) });
   }
   return [...builtIns.filter((b) => !names.has(b.name)), ...configured];
 }

@@ -16,7 +16,7 @@ export interface TurnContext {
   /** Sends one `session/update` (and records it in the history). */
   send(update: SessionUpdate): Promise<void>;
   /** `session/request_permission`; resolves the option kind chosen, or "cancelled". */
-  askPermission(toolCallId: string, title: string): Promise<"allowed" | "rejected" | "cancelled">;
+  askPermission(toolCallId: string, title: string, kind?: ToolKind): Promise<"allowed" | "rejected" | "cancelled">;
   /** Exits the process (the `crash` command). */
   exit(code: number): never;
   /** AG-2: the session's current mode (`ask` asks before every file change) and model. */
@@ -104,7 +104,7 @@ export async function runScript(ctx: TurnContext, script: string): Promise<StopR
     }
     try {
       if (CHANGES_FILES.has(cmd) && ctx.mode() === "ask") {
-        const answer = await ctx.askPermission(toolCallId, title);
+        const answer = await ctx.askPermission(toolCallId, title, kind);
         if (answer === "cancelled") throw new Cancelled();
         if (answer === "rejected") {
           await done("failed", { content: [textContent("permission rejected")] });

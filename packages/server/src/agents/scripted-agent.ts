@@ -125,11 +125,11 @@ const app = acp
             writeScriptedState(s.state, stateDir);
             await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update });
           },
-          askPermission: async (toolCallId, title) => {
+          askPermission: async (toolCallId, title, kind = "other") => {
             try {
               const res = await client.request(
                 acp.methods.client.session.requestPermission,
-                { sessionId: params.sessionId, toolCall: { toolCallId, title, kind: "other", status: "pending" }, options: PERMISSION_OPTIONS },
+                { sessionId: params.sessionId, toolCall: { toolCallId, title, kind, status: "pending" }, options: PERMISSION_OPTIONS },
                 { cancellationSignal: turn.signal, stopWaitingOnCancel: true },
               );
               if (res.outcome.outcome !== "selected") return "cancelled";
