@@ -11,6 +11,7 @@ import { registerDoctorCommand } from "./commands/doctor.js";
 import { registerRepoCommands } from "./commands/repo.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerSessionCommands } from "./commands/session.js";
+import { registerSessionAgentCommands } from "./commands/session-agent.js";
 import { registerTaskCommands } from "./commands/task.js";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -31,6 +32,7 @@ export function buildProgram(stderr: NodeJS.WritableStream = process.stderr): Co
   registerRepoCommands(program);
   registerTaskCommands(program);
   registerSessionCommands(program);
+  registerSessionAgentCommands(program);
   registerDoctorCommand(program);
   return program;
 }

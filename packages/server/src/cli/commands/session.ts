@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { Message, Session } from "@grove/protocol";
 import { contextOf, withCommonOptions } from "../context.js";
 import { shortTime } from "../output.js";
+import { describeAgentState, describeAsks, describeTool } from "./session-agent.js";
 
 /** What a 202/204 answer without a body prints with `--json`, so stdout always holds one document. */
 const accepted = (sessionId: string, action: string, body: unknown) => body ?? { ok: true, sessionId, action };
@@ -43,8 +44,12 @@ export function registerSessionCommands(program: Command): void {
     async (sessionId: string, _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
       const id = encodeURIComponent(sessionId);
-      const [s, messages] = await Promise.all([client.get<Session>(`/sessions/${id}`), client.get<Message[]>(`/sessions/${id}/messages`)]);
-      out.result({ session: s, messages }, () => describeSession(s, messages));
+      const [s, messages, permissions] = await Promise.all([
+        client.get<Session>(`/sessions/${id}`),
+        client.get<Message[]>(`/sessions/${id}/messages`),
+        client.get<Parameters<typeof describeAsks>[0]>(`/sessions/${id}/permissions`),
+      ]);
+      out.result({ session: s, messages, permissions }, () => [...describeSession(s, messages), ...describeAsks(permissions)]);
     },
   );
 }
@@ -55,11 +60,16 @@ export function describeSession(s: Session, messages: readonly Message[]): strin
     `session ${s.id}  task ${s.taskId}  agent ${s.agent}  updated ${shortTime(s.updatedAt)}`,
     `state: ${s.state}`,
     `lastError: ${s.lastError ? `${s.lastError.code}: ${s.lastError.message}` : "none"}`,
+    ...describeAgentState(s),
   ];
   if (messages.length > 0) lines.push("");
   for (const m of messages) {
     // Continuation lines are indented under the text so each message stays one visual block.
     const prefix = `${m.role}: `;
+    if (m.role === "tool") {
+      lines.push(describeTool(m));
+      continue;
+    }
     const [first = "", ...rest] = m.text.replace(/\n+$/, "").split("\n");
     lines.push(prefix + first, ...rest.map((line) => " ".repeat(prefix.length) + line));
   }
