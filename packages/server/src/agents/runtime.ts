@@ -14,8 +14,9 @@ export type { AgentEvent, PermissionAsk, SessionSetup } from "./acp-connection.j
 // JSON-RPC "request cancelled": what a request rejects with when its timeout signal fires.
 const REQUEST_CANCELLED = -32800;
 const EXIT_WAIT_MS = 1000;
-// How long a start waits for an agent's first `_auth/status_update` (it usually came already).
-const AUTH_STATUS_WAIT_MS = 3000;
+// How long a start waits for the first `_auth/status_update` of an agent that advertises it
+// (it usually came already; its probe runs the CLI, slow on a loaded machine).
+const AUTH_STATUS_WAIT_MS = 10_000;
 
 /** What a running agent reports to its owner (the orchestrator). */
 export interface AgentCallbacks {

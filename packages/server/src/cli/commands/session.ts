@@ -47,7 +47,8 @@ export function registerSessionCommands(program: Command): void {
       const [s, messages, permissions] = await Promise.all([
         client.get<Session>(`/sessions/${id}`),
         client.get<Message[]>(`/sessions/${id}/messages`),
-        client.get<Parameters<typeof describeAsks>[0]>(`/sessions/${id}/permissions`),
+        // A server without AG-2 (or a stub) still shows the session.
+        client.get<Parameters<typeof describeAsks>[0]>(`/sessions/${id}/permissions`).catch(() => []),
       ]);
       out.result({ session: s, messages, permissions }, () => [...describeSession(s, messages), ...describeAsks(permissions)]);
     },
