@@ -15,8 +15,8 @@ export type { AgentEvent, PermissionAsk, SessionSetup } from "./acp-connection.j
 const REQUEST_CANCELLED = -32800;
 const EXIT_WAIT_MS = 1000;
 // How long a start waits for the first `_auth/status_update` of an agent that advertises it
-// (it usually came already; its probe runs the CLI, slow on a loaded machine).
-const AUTH_STATUS_WAIT_MS = 10_000;
+// (it usually came already; when it is late, the first turn reports agent_auth_required instead).
+const AUTH_STATUS_WAIT_MS = 2000;
 
 /** What a running agent reports to its owner (the orchestrator). */
 export interface AgentCallbacks {

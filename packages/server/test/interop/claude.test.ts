@@ -195,7 +195,8 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
     const db = await freshDatabase("sqlite");
     linkBridge(db.home, "claude");
     const env = { GROVE_HOME: db.home };
-    let server = await spawnServer(env);
+    // A loaded machine can take long to start a child server; the measure here is not its speed.
+    let server = await spawnServer(env, 120_000);
     try {
       const api = apiClient(server.url);
       const { task } = await repoAndTask({ api } as TestServer);
@@ -209,7 +210,7 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
       server.child.kill("SIGKILL");
       await server.exited;
 
-      server = await spawnServer(env);
+      server = await spawnServer(env, 120_000);
       const api2 = apiClient(server.url);
       await waitForSession(api2, sid, ["waiting_for_input"]);
       const marked = await messages(api2, sid);
@@ -233,7 +234,7 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
       await db.drop();
       rmSync(db.home, { recursive: true, force: true });
     }
-  }, 240_000);
+  }, 400_000);
 
   it("AG-3 the bridge with no credentials fails at start with agent_auth_required naming the fix", async () => {
     // No key and no model address: a person who never set Claude up.
