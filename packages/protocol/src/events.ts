@@ -11,6 +11,8 @@ export interface EventMap {
   "session.state_changed": { session: Session; from: Session["state"] | null };
   "session.deleted": { sessionId: string; taskId: string };
   "session.message": { sessionId: string; taskId: string; message: Message };
+  /** AG-2: the session's agent reported new modes, models, commands or a plan. */
+  "session.updated": { session: Session };
   "changes.updated": { taskId: string; repositoryId: string; changes?: Changes };
   "cleanup_job.updated": { job: CleanupJob };
   "environment.updated": { taskId: string; environmentId: string; status: string };
@@ -45,6 +47,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   "session.state_changed",
   "session.deleted",
   "session.message",
+  "session.updated",
   "changes.updated",
   "cleanup_job.updated",
   "environment.updated",

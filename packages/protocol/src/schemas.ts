@@ -60,6 +60,28 @@ export const LastError = z.object({
 });
 export type LastError = z.infer<typeof LastError>;
 
+/** AG-2: the modes an agent reported over ACP (`session/new`, `session/load`, `current_mode_update`). */
+export const AgentModes = z.object({
+  currentModeId: z.string(),
+  availableModes: z.array(z.object({ id: z.string(), name: z.string(), description: z.string().optional() })),
+});
+export type AgentModes = z.infer<typeof AgentModes>;
+
+/** AG-2: the models an agent offers (its `model` config option). */
+export const AgentModels = z.object({
+  currentModelId: z.string(),
+  availableModels: z.array(z.object({ modelId: z.string(), name: z.string(), description: z.string().optional() })),
+});
+export type AgentModels = z.infer<typeof AgentModels>;
+
+/** AG-2: a slash command the agent offers (`available_commands_update`). */
+export const AgentCommand = z.object({ name: z.string(), description: z.string(), hint: z.string().optional() });
+export type AgentCommand = z.infer<typeof AgentCommand>;
+
+/** AG-2: one entry of the agent's latest plan. */
+export const PlanEntry = z.object({ content: z.string(), status: z.string(), priority: z.string() });
+export type PlanEntry = z.infer<typeof PlanEntry>;
+
 export const Session = z.object({
   id: z.string(),
   taskId: z.string(),
@@ -69,6 +91,11 @@ export const Session = z.object({
   lastError: LastError.nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** AG-2, once the agent reported them. */
+  modes: AgentModes.optional(),
+  models: AgentModels.optional(),
+  commands: z.array(AgentCommand).optional(),
+  plan: z.array(PlanEntry).optional(),
 });
 export type Session = z.infer<typeof Session>;
 
@@ -184,6 +211,16 @@ export const AgentProfile = z.object({
   builtIn: z.boolean(),
   /** SEC-7: names of server environment variables the agent inherits beyond the base allow-list. */
   inheritEnv: z.array(z.string()).optional(),
+  /** AG-3: the command is found / the pinned package is installed. */
+  available: z.boolean().optional(),
+  /** AG-3: the agent's version (from its cached `initialize`, else the installed package). */
+  version: z.string().optional(),
+  /** AG-3: the auth methods from the cached `initialize`. */
+  authMethods: z.array(z.object({ id: z.string(), name: z.string(), description: z.string().optional() })).optional(),
+  /** AG-3: the pinned package of a built-in bridge, `name@version`. */
+  package: z.string().optional(),
+  /** AG-3: why the agent is not available, and what fixes it. */
+  problem: z.string().optional(),
 });
 export type AgentProfile = z.infer<typeof AgentProfile>;
 
@@ -309,4 +346,8 @@ export const PromptBody = z
   .object({ prompt: z.string().min(1).max(1_000_000).optional(), commentIds: z.array(z.string().min(1).max(100)).min(1).max(500).optional() })
   .strict()
   .refine((b) => b.prompt !== undefined || b.commentIds !== undefined, { message: "give prompt or commentIds", path: ["prompt"] });
+/** AG-2: `POST /sessions/:id/mode`. */
+export const SetModeBody = z.object({ modeId: z.string().min(1).max(200) }).strict();
+/** AG-2: `POST /sessions/:id/model`. */
+export const SetModelBody = z.object({ modelId: z.string().min(1).max(200) }).strict();
 export type PromptBody = z.infer<typeof PromptBody>;

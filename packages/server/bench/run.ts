@@ -1,6 +1,7 @@
 import { archiveBench } from "./archive.js";
 import { changesBench } from "./changes.js";
 import { cliBench } from "./cli.js";
+import { claudeStartBench } from "./claude-start.js";
 import { launchBench } from "./launch.js";
 import { parallelLaunchBench } from "./parallel-launch.js";
 import { remoteBench } from "./remote.js";
@@ -8,7 +9,7 @@ import { printTable, type Row } from "./util.js";
 
 /**
  * `npm run bench`: ratios against the raw tools measured in the same run (not asserted in tests).
- * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli
+ * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude
  * runs a subset.
  */
 const rounds = Number(process.env.GROVE_BENCH_ROUNDS ?? 5);
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<Row[]>> = {
   parallel: () => parallelLaunchBench(Math.min(rounds, 3)),
   archive: () => archiveBench(rounds),
   cli: () => cliBench(Math.max(rounds, 5)),
+  claude: () => claudeStartBench(rounds),
 };
 const only = process.env.GROVE_BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((n) => !(n in benches)) ?? [];

@@ -3,7 +3,9 @@ import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
-import { toAgentEvent, type AgentEvent, type PermissionAsk } from "./agent-events.js";
+import type { AgentModes } from "@grove/protocol";
+import type { AgentConfigOption } from "../domain/agent-state.js";
+import { toAgentEvent, toConfigOptions, type AgentEvent, type PermissionAsk } from "./agent-events.js";
 
 export type { AgentEvent, PermissionAsk } from "./agent-events.js";
 
@@ -22,6 +24,9 @@ export interface AcpConnectionOptions {
   onPermission(ask: PermissionAsk): Promise<{ optionId: string } | "cancelled">;
 }
 
+/** The auth-status extension notification of Claude's bridge (`agentCapabilities._meta.authStatus`). */
+const AUTH_STATUS_METHOD = "_auth/status_update";
+
 type Msg = acp.AnyMessage & { id?: unknown; method?: string; params?: { sessionId?: string } };
 
 /**
@@ -38,6 +43,8 @@ export class AcpClientConnection {
   /** JSON-RPC ids of outgoing session/load requests whose response has not arrived yet. */
   private readonly loading = new Set<unknown>();
   private readonly pendingAsks = new Map<string, () => void>();
+  private authKind: string | undefined;
+  private readonly authWaiters: (() => void)[] = [];
 
   constructor(private readonly opts: AcpConnectionOptions) {
     mkdirSync(dirname(opts.logFile), { recursive: true, mode: 0o700 });
@@ -56,6 +63,7 @@ export class AcpClientConnection {
       transform: (m, c) => {
         const msg = m as Msg;
         this.record("in", msg);
+        if (msg.method === AUTH_STATUS_METHOD) this.noteAuthStatus(msg.params);
         if (msg.method === undefined && this.loading.has(msg.id)) this.loading.delete(msg.id);
         // Replayed history arrives before the load's response: log it, never deliver it.
         if (msg.method === acp.methods.client.session.update && this.loading.size > 0) return;
@@ -76,6 +84,24 @@ export class AcpClientConnection {
       .connect({ writable: outTap.writable, readable: base.readable.pipeThrough(inTap) });
   }
 
+  /**
+   * AG-3: the identity kind the agent last pushed with the `_auth/status_update` extension
+   * (Claude's bridge: `none` when it has no credentials), waiting up to `waitMs` for the first.
+   */
+  async authStatus(waitMs: number): Promise<string | undefined> {
+    if (this.authKind === undefined && waitMs > 0) {
+      await Promise.race([new Promise<void>((r) => this.authWaiters.push(r)), new Promise((r) => setTimeout(r, waitMs).unref())]);
+    }
+    return this.authKind;
+  }
+
+  private noteAuthStatus(params: unknown): void {
+    const kind = (params as { authStatus?: { kind?: unknown } } | undefined)?.authStatus?.kind;
+    if (typeof kind !== "string") return;
+    this.authKind = kind;
+    for (const w of this.authWaiters.splice(0)) w();
+  }
+
   /** Aborted when the connection closes (the agent's stdout ended or {@link close} was called). */
   get signal(): AbortSignal {
     return this.conn.signal;
@@ -90,26 +116,43 @@ export class AcpClientConnection {
     );
   }
 
-  /** `session/new` in `cwd`; returns the agent's ACP session id. */
-  async newSession(cwd: string, timeoutMs: number): Promise<string> {
+  /** `session/new` in `cwd`; the agent's ACP session id and the modes and config options it reports (AG-2). */
+  async newSession(cwd: string, timeoutMs: number): Promise<SessionSetup & { sessionId: string }> {
     const res = await this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] }, timeout(timeoutMs));
-    return res.sessionId;
+    return { sessionId: res.sessionId, ...setupOf(res) };
   }
 
   /** `session/load`; the replayed history is suppressed (see the class comment). */
-  async loadSession(sessionId: string, cwd: string, timeoutMs: number): Promise<void> {
+  async loadSession(sessionId: string, cwd: string, timeoutMs: number): Promise<SessionSetup> {
     try {
-      await this.conn.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] }, timeout(timeoutMs));
+      return setupOf(await this.conn.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] }, timeout(timeoutMs)));
     } finally {
       // After a timeout no response may ever come: never suppress later, live updates.
       this.loading.clear();
     }
   }
 
-  /** One prompt turn; resolves with the agent's stop reason. No timeout: turns may be long. */
-  async prompt(sessionId: string, text: string): Promise<{ stopReason: string }> {
-    const res = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+  /**
+   * One prompt turn; resolves with the agent's stop reason. No timeout: turns may be long. Each
+   * text is its own content block (a resume summary stays apart from the person's words).
+   */
+  async prompt(sessionId: string, texts: readonly string[]): Promise<{ stopReason: string }> {
+    const prompt: acp.ContentBlock[] = texts.map((text) => ({ type: "text", text }));
+    const res = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt });
     return { stopReason: res.stopReason };
+  }
+
+  /** AG-2: `session/set_mode`. */
+  async setMode(sessionId: string, modeId: string, timeoutMs: number): Promise<void> {
+    await this.conn.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId }, timeout(timeoutMs));
+  }
+
+  /** AG-2: `session/set_config_option` (a model, for instance); the agent's config options after it. */
+  async setConfigOption(sessionId: string, configId: string, value: string, timeoutMs: number): Promise<AgentConfigOption[]> {
+    const res = (await this.conn.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId, value }, timeout(timeoutMs))) as {
+      configOptions?: acp.SessionConfigOption[] | null;
+    };
+    return toConfigOptions(res.configOptions);
   }
 
   /** `session/cancel`, and every permission ask still waiting is answered `cancelled` (ACP). */
@@ -159,6 +202,8 @@ export class AcpClientConnection {
     const ask: PermissionAsk = {
       requestId,
       title: params.toolCall.title ?? "Permission requested",
+      toolCallId: params.toolCall.toolCallId,
+      ...(params.toolCall.kind ? { toolKind: params.toolCall.kind } : {}),
       options: params.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
     };
     let onCancel = () => {};
@@ -181,4 +226,20 @@ export class AcpClientConnection {
 /** ACP has no request timeout: abort via `$/cancel_request` and stop waiting (gotcha 5). */
 function timeout(ms: number): acp.SendRequestOptions {
   return { cancellationSignal: AbortSignal.timeout(ms), stopWaitingOnCancel: true };
+}
+
+/** AG-2: what `session/new` and `session/load` report about the session's modes and options. */
+export interface SessionSetup {
+  modes?: AgentModes;
+  configOptions: AgentConfigOption[];
+}
+
+function setupOf(res: { modes?: acp.SessionModeState | null; configOptions?: acp.SessionConfigOption[] | null }): SessionSetup {
+  const modes = res.modes
+    ? {
+        currentModeId: res.modes.currentModeId,
+        availableModes: res.modes.availableModes.map((m) => ({ id: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) })),
+      }
+    : undefined;
+  return { ...(modes ? { modes } : {}), configOptions: toConfigOptions(res.configOptions) };
 }

@@ -1,10 +1,15 @@
 import { AppError } from "../domain/errors.js";
-import type { AcpClientConnection } from "./acp-connection.js";
+import type { AgentConfigOption } from "../domain/agent-state.js";
+import type { AcpClientConnection, SessionSetup } from "./acp-connection.js";
+import { authRequiredError, isAuthRequired, type AuthMethodInfo } from "./agent-setup.js";
+import type { AgentProfileConfig } from "./profiles.js";
 import type { AgentProcess } from "./agent-process.js";
 import type { AgentCallbacks, AgentHandle } from "./runtime.js";
 
 // How long a failed prompt waits for the process exit that explains it (stdout can end first).
 const EXIT_WAIT_MS = 2000;
+// A mode or model switch is a quick local change in every agent seen so far.
+const SETTING_TIMEOUT_MS = 15_000;
 
 /**
  * A live agent: one process, one ACP connection, one ACP session. Created by AgentRuntime once
@@ -23,7 +28,10 @@ export class LiveAgentHandle implements AgentHandle {
     readonly startTime: string,
     readonly acpSessionId: string,
     readonly resumed: boolean,
+    readonly setup: SessionSetup,
     callbacks: AgentCallbacks,
+    private readonly profile: AgentProfileConfig,
+    private readonly authMethods: AuthMethodInfo[],
     onGone: () => void,
   ) {
     this.pid = proc.pid;
@@ -45,13 +53,15 @@ export class LiveAgentHandle implements AgentHandle {
     return this.turn;
   }
 
-  async prompt(text: string): Promise<{ stopReason: string }> {
+  async prompt(text: string | readonly string[]): Promise<{ stopReason: string }> {
+    const texts = typeof text === "string" ? [text] : text;
     if (this.turn) throw new AppError("session_busy", "a turn is already running in this agent");
     if (this.proc.hasExited || this.stopping) throw this.crashed();
     this.turn = true;
     try {
-      return await this.conn.prompt(this.acpSessionId, text);
+      return await this.conn.prompt(this.acpSessionId, texts);
     } catch (e) {
+      if (isAuthRequired(e)) throw authRequiredError(this.profile, e, this.authMethods, this.proc.stderrTail);
       if (this.proc.hasExited || this.conn.signal.aborted) {
         await Promise.race([this.proc.exited, new Promise((r) => setTimeout(r, EXIT_WAIT_MS))]);
         throw this.crashed();
@@ -61,6 +71,14 @@ export class LiveAgentHandle implements AgentHandle {
     } finally {
       this.turn = false;
     }
+  }
+
+  async setMode(modeId: string): Promise<void> {
+    await this.conn.setMode(this.acpSessionId, modeId, SETTING_TIMEOUT_MS);
+  }
+
+  setConfigOption(configId: string, value: string): Promise<AgentConfigOption[]> {
+    return this.conn.setConfigOption(this.acpSessionId, configId, value, SETTING_TIMEOUT_MS);
   }
 
   async cancel(): Promise<void> {

@@ -22,6 +22,10 @@ const ProfileEntry = z
       )
       .max(256)
       .default([]),
+    /** AG-2: pin the agent to one of its modes. */
+    mode: z.string().min(1).optional(),
+    /** AG-2: the agent's own mode for each permission policy. */
+    policyModes: z.object({ ask: z.string().min(1).optional(), auto_approve: z.string().min(1).optional() }).strict().optional(),
   })
   .strict();
 const ProfilesFile = z.object({ agents: z.array(ProfileEntry) }).strict();
@@ -49,7 +53,8 @@ export function loadProfiles(home: string, builtIns: AgentProfileConfig[]): Agen
   for (const a of parsed.agents) {
     if (names.has(a.name)) throw new ProfileConfigError(`${file} names agent ${a.name} twice`);
     names.add(a.name);
-    configured.push({ ...a, inheritEnv: [...new Set(a.inheritEnv)], builtIn: false });
+    const { mode, policyModes, ...rest } = a;
+    configured.push({ ...rest, inheritEnv: [...new Set(a.inheritEnv)], builtIn: false, ...(mode ? { mode } : {}), ...(policyModes ? { policyModes } : {}) });
   }
   return [...builtIns.filter((b) => !names.has(b.name)), ...configured];
 }

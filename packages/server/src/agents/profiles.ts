@@ -22,6 +22,17 @@ export interface AgentProfileConfig {
    * allow-list (`domain/child-env.ts`), e.g. its vendor's API key. Absent = none.
    */
   inheritEnv?: readonly string[];
+  /** AG-2: a mode the agent is always put in after `session/new`/`session/load` (wins over `policyModes`). */
+  mode?: string;
+  /** AG-2: the agent's own mode for each permission policy, so `ask` means the agent asks. */
+  policyModes?: Partial<Record<"ask" | "auto_approve", string>>;
+  /**
+   * AG-3: a bridge Grove installs with npm under `GROVE_HOME/agents/<name>` at a pinned version
+   * (`grove agents install <name>`); it is started as `node <its bin> ...args`, never through npx.
+   */
+  install?: { package: string; version: string; args: string[] };
+  /** AG-3: how the agent authenticates: the fix named in `agent_auth_required`, the variables it reads. */
+  auth?: { fix: string; env?: string[] };
 }
 
 /** Name of the default agent of a new install (SES-9). */
@@ -58,10 +69,10 @@ function isFresh(bundle: string, sourceDir: string): boolean {
     .every((f) => statSync(join(sourceDir, f)).mtimeMs <= built);
 }
 
-// What every npx-run agent needs from the server's environment besides the base allow-list:
-// npm's registry/cache settings (npx installs the bridge), a proxy and private CAs to reach the
-// model's API, and the XDG dirs where these tools keep their configuration and logins.
-const NPX_AGENT_ENV: readonly string[] = [
+// What every bridge needs from the server's environment besides the base allow-list: npm's
+// registry/cache settings (a bridge may run npm), a proxy and private CAs to reach the model's
+// API, and the XDG dirs where these tools keep their configuration and logins.
+const BRIDGE_ENV: readonly string[] = [
   "npm_config_registry", "npm_config_cache", "NPM_CONFIG_REGISTRY", "NPM_CONFIG_CACHE", "NODE_EXTRA_CA_CERTS",
   "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "no_proxy", "NO_PROXY",
   "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
@@ -69,23 +80,40 @@ const NPX_AGENT_ENV: readonly string[] = [
 
 /** The vendor credentials and settings each real agent reads from its environment (SEC-7). */
 const VENDOR_ENV: Record<string, readonly string[]> = {
-  claude: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CONFIG_DIR"],
+  claude: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER"],
   codex: ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"],
   gemini: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_APPLICATION_CREDENTIALS"],
   opencode: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "OPENCODE_CONFIG"],
 };
 
-/** A managed npm agent, run through npx from the local cache when it is there. */
-function npxProfile(name: string, pkg: string, extraArgs: string[], env: Record<string, string> = {}): AgentProfileConfig {
+/**
+ * AG-3: pinned, known-good bridge versions (checked on the npm registry). A pin is changed only
+ * after the interop suite passed against the new version.
+ */
+export const PINNED_BRIDGES = {
+  claude: { package: "@agentclientprotocol/claude-agent-acp", version: "0.101.0", args: [] as string[] },
+  codex: { package: "@zed-industries/codex-acp", version: "0.16.0", args: [] as string[] },
+  gemini: { package: "@google/gemini-cli", version: "0.61.0", args: ["--experimental-acp"] },
+  opencode: { package: "opencode-ai", version: "1.18.33", args: ["acp"] },
+} as const;
+
+/**
+ * A managed npm bridge: started from its install under `GROVE_HOME/agents/<name>` (see
+ * agent-install.ts); `command`/`args` are what `grove agents install` runs it as once installed.
+ */
+function bridgeProfile(name: keyof typeof PINNED_BRIDGES, extra: Partial<AgentProfileConfig> = {}): AgentProfileConfig {
+  const pin = PINNED_BRIDGES[name];
   return {
     name,
-    command: "npx",
-    args: ["--yes", "--prefer-offline", pkg, ...extraArgs],
-    env,
-    inheritEnv: [...(VENDOR_ENV[name] ?? []), ...NPX_AGENT_ENV],
+    command: "node",
+    args: [`<GROVE_HOME>/agents/${name}/node_modules/${pin.package}`, ...pin.args],
+    env: {},
+    inheritEnv: [...(VENDOR_ENV[name] ?? []), ...BRIDGE_ENV],
     // Real agents run arbitrary tools; a person approves what they ask for unless configured otherwise.
     permissionPolicy: "ask",
     builtIn: true,
+    install: { package: pin.package, version: pin.version, args: [...pin.args] },
+    ...extra,
   };
 }
 
@@ -104,16 +132,21 @@ export function builtInProfiles(opts: { home: string }): AgentProfileConfig[] {
       permissionPolicy: "auto_approve",
       builtIn: true,
     },
-    // As root, the Claude bridge refuses session/new unless it is told it runs in a sandbox.
-    npxProfile("claude", "@agentclientprotocol/claude-agent-acp", [], { IS_SANDBOX: "1" }),
-    npxProfile("codex", "@agentclientprotocol/codex-acp", []),
-    npxProfile("gemini", "@google/gemini-cli", ["--acp"]),
-    npxProfile("opencode", "opencode-ai", ["acp"]),
+    bridgeProfile("claude", {
+      // As root, the Claude bridge refuses session/new unless it is told it runs in a sandbox.
+      env: { IS_SANDBOX: "1" },
+      // The bridge starts in Claude's own `auto` mode, which never asks: `default` is its asking mode.
+      policyModes: { ask: "default", auto_approve: "acceptEdits" },
+      auth: { fix: "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) for the agent, or log in once with `claude /login`", env: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"] },
+    }),
+    bridgeProfile("codex", { auth: { fix: "set OPENAI_API_KEY (or CODEX_API_KEY) for the agent, or log in once with `codex login`", env: ["OPENAI_API_KEY", "CODEX_API_KEY"] } }),
+    bridgeProfile("gemini", { auth: { fix: "set GEMINI_API_KEY for the agent, or log in once with `gemini`", env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"] } }),
+    bridgeProfile("opencode", { auth: { fix: "run `opencode auth login` once, or set the provider's API key for the agent" } }),
   ];
 }
 
-/** The API view of a profile: env variable names only, never their values. */
-export function toPublicProfile(p: AgentProfileConfig): AgentProfile {
+/** The API view of a profile: env variable names only, never their values; `extra` adds AG-3 facts. */
+export function toPublicProfile(p: AgentProfileConfig, extra: Partial<AgentProfile> = {}): AgentProfile {
   return {
     name: p.name,
     command: p.command,
@@ -122,5 +155,7 @@ export function toPublicProfile(p: AgentProfileConfig): AgentProfile {
     permissionPolicy: p.permissionPolicy,
     builtIn: p.builtIn,
     inheritEnv: [...(p.inheritEnv ?? [])].sort(),
+    ...(p.install ? { package: `${p.install.package}@${p.install.version}` } : {}),
+    ...extra,
   };
 }

@@ -1,16 +1,21 @@
 import { existsSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
 import { AppError, isAppError } from "../domain/errors.js";
-import { AcpClientConnection, type AgentEvent, type PermissionAsk } from "./acp-connection.js";
+import type { AgentConfigOption } from "../domain/agent-state.js";
+import { AcpClientConnection, type AgentEvent, type PermissionAsk, type SessionSetup } from "./acp-connection.js";
+import { applyPreferences, authMethodsOf, authRequiredError, isAuthRequired, type AuthMethodInfo } from "./agent-setup.js";
 import { LiveAgentHandle } from "./agent-handle.js";
 import { AgentProcess } from "./agent-process.js";
 import type { AgentProfileConfig } from "./profiles.js";
 
-export type { AgentEvent, PermissionAsk } from "./acp-connection.js";
+export type { AgentEvent, PermissionAsk, SessionSetup } from "./acp-connection.js";
 
 // JSON-RPC "request cancelled": what a request rejects with when its timeout signal fires.
 const REQUEST_CANCELLED = -32800;
 const EXIT_WAIT_MS = 1000;
+// How long a start waits for the first `_auth/status_update` of an agent that advertises it
+// (it usually came already; when it is late, the first turn reports agent_auth_required instead).
+const AUTH_STATUS_WAIT_MS = 2000;
 
 /** What a running agent reports to its owner (the orchestrator). */
 export interface AgentCallbacks {
@@ -33,6 +38,10 @@ export interface StartAgentInput {
   logFile: string;
   /** `session/load` this ACP session when the agent advertises it; else (or when it fails) `session/new`. */
   resume?: { acpSessionId: string };
+  /** AG-2: what a person chose earlier (mode, model), re-applied after `session/new`/`session/load`. */
+  chosen?: { modeId?: string; modelId?: string };
+  /** AG-3: the agent's `initialize` answer (cached for `GET /agents`). */
+  onInitialize?(init: acp.InitializeResponse): void;
   callbacks: AgentCallbacks;
 }
 
@@ -44,10 +53,20 @@ export interface AgentHandle {
   readonly acpSessionId: string;
   /** True when `session/load` of `resume.acpSessionId` succeeded. */
   readonly resumed: boolean;
+  /** AG-2: modes and config options as of the end of the start (after the preferred mode was set). */
+  readonly setup: SessionSetup;
+  /** AG-2: `session/set_mode`. */
+  setMode(modeId: string): Promise<void>;
+  /** AG-2: `session/set_config_option`; the agent's config options after it. */
+  setConfigOption(configId: string, value: string): Promise<AgentConfigOption[]>;
   /** A prompt turn is running. */
   readonly busy: boolean;
-  /** One turn. Rejects AppError("agent_crashed") if the process dies (or is stopped) mid-turn, "session_busy" if a turn runs. */
-  prompt(text: string): Promise<{ stopReason: string }>;
+  /**
+   * One turn; each text (one, or several) is one content block. Rejects AppError("agent_crashed") if the process
+   * dies (or is stopped) mid-turn, "session_busy" if a turn runs, "agent_auth_required" if the
+   * agent wants credentials.
+   */
+  prompt(text: string | readonly string[]): Promise<{ stopReason: string }>;
   /** `session/cancel`; pending permission asks are answered "cancelled". */
   cancel(): Promise<void>;
   /** Close the connection and stdin, SIGTERM the process group, SIGKILL it after graceMs (default 3000); resolves when it is gone. */
@@ -85,6 +104,7 @@ export class AgentRuntime {
     let proc: AgentProcess | undefined;
     let conn: AcpClientConnection | undefined;
     let step = "spawn";
+    let authMethods: AuthMethodInfo[] = [];
     try {
       if (!existsSync(cwd)) throw new AppError("agent_start_failed", `the agent's working directory does not exist: ${cwd}`, { agent: profile.name, cwd });
       proc = await AgentProcess.spawn(profile.command, profile.args, cwd, profile.env, profile.inheritEnv);
@@ -104,23 +124,37 @@ export class AgentRuntime {
       void proc.exited.then(() => connection.close());
       step = "initialize";
       const init = await conn.initialize(this.startTimeoutMs);
+      authMethods = authMethodsOf(init);
+      input.onInitialize?.(init);
       let acpSessionId: string | undefined;
+      let setup: SessionSetup | undefined;
       let resumed = false;
       if (input.resume && init.agentCapabilities?.loadSession) {
         step = "session/load";
         try {
-          await conn.loadSession(input.resume.acpSessionId, cwd, this.startTimeoutMs);
+          setup = await conn.loadSession(input.resume.acpSessionId, cwd, this.startTimeoutMs);
           acpSessionId = input.resume.acpSessionId;
           resumed = true;
         } catch (e) {
-          if (started.hasExited || conn.signal.aborted) throw e;
+          if (started.hasExited || conn.signal.aborted || isAuthRequired(e)) throw e;
           // The agent does not know the session any more: a new one (the caller adds a summary).
         }
       }
-      step = "session/new";
-      acpSessionId ??= await conn.newSession(cwd, this.startTimeoutMs);
+      if (acpSessionId === undefined) {
+        step = "session/new";
+        const created = await conn.newSession(cwd, this.startTimeoutMs);
+        acpSessionId = created.sessionId;
+        setup = created;
+      }
+      // AG-3: an agent that pushes its identity and has none fails now, not at the first prompt.
+      if ((init.agentCapabilities?._meta as Record<string, unknown> | undefined)?.authStatus !== undefined) {
+        const kind = await conn.authStatus(AUTH_STATUS_WAIT_MS);
+        if (kind === "none") throw acp.RequestError.authRequired(undefined, "the agent reports no credentials (auth status: none)");
+      }
+      step = "session/set_mode";
+      setup = await applyPreferences(conn, acpSessionId, setup ?? { configOptions: [] }, input, this.startTimeoutMs);
       if (started.hasExited) throw new Error("the agent exited right after starting its session");
-      const handle = new LiveAgentHandle(started, connection, startTime, acpSessionId, resumed, input.callbacks, () => {
+      const handle = new LiveAgentHandle(started, connection, startTime, acpSessionId, resumed, setup, input.callbacks, profile, authMethods, () => {
         if (this.handles.get(sessionId) === handle) this.handles.delete(sessionId);
       });
       this.handles.set(sessionId, handle);
@@ -134,6 +168,7 @@ export class AgentRuntime {
       await conn?.close();
       await proc?.kill(0);
       if (isAppError(e) && e.code === "agent_start_failed") throw e;
+      if (isAuthRequired(e)) throw authRequiredError(profile, e, authMethods, proc?.stderrTail ?? "");
       const reason = timedOut ? `no answer within ${this.startTimeoutMs} ms` : e instanceof Error ? e.message : String(e);
       const exited = exit ? ` (the process exited with code ${exit.code}, signal ${exit.signal})` : "";
       throw new AppError("agent_start_failed", `agent ${profile.name} failed to start: ${step}: ${reason}${exited}`, {

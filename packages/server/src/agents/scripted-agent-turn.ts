@@ -16,15 +16,22 @@ export interface TurnContext {
   /** Sends one `session/update` (and records it in the history). */
   send(update: SessionUpdate): Promise<void>;
   /** `session/request_permission`; resolves the option kind chosen, or "cancelled". */
-  askPermission(toolCallId: string, title: string): Promise<"allowed" | "rejected" | "cancelled">;
+  askPermission(toolCallId: string, title: string, kind?: ToolKind): Promise<"allowed" | "rejected" | "cancelled">;
   /** Exits the process (the `crash` command). */
   exit(code: number): never;
+  /** AG-2: the session's current mode (`ask` asks before every file change) and model. */
+  mode(): string;
+  model(): string;
 }
 
 const KINDS: Record<string, ToolKind> = {
   say: "other", think: "think", write: "edit", append: "edit", delete: "delete",
   commit: "execute", sleep: "other", ask: "other", fail: "other", crash: "other", read: "read",
+  dup: "edit", open: "other", mode: "other",
 };
+
+// Commands that change files: in mode `ask` each asks permission first, like a real agent's asking mode.
+const CHANGES_FILES = new Set(["write", "append", "delete", "commit"]);
 
 class Cancelled extends Error {}
 
@@ -76,17 +83,44 @@ export async function runScript(ctx: TurnContext, script: string): Promise<StopR
     const done = (status: "completed" | "failed", extra: Partial<Extract<SessionUpdate, { sessionUpdate: "tool_call_update" }>> = {}) =>
       ctx.send({ sessionUpdate: "tool_call_update", toolCallId, status, ...extra });
     const pathOf = cmd === "write" || cmd === "append" || cmd === "delete" || cmd === "read" ? splitPath(rest).path : undefined;
+    const title = line.length > 80 ? `${line.slice(0, 77)}...` : line;
+    if (cmd === "dup") {
+      // AG-1: like bridges that announce a tool call with empty input, then again in full.
+      await ctx.send({ sessionUpdate: "tool_call", toolCallId, title: "dup", kind, status: "pending", rawInput: {} });
+    }
     await ctx.send({
       sessionUpdate: "tool_call",
       toolCallId,
-      title: line.length > 80 ? `${line.slice(0, 77)}...` : line,
+      title,
       kind,
       status: "pending",
       rawInput: { command: cmd, argument: rest },
       ...(pathOf ? { locations: [{ path: resolve(ctx.cwd, pathOf) }] } : {}),
     });
+    if (cmd === "open") {
+      // AG-1: a tool call the agent never closes (Grove closes it when the turn ends).
+      await ctx.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
+      continue;
+    }
     try {
+      if (CHANGES_FILES.has(cmd) && ctx.mode() === "ask") {
+        const answer = await ctx.askPermission(toolCallId, title, kind);
+        if (answer === "cancelled") throw new Cancelled();
+        if (answer === "rejected") {
+          await done("failed", { content: [textContent("permission rejected")] });
+          await message(`permission rejected: ${line}`);
+          return "end_turn";
+        }
+      }
       switch (cmd) {
+        case "dup":
+          await message(rest);
+          await done("completed");
+          break;
+        case "mode":
+          await message(`mode: ${ctx.mode()} model: ${ctx.model()}`);
+          await done("completed");
+          break;
         case "say":
           await message(rest);
           await done("completed");

@@ -17,6 +17,26 @@ interface LiveSession {
   /** cwd of this process's session/new or session/load: where the script's paths resolve. */
   cwd: string;
   turn?: AbortController;
+  /** AG-2: per process, so a load starts in `auto` again and the client must re-apply its mode. */
+  mode: string;
+  model: string;
+}
+
+// AG-2: the scripted agent's modes (`ask` asks before every file change) and models.
+const MODES: acp.SessionMode[] = [
+  { id: "auto", name: "Auto", description: "Runs every command without asking" },
+  { id: "ask", name: "Ask", description: "Asks before every file change" },
+];
+const MODELS = [
+  { value: "scripted-small", name: "Scripted small" },
+  { value: "scripted-large", name: "Scripted large" },
+];
+
+function setupOf(s: LiveSession): { modes: acp.SessionModeState; configOptions: acp.SessionConfigOption[] } {
+  return {
+    modes: { currentModeId: s.mode, availableModes: MODES },
+    configOptions: [{ id: "model", name: "Model", category: "model", type: "select", currentValue: s.model, options: MODELS }],
+  };
 }
 
 const live = new Map<string, LiveSession>();
@@ -48,9 +68,10 @@ const app = acp
     checkCwd(params.cwd);
     const state: ScriptedSessionState = { sessionId: `scripted-${randomUUID()}`, cwd: params.cwd, createdAt: new Date().toISOString(), history: [], loads: [] };
     writeScriptedState(state, stateDir);
-    live.set(state.sessionId, { state, cwd: params.cwd });
+    const s: LiveSession = { state, cwd: params.cwd, mode: "auto", model: "scripted-small" };
+    live.set(state.sessionId, s);
     log("session/new", state.sessionId, params.cwd);
-    return { sessionId: state.sessionId };
+    return { sessionId: state.sessionId, ...setupOf(s) };
   })
   .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
     const state = readScriptedState(params.sessionId, stateDir);
@@ -60,9 +81,27 @@ const app = acp
     writeScriptedState(state, stateDir);
     // ACP: the whole history is replayed as session/update notifications before the response.
     for (const update of state.history) await client.notify(acp.methods.client.session.update, { sessionId: state.sessionId, update });
-    live.set(state.sessionId, { state, cwd: params.cwd });
+    const s: LiveSession = { state, cwd: params.cwd, mode: "auto", model: "scripted-small" };
+    live.set(state.sessionId, s);
     log("session/load", state.sessionId, params.cwd, `${state.history.length} updates replayed`);
+    return setupOf(s);
+  })
+  .onRequest(acp.methods.agent.session.setMode, async ({ params, client }) => {
+    const s = live.get(params.sessionId);
+    if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
+    if (!MODES.some((m) => m.id === params.modeId)) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${params.modeId}`);
+    s.mode = params.modeId;
+    await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: "current_mode_update", currentModeId: s.mode } });
+    log("session/set_mode", params.sessionId, s.mode);
     return {};
+  })
+  .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => {
+    const s = live.get(params.sessionId);
+    if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
+    const value = (params as { value?: unknown }).value;
+    if (params.configId !== "model" || !MODELS.some((m) => m.value === value)) throw acp.RequestError.invalidParams({ configId: params.configId }, "unknown option or value");
+    s.model = String(value);
+    return { configOptions: setupOf(s).configOptions };
   })
   .onRequest(acp.methods.agent.session.prompt, async ({ params, client, signal }) => {
     const s = live.get(params.sessionId);
@@ -86,11 +125,11 @@ const app = acp
             writeScriptedState(s.state, stateDir);
             await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update });
           },
-          askPermission: async (toolCallId, title) => {
+          askPermission: async (toolCallId, title, kind = "other") => {
             try {
               const res = await client.request(
                 acp.methods.client.session.requestPermission,
-                { sessionId: params.sessionId, toolCall: { toolCallId, title, kind: "other", status: "pending" }, options: PERMISSION_OPTIONS },
+                { sessionId: params.sessionId, toolCall: { toolCallId, title, kind, status: "pending" }, options: PERMISSION_OPTIONS },
                 { cancellationSignal: turn.signal, stopWaitingOnCancel: true },
               );
               if (res.outcome.outcome !== "selected") return "cancelled";
@@ -106,6 +145,8 @@ const app = acp
             log("crash", code);
             process.exit(code);
           },
+          mode: () => s.mode,
+          model: () => s.model,
         },
         text,
       );

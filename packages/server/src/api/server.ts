@@ -17,6 +17,7 @@ import { eventRoutes } from "./routes/events.js";
 import { lifecycleRoutes } from "./routes/lifecycle.js";
 import { metaRoutes } from "./routes/meta.js";
 import { repositoryRoutes } from "./routes/repositories.js";
+import { agentRoutes } from "./routes/agents.js";
 import { reviewRoutes } from "./routes/review.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { taskRoutes } from "./routes/tasks.js";
@@ -87,6 +88,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       repositoryRoutes(api, opts.orchestrator);
       taskRoutes(api, opts.orchestrator);
       sessionRoutes(api, opts.orchestrator);
+      agentRoutes(api, opts.orchestrator);
       lifecycleRoutes(api, opts.orchestrator);
       reviewRoutes(api, opts.orchestrator);
       eventRoutes(api, opts.bus, opts.wsLimits);

@@ -1,3 +1,4 @@
+import type { AgentState } from "./agent-state.js";
 import type { LastError } from "@grove/protocol";
 
 /** Persisted records as the server sees them (camelCase, ISO timestamps). */
@@ -94,6 +95,8 @@ export interface SessionRecord {
   lastError: LastError | null;
   createdAt: string;
   updatedAt: string;
+  /** AG-2: what the agent reported over ACP and what a person chose (absent until reported). */
+  agentState?: AgentState | null;
 }
 
 export type MessageRole = "user" | "agent" | "thought" | "tool" | "plan" | "system";

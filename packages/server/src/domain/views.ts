@@ -1,4 +1,5 @@
 import type { Environment, EnvironmentRepository, Message, Repository, Session, Task } from "@grove/protocol";
+import { modelsOf, type AgentState } from "./agent-state.js";
 import type { EnvironmentRecord, EnvironmentRepoRecord, MessageRecord, RepositoryRecord, SessionRecord, TaskRecord } from "./records.js";
 
 /** Records → the public shapes of CONTRACT.md (pure; shared by routes and events). */
@@ -51,6 +52,19 @@ export function sessionView(s: SessionRecord): Session {
     lastError: s.lastError,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
+    ...agentStateView(s.agentState),
+  };
+}
+
+/** AG-2: modes, models, slash commands and plan of the session's agent, when it reported them. */
+function agentStateView(a: AgentState | null | undefined): Pick<Session, "modes" | "models" | "commands" | "plan"> {
+  if (!a) return {};
+  const models = modelsOf(a);
+  return {
+    ...(a.modes ? { modes: a.modes } : {}),
+    ...(models ? { models } : {}),
+    ...(a.commands ? { commands: a.commands } : {}),
+    ...(a.plan ? { plan: a.plan } : {}),
   };
 }
 

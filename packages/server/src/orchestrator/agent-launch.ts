@@ -3,6 +3,8 @@ import type { AgentHandle, PermissionAsk } from "../agents/runtime.js";
 import type { AgentProfileConfig } from "../agents/profiles.js";
 import type { SessionRecord } from "../domain/records.js";
 import type { Deps } from "./context.js";
+import { requireLaunch, writeInitializeCache } from "../agents/agent-install.js";
+import { authMethodsOf } from "../agents/agent-setup.js";
 import { acpLogFile } from "./paths.js";
 import type { LiveSessions } from "./live-sessions.js";
 
@@ -18,14 +20,27 @@ export function findProfile(deps: Deps, name: string): AgentProfileConfig {
  * crashed server's orphans can be found without ever killing a recycled pid.
  */
 export async function spawnAgent(deps: Deps, live: LiveSessions, session: SessionRecord, cwd: string, resume: boolean): Promise<AgentHandle> {
-  const profile = findProfile(deps, session.agent);
+  const configured = findProfile(deps, session.agent);
+  // AG-3: a missing command or an uninstalled bridge fails here, before any process starts.
+  const launch = requireLaunch(configured, deps.home);
+  const profile = { ...configured, command: launch.command, args: launch.args };
   const recorder = live.recorderFor(session);
+  const agentState = live.agentStateFor(session);
+  const chosen = agentState.current;
   const handle = await deps.agents.start({
     sessionId: session.id,
     profile,
     cwd,
     logFile: acpLogFile(deps, session.id),
     ...(resume && session.acpSessionId ? { resume: { acpSessionId: session.acpSessionId } } : {}),
+    chosen: { ...(chosen.chosenModeId ? { modeId: chosen.chosenModeId } : {}), ...(chosen.chosenModelId ? { modelId: chosen.chosenModelId } : {}) },
+    onInitialize: (init) =>
+      writeInitializeCache(deps.home, configured.name, {
+        ...(init.agentInfo?.name ? { agentName: init.agentInfo.name } : {}),
+        ...(init.agentInfo?.version ? { version: init.agentInfo.version } : {}),
+        authMethods: authMethodsOf(init),
+        at: deps.now(),
+      }),
     callbacks: {
       onEvent: (e) => recorder.handle(e),
       onPermission: (ask: PermissionAsk) => live.askPermission(session, ask),
@@ -35,11 +50,13 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
   const now = deps.now();
   await deps.store.upsertAgentProcess({ sessionId: session.id, runnerId: deps.runnerId, pid: handle.pid, startTime: handle.startTime, createdAt: now });
   if (handle.acpSessionId !== session.acpSessionId) await deps.store.setSessionAcpId(session.id, handle.acpSessionId, now);
+  agentState.setup(handle.setup);
   if (resume && !handle.resumed) {
     const messages = await deps.store.listMessages(session.id);
     if (messages.length > 0) live.setPendingSummary(session.id, summarize(messages.map((m) => ({ role: m.role, text: m.text }))));
   }
-  deps.log.info({ sessionId: session.id, pid: handle.pid, cwd, resumed: handle.resumed }, "agent started");
+  // `pid` is the server's own in every log line: the agent's is `agentPid`.
+  deps.log.info({ sessionId: session.id, agentPid: handle.pid, cwd, resumed: handle.resumed, mode: handle.setup.modes?.currentModeId }, "agent started");
   return handle;
 }
 

@@ -5,6 +5,7 @@ import { newId } from "../domain/ids.js";
 import type { EnvironmentRecord, SessionRecord, TaskRecord } from "../domain/records.js";
 import { sessionView } from "../domain/views.js";
 import type { Deps } from "./context.js";
+import { requireLaunch } from "../agents/agent-install.js";
 import { findProfile, spawnAgent } from "./agent-launch.js";
 import { errorOf, type LiveSessions } from "./live-sessions.js";
 import { assertTaskWorkable } from "./lifecycle.js";
@@ -26,7 +27,8 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   const task = await getTaskOr404(deps, taskId);
   if (task.archivedAt) throw new AppError("task_archived", `task ${taskId} is archived`);
   const agent = body.agent ?? "scripted";
-  findProfile(deps, agent);
+  // AG-3: an unknown, missing or uninstalled agent is refused before anything is created.
+  requireLaunch(findProfile(deps, agent), deps.home);
   const before = await deps.store.getEnvironmentByTask(taskId);
   // Validate before inserting anything, so a refused attach leaves no row behind (SES-3).
   // A ready environment with tombstoned rows (archived, then unarchived) materializes again (LC-5).

@@ -4,6 +4,7 @@ import type { LastError } from "@grove/protocol";
 import type { SessionRecord, SessionState } from "../domain/records.js";
 import { sessionView } from "../domain/views.js";
 import type { Deps } from "./context.js";
+import { AgentStateRecorder } from "./agent-state-recorder.js";
 import { SessionRecorder } from "./recorder.js";
 import { refreshTaskState } from "./tasks.js";
 
@@ -32,9 +33,17 @@ export class LiveSessions {
     if (!r) {
       r = new SessionRecorder(this.deps, session.id, session.taskId);
       r.onToolDone = () => this.changesMayHaveChanged(session.taskId);
+      r.agentState = new AgentStateRecorder(this.deps, session.id, session.agentState);
       this.recorders.set(session.id, r);
     }
     return r;
+  }
+
+  /** AG-2: the session's agent state as this process knows it (modes, options, choices). */
+  agentStateFor(session: SessionRecord): AgentStateRecorder {
+    const r = this.recorderFor(session);
+    r.agentState ??= new AgentStateRecorder(this.deps, session.id, session.agentState);
+    return r.agentState;
   }
 
   forget(sessionId: string): void {
@@ -89,7 +98,7 @@ export class LiveSessions {
   }
 
   onAgentExit(sessionId: string, info: { code: number | null; signal: string | null; duringTurn: boolean }): void {
-    this.deps.log.info({ sessionId, ...info }, "agent exited");
+    this.deps.log.info({ sessionId, exitCode: info.code, signal: info.signal, duringTurn: info.duringTurn }, "agent exited");
     void this.deps.store.deleteAgentProcess(sessionId).catch(() => undefined);
     this.cancelAsks(sessionId);
   }

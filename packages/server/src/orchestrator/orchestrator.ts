@@ -1,6 +1,6 @@
 import type { ListTasksQuery } from "@grove/protocol";
 import type { AgentProfile, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
-import { toPublicProfile } from "../agents/profiles.js";
+import { checkAgentProfile, installAgentProfile, listAgentProfiles, setSessionMode, setSessionModel } from "./agent-ops.js";
 import { AppError } from "../domain/errors.js";
 import type { MessageRecord, RepositoryRecord, SessionRecord, TaskRecord } from "../domain/records.js";
 import type { Deps } from "./context.js";
@@ -143,7 +143,10 @@ export class Orchestrator {
   cleanupJobPage = (taskId: string | undefined, limit: number, cursor?: string) => cleanupJobPage(this.deps, taskId, limit, cursor);
   doctor = () => runDoctor(this.deps);
 
-  agentProfiles(): AgentProfile[] {
-    return this.deps.profiles.map(toPublicProfile);
-  }
+  // agents (AG-2, AG-3)
+  agentProfiles = (): AgentProfile[] => listAgentProfiles(this.deps);
+  installAgent = (name: string) => installAgentProfile(this.deps, name);
+  checkAgent = (name: string) => checkAgentProfile(this.deps, name);
+  setMode = (id: string, modeId: string): Promise<SessionRecord> => setSessionMode(this.deps, this.live, id, modeId);
+  setModel = (id: string, modelId: string): Promise<SessionRecord> => setSessionModel(this.deps, this.live, id, modelId);
 }

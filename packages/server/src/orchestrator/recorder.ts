@@ -2,6 +2,7 @@ import type { AgentEvent } from "../agents/runtime.js";
 import { newId } from "../domain/ids.js";
 import type { MessageRecord, MessageRole } from "../domain/records.js";
 import { messageView } from "../domain/views.js";
+import type { AgentStateRecorder } from "./agent-state-recorder.js";
 import type { Deps } from "./context.js";
 import { toolDetails } from "./tool-details.js";
 
@@ -17,6 +18,8 @@ export class SessionRecorder {
   private readonly tools = new Map<string, MessageRecord>();
   /** Called after a tool call completes (the worktree probably changed). */
   onToolDone: (() => void) | undefined;
+  /** AG-2: receives mode, config, command and plan reports. */
+  agentState: AgentStateRecorder | undefined;
 
   constructor(
     private readonly deps: Deps,
@@ -25,6 +28,7 @@ export class SessionRecorder {
   ) {}
 
   handle(e: AgentEvent): void {
+    if (this.agentState?.apply(e)) return;
     this.enqueue(() => this.apply(e));
   }
 
@@ -47,6 +51,23 @@ export class SessionRecorder {
     return this.chain;
   }
 
+  /**
+   * AG-1: the turn ended (any stop reason, cancel, agent exit): every tool call of this
+   * session still `pending`/`in_progress` is closed with `status` (`cancelled` or `interrupted`).
+   */
+  closeOpenTools(status: "cancelled" | "interrupted"): void {
+    this.enqueue(async () => {
+      // Closed rows stay known: a late final update from the agent still lands on its row.
+      for (const m of this.tools.values()) {
+        if (!isDone(toolStatus(m))) {
+          m.data = { ...(m.data as ToolData), status };
+          await this.deps.store.updateMessage(m.id, { data: m.data });
+          this.publish(m);
+        }
+      }
+    });
+  }
+
   private enqueue(fn: () => Promise<void>): void {
     this.chain = this.chain.then(fn).catch((err: unknown) => {
       this.deps.log.error({ err, sessionId: this.sessionId }, "persisting an agent update failed");
@@ -65,21 +86,22 @@ export class SessionRecorder {
         }
         return;
       }
-      case "tool_call": {
-        this.open = undefined;
-        const m = await this.insert("tool", e.title, { toolCallId: e.toolCallId, status: e.status, kind: e.toolKind ?? null, ...toolDetails(e.raw) });
-        this.tools.set(e.toolCallId, m);
-        if (e.status === "completed") this.onToolDone?.();
-        return;
-      }
+      case "tool_call":
       case "tool_call_update": {
-        const m = this.tools.get(e.toolCallId);
-        if (!m) return;
-        const data = { ...(m.data as Record<string, unknown>), ...(e.status ? { status: e.status } : {}), ...toolDetails(e.raw) };
-        m.data = data;
-        if (e.title) m.text = e.title;
-        await this.deps.store.updateMessage(m.id, { text: m.text, data });
-        this.publish(m);
+        const known = this.tools.get(e.toolCallId);
+        // AG-1: a repeated tool_call (some bridges send one with empty input, then the full one)
+        // updates its row; an update for an unknown id (e.g. after a restart) starts one.
+        if (!known) {
+          this.open = undefined;
+          const m = await this.insert("tool", e.title ?? "tool call", mergeTool({ toolCallId: e.toolCallId, status: "pending", kind: null }, e));
+          this.tools.set(e.toolCallId, m);
+          if (isDone(toolStatus(m))) this.onToolDone?.();
+          return;
+        }
+        known.data = mergeTool(known.data as ToolData, e);
+        if (e.title) known.text = e.title;
+        await this.deps.store.updateMessage(known.id, { text: known.text, data: known.data });
+        this.publish(known);
         if (e.status === "completed" || e.status === "failed") this.onToolDone?.();
         return;
       }
@@ -104,4 +126,30 @@ export class SessionRecorder {
   private publish(m: MessageRecord): void {
     this.deps.bus.publish("session.message", { sessionId: this.sessionId, taskId: this.taskId, message: messageView({ ...m }) });
   }
+}
+
+type ToolData = Record<string, unknown> & { toolCallId: string; status: string };
+type ToolEvent = Extract<AgentEvent, { kind: "tool_call" | "tool_call_update" }>;
+
+const CLOSED = new Set(["completed", "failed", "cancelled", "interrupted"]);
+
+function toolStatus(m: MessageRecord): string {
+  return String((m.data as ToolData | null)?.status ?? "pending");
+}
+
+function isDone(status: string): boolean {
+  return CLOSED.has(status);
+}
+
+/** The tool row's data after an update: fields the update carries replace the row's (AG-1). */
+function mergeTool(data: ToolData, e: ToolEvent): ToolData {
+  return {
+    ...data,
+    ...(e.status ? { status: e.status } : {}),
+    ...(e.toolKind ? { kind: e.toolKind } : {}),
+    ...(e.input !== undefined ? { input: e.input } : {}),
+    // Content and raw output capped for the page (tool-details.ts).
+    ...toolDetails(e.raw),
+    ...(e.locations ? { locations: e.locations } : {}),
+  };
 }

@@ -14,11 +14,14 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
   const recorder = live.recorderFor(session);
   recorder.note("user", prompt);
   const summary = live.takePendingSummary(session.id);
-  const text = summary ? `${summary}\n${prompt}` : prompt;
+  // The summary of an unloadable conversation is its own content block, before the person's words.
+  const blocks = summary ? [summary, prompt] : [prompt];
   void (async () => {
     try {
-      const { stopReason } = await handle.prompt(text);
+      const { stopReason } = await handle.prompt(blocks);
       recorder.closeMessage();
+      // AG-1: whatever the stop reason, no tool call of this turn stays open.
+      recorder.closeOpenTools("cancelled");
       await recorder.flush();
       // Every turn that did not simply end is recorded with its stop reason, so a client can tell
       // a refused turn from a finished one (`grove session prompt --wait` exits 1 on refusal).
@@ -26,6 +29,7 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
       await recorder.flush();
       await live.transition(session, ["running"], "waiting_for_input");
     } catch (e) {
+      recorder.closeOpenTools("interrupted");
       await recorder.flush();
       if (live.shuttingDown) return;
       const err = e instanceof AppError ? e : new AppError("agent_crashed", e instanceof Error ? e.message : String(e));

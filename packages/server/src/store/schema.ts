@@ -90,6 +90,8 @@ export interface SessionsTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  /** AG-2 (migration 007): JSON `AgentState` or null. */
+  agent_state: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MessagesTable {

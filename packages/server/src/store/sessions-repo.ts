@@ -1,5 +1,6 @@
 import type { Selectable } from "kysely";
 import type { LastError } from "@grove/protocol";
+import type { AgentState } from "../domain/agent-state.js";
 import type { SessionRecord, SessionState } from "../domain/records.js";
 import type { Db, SessionsTable } from "./schema.js";
 
@@ -14,6 +15,7 @@ export function toSession(r: Selectable<SessionsTable>): SessionRecord {
     lastError: r.last_error === null ? null : (JSON.parse(r.last_error) as LastError),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    agentState: r.agent_state ? (JSON.parse(r.agent_state) as AgentState) : null,
   };
 }
 
@@ -80,4 +82,16 @@ export async function setSessionAcpId(db: Db, id: string, acpSessionId: string, 
 /** SES-7: the session and its messages (cascade); the environment is untouched. */
 export async function deleteSession(db: Db, id: string): Promise<void> {
   await db.deleteFrom("sessions").where("id", "=", id).execute();
+}
+
+/** AG-2: the agent's reported state of a session (only its own runner writes it). */
+export async function setSessionAgentState(db: Db, id: string, state: AgentState): Promise<void> {
+  await db.updateTable("sessions").set({ agent_state: JSON.stringify(state) }).where("id", "=", id).execute();
+}
+
+/** Ids of the sessions in one of `states` (start-up recovery reads which turns were running). */
+export async function listSessionIdsInStates(db: Db, states: readonly SessionState[]): Promise<string[]> {
+  if (states.length === 0) return [];
+  const rows = await db.selectFrom("sessions").select("id").where("state", "in", [...states]).execute();
+  return rows.map((r) => r.id);
 }

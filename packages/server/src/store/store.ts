@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
 import type { LastError } from "@grove/protocol";
+import type { AgentState } from "../domain/agent-state.js";
 import type { CleanupJobRecord, CleanupSnapshot } from "../domain/cleanup-job.js";
 import type { KeyCursor } from "../domain/cursor.js";
 import type { SlotResult } from "../domain/environment-merge.js";
@@ -244,6 +245,16 @@ export class Store {
   }
   setSessionAcpId(id: string, acpSessionId: string, now: string): Promise<void> {
     return sessions.setSessionAcpId(this.q, id, acpSessionId, now);
+  }
+
+  /** Ids of the sessions in one of `states` (AG-1: start-up recovery finds the turns a restart cut). */
+  listSessionIdsInStates(states: readonly SessionState[]): Promise<string[]> {
+    return sessions.listSessionIdsInStates(this.q, states);
+  }
+
+  /** AG-2: what the session's agent reported (modes, config options, commands, plan) and what a person chose. */
+  setSessionAgentState(id: string, state: AgentState): Promise<void> {
+    return sessions.setSessionAgentState(this.q, id, state);
   }
   /** SES-7: messages go with it; the environment does not. */
   deleteSession(id: string): Promise<void> {

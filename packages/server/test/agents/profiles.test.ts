@@ -8,15 +8,21 @@ import { describe, expect, it } from "vitest";
 import { builtInProfiles, DEFAULT_AGENT, SCRIPTED_AGENT_BUNDLE, scriptedAgentCommand, toPublicProfile } from "../../src/agents/profiles.js";
 
 describe("agent profiles (SES-9)", () => {
-  it("SES-9.10 built-in profiles: scripted is the default, real agents run through npx", () => {
+  it("SES-9.10 AG-3 built-in profiles: scripted is the default, real agents are pinned bridges installed under GROVE_HOME/agents", () => {
     const ps = builtInProfiles({ home: "/srv/grove" });
     expect(ps.map((p) => p.name)).toEqual(["scripted", "claude", "codex", "gemini", "opencode"]);
     expect(DEFAULT_AGENT).toBe("scripted");
     expect(ps[0]).toMatchObject({ env: { GROVE_SCRIPTED_STATE_DIR: "/srv/grove/agents/scripted" }, permissionPolicy: "auto_approve", builtIn: true });
-    expect(ps[1]).toMatchObject({ command: "npx", args: ["--yes", "--prefer-offline", "@agentclientprotocol/claude-agent-acp"], env: { IS_SANDBOX: "1" } });
-    expect(ps.find((p) => p.name === "gemini")!.args.slice(-2)).toEqual(["@google/gemini-cli", "--acp"]);
-    expect(ps.find((p) => p.name === "opencode")!.args.slice(-2)).toEqual(["opencode-ai", "acp"]);
-    expect(ps.find((p) => p.name === "codex")!.args.slice(-1)).toEqual(["@agentclientprotocol/codex-acp"]);
+    expect(ps[1]).toMatchObject({
+      install: { package: "@agentclientprotocol/claude-agent-acp", version: "0.101.0" },
+      env: { IS_SANDBOX: "1" },
+      permissionPolicy: "ask",
+      policyModes: { ask: "default", auto_approve: "acceptEdits" },
+    });
+    expect(ps.find((p) => p.name === "gemini")!.install).toEqual({ package: "@google/gemini-cli", version: "0.61.0", args: ["--experimental-acp"] });
+    expect(ps.find((p) => p.name === "opencode")!.install).toEqual({ package: "opencode-ai", version: "1.18.33", args: ["acp"] });
+    expect(ps.find((p) => p.name === "codex")!.install).toMatchObject({ package: "@zed-industries/codex-acp", version: "0.16.0" });
+    for (const p of ps.slice(1)) expect(p.command).not.toBe("npx");
   });
 
   it("SEC-7 built-in real agents inherit their vendor's keys; the scripted agent inherits nothing beyond the base allow-list", () => {

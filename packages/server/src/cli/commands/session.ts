@@ -5,6 +5,7 @@ import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable, shortTime } from "../output.js";
 import { registerSessionResumeCommand } from "./session-resume.js";
 import { turnFailure, waitForSession } from "./session-wait.js";
+import { describeAgentState, describeAsks, describeTool, registerSessionAgentCommands } from "./session-agent.js";
 
 /** What a 202/204 answer without a body prints with `--json`, so stdout always holds one document. */
 const accepted = (sessionId: string, action: string, body: unknown) => body ?? { ok: true, sessionId, action };
@@ -49,6 +50,7 @@ export function registerSessionCommands(program: Command): void {
   });
 
   registerSessionResumeCommand(session);
+  registerSessionAgentCommands(session);
 
   withCommonOptions(session.command("rm <sessionId>").description("delete a session (refused while it runs)")).action(
     async (sessionId: string, _opts: unknown, cmd: Command) => {
@@ -62,8 +64,12 @@ export function registerSessionCommands(program: Command): void {
     async (sessionId: string, _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
       const id = encodeURIComponent(sessionId);
-      const [s, messages] = await allInOrder<[Session, Message[]]>([client.get<Session>(`/sessions/${id}`), client.get<Message[]>(`/sessions/${id}/messages`)]);
-      out.result({ session: s, messages }, () => describeSession(s, messages));
+      const [s, messages, permissions] = await allInOrder<[Session, Message[], Parameters<typeof describeAsks>[0]]>([
+        client.get<Session>(`/sessions/${id}`),
+        client.get<Message[]>(`/sessions/${id}/messages`),
+        client.get<Parameters<typeof describeAsks>[0]>(`/sessions/${id}/permissions`),
+      ]);
+      out.result({ session: s, messages, permissions }, () => [...describeSession(s, messages), ...describeAsks(permissions)]);
     },
   );
 }
@@ -74,11 +80,16 @@ export function describeSession(s: Session, messages: readonly Message[]): strin
     `session ${s.id}  task ${s.taskId}  agent ${s.agent}  updated ${shortTime(s.updatedAt)}`,
     `state: ${s.state}`,
     `lastError: ${s.lastError ? `${s.lastError.code}: ${s.lastError.message}` : "none"}`,
+    ...describeAgentState(s),
   ];
   if (messages.length > 0) lines.push("");
   for (const m of messages) {
     // Continuation lines are indented under the text so each message stays one visual block.
     const prefix = `${m.role}: `;
+    if (m.role === "tool") {
+      lines.push(describeTool(m));
+      continue;
+    }
     const [first = "", ...rest] = m.text.replace(/\n+$/, "").split("\n");
     lines.push(prefix + first, ...rest.map((line) => " ".repeat(prefix.length) + line));
   }

@@ -1,0 +1,46 @@
+import { AppError } from "../domain/errors.js";
+import { AcpClientConnection } from "./acp-connection.js";
+import { writeInitializeCache, requireLaunch, type InitializeInfo } from "./agent-install.js";
+import { authMethodsOf } from "./agent-setup.js";
+import { AgentProcess } from "./agent-process.js";
+import type { AgentProfileConfig } from "./profiles.js";
+
+/**
+ * AG-3 `grove agents check <name>`: starts the agent, asks `initialize` (nothing else: no
+ * session, no model call), caches what it said (version, auth methods) for `GET /agents`, and
+ * stops it. Unavailable → `agent_unavailable`; no ACP answer → `agent_start_failed`.
+ */
+export async function checkAgent(p: AgentProfileConfig, home: string, opts: { cwd: string; logFile: string; timeoutMs?: number; now(): string }): Promise<InitializeInfo & { startMs: number }> {
+  const launch = requireLaunch(p, home);
+  const t0 = Date.now();
+  const proc = await AgentProcess.spawn(launch.command, launch.args, opts.cwd, p.env);
+  const conn = new AcpClientConnection({
+    output: proc.child.stdin,
+    input: proc.child.stdout,
+    logFile: opts.logFile,
+    permissionPolicy: "ask",
+    onEvent: () => undefined,
+    onPermission: async () => "cancelled",
+  });
+  void proc.exited.then(() => conn.close());
+  try {
+    const init = await conn.initialize(opts.timeoutMs ?? 60_000);
+    const info: InitializeInfo = {
+      ...(init.agentInfo?.name ? { agentName: init.agentInfo.name } : {}),
+      ...(init.agentInfo?.version ? { version: init.agentInfo.version } : launch.version ? { version: launch.version } : {}),
+      authMethods: authMethodsOf(init),
+      at: opts.now(),
+    };
+    writeInitializeCache(home, p.name, info);
+    return { ...info, startMs: Date.now() - t0 };
+  } catch (e) {
+    throw new AppError("agent_start_failed", `agent ${p.name} did not answer initialize: ${e instanceof Error ? e.message : String(e)}`, {
+      agent: p.name,
+      step: "initialize",
+      stderr: proc.stderrTail,
+    });
+  } finally {
+    await conn.close();
+    await proc.kill(2000);
+  }
+}

@@ -1,0 +1,114 @@
+import type { Command } from "commander";
+import type { AgentProfile, Message, Session } from "@grove/protocol";
+import { CliError } from "../client.js";
+import { contextOf, withCommonOptions } from "../context.js";
+
+/** A pending permission request as `GET /sessions/:id/permissions` returns it. */
+interface PendingAsk {
+  requestId: string;
+  title: string;
+  toolCallId?: string;
+  toolKind?: string;
+  options: { optionId: string; name: string; kind: string }[];
+}
+
+/** `allow|always|reject` → the option kinds that answer it, best first (option ids differ by agent). */
+const ANSWERS: Record<string, string[]> = {
+  allow: ["allow_once", "allow_always"],
+  always: ["allow_always"],
+  reject: ["reject_once", "reject_always"],
+};
+
+/** The option of `ask` that `answer` (allow|always|reject) selects, by kind, never by id. */
+export function optionFor(ask: PendingAsk, answer: string): string {
+  const kinds = ANSWERS[answer];
+  if (!kinds) throw new CliError("invalid_arguments", `answer must be allow, always or reject, not ${JSON.stringify(answer)}`);
+  for (const k of kinds) {
+    const o = ask.options.find((x) => x.kind === k);
+    if (o) return o.optionId;
+  }
+  throw new CliError("invalid_arguments", `request ${ask.requestId} offers no ${answer} option (${ask.options.map((o) => o.kind).join(", ")})`);
+}
+
+/** Human lines for pending permission requests (`session permissions`, `session show`). */
+export function describeAsks(asks: readonly PendingAsk[]): string[] {
+  return asks.map((a) => `permission ${a.requestId}: ${a.title}${a.toolKind ? ` [${a.toolKind}]` : ""} (answer: allow|always|reject)`);
+}
+
+/** Human line of a tool message with its status (`session show`). */
+export function describeTool(m: Message): string {
+  const status = (m.data as { status?: string } | undefined)?.status ?? "pending";
+  return `tool [${status}]: ${m.text}`;
+}
+
+/** Human lines for the agent's mode and model (`session show`, `session mode`). */
+export function describeAgentState(s: Session): string[] {
+  const lines: string[] = [];
+  if (s.modes) lines.push(`mode: ${s.modes.currentModeId} (offers ${s.modes.availableModes.map((m) => m.id).join(", ")})`);
+  if (s.models) lines.push(`model: ${s.models.currentModelId} (offers ${s.models.availableModels.map((m) => m.modelId).join(", ")})`);
+  return lines;
+}
+
+/**
+ * AG-2/AG-3 CLI parity (CONTRACT "CLI: grove"): `session permissions|answer|mode|model` and
+ * `agents [ls]|install|check`.
+ */
+export function registerSessionAgentCommands(session: Command): void {
+  const path = (id: string, rest: string) => `/sessions/${encodeURIComponent(id)}/${rest}`;
+
+  withCommonOptions(session.command("permissions <sessionId>").description("pending permission requests (policy ask)")).action(
+    async (sessionId: string, _o: unknown, cmd: Command) => {
+      const { client, out } = contextOf(cmd);
+      const asks = await client.get<PendingAsk[]>(path(sessionId, "permissions"));
+      out.result(asks, () => (asks.length ? describeAsks(asks) : ["no pending permission requests"]));
+    },
+  );
+
+  withCommonOptions(session.command("answer <sessionId> <requestId> <answer>").description("answer a permission request: allow, always or reject")).action(
+    async (sessionId: string, requestId: string, answer: string, _o: unknown, cmd: Command) => {
+      const { client, out } = contextOf(cmd);
+      const asks = await client.get<PendingAsk[]>(path(sessionId, "permissions"));
+      const ask = asks.find((a) => a.requestId === requestId);
+      if (!ask) throw new CliError("not_found", `no pending permission request ${requestId}`);
+      const optionId = optionFor(ask, answer);
+      await client.post<unknown>(path(sessionId, `permissions/${encodeURIComponent(requestId)}`), { optionId });
+      out.result({ ok: true, sessionId, requestId, optionId }, () => [`answered ${requestId}: ${answer} (${optionId})`]);
+    },
+  );
+
+  for (const [what, field] of [["mode", "modeId"], ["model", "modelId"]] as const) {
+    withCommonOptions(session.command(`${what} <sessionId> <${what}>`).description(`switch the agent's ${what} (AG-2)`)).action(
+      async (sessionId: string, value: string, _o: unknown, cmd: Command) => {
+        const { client, out } = contextOf(cmd);
+        const s = await client.post<Session>(path(sessionId, what), { [field]: value });
+        out.result(s, () => describeAgentState(s));
+      },
+    );
+  }
+
+}
+
+/** `grove agents [ls]|install|check` (AG-3). */
+export function registerAgentsCommand(program: Command): void {
+  const agents = withCommonOptions(program.command("agents").description("agent profiles: availability, install, check (AG-3)"));
+  const ls = async (_o: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const list = await client.get<AgentProfile[]>("/agents");
+    out.result(list, () =>
+      list.map((a) => `${a.name.padEnd(10)} ${a.available === false ? "unavailable" : "available  "} ${a.version ?? ""}${a.problem ? `  (${a.problem})` : ""}`),
+    );
+  };
+  agents.action(ls);
+  withCommonOptions(agents.command("ls").description("list agent profiles")).action(ls);
+  for (const [verb, description] of [
+    ["install", "install the pinned bridge into GROVE_HOME/agents (npm; idempotent)"],
+    ["check", "start the agent for `initialize` only: version and auth methods"],
+  ] as const) {
+    withCommonOptions(agents.command(`${verb} <name>`).description(description)).action(async (name: string, _o: unknown, cmd: Command) => {
+      const { client, out } = contextOf(cmd);
+      const a = await client.post<AgentProfile & { startMs?: number }>(`/agents/${encodeURIComponent(name)}/${verb}`);
+      const auth = a.authMethods?.length ? `  auth: ${a.authMethods.map((m) => m.name).join(", ")}` : "";
+      out.result(a, () => [`${a.name} ${a.available ? "available" : "unavailable"} ${a.version ?? ""}${auth}${a.startMs !== undefined ? `  (initialize in ${a.startMs} ms)` : ""}`]);
+    });
+  }
+}

@@ -1,0 +1,143 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** What the scripted "model" answers to one main-conversation request. */
+export type ModelReply =
+  | { text: string; chunkDelayMs?: number; chunks?: number }
+  | { toolUse: { name: string; input: Record<string, unknown> }; text?: string };
+
+/** One request as the fake received it (the conversation the model was shown). */
+export interface SeenRequest {
+  path: string;
+  main: boolean;
+  body: { model?: string; system?: unknown; messages?: { role: string; content: unknown }[]; tools?: { name: string }[]; stream?: boolean };
+}
+
+/**
+ * A fake Anthropic Messages API on loopback (test-only: there is no model here). Streams SSE
+ * like the real one (`message_start`, `content_block_*` with `text_delta`/`input_json_delta`,
+ * `message_delta`, `message_stop`) and answers JSON when `stream` is false. Requests that offer
+ * the agent's tools are the main conversation and go to `script`; side requests (titles,
+ * suggestions, quota checks) get a short text.
+ */
+export class FakeAnthropic {
+  readonly requests: SeenRequest[] = [];
+  private server: Server | undefined;
+  private open = new Set<ServerResponse>();
+  url = "";
+
+  constructor(public script: (req: SeenRequest, mainIndex: number) => ModelReply) {}
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((r) => this.server!.listen(0, "127.0.0.1", r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    for (const r of this.open) r.destroy();
+    await new Promise<void>((r) => this.server?.close(() => r()) ?? r());
+  }
+
+  /** The main-conversation requests, in order. */
+  get main(): SeenRequest[] {
+    return this.requests.filter((r) => r.main);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString("utf8");
+    const path = (req.url ?? "").split("?")[0] ?? "";
+    let body: SeenRequest["body"] = {};
+    try {
+      body = raw ? JSON.parse(raw) : {};
+    } catch {
+      // not JSON: answered below like any unknown request
+    }
+    if (req.method !== "POST" || !path.startsWith("/v1/messages")) {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not found" } }));
+      return;
+    }
+    if (path.endsWith("/count_tokens")) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ input_tokens: 100 }));
+      return;
+    }
+    const main = (body.tools ?? []).some((t) => t.name === "Write");
+    const seen: SeenRequest = { path, main, body };
+    this.requests.push(seen);
+    const reply: ModelReply = main ? this.script(seen, this.main.length - 1) : { text: "ok" };
+    if (body.stream) await this.stream(res, body.model ?? "claude-fake", reply);
+    else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.json(body.model ?? "claude-fake", reply)));
+  }
+
+  private json(model: string, reply: ModelReply): unknown {
+    const content: unknown[] = [];
+    if (reply.text) content.push({ type: "text", text: reply.text });
+    if ("toolUse" in reply) content.push({ type: "tool_use", id: `toolu_${Math.random().toString(36).slice(2)}`, name: reply.toolUse.name, input: reply.toolUse.input });
+    return {
+      id: `msg_${Math.random().toString(36).slice(2)}`,
+      type: "message",
+      role: "assistant",
+      model,
+      content,
+      stop_reason: "toolUse" in reply ? "tool_use" : "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 10 },
+    };
+  }
+
+  private async stream(res: ServerResponse, model: string, reply: ModelReply): Promise<void> {
+    this.open.add(res);
+    res.on("close", () => this.open.delete(res));
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    const send = (event: string, data: unknown) => {
+      if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    const id = `msg_${Math.random().toString(36).slice(2)}`;
+    send("message_start", {
+      type: "message_start",
+      message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } },
+    });
+    let index = 0;
+    if (reply.text) {
+      send("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
+      const n = "chunks" in reply && reply.chunks ? reply.chunks : 1;
+      const delay = "chunkDelayMs" in reply ? (reply.chunkDelayMs ?? 0) : 0;
+      for (let i = 0; i < n; i++) {
+        if (res.destroyed) return;
+        send("content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: n === 1 ? reply.text : `${reply.text} ${i} ` } });
+        if (delay) await new Promise((r) => setTimeout(r, delay));
+      }
+      send("content_block_stop", { type: "content_block_stop", index });
+      index++;
+    }
+    if ("toolUse" in reply) {
+      const toolId = `toolu_${Math.random().toString(36).slice(2)}`;
+      send("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: toolId, name: reply.toolUse.name, input: {} } });
+      const json = JSON.stringify(reply.toolUse.input);
+      const half = Math.floor(json.length / 2);
+      send("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: json.slice(0, half) } });
+      send("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: json.slice(half) } });
+      send("content_block_stop", { type: "content_block_stop", index });
+    }
+    send("message_delta", { type: "message_delta", delta: { stop_reason: "toolUse" in reply ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: 10 } });
+    send("message_stop", { type: "message_stop" });
+    res.end();
+  }
+}
+
+/** Text of a message's content (string or blocks), tool results included. */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((b: { type?: string; text?: string; content?: unknown }) => (b.type === "text" ? (b.text ?? "") : b.type === "tool_result" ? contentText(b.content) : ""))
+    .join("\n");
+}
+
+/** The last message of a request is a tool result (the model's tool ran). */
+export function lastIsToolResult(req: SeenRequest): boolean {
+  const last = req.body.messages?.at(-1);
+  return Array.isArray(last?.content) && last.content.some((b: { type?: string }) => b.type === "tool_result");
+}
