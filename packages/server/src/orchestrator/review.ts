@@ -1,9 +1,10 @@
-import type { Comment, CommitBody, CommitResult, CreateCommentBody, PatchCommentBody, PromptBody, UpdateFromBaseBody, UpdateResult, UpdateStepBody } from "@grove/protocol";
+import type { Comment, CommitBody, CommitResult, CreateCommentBody, MergeBody, MergeResult, PatchCommentBody, PromptBody, UpdateFromBaseBody, UpdateResult, UpdateStepBody } from "@grove/protocol";
 import type { SessionRecord } from "../domain/records.js";
 import type { Deps } from "./context.js";
 import type { LiveSessions } from "./live-sessions.js";
 import { commitTask } from "./review-commit.js";
 import { createComment, deleteComment, listComments, patchComment } from "./review-comments.js";
+import { mergeTask } from "./review-merge.js";
 import { promptWithComments } from "./review-prompt.js";
 import { abortUpdate, continueUpdate, updateFromBase } from "./review-update.js";
 
@@ -25,6 +26,7 @@ export class ReviewService {
   updateFromBase = (taskId: string, body: UpdateFromBaseBody): Promise<UpdateResult> => updateFromBase(this.deps, taskId, body);
   continueUpdate = (taskId: string, body: UpdateStepBody): Promise<UpdateResult> => continueUpdate(this.deps, taskId, body);
   abortUpdate = (taskId: string, body: UpdateStepBody): Promise<UpdateResult> => abortUpdate(this.deps, taskId, body);
+  merge = (taskId: string, body: MergeBody): Promise<MergeResult> => mergeTask(this.deps, taskId, body);
   /** `POST /sessions/:id/prompt`, text and/or review comments. */
   prompt = (sessionId: string, body: PromptBody): Promise<SessionRecord> => promptWithComments(this.deps, this.live, sessionId, body);
 }

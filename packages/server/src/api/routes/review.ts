@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { CommitBody, CreateCommentBody, PatchCommentBody, UpdateFromBaseBody, UpdateStepBody } from "@grove/protocol";
+import { CommitBody, CreateCommentBody, MergeBody, PatchCommentBody, UpdateFromBaseBody, UpdateStepBody } from "@grove/protocol";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { parse } from "../validate.js";
 
@@ -18,5 +18,6 @@ export function reviewRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.post<Id>("/tasks/:id/update-from-base", async (req) => r.updateFromBase(req.params.id, parse(UpdateFromBaseBody, req.body ?? {})));
   app.post<Id>("/tasks/:id/update-from-base/continue", async (req) => r.continueUpdate(req.params.id, parse(UpdateStepBody, req.body)));
   app.post<Id>("/tasks/:id/update-from-base/abort", async (req) => r.abortUpdate(req.params.id, parse(UpdateStepBody, req.body)));
+  app.post<Id>("/tasks/:id/merge", async (req) => r.merge(req.params.id, parse(MergeBody, req.body ?? {})));
   app.post<Id>("/tasks/:id/commit", async (req, reply) => reply.status(201).send(await r.commit(req.params.id, parse(CommitBody, req.body))));
 }
