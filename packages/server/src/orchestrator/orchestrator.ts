@@ -50,6 +50,7 @@ export class Orchestrator {
   async start(): Promise<void> {
     await recoverOnStartup(this.deps);
     this.cleanup.start();
+    this.review.start();
   }
 
   /** Graceful stop: agents get their ACP connection closed, then SIGTERM, then SIGKILL. */
@@ -58,6 +59,7 @@ export class Orchestrator {
     this.live.dispose();
     this.changesWatch.dispose();
     await this.cleanup.stop();
+    await this.review.stop();
     await this.deps.agents.stopAll({ graceMs: 2000 });
   }
 
