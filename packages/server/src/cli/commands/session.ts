@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { registerSessionPromptCommand } from "./session-prompt.js";
 import type { Message, Session } from "@grove/protocol";
 import { contextOf, withCommonOptions } from "../context.js";
 import { shortTime } from "../output.js";
@@ -10,13 +11,7 @@ const accepted = (sessionId: string, action: string, body: unknown) => body ?? {
 export function registerSessionCommands(program: Command): void {
   const session = program.command("session").description("talk to and inspect agent sessions");
 
-  withCommonOptions(session.command("prompt <sessionId> <text>").description("send a prompt (409 session_busy while a turn runs)")).action(
-    async (sessionId: string, text: string, _opts: unknown, cmd: Command) => {
-      const { client, out } = contextOf(cmd);
-      const body = await client.post<unknown>(`/sessions/${encodeURIComponent(sessionId)}/prompt`, { prompt: text });
-      out.result(accepted(sessionId, "prompt", body), () => [`prompt sent to session ${sessionId}`]);
-    },
-  );
+  registerSessionPromptCommand(session);
 
   for (const [action, description, done] of [
     ["cancel", "cancel the running turn", "cancel requested for"],

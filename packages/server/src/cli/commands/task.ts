@@ -6,6 +6,7 @@ import { formatTable, shortTime } from "../output.js";
 import { resolveRepoRef } from "../repo-ref.js";
 import { registerTaskDiffCommand } from "./task-diff.js";
 import { registerTaskStartCommand } from "./task-start.js";
+import { registerTaskReviewCommands } from "./task-review.js";
 
 interface TaskCreateOptions {
   title: string;
@@ -69,6 +70,7 @@ export function registerTaskCommands(program: Command): void {
 
   registerTaskStartCommand(task);
   registerTaskDiffCommand(task);
+  registerTaskReviewCommands(task);
 
   withCommonOptions(task.command("archive <taskId>").description("archive a task: stop its agents, save work, remove its worktrees")).action(
     async (taskId: string, _opts: unknown, cmd: Command) => {
