@@ -58,6 +58,7 @@ export class Orchestrator {
   async start(): Promise<void> {
     await recoverOnStartup(this.deps);
     this.cleanup.start();
+    this.review.start();
     // CHG-3 / WT-5: every active worktree is watched from start-up, agent or not.
     await this.changesWatch.watchAll();
   }
@@ -69,6 +70,7 @@ export class Orchestrator {
     this.changesWatch.dispose();
     this.summaries.dispose();
     await this.cleanup.stop();
+    await this.review.stop();
     await this.deps.agents.stopAll({ graceMs: 2000 });
     // SEC-7: groups recorded for this runner without a live handle (survivors of an earlier stop).
     await stopRunnerGroups(this.deps, { graceMs: 2000, killWaitMs: 1000 }).catch((err: unknown) => this.deps.log.warn({ err }, "shutdown: could not stop recorded agent groups"));

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import { CommitBody, CreateCommentBody, PatchCommentBody, UpdateFromBaseBody, UpdateStepBody } from "@grove/protocol";
+import { CommitBody, CreateCommentBody, CreatePullRequestBody, FeedbackBody, MergeBody, PatchCommentBody, UpdateFromBaseBody, UpdateStepBody } from "@grove/protocol";
+import { sessionView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { parse } from "../validate.js";
 
@@ -18,5 +19,13 @@ export function reviewRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.post<Id>("/tasks/:id/update-from-base", async (req) => r.updateFromBase(req.params.id, parse(UpdateFromBaseBody, req.body ?? {})));
   app.post<Id>("/tasks/:id/update-from-base/continue", async (req) => r.continueUpdate(req.params.id, parse(UpdateStepBody, req.body)));
   app.post<Id>("/tasks/:id/update-from-base/abort", async (req) => r.abortUpdate(req.params.id, parse(UpdateStepBody, req.body)));
+  app.post<Id>("/tasks/:id/merge", async (req) => r.merge(req.params.id, parse(MergeBody, req.body ?? {})));
+  app.post<Id>("/tasks/:id/pull-requests", async (req, reply) => reply.status(201).send(await r.createPullRequests(req.params.id, parse(CreatePullRequestBody, req.body ?? {}))));
+  app.get<Id>("/tasks/:id/pull-requests", async (req) => r.listPullRequests(req.params.id));
+  app.post<Id>("/tasks/:id/pull-requests/refresh", async (req) => r.refreshPullRequests(req.params.id));
+  app.post<Id>("/tasks/:id/pull-requests/feedback", async (req, reply) => {
+    const body = parse(FeedbackBody, req.body);
+    return reply.status(202).send(sessionView(await r.feedback(req.params.id, body.sessionId)));
+  });
   app.post<Id>("/tasks/:id/commit", async (req, reply) => reply.status(201).send(await r.commit(req.params.id, parse(CommitBody, req.body))));
 }

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { registerSessionPromptCommand } from "./session-prompt.js";
 import type { Message, Session } from "@grove/protocol";
 import { allInOrder } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
@@ -14,21 +15,7 @@ const accepted = (sessionId: string, action: string, body: unknown) => body ?? {
 export function registerSessionCommands(program: Command): void {
   const session = program.command("session").description("talk to and inspect agent sessions");
 
-  withCommonOptions(
-    session
-      .command("prompt <sessionId> <text>")
-      .description("send a prompt (409 session_busy while a turn runs)")
-      .option("--wait", "wait until the turn ends; exit 1 if the turn or the session failed"),
-  ).action(async (sessionId: string, text: string, opts: { wait?: boolean }, cmd: Command) => {
-    const { client, out } = contextOf(cmd);
-    const body = await client.post<Session | undefined>(`/sessions/${encodeURIComponent(sessionId)}/prompt`, { prompt: text });
-    if (!opts.wait) return out.result(accepted(sessionId, "prompt", body), () => [`prompt sent to session ${sessionId}`]);
-    // The answer is the session as the prompt left it (`running`): poll from there.
-    const settled = await waitForSession(client, out, body ?? (await client.get<Session>(`/sessions/${encodeURIComponent(sessionId)}`)));
-    out.result(settled, () => [`${settled.id}  ${settled.state}`]);
-    const failure = await turnFailure(client, settled);
-    if (failure) throw failure;
-  });
+  registerSessionPromptCommand(session);
 
   withCommonOptions(session.command("ls <taskId>").description("list a task's sessions")).action(async (taskId: string, _opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);

@@ -7,6 +7,7 @@ import { resolveRepoRef } from "../repo-ref.js";
 import { registerTaskDiffCommand } from "./task-diff.js";
 import { registerTaskStartCommand } from "./task-start.js";
 import { registerTaskRestoreCommand } from "./task-restore.js";
+import { registerTaskReviewCommands } from "./task-review.js";
 
 interface TaskCreateOptions {
   title: string;
@@ -73,6 +74,7 @@ export function registerTaskCommands(program: Command): void {
   registerTaskStartCommand(task);
   registerTaskDiffCommand(task);
   registerTaskRestoreCommand(task);
+  registerTaskReviewCommands(task);
 
   withCommonOptions(task.command("archive <taskId>").description("archive a task: stop its agents, save work, remove its worktrees")).action(
     async (taskId: string, _opts: unknown, cmd: Command) => {

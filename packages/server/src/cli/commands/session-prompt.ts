@@ -1,0 +1,38 @@
+import type { Command } from "commander";
+import type { Comment, Session } from "@grove/protocol";
+import { CliError } from "../client.js";
+import { contextOf, withCommonOptions } from "../context.js";
+import { turnFailure, waitForSession } from "./session-wait.js";
+
+/** `grove session prompt <sessionId> [text] [--comments all|<ids>]` (issue 11: review comments composed in). */
+export function registerSessionPromptCommand(session: Command): void {
+  withCommonOptions(
+    session
+      .command("prompt <sessionId> [text]")
+      .description("send a prompt (409 session_busy while a turn runs); --comments sends review comments with it")
+      .option("--comments <all|ids>", "review comments to send: all open ones of the session's task, or comma-separated ids")
+      .option("--wait", "wait until the turn ends; exit 1 if the turn or the session failed"),
+  ).action(async (sessionId: string, text: string | undefined, opts: { comments?: string; wait?: boolean }, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const sid = encodeURIComponent(sessionId);
+    let commentIds: string[] | undefined;
+    if (opts.comments === "all") {
+      const s = await client.get<Session>(`/sessions/${sid}`);
+      commentIds = (await client.get<Comment[]>(`/tasks/${encodeURIComponent(s.taskId)}/comments`)).filter((c) => c.state === "open").map((c) => c.id);
+      if (commentIds.length === 0) throw new CliError("invalid_arguments", "the session's task has no open comments");
+    } else if (opts.comments !== undefined) {
+      commentIds = opts.comments.split(",").map((c) => c.trim()).filter(Boolean);
+    }
+    if (text === undefined && !commentIds) throw new CliError("invalid_arguments", "give a prompt text, --comments, or both");
+    const body = await client.post<Session | undefined>(`/sessions/${sid}/prompt`, { ...(text !== undefined && { prompt: text }), ...(commentIds && { commentIds }) });
+    if (opts.wait) {
+      // The answer is the session as the prompt left it (`running`): poll from there.
+      const settled = await waitForSession(client, out, body ?? (await client.get<Session>(`/sessions/${sid}`)));
+      out.result(settled, () => [`${settled.id}  ${settled.state}`]);
+      const failure = await turnFailure(client, settled);
+      if (failure) throw failure;
+      return;
+    }
+    out.result(body ?? { ok: true, sessionId, action: "prompt" }, () => [`prompt sent to session ${sessionId}${commentIds ? ` with ${commentIds.length} comment(s)` : ""}`]);
+  });
+}

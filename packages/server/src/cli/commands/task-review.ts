@@ -1,0 +1,116 @@
+import type { Command } from "commander";
+import type { Comment, CommitResult, MergeResult, PullRequest, Repository, UpdateResult } from "@grove/protocol";
+import { CliError } from "../client.js";
+import { contextOf, withCommonOptions } from "../context.js";
+import { formatTable } from "../output.js";
+import { resolveRepoRef } from "../repo-ref.js";
+
+async function repoId(cmd: Command, ref: string | undefined): Promise<string | undefined> {
+  if (ref === undefined) return undefined;
+  const repos = await contextOf(cmd).client.get<Repository[]>("/repositories");
+  return resolveRepoRef(ref, repos).repositoryId;
+}
+
+/** `grove task comment|comments|commit|update|merge|pr` (issue 11, docs/specs/review.md). */
+export function registerTaskReviewCommands(task: Command): void {
+  withCommonOptions(
+    task
+      .command("comment <taskId> <text>")
+      .description("add a review comment on a line of a file in the task's worktree")
+      .requiredOption("--repo <repoIdOrName>", "the repository")
+      .requiredOption("--path <path>", "the file, relative to the repository")
+      .requiredOption("--line <n>", "the line number (1-based)")
+      .option("--old", "anchor to the base side of the diff instead of the new side"),
+  ).action(async (taskId: string, text: string, opts: { repo: string; path: string; line: string; old?: boolean }, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const line = Number(opts.line);
+    if (!Number.isInteger(line) || line < 1) throw new CliError("invalid_arguments", `--line must be a positive integer, got "${opts.line}"`);
+    const c = await client.post<Comment>(`/tasks/${encodeURIComponent(taskId)}/comments`, { repositoryId: await repoId(cmd, opts.repo), path: opts.path, line, side: opts.old ? "old" : "new", body: text });
+    out.result(c, () => [`comment ${c.id} on ${c.path}:${c.line} (${c.side})`]);
+  });
+
+  withCommonOptions(task.command("comments <taskId>").description("list the task's review comments")).action(async (taskId: string, _o: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const list = await client.get<Comment[]>(`/tasks/${encodeURIComponent(taskId)}/comments`);
+    out.result(list, () =>
+      list.length === 0 ? ["no comments"] : formatTable(list.map((c) => [c.id, c.state + (c.outdated ? " (outdated)" : ""), `${c.path}:${c.line}`, c.body.split("\n")[0] ?? ""]), ["ID", "STATE", "LINE", "COMMENT"]),
+    );
+  });
+
+  withCommonOptions(
+    task
+      .command("commit <taskId>")
+      .description("commit the task's uncommitted changes as you (hooks run)")
+      .requiredOption("-m, --message <msg>", "commit message")
+      .option("--repo <repoIdOrName>", "only this repository")
+      .option("--path <path...>", "only these paths")
+      .option("--no-verify", "skip the repository's commit hooks"),
+  ).action(async (taskId: string, opts: { message: string; repo?: string; path?: string[]; verify: boolean }, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const repositoryId = await repoId(cmd, opts.repo);
+    const r = await client.post<CommitResult>(`/tasks/${encodeURIComponent(taskId)}/commit`, { message: opts.message, ...(repositoryId && { repositoryId }), ...(opts.path && { paths: opts.path }), ...(!opts.verify && { noVerify: true }) });
+    out.result(r, () => r.results.map((x) => `committed ${x.commit.slice(0, 12)} in ${x.repositoryId}`));
+  });
+
+  withCommonOptions(
+    task
+      .command("update <taskId>")
+      .description("bring the task branch up to date with its base (rebase; --merge to merge)")
+      .option("--repo <repoIdOrName>", "only this repository")
+      .option("--merge", "merge the base instead of rebasing")
+      .option("--autostash", "stash uncommitted changes around the update")
+      .option("--keep-conflicts", "leave conflicts in the worktree instead of aborting")
+      .option("--continue", "finish an update whose conflicts were resolved (needs --repo)")
+      .option("--abort", "undo an update whose conflicts were kept (needs --repo)"),
+  ).action(async (taskId: string, opts: { repo?: string; merge?: boolean; autostash?: boolean; keepConflicts?: boolean; continue?: boolean; abort?: boolean }, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const repositoryId = await repoId(cmd, opts.repo);
+    const base = `/tasks/${encodeURIComponent(taskId)}/update-from-base`;
+    const step = opts.continue ? "/continue" : opts.abort ? "/abort" : "";
+    if (step && !repositoryId) throw new CliError("invalid_arguments", "--continue and --abort need --repo");
+    const body = step ? { repositoryId } : { ...(repositoryId && { repositoryId }), ...(opts.merge && { mode: "merge" }), ...(opts.autostash && { autostash: true }), ...(opts.keepConflicts && { keepConflicts: true }) };
+    const r = await client.post<UpdateResult>(`${base}${step}`, body);
+    out.result(r, () => r.results.map((x) => `${x.repositoryId}: ${x.outcome}${x.conflicts?.length ? ` (${x.conflicts.join(", ")})` : ""}; backup ${x.backupRef}`));
+  });
+
+  withCommonOptions(
+    task
+      .command("merge <taskId>")
+      .description("merge the task branch into its base (local repositories)")
+      .option("--repo <repoIdOrName>", "only this repository")
+      .option("--squash", "one squashed commit")
+      .option("--ff", "fast-forward only")
+      .option("-m, --message <msg>", "merge commit message"),
+  ).action(async (taskId: string, opts: { repo?: string; squash?: boolean; ff?: boolean; message?: string }, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    if (opts.squash && opts.ff) throw new CliError("invalid_arguments", "--squash and --ff exclude each other");
+    const repositoryId = await repoId(cmd, opts.repo);
+    const strategy = opts.squash ? "squash" : opts.ff ? "fast_forward" : "merge";
+    const r = await client.post<MergeResult>(`/tasks/${encodeURIComponent(taskId)}/merge`, { strategy, ...(repositoryId && { repositoryId }), ...(opts.message && { message: opts.message }) });
+    out.result(r, () => r.results.map((x) => `${x.baseBranch} of ${x.repositoryId} is now ${x.commit.slice(0, 12)}`));
+  });
+
+  withCommonOptions(
+    task
+      .command("pr <taskId>")
+      .description("open (or update) the task's pull requests; --status refreshes them; --feedback sends checks and reviews to a session")
+      .option("--repo <repoIdOrName>", "only this repository")
+      .option("--draft", "open as a draft")
+      .option("--title <title>", "pull request title (default: the task title)")
+      .option("--body <text>", "pull request description")
+      .option("--status", "refresh and show the pull requests' status")
+      .option("--feedback <sessionId>", "send failed checks and unresolved review comments to this session"),
+  ).action(async (taskId: string, opts: { repo?: string; draft?: boolean; title?: string; body?: string; status?: boolean; feedback?: string }, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const id = encodeURIComponent(taskId);
+    if (opts.feedback) {
+      const s = await client.post<unknown>(`/tasks/${id}/pull-requests/feedback`, { sessionId: opts.feedback });
+      return out.result(s ?? { ok: true }, () => [`feedback sent to session ${opts.feedback}`]);
+    }
+    const repositoryId = await repoId(cmd, opts.repo);
+    const prs = opts.status
+      ? await client.post<PullRequest[]>(`/tasks/${id}/pull-requests/refresh`)
+      : await client.post<PullRequest[]>(`/tasks/${id}/pull-requests`, { ...(repositoryId && { repositoryId }), ...(opts.draft && { draft: true }), ...(opts.title && { title: opts.title }), ...(opts.body !== undefined && { body: opts.body }) });
+    out.result(prs, () => formatTable(prs.map((p) => [String(p.number), p.state + (p.draft ? " (draft)" : ""), p.checks, p.reviewDecision ?? "", p.url]), ["PR", "STATE", "CHECKS", "REVIEW", "URL"]));
+  });
+}
