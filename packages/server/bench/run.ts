@@ -3,6 +3,7 @@ import { changesBench } from "./changes.js";
 import { launchBench } from "./launch.js";
 import { parallelLaunchBench } from "./parallel-launch.js";
 import { remoteBench } from "./remote.js";
+import { startupBench } from "./startup.js";
 import { printTable, type Row } from "./util.js";
 
 /**
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<Row[]>> = {
   changes: () => changesBench(rounds),
   parallel: () => parallelLaunchBench(Math.min(rounds, 3)),
   archive: () => archiveBench(rounds),
+  startup: () => startupBench(rounds),
 };
 const only = process.env.GROVE_BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((n) => !(n in benches)) ?? [];
@@ -26,5 +28,6 @@ if (unknown.length > 0) {
 }
 const rows: Row[] = [];
 for (const [name, run] of Object.entries(benches)) if (!only || only.includes(name)) rows.push(...(await run()));
-printTable(rows);
+if (process.argv.includes("--json")) process.stdout.write(JSON.stringify({ at: new Date().toISOString(), rounds, rows }, null, 2) + "\n");
+else printTable(rows);
 process.exit(0);

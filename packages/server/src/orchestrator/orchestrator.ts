@@ -9,7 +9,7 @@ import { taskChanges, taskFileDiff } from "./changes.js";
 import { ChangesWatch } from "./changes-watch.js";
 import { startSession } from "./launch.js";
 import { LiveSessions } from "./live-sessions.js";
-import { recoverOnStartup } from "./recovery.js";
+import { recoverAfterListening, recoverBeforeListening } from "./recovery.js";
 import { addRepository, getRepositoryOr404 } from "./repositories.js";
 import { patchRepositorySettings } from "./repository-settings.js";
 import { cancelSession, deleteSession, getSessionOr404, promptSession, resumeSession } from "./session-ops.js";
@@ -50,9 +50,25 @@ export class Orchestrator {
   /** LC-2 … LC-4: runs this runner's cleanup jobs. */
   readonly cleanup: CleanupWorker;
 
+  /**
+   * Start-up recovery a request depends on (SES-6); the rest waits for `afterListening` so the
+   * time to `listening` does not grow with history (issue 13).
+   */
   async start(): Promise<void> {
-    await recoverOnStartup(this.deps);
-    this.cleanup.start();
+    this.recovered = await recoverBeforeListening(this.deps);
+  }
+
+  private recovered: SessionRecord[] = [];
+  /** The deferred recovery and the cleanup worker's start, once (see `afterListening`). */
+  private deferred: Promise<void> | undefined;
+
+  /** Re-derives recovered tasks' states and recovers cleanup jobs (LC-4), then starts the worker. */
+  afterListening(): Promise<void> {
+    this.deferred ??= recoverAfterListening(this.deps, this.recovered).finally(() => {
+      this.recovered = [];
+      if (!this.live.shuttingDown) this.cleanup.start();
+    });
+    return this.deferred;
   }
 
   /** Graceful stop: agents get their ACP connection closed, then SIGTERM, then SIGKILL. */
@@ -61,6 +77,7 @@ export class Orchestrator {
     this.live.dispose();
     this.changesWatch.dispose();
     this.summaries.dispose();
+    await this.deferred?.catch(() => undefined);
     await this.cleanup.stop();
     await this.deps.agents.stopAll({ graceMs: 2000 });
   }

@@ -1,4 +1,5 @@
 import { isSameProcess, killProcessGroup } from "../agents/process-info.js";
+import type { SessionRecord } from "../domain/records.js";
 import { sessionView } from "../domain/views.js";
 import { publishJob } from "./cleanup-events.js";
 import type { Deps } from "./context.js";
@@ -11,6 +12,16 @@ import { refreshTaskState } from "./tasks.js";
  * match, so a recycled pid is never killed. Nothing is relaunched.
  */
 export async function recoverOnStartup(deps: Deps): Promise<void> {
+  await recoverAfterListening(deps, await recoverBeforeListening(deps));
+}
+
+/**
+ * The part of start-up recovery a request depends on, run before the server listens (issue 13:
+ * its cost must not grow with history): live session states reset (a prompt must not find a
+ * `running` session nobody runs) and orphaned agent processes stopped (they must not write
+ * into a workspace a new agent is about to use). Returns the sessions whose state changed.
+ */
+export async function recoverBeforeListening(deps: Deps): Promise<SessionRecord[]> {
   const changed = await deps.store.recoverAfterRestart(deps.runnerId, deps.now());
   for (const s of changed) deps.bus.publish("session.state_changed", { session: sessionView(s), from: null });
   const orphans = await deps.store.listAgentProcesses(deps.runnerId);
@@ -26,8 +37,17 @@ export async function recoverOnStartup(deps: Deps): Promise<void> {
       await deps.store.deleteAgentProcess(p.sessionId);
     }),
   );
+  if (changed.length > 0 || orphans.length > 0) deps.log.info({ sessions: changed.length, orphans: orphans.length }, "start-up recovery done");
+  return changed;
+}
+
+/**
+ * What may run once the server listens: task states re-derived from the recovered sessions, and
+ * cleanup jobs made due again or resolved (LC-4). A request meanwhile sees the previous task
+ * state, or a reserved job's barrier (`task_cleanup_in_progress`), for a moment.
+ */
+export async function recoverAfterListening(deps: Deps, changed: readonly SessionRecord[]): Promise<void> {
   for (const taskId of new Set(changed.map((s) => s.taskId))) await refreshTaskState(deps, taskId);
   // LC-4: `running` jobs are due again; `prepared` ones activated or cancelled (FLOWS "Start-up" 2).
   for (const job of await deps.store.recoverCleanupJobs(deps.runnerId, deps.now())) publishJob(deps, job);
-  if (changed.length > 0 || orphans.length > 0) deps.log.info({ sessions: changed.length, orphans: orphans.length }, "start-up recovery done");
 }
