@@ -1,3 +1,5 @@
+import type { Kysely } from "kysely";
+import type { DB } from "../src/store/schema.js";
 import { newId } from "../src/domain/ids.js";
 import type { TaskRecord } from "../src/domain/records.js";
 import { openStore } from "../src/store/open.js";
@@ -41,7 +43,7 @@ export async function crashAgain(home: string): Promise<void> {
   const store = await openStore({ home });
   try {
     await store.transaction(async (trx) => {
-      await (trx as import("kysely").Kysely<import("../src/store/schema.js").DB>).updateTable("sessions").set({ state: "running" }).where("state", "=", "waiting_for_input").execute();
+      await (trx as Kysely<DB>).updateTable("sessions").set({ state: "running" }).where("state", "=", "waiting_for_input").execute();
     });
   } finally {
     await store.close();

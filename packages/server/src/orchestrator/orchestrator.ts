@@ -62,7 +62,7 @@ export class Orchestrator {
   /** The deferred recovery and the cleanup worker's start, once (see `afterListening`). */
   private deferred: Promise<void> | undefined;
 
-  /** Re-derives recovered tasks' states and recovers cleanup jobs (LC-4), then starts the worker. */
+  /** Re-derives recovered tasks' states, then starts the cleanup worker (LC-4). */
   afterListening(): Promise<void> {
     this.deferred ??= recoverAfterListening(this.deps, this.recovered).finally(() => {
       this.recovered = [];

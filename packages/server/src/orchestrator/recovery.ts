@@ -16,10 +16,10 @@ export async function recoverOnStartup(deps: Deps): Promise<void> {
 }
 
 /**
- * The part of start-up recovery a request depends on, run before the server listens (issue 13:
- * its cost must not grow with history): live session states reset (a prompt must not find a
- * `running` session nobody runs) and orphaned agent processes stopped (they must not write
- * into a workspace a new agent is about to use). Returns the sessions whose state changed.
+ * The part of start-up recovery a request depends on, run before the server listens (issue 13):
+ * live session states reset in one transaction (a prompt must not find a `running` session
+ * nobody runs), orphaned agent processes stopped (they must not write into a workspace a new
+ * agent is about to use), cleanup jobs recovered. Returns the sessions whose state changed.
  */
 export async function recoverBeforeListening(deps: Deps): Promise<SessionRecord[]> {
   const changed = await deps.store.recoverAfterRestart(deps.runnerId, deps.now());
@@ -37,17 +37,19 @@ export async function recoverBeforeListening(deps: Deps): Promise<SessionRecord[
       await deps.store.deleteAgentProcess(p.sessionId);
     }),
   );
+  // LC-4: `running` jobs are due again; `prepared` ones activated or cancelled (FLOWS "Start-up" 2).
+  // One transaction over this runner's unfinished jobs: it does not grow with history, and a
+  // request must not see a job the crash left `prepared`.
+  for (const job of await deps.store.recoverCleanupJobs(deps.runnerId, deps.now())) publishJob(deps, job);
   if (changed.length > 0 || orphans.length > 0) deps.log.info({ sessions: changed.length, orphans: orphans.length }, "start-up recovery done");
   return changed;
 }
 
 /**
- * What may run once the server listens: task states re-derived from the recovered sessions, and
- * cleanup jobs made due again or resolved (LC-4). A request meanwhile sees the previous task
- * state, or a reserved job's barrier (`task_cleanup_in_progress`), for a moment.
+ * What may run once the server listens: task states re-derived from the recovered sessions (a
+ * query and a compare-and-set per task, growing with the sessions to recover). A request
+ * meanwhile sees the previous task state for a moment.
  */
 export async function recoverAfterListening(deps: Deps, changed: readonly SessionRecord[]): Promise<void> {
   for (const taskId of new Set(changed.map((s) => s.taskId))) await refreshTaskState(deps, taskId);
-  // LC-4: `running` jobs are due again; `prepared` ones activated or cancelled (FLOWS "Start-up" 2).
-  for (const job of await deps.store.recoverCleanupJobs(deps.runnerId, deps.now())) publishJob(deps, job);
 }
