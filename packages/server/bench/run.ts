@@ -3,6 +3,7 @@ import { changesBench } from "./changes.js";
 import { launchBench } from "./launch.js";
 import { parallelLaunchBench } from "./parallel-launch.js";
 import { remoteBench } from "./remote.js";
+import { scaleBench } from "./scale.js";
 import { startupBench } from "./startup.js";
 import { printTable, type Row } from "./util.js";
 
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<Row[]>> = {
   parallel: () => parallelLaunchBench(Math.min(rounds, 3)),
   archive: () => archiveBench(rounds),
   startup: () => startupBench(rounds),
+  scale: () => scaleBench(rounds),
 };
 const only = process.env.GROVE_BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((n) => !(n in benches)) ?? [];
