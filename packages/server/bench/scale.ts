@@ -72,6 +72,8 @@ export async function scaleBench(rounds: number): Promise<Row[]> {
   let pageBytes = 0;
   const rows: Row[] = [];
   try {
+    // Before any list request: a 3 MB answer leaves garbage that would inflate the 0-agent figure.
+    const rss: Record<number, number> = { 0: await settledRss(pid) };
     for (let i = 0; i < Math.max(rounds, 5) * 4; i++) {
       health.push((await timed(`${api}/health`)).ms);
       const f = await timed(`${api}/tasks`);
@@ -88,7 +90,6 @@ export async function scaleBench(rounds: number): Promise<Row[]> {
     );
 
     // Memory: live agents in batches (a busy machine launches 100 agents slowly).
-    const rss: Record<number, number> = { 0: await settledRss(pid) };
     let live = 0;
     for (const target of [50, 100]) {
       while (live < target) {
