@@ -1,8 +1,19 @@
-// `npm start`: rebuilds what is stale, then runs `grove serve` in this same process. One process
-// under npm means Ctrl-C reaches the server alone and npm exits with its code (0): a script of
-// the form `a && b` runs under sh, which dies of SIGINT itself and makes npm exit 130.
-import { fileURLToPath } from "node:url";
+// `npm start` = `grove serve` (CONTRACT.md) in one process: rebuild what is stale (nothing, on a
+// second start), then run the bundled server. One process under npm means Ctrl-C reaches the
+// server alone and npm exits with its code (0): a script of the form `a && b` runs under sh,
+// which dies of SIGINT itself and makes npm exit 130. Without the bundle (no esbuild installed)
+// it runs the TypeScript sources through tsx, as bin/grove.mjs does.
+import { pathToFileURL } from "node:url";
+import { SERVER_BUNDLE, buildIfStale } from "./build-if-stale.mjs";
 
-await import("./build-if-stale.mjs");
-process.argv = [process.argv[0], fileURLToPath(new URL("../packages/server/bin/grove.mjs", import.meta.url)), "serve", ...process.argv.slice(2)];
-await import("../packages/server/bin/grove.mjs");
+let runServerCli;
+try {
+  await buildIfStale();
+  ({ runServerCli } = await import(pathToFileURL(SERVER_BUNDLE).href));
+} catch (e) {
+  if (e?.code !== "ERR_MODULE_NOT_FOUND") throw e;
+  const { register } = await import("tsx/esm/api");
+  register();
+  ({ runServerCli } = await import("../packages/server/src/server-main.ts"));
+}
+process.exitCode = await runServerCli(["serve", ...process.argv.slice(2)]);

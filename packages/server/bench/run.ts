@@ -5,6 +5,8 @@ import { claudeStartBench } from "./claude-start.js";
 import { launchBench } from "./launch.js";
 import { parallelLaunchBench } from "./parallel-launch.js";
 import { remoteBench } from "./remote.js";
+import { scaleBench } from "./scale.js";
+import { startupBench } from "./startup.js";
 import { printTable, type Row } from "./util.js";
 
 /**
@@ -21,6 +23,8 @@ const benches: Record<string, () => Promise<Row[]>> = {
   archive: () => archiveBench(rounds),
   cli: () => cliBench(Math.max(rounds, 5)),
   claude: () => claudeStartBench(rounds),
+  startup: () => startupBench(rounds),
+  scale: () => scaleBench(rounds),
 };
 const only = process.env.GROVE_BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((n) => !(n in benches)) ?? [];
@@ -30,5 +34,6 @@ if (unknown.length > 0) {
 }
 const rows: Row[] = [];
 for (const [name, run] of Object.entries(benches)) if (!only || only.includes(name)) rows.push(...(await run()));
-printTable(rows);
+if (process.argv.includes("--json")) process.stdout.write(JSON.stringify({ at: new Date().toISOString(), rounds, rows }, null, 2) + "\n");
+else printTable(rows);
 process.exit(0);

@@ -124,6 +124,8 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
   const url = `http://${host}:${port}`;
   if (!opts.quiet) process.stdout.write(`grove ${VERSION} listening on ${url} (data in ${config.home}, ${store.dialect})\n`);
   logger.info({ url, runnerId: config.runnerId, database: store.dialect }, "listening");
+  // Recovery that no request needs before this point (issue 13: start-up that does not grow).
+  orchestrator.afterListening().catch((e: unknown) => logger.error({ err: e }, "start-up recovery after listening"));
   let closed = false;
   return {
     url,

@@ -8,7 +8,7 @@ import { taskChanges, taskFileDiff } from "./changes.js";
 import { ChangesWatch } from "./changes-watch.js";
 import { startSession } from "./launch.js";
 import { LiveSessions } from "./live-sessions.js";
-import { recoverOnStartup } from "./recovery.js";
+import { recoverAfterListening, recoverBeforeListening } from "./recovery.js";
 import { stopRunnerGroups } from "./agent-groups.js";
 import { addRepository, getRepositoryOr404 } from "./repositories.js";
 import { patchRepositorySettings } from "./repository-settings.js";
@@ -55,12 +55,32 @@ export class Orchestrator {
   /** LC-2 … LC-4: runs this runner's cleanup jobs. */
   readonly cleanup: CleanupWorker;
 
+  /**
+   * Start-up recovery a request depends on (SES-6); the rest waits for `afterListening` so the
+   * time to `listening` does not grow with history (issue 13).
+   */
   async start(): Promise<void> {
-    await recoverOnStartup(this.deps);
-    this.cleanup.start();
+    this.recovered = await recoverBeforeListening(this.deps);
     this.review.start();
-    // CHG-3 / WT-5: every active worktree is watched from start-up, agent or not.
-    await this.changesWatch.watchAll();
+  }
+
+  private recovered: SessionRecord[] = [];
+  /** The deferred recovery, the watchers and the cleanup worker's start, once (see `afterListening`). */
+  private deferred: Promise<void> | undefined;
+
+  /**
+   * Re-derives recovered tasks' states, starts watching every active worktree (CHG-3 / WT-5,
+   * agent or not), then starts the cleanup worker (LC-4).
+   */
+  afterListening(): Promise<void> {
+    this.deferred ??= recoverAfterListening(this.deps, this.recovered)
+      .then(() => (this.live.shuttingDown ? undefined : this.changesWatch.watchAll()))
+      .catch((err: unknown) => this.deps.log.error({ err }, "deferred start-up recovery failed"))
+      .finally(() => {
+        this.recovered = [];
+        if (!this.live.shuttingDown) this.cleanup.start();
+      });
+    return this.deferred;
   }
 
   /** Graceful stop: agents get their ACP connection closed, then SIGTERM, then SIGKILL. */
@@ -69,6 +89,7 @@ export class Orchestrator {
     this.live.dispose();
     this.changesWatch.dispose();
     this.summaries.dispose();
+    await this.deferred?.catch(() => undefined);
     await this.cleanup.stop();
     await this.review.stop();
     await this.deps.agents.stopAll({ graceMs: 2000 });

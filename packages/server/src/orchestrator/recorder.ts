@@ -7,15 +7,28 @@ import type { Deps } from "./context.js";
 import { toolDetails } from "./tool-details.js";
 
 /**
+ * Longest text one streamed message grows to (characters); the next chunk starts a new message.
+ * Bounds what a session holds in memory, what each update rewrites, and each frame's size.
+ */
+export const MAX_STREAMED_MESSAGE_CHARS = 64 * 1024;
+
+/**
  * Turns a session's ACP updates into persisted messages and live `session.message` events
  * (SES-5). Consecutive chunks of one role are one message (real agents stream tokens); a tool
  * call is one message whose data follows its status. Writes are chained so the database sees
  * updates in arrival order; `flush()` waits for them.
+ *
+ * Chunks are coalesced (issue 13): a chunk only appends in memory and, unless a write of that
+ * message is already queued, queues one; every chunk that arrives before the write runs rides
+ * on it. A stream of 10,000 chunks costs as many writes and frames as the database can take,
+ * not 10,000 rewrites of an ever longer text.
  */
 export class SessionRecorder {
   private chain: Promise<void> = Promise.resolve();
   private open: MessageRecord | undefined;
   private readonly tools = new Map<string, MessageRecord>();
+  /** The streamed message whose text changed since its last write (a write of it is queued). */
+  private dirty: MessageRecord | undefined;
   /** Called after a tool call completes (the worktree probably changed). */
   onToolDone: (() => void) | undefined;
   /** AG-2: receives mode, config, command and plan reports. */
@@ -77,10 +90,12 @@ export class SessionRecorder {
   private async apply(e: AgentEvent): Promise<void> {
     switch (e.kind) {
       case "message_chunk": {
-        if (this.open && this.open.role === e.role) {
+        if (this.open && this.open.role === e.role && this.open.text.length < MAX_STREAMED_MESSAGE_CHARS) {
           this.open.text += e.text;
-          await this.deps.store.updateMessage(this.open.id, { text: this.open.text });
-          this.publish(this.open);
+          if (this.dirty !== this.open) {
+            const m = (this.dirty = this.open);
+            this.enqueue(() => this.writeStreamed(m));
+          }
         } else {
           this.open = await this.insert(e.role, e.text, e.messageId ? { messageId: e.messageId } : undefined);
         }
@@ -114,6 +129,13 @@ export class SessionRecorder {
       default:
         return;
     }
+  }
+
+  /** The queued write of a streamed message: its text as it is now, every chunk so far included. */
+  private async writeStreamed(m: MessageRecord): Promise<void> {
+    if (this.dirty === m) this.dirty = undefined;
+    await this.deps.store.updateMessage(m.id, { text: m.text });
+    this.publish(m);
   }
 
   private async insert(role: MessageRole, text: string, data?: unknown): Promise<MessageRecord> {

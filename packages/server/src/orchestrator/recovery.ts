@@ -1,4 +1,5 @@
 import { newId } from "../domain/ids.js";
+import type { SessionRecord } from "../domain/records.js";
 import { messageView, sessionView } from "../domain/views.js";
 import { publishJob } from "./cleanup-events.js";
 import { stopRunnerGroups } from "./agent-groups.js";
@@ -13,18 +14,40 @@ import { refreshTaskState } from "./tasks.js";
  * hit. Nothing is relaunched.
  */
 export async function recoverOnStartup(deps: Deps): Promise<void> {
+  await recoverAfterListening(deps, await recoverBeforeListening(deps));
+}
+
+/**
+ * The part of start-up recovery a request depends on, run before the server listens (issue 13):
+ * live session states reset in one transaction (a prompt must not find a `running` session
+ * nobody runs), turns the restart cut marked (AG-1), orphaned agent process groups stopped
+ * (SEC-7: they must not write into a workspace a new agent is about to use), cleanup jobs
+ * recovered. Returns the sessions whose state changed.
+ */
+export async function recoverBeforeListening(deps: Deps): Promise<SessionRecord[]> {
   // AG-1: which turns the restart cut (read first: recovery moves them to waiting_for_input).
   const wasRunning = new Set(await deps.store.listSessionIdsInStates(["running"]));
   const changed = await deps.store.recoverAfterRestart(deps.runnerId, deps.now());
   for (const s of changed) deps.bus.publish("session.state_changed", { session: sessionView(s), from: null });
+  for (const s of changed.filter((x) => wasRunning.has(x.id))) await markInterruptedTurn(deps, s.id, s.taskId);
   // SEC-7: every recorded group of this runner, leader alive or not (an agent whose stdin
   // closed with the crash has exited; the tools it started have not).
-  for (const s of changed.filter((x) => wasRunning.has(x.id))) await markInterruptedTurn(deps, s.id, s.taskId);
   const orphans = await stopRunnerGroups(deps, { graceMs: 3000, killWaitMs: 2000 });
-  for (const taskId of new Set(changed.map((s) => s.taskId))) await refreshTaskState(deps, taskId);
   // LC-4: `running` jobs are due again; `prepared` ones activated or cancelled (FLOWS "Start-up" 2).
+  // One transaction over this runner's unfinished jobs: it does not grow with history, and a
+  // request must not see a job the crash left `prepared`.
   for (const job of await deps.store.recoverCleanupJobs(deps.runnerId, deps.now())) publishJob(deps, job);
   if (changed.length > 0 || orphans > 0) deps.log.info({ sessions: changed.length, orphans }, "start-up recovery done");
+  return changed;
+}
+
+/**
+ * What may run once the server listens: task states re-derived from the recovered sessions (a
+ * query and a compare-and-set per task, growing with the sessions to recover). A request
+ * meanwhile sees the previous task state for a moment.
+ */
+export async function recoverAfterListening(deps: Deps, changed: readonly SessionRecord[]): Promise<void> {
+  for (const taskId of new Set(changed.map((s) => s.taskId))) await refreshTaskState(deps, taskId);
 }
 
 /**

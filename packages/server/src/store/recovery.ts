@@ -2,7 +2,12 @@ import type { SessionRecord, SessionState } from "../domain/records.js";
 import type { Db } from "./schema.js";
 import { casSessionState } from "./sessions-repo.js";
 
-const LIVE: readonly SessionState[] = ["starting", "running", "waiting_for_input"];
+/**
+ * The states a crash can leave a session in that recovery changes. `waiting_for_input` needs no
+ * change, and is not read: it is where most sessions of a long history rest (issue 13, start-up
+ * must not grow with history; `sessions_recover_ix` of migration 006 serves this query).
+ */
+const INTERRUPTED: readonly SessionState[] = ["starting", "running"];
 
 /**
  * SES-6 start-up recovery for one runner; the caller runs it inside one transaction.
@@ -14,13 +19,12 @@ const LIVE: readonly SessionState[] = ["starting", "running", "waiting_for_input
  * Only this runner's environments (ST-3), and sessions through them or with none.
  * Returns the sessions whose state changed.
  */
-export async function recoverAfterRestart(db: Db, runnerId: string, now: string): Promise<SessionRecord[]> {
-  const envs = await db.selectFrom("task_environments").select(["id", "status"]).where("runner_id", "=", runnerId).execute();
-  const envStatus = new Map(envs.map((e) => [e.id, e.status]));
-  const live = await db
+/** The sessions start-up recovery works on (exported for the EXPLAIN test of its index). */
+export function interruptedSessionsQuery(db: Db, runnerId: string) {
+  return db
     .selectFrom("sessions")
     .selectAll()
-    .where("state", "in", LIVE)
+    .where("state", "in", INTERRUPTED)
     .where((eb) =>
       eb.or([
         eb("task_environment_id", "is", null),
@@ -28,8 +32,15 @@ export async function recoverAfterRestart(db: Db, runnerId: string, now: string)
       ]),
     )
     .orderBy("created_at")
-    .orderBy("id")
-    .execute();
+    .orderBy("id");
+}
+
+export async function recoverAfterRestart(db: Db, runnerId: string, now: string): Promise<SessionRecord[]> {
+  const live = await interruptedSessionsQuery(db, runnerId).execute();
+  // Only the environments those sessions use: never every environment of a long history.
+  const envIds = [...new Set(live.map((s) => s.task_environment_id).filter((x): x is string => x !== null))];
+  const envs = envIds.length === 0 ? [] : await db.selectFrom("task_environments").select(["id", "status"]).where("id", "in", envIds).execute();
+  const envStatus = new Map(envs.map((e) => [e.id, e.status]));
 
   const changed: SessionRecord[] = [];
   for (const s of live) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DB, StoreDialect } from "../../src/store/schema.js";
 import { cleanupJobPageQuery, messagePageQuery, sessionPageQuery, taskPageQuery, type TaskFilter } from "../../src/store/list-pages.js";
 import { openDatabase } from "../../src/store/open.js";
+import { interruptedSessionsQuery } from "../../src/store/recovery.js";
 import { DATABASES, openTestStore } from "../fixture/db.js";
 import { repository, session, task } from "../store/records.js";
 
@@ -39,7 +40,7 @@ describe.each(DATABASES)("issue 13 list indexes on %s", (kind) => {
       }
     });
     const some = await t.store.listTasks({ archived: false });
-    for (const x of some.slice(0, 200)) await t.store.insertSession(session(x.id, "completed"));
+    for (const [i, x] of some.slice(0, 400).entries()) await t.store.insertSession(session(x.id, i % 100 === 0 ? "running" : "waiting_for_input"));
     ctx = openDatabase({ home: t.home, ...(t.databaseUrl !== undefined && { databaseUrl: t.databaseUrl }) });
     await sql`ANALYZE`.execute(ctx.db);
   }, 120_000);
@@ -101,5 +102,11 @@ describe.each(DATABASES)("issue 13 list indexes on %s", (kind) => {
     expect(j).toContain("cleanup_jobs_order_ix");
     const jt = await plan(cleanupJobPageQuery(ctx.db, "task_x", { limit: 20, after: AFTER }));
     expect(jt).toContain("cleanup_jobs_task_order_ix");
+  });
+
+  it("issue 13 start-up recovery reads only interrupted sessions, through sessions_recover_ix", async () => {
+    const p = await plan(interruptedSessionsQuery(ctx.db, "runner_x"));
+    expect(p).toContain("sessions_recover_ix");
+    expectNoScan(p, "sessions");
   });
 });

@@ -23,6 +23,9 @@ async function up(db: Kysely<DB>, dialect: StoreDialect): Promise<void> {
   await s.createIndex("tasks_state_order_ix").on("tasks").columns(["state", "created_at", "id"]).execute();
   await s.createIndex("task_repositories_repo_ix").on("task_repositories").columns(["repository_id", "task_id"]).execute();
   await s.createIndex("sessions_task_order_ix").on("sessions").columns(["task_id", "created_at", "id"]).execute();
+  // Start-up recovery reads only interrupted sessions (store/recovery.ts), never the whole history.
+  // Not partial: SQLite cannot prove that `state IN (?, ?)` with bound values implies an index's WHERE.
+  await s.createIndex("sessions_recover_ix").on("sessions").column("state").execute();
   await s.createIndex("cleanup_jobs_order_ix").on("cleanup_jobs").columns(["created_at", "id"]).execute();
   await s.createIndex("cleanup_jobs_task_order_ix").on("cleanup_jobs").columns(["task_id", "created_at", "id"]).execute();
 
