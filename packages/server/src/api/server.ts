@@ -18,6 +18,7 @@ import { lifecycleRoutes } from "./routes/lifecycle.js";
 import { metaRoutes } from "./routes/meta.js";
 import { repositoryRoutes } from "./routes/repositories.js";
 import { reviewRoutes } from "./routes/review.js";
+import { runnerRoutes } from "./routes/runners.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { terminalRoutes } from "./routes/terminal.js";
@@ -89,6 +90,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       sessionRoutes(api, opts.orchestrator);
       lifecycleRoutes(api, opts.orchestrator);
       reviewRoutes(api, opts.orchestrator);
+      runnerRoutes(api, opts.orchestrator);
       eventRoutes(api, opts.bus, opts.wsLimits);
       terminalRoutes(api, opts.orchestrator, { editor: opts.editor, env: opts.env ?? process.env });
     },

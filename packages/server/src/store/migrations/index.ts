@@ -3,9 +3,10 @@ import { m002CleanupJobs } from "./002-cleanup-jobs.js";
 import { m003Credentials } from "./003-credentials.js";
 import { m005Review } from "./005-review.js";
 import { m006ListIndexes } from "./006-list-indexes.js";
+import { m012Runners } from "./012-runners.js";
 import type { Migration } from "./migration.js";
 
 /** Every migration, in the order they are applied. Append only. */
-export const MIGRATIONS: readonly Migration[] = [m001Initial, m002CleanupJobs, m003Credentials, m005Review, m006ListIndexes];
+export const MIGRATIONS: readonly Migration[] = [m001Initial, m002CleanupJobs, m003Credentials, m005Review, m006ListIndexes, m012Runners];
 
 export type { Migration } from "./migration.js";
