@@ -72,6 +72,9 @@ export const ERROR_CATALOG = {
   credential_unreadable: { status: 500, description: "A stored credential cannot be decrypted with the key in GROVE_HOME (RR-2); on a refresh path details name task, session and repository (RR-7)." },
   terminal_unavailable: { status: 409, description: "The task has no usable worktree for a terminal or editor (archived, not created yet, or missing); details.reason says which." },
   editor_not_configured: { status: 409, description: "No editor is configured (GROVE_EDITOR) or its command could not be started." },
+  runner_offline: { status: 409, description: "The task's environment lives on another runner whose heartbeat is older than its bound; nothing was done. details.runnerId names it." },
+  no_runner_available: { status: 409, description: "No runner can take the launch: this runner is at GROVE_RUNNER_MAX_AGENTS, or the named runner is another one (forwarding is not built yet); details.reason says which." },
+  runner_unknown: { status: 400, description: "The request names a runnerId that is not registered." },
   internal_error: { status: 500, description: "An unexpected server error." },
 } as const satisfies Record<string, { status: number; description: string }>;
 

@@ -1,6 +1,7 @@
 import type { Changes, CleanupJob, Message, Session, Task } from "./schemas.js";
 import type { Comment, PullRequest } from "./review.js";
 import type { TaskSummary } from "./lists.js";
+import type { Runner } from "./runners.js";
 
 /** Event frames on `GET /api/v1/events`: `{type, data, at}`. */
 export interface EventMap {
@@ -29,6 +30,8 @@ export interface EventMap {
    * Follows the frame that caused it; bursts are coalesced into one frame per task.
    */
   "task.summary": { summary: TaskSummary };
+  /** Issue 15: a runner registered, its live load changed, or it stopped gracefully. */
+  "runner.updated": { runner: Runner };
 }
 
 export type EventType = keyof EventMap;
@@ -57,4 +60,5 @@ export const EVENT_TYPES: readonly EventType[] = [
   "comment.deleted",
   "pull_request.updated",
   "task.summary",
+  "runner.updated",
 ];

@@ -3,3 +3,4 @@ export * from "./schemas.js";
 export * from "./events.js";
 export * from "./review.js";
 export * from "./lists.js";
+export * from "./runners.js";

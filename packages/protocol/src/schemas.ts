@@ -47,6 +47,10 @@ export const Task = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   repositories: z.array(TaskRepository),
+  /** Issue 15 (GET /tasks/:id): the runner holding the task's environment; null before one exists. */
+  runnerId: z.string().nullable().optional(),
+  /** Issue 15 (GET /tasks/:id): that runner's state; null before an environment exists. */
+  runnerState: z.enum(["online", "offline"]).nullable().optional(),
 });
 export type Task = z.infer<typeof Task>;
 
@@ -141,6 +145,8 @@ export const Environment = z.object({
   status: EnvironmentStatus,
   workspacePath: z.string().nullable(),
   runnerId: z.string(),
+  /** Issue 15: whether the environment's runner is online (GET /tasks/:id/environment). */
+  runnerState: z.enum(["online", "offline"]).optional(),
   repositories: z.array(EnvironmentRepository),
 });
 export type Environment = z.infer<typeof Environment>;
@@ -337,7 +343,12 @@ export const PatchTaskBody = z
 export type PatchTaskBody = z.infer<typeof PatchTaskBody>;
 
 export const CreateSessionBody = z
-  .object({ agent: z.string().min(1).max(100).optional(), prompt: z.string().max(1_000_000).optional() })
+  .object({
+    agent: z.string().min(1).max(100).optional(),
+    prompt: z.string().max(1_000_000).optional(),
+    /** Issue 15: the runner to run on; only this runner (or the environment's own) is accepted yet. */
+    runnerId: z.string().min(1).max(100).optional(),
+  })
   .strict();
 export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
 

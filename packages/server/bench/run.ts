@@ -11,7 +11,7 @@ import { printTable, type Row } from "./util.js";
 
 /**
  * `npm run bench`: ratios against the raw tools measured in the same run (not asserted in tests).
- * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude
+ * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale
  * runs a subset.
  */
 const rounds = Number(process.env.GROVE_BENCH_ROUNDS ?? 5);

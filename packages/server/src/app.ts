@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
@@ -19,6 +20,7 @@ import { loadProviderRegistry } from "./providers/plugins.js";
 import { msFromEnv } from "./orchestrator/remote-context.js";
 import { secureHome } from "./home-mode.js";
 import { wsLimitsFromEnv } from "./api/ws-limits.js";
+import { loadRunnerConfig } from "./runner-config.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const VERSION: string = (JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string }).version;
@@ -63,6 +65,8 @@ export interface RunningServer {
  */
 export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean } = {}): Promise<RunningServer> {
   const config = loadConfig(opts.env ?? process.env);
+  // Issue 15: a bad runner variable stops the start-up before anything opens.
+  const runnerConfig = loadRunnerConfig(opts.env ?? process.env);
   const profiles = agentProfiles(config.home);
   secureHome(config.home);
   const logger = pino(
@@ -94,6 +98,7 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
       refreshTimeoutMs: msFromEnv(env.GROVE_REFRESH_TIMEOUT_MS, 120_000),
       cloneTimeoutMs: msFromEnv(env.GROVE_CLONE_TIMEOUT_MS, 1_800_000),
     },
+    runner: { ...runnerConfig, host: hostname(), version: VERSION },
   });
   let relay: Awaited<ReturnType<typeof startEventRelay>>;
   try {
@@ -122,6 +127,15 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
   const port = typeof addr === "object" && addr ? addr.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
+  try {
+    await orchestrator.runners.start(url);
+  } catch (e) {
+    await app.close();
+    await orchestrator.shutdown();
+    await relay?.close();
+    await store.close();
+    throw e;
+  }
   if (!opts.quiet) process.stdout.write(`grove ${VERSION} listening on ${url} (data in ${config.home}, ${store.dialect})\n`);
   logger.info({ url, runnerId: config.runnerId, database: store.dialect }, "listening");
   // Recovery that no request needs before this point (issue 13: start-up that does not grow).

@@ -184,6 +184,11 @@ export class AgentRuntime {
     }
   }
 
+  /** Agents running or starting in this process (issue 15: the runner's live load). */
+  liveCount(): number {
+    return new Set([...this.handles.keys(), ...this.starting]).size;
+  }
+
   /** The live handle of a Grove session (removed when its process exits). */
   get(sessionId: string): AgentHandle | undefined {
     return this.handles.get(sessionId);

@@ -19,6 +19,7 @@ import { metaRoutes } from "./routes/meta.js";
 import { repositoryRoutes } from "./routes/repositories.js";
 import { agentRoutes } from "./routes/agents.js";
 import { reviewRoutes } from "./routes/review.js";
+import { runnerRoutes } from "./routes/runners.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { terminalRoutes } from "./routes/terminal.js";
@@ -91,6 +92,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       agentRoutes(api, opts.orchestrator);
       lifecycleRoutes(api, opts.orchestrator);
       reviewRoutes(api, opts.orchestrator);
+      runnerRoutes(api, opts.orchestrator);
       eventRoutes(api, opts.bus, opts.wsLimits);
       terminalRoutes(api, opts.orchestrator, { editor: opts.editor, env: opts.env ?? process.env });
     },

@@ -6,6 +6,7 @@ import type { AgentProfileConfig } from "../agents/profiles.js";
 import type { EventBus } from "../domain/event-bus.js";
 import type { LaunchRegistry } from "./launch-registry.js";
 import type { RemoteServices } from "./remote-context.js";
+import type { RunnerSettings } from "./runner-registry.js";
 
 /** Logging seam (pino in production); the orchestrator never writes to the console. */
 export interface Log {
@@ -30,4 +31,6 @@ export interface Deps {
   now(): string;
   /** Providers and timeouts of remote repositories (RR-1, RR-8); defaults when absent. */
   remote?: RemoteServices;
+  /** Issue 15: how this runner registers (labels, capacity, heartbeat); defaults when absent. */
+  runner?: RunnerSettings;
 }

@@ -26,6 +26,8 @@ import { ReviewService } from "./review.js";
 import { listTasks } from "./task-list.js";
 import { cleanupJobPage, messagePage, sessionPage } from "./paged-lists.js";
 import { TaskSummaryEvents } from "./summary-events.js";
+import { LOCAL_RUNNER_DEFAULTS, RunnerRegistry } from "./runner-registry.js";
+import { RunnerGuard } from "./runner-guard.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -43,6 +45,8 @@ export class Orchestrator {
     this.summaries = new TaskSummaryEvents(deps, () => this.live.askingSessionIds());
     this.cleanup = new CleanupWorker(deps);
     this.review = new ReviewService(deps, this.live);
+    this.runners = new RunnerRegistry(deps, deps.runner ?? LOCAL_RUNNER_DEFAULTS);
+    this.runnerGuard = new RunnerGuard(deps, this.runners);
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);
   }
@@ -51,6 +55,11 @@ export class Orchestrator {
   readonly review: ReviewService;
   /** Issue 13: `task.summary` frames for the board. */
   readonly summaries: TaskSummaryEvents;
+
+  /** Issue 15: this runner's row in the registry (started by app.ts once the server listens). */
+  readonly runners: RunnerRegistry;
+  /** Issue 15: runner_offline / capacity checks in front of task operations. */
+  readonly runnerGuard: RunnerGuard;
 
   /** LC-2 … LC-4: runs this runner's cleanup jobs. */
   readonly cleanup: CleanupWorker;
@@ -85,6 +94,7 @@ export class Orchestrator {
 
   /** Graceful stop: agents get their ACP connection closed, then SIGTERM, then SIGKILL. */
   async shutdown(): Promise<void> {
+    await this.runners.stop().catch((err: unknown) => this.deps.log.warn({ err }, "shutdown: could not mark the runner stopped"));
     this.live.shuttingDown = true;
     this.live.dispose();
     this.changesWatch.dispose();
@@ -116,12 +126,19 @@ export class Orchestrator {
     await getTaskOr404(this.deps, taskId);
     const env = await this.deps.store.getEnvironmentByTask(taskId);
     if (!env) throw new AppError("not_found", `task ${taskId} has no environment`, { taskId });
-    return environmentWithDisk(this.deps, env);
+    return { ...(await environmentWithDisk(this.deps, env)), runnerState: await this.runners.stateOf(env.runnerId) };
+  }
+
+  /** Issue 15: a task with its environment's runner and that runner's state. */
+  async getTaskWithRunner(id: string): Promise<TaskRecord & { runnerId: string | null; runnerState: "online" | "offline" | null }> {
+    const task = await getTaskOr404(this.deps, id);
+    return { ...task, ...(await this.runnerGuard.taskRunner(id)) };
   }
 
   /** WT-5 on request: recreate vanished worktrees in place, e.g. for a task with no session left. */
   async restoreEnvironment(taskId: string): Promise<Environment> {
     await getTaskOr404(this.deps, taskId);
+    await this.runnerGuard.assertTaskReachable(taskId);
     // LC-1: never bring a worktree back under an archive, delete or reset (cleanup waits for us).
     await assertTaskWorkable(this.deps, taskId);
     const env = await this.deps.launches.run(taskId, () => restoreTaskEnvironment(this.deps, taskId));
@@ -132,7 +149,12 @@ export class Orchestrator {
   fileDiff = (taskId: string, repositoryId: string, path: string, worktreeId?: string) => taskFileDiff(this.deps, taskId, repositoryId, path, worktreeId);
 
   // sessions
-  startSession = (taskId: string, body: CreateSessionBody): Promise<SessionRecord> => startSession(this.deps, this.live, taskId, body);
+  async startSession(taskId: string, body: CreateSessionBody): Promise<SessionRecord> {
+    await getTaskOr404(this.deps, taskId);
+    await this.runnerGuard.assertRequestedRunner(body.runnerId);
+    await this.runnerGuard.assertTaskReachable(taskId);
+    return this.runnerGuard.withSlot(() => startSession(this.deps, this.live, taskId, body));
+  }
   async listSessions(taskId: string): Promise<SessionRecord[]> {
     await getTaskOr404(this.deps, taskId);
     return this.deps.store.listSessions(taskId);
@@ -147,9 +169,19 @@ export class Orchestrator {
   async workspace(id: string): Promise<WorkspaceInfo> {
     return workspaceInfo(this.deps, await getSessionOr404(this.deps, id));
   }
-  prompt = (id: string, text: string): Promise<SessionRecord> => promptSession(this.deps, this.live, id, text);
+  prompt = (id: string, text: string): Promise<SessionRecord> => this.guardSessionLaunch(id, () => promptSession(this.deps, this.live, id, text));
   cancel = (id: string): Promise<SessionRecord> => cancelSession(this.deps, id);
-  resume = (id: string): Promise<SessionRecord> => resumeSession(this.deps, this.live, id);
+  resume = (id: string): Promise<SessionRecord> => this.guardSessionLaunch(id, () => resumeSession(this.deps, this.live, id));
+  /**
+   * Issue 15: prompt and resume act only where the task's files are (`runner_offline`), and
+   * starting an agent for a session without a live one here takes a capacity slot.
+   */
+  async guardSessionLaunch<T>(id: string, run: () => Promise<T>): Promise<T> {
+    const session = await getSessionOr404(this.deps, id);
+    await this.runnerGuard.assertTaskReachable(session.taskId);
+    if (this.deps.agents.get(id)) return run();
+    return this.runnerGuard.withSlot(run);
+  }
   deleteSession = (id: string): Promise<void> => deleteSession(this.deps, this.live, id);
   async answerPermission(id: string, requestId: string, optionId: string | null): Promise<void> {
     const session = await getSessionOr404(this.deps, id);
@@ -158,10 +190,20 @@ export class Orchestrator {
   }
 
   // lifecycle (LC-1 … LC-8)
-  archiveTask = (id: string): Promise<CleanupJobRecord> => requestCleanup(this.deps, this.cleanup, id, "archive");
+  // Issue 15: a cleanup of a task whose runner is offline is refused, not queued (docs/specs/runners.md).
+  archiveTask = async (id: string): Promise<CleanupJobRecord> => {
+    await this.runnerGuard.assertTaskReachable(id);
+    return requestCleanup(this.deps, this.cleanup, id, "archive");
+  };
   unarchiveTask = (id: string): Promise<TaskRecord> => unarchiveTask(this.deps, id);
-  deleteTask = (id: string, discardChanges: boolean): Promise<CleanupJobRecord> => requestCleanup(this.deps, this.cleanup, id, "delete", { discardChanges });
-  resetEnvironment = (id: string): Promise<CleanupJobRecord> => requestCleanup(this.deps, this.cleanup, id, "environment_reset");
+  deleteTask = async (id: string, discardChanges: boolean): Promise<CleanupJobRecord> => {
+    await this.runnerGuard.assertTaskReachable(id);
+    return requestCleanup(this.deps, this.cleanup, id, "delete", { discardChanges });
+  };
+  resetEnvironment = async (id: string): Promise<CleanupJobRecord> => {
+    await this.runnerGuard.assertTaskReachable(id);
+    return requestCleanup(this.deps, this.cleanup, id, "environment_reset");
+  };
   listCleanupJobs = (taskId?: string): Promise<CleanupJobRecord[]> => listCleanupJobs(this.deps, taskId);
   cleanupJobPage = (taskId: string | undefined, limit: number, cursor?: string) => cleanupJobPage(this.deps, taskId, limit, cursor);
   doctor = () => runDoctor(this.deps);

@@ -186,6 +186,22 @@ export interface TaskDiffStatsTable {
   updated_at: string;
 }
 
+/** Issue 15 (migration 012): one row per runner, refreshed by its heartbeat. */
+export interface RunnersTable {
+  id: string;
+  host: string;
+  url: string;
+  /** JSON array of strings. */
+  labels: string;
+  max_agents: number | null;
+  live_agents: number;
+  version: string;
+  heartbeat_ms: number;
+  started_at: string;
+  last_seen_at: string;
+  stopped_at: string | null;
+}
+
 export interface MigrationsTable {
   name: string;
   applied_at: string;
@@ -206,6 +222,7 @@ export interface DB {
   review_comments: ReviewCommentsTable;
   pull_requests: PullRequestsTable;
   task_diff_stats: TaskDiffStatsTable;
+  runners: RunnersTable;
 }
 
 export type StoreDialect = "sqlite" | "postgres";

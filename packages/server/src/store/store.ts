@@ -33,6 +33,7 @@ import * as sessions from "./sessions-repo.js";
 import * as tasks from "./tasks-repo.js";
 import { runInTransaction } from "./transaction.js";
 import { ReviewStore } from "./review-store.js";
+import { RunnersStore } from "./runners-store.js";
 
 /**
  * Grove's persistence: one object over SQLite or PostgreSQL (ST-1), created by `openStore`.
@@ -48,6 +49,9 @@ export class Store {
 
   /** Issue 11: review comments and pull requests (review-store.ts). */
   readonly review = new ReviewStore(() => ({ db: this.q, dialect: this.dialect }));
+
+  /** Issue 15: the runners registry (runners-store.ts). */
+  readonly runners = new RunnersStore(() => this.q);
 
   /** Use `openStore`; this takes an already migrated database. */
   constructor(db: Kysely<DB>, dialect: StoreDialect) {

@@ -15,6 +15,7 @@ const EXPECTED_TABLES = [
   "repositories",
   "repository_credentials",
   "review_comments",
+  "runners",
   "sessions",
   "task_diff_stats",
   "task_environment_repos",

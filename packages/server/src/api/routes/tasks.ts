@@ -12,7 +12,10 @@ type Id = { Params: { id: string } };
 export function taskRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.post("/tasks", async (req, reply) => reply.status(201).send(taskView(await orch.createTask(parse(CreateTaskBody, req.body)))));
   app.get("/tasks", async (req) => orch.queryTasks(parse(ListTasksQuery, req.query, "query")));
-  app.get<Id>("/tasks/:id", async (req) => taskView(await orch.getTask(req.params.id)));
+  app.get<Id>("/tasks/:id", async (req) => {
+    const t = await orch.getTaskWithRunner(req.params.id);
+    return { ...taskView(t), runnerId: t.runnerId, runnerState: t.runnerState };
+  });
   app.patch<Id>("/tasks/:id", async (req) => taskView(await orch.patchTask(req.params.id, parse(PatchTaskBody, req.body))));
 
   app.post<Id>("/tasks/:id/sessions", { config: { arbitraryText: ["prompt"] } }, async (req, reply) => {
