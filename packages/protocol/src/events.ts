@@ -1,4 +1,5 @@
 import type { Changes, CleanupJob, Message, Session, Task } from "./schemas.js";
+import type { Comment, PullRequest } from "./review.js";
 
 /** Event frames on `GET /api/v1/events`: `{type, data, at}`. */
 export interface EventMap {
@@ -14,6 +15,11 @@ export interface EventMap {
   "environment.updated": { taskId: string; environmentId: string; status: string };
   /** RR-1: progress of a remote repository's clone (`phase` as git prints it, e.g. "Receiving objects"). */
   "repository.clone_progress": { repositoryId: string; url: string; phase: string; percent: number | null };
+  /** Issue 11: review comments and pull requests. */
+  "comment.created": { comment: Comment };
+  "comment.updated": { comment: Comment };
+  "comment.deleted": { commentId: string; taskId: string };
+  "pull_request.updated": { taskId: string; pullRequest: PullRequest };
 }
 
 export type EventType = keyof EventMap;
@@ -36,4 +42,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   "cleanup_job.updated",
   "environment.updated",
   "repository.clone_progress",
+  "comment.created",
+  "comment.updated",
+  "comment.deleted",
+  "pull_request.updated",
 ];

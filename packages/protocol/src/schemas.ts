@@ -15,6 +15,8 @@ export const Repository = z.object({
   name: z.string(),
   path: z.string(),
   url: z.string().optional(),
+  /** The provider's REST API base for pull requests (issue 11); absent = the provider's public API. */
+  apiUrl: z.string().optional(),
   provider: z.string(),
   defaultBranch: z.string(),
   pullBeforeWorktree: z.boolean(),
@@ -188,7 +190,7 @@ export type CleanupAccepted = z.infer<typeof CleanupAccepted>;
 
 /** One finding of `GET /doctor` (read-only audit). */
 export const DoctorFinding = z.object({
-  kind: z.enum(["orphan", "missing", "mismatch", "unregistered"]),
+  kind: z.enum(["orphan", "missing", "mismatch", "unregistered", "rebase_in_progress"]),
   message: z.string(),
   path: z.string(),
   taskId: z.string().optional(),
@@ -224,6 +226,7 @@ export const CreateRepositoryBody = z
     url: z.string().min(1).max(4096).optional(),
     provider: z.string().min(1).max(64).optional(),
     credential: z.object({ token: z.string().min(1).max(4096), username: z.string().max(256).optional() }).strict().optional(),
+    apiUrl: z.string().min(1).max(4096).optional(),
     name: name.optional(),
     defaultBranch: refName.optional(),
     pullBeforeWorktree: z.boolean().optional(),
@@ -280,5 +283,9 @@ export const CreateSessionBody = z
   .strict();
 export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
 
-export const PromptBody = z.object({ prompt: z.string().min(1).max(1_000_000) }).strict();
+/** `POST /sessions/:id/prompt`: text, review comments to compose into it (issue 11), or both. */
+export const PromptBody = z
+  .object({ prompt: z.string().min(1).max(1_000_000).optional(), commentIds: z.array(z.string().min(1).max(100)).min(1).max(500).optional() })
+  .strict()
+  .refine((b) => b.prompt !== undefined || b.commentIds !== undefined, { message: "give prompt or commentIds", path: ["prompt"] });
 export type PromptBody = z.infer<typeof PromptBody>;

@@ -12,6 +12,7 @@ import { eventRoutes } from "./routes/events.js";
 import { lifecycleRoutes } from "./routes/lifecycle.js";
 import { metaRoutes } from "./routes/meta.js";
 import { repositoryRoutes } from "./routes/repositories.js";
+import { reviewRoutes } from "./routes/review.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { terminalRoutes } from "./routes/terminal.js";
@@ -74,6 +75,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       taskRoutes(api, opts.orchestrator);
       sessionRoutes(api, opts.orchestrator);
       lifecycleRoutes(api, opts.orchestrator);
+      reviewRoutes(api, opts.orchestrator);
       eventRoutes(api, opts.bus);
       terminalRoutes(api, opts.orchestrator, { editor: opts.editor, env: opts.env ?? process.env });
     },

@@ -9,6 +9,7 @@ export function repositoryView(r: RepositoryRecord): Repository {
     name: r.name,
     path: r.path,
     ...(r.url ? { url: r.url } : {}),
+    ...(r.apiUrl ? { apiUrl: r.apiUrl } : {}),
     provider: r.provider,
     defaultBranch: r.defaultBranch,
     pullBeforeWorktree: r.pullBeforeWorktree,

@@ -5,6 +5,7 @@ import type { DoctorFinding, DoctorReport } from "@grove/protocol";
 import type { WorktreeEntry } from "../git/worktrees.js";
 import type { Deps } from "./context.js";
 import { TASK_MARKER } from "./paths.js";
+import { reviewFindings } from "./review-doctor.js";
 
 async function norm(p: string): Promise<string> {
   return realpath(p).catch(() => resolve(p));
@@ -103,5 +104,6 @@ export async function runDoctor(deps: Deps): Promise<DoctorReport> {
     findings.push({ kind: "orphan", path, repositoryId: reg.repositoryId, message: `git lists ${path} as a worktree but no active row claims it${existsSync(path) ? "" : " (its directory is gone)"}` });
   }
 
+  findings.push(...(await reviewFindings(deps, inventory)));
   return { ok: findings.length === 0, checked: { environmentRows: rowCount, repositories: repositories.length, taskDirectories: taskDirs }, findings };
 }

@@ -20,6 +20,7 @@ import type { CleanupJobRecord } from "../domain/cleanup-job.js";
 import { CleanupWorker } from "./cleanup-worker.js";
 import { runDoctor } from "./doctor.js";
 import { assertTaskWorkable, listCleanupJobs, requestCleanup, unarchiveTask } from "./lifecycle.js";
+import { ReviewService } from "./review.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -35,9 +36,13 @@ export class Orchestrator {
     this.changesWatch = new ChangesWatch(deps);
     this.changesWatch.start();
     this.cleanup = new CleanupWorker(deps);
+    this.review = new ReviewService(deps, this.live);
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);
   }
+
+  /** Issue 11: review comments, commit, update from base, merge, pull requests. */
+  readonly review: ReviewService;
 
   /** LC-2 … LC-4: runs this runner's cleanup jobs. */
   readonly cleanup: CleanupWorker;
@@ -45,6 +50,7 @@ export class Orchestrator {
   async start(): Promise<void> {
     await recoverOnStartup(this.deps);
     this.cleanup.start();
+    this.review.start();
   }
 
   /** Graceful stop: agents get their ACP connection closed, then SIGTERM, then SIGKILL. */
@@ -53,6 +59,7 @@ export class Orchestrator {
     this.live.dispose();
     this.changesWatch.dispose();
     await this.cleanup.stop();
+    await this.review.stop();
     await this.deps.agents.stopAll({ graceMs: 2000 });
   }
 

@@ -1,3 +1,4 @@
+import { parseApiUrl } from "../providers/api-url.js";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { CreateRepositoryBody } from "@grove/protocol";
@@ -62,6 +63,7 @@ export async function addRemoteRepository(deps: Deps, body: CreateRepositoryBody
   const existing = (await deps.store.listRepositories()).find((r) => r.path === id.expectedPath || r.name === name);
   if (existing) throw new AppError("repository_exists", `repository ${existing.name} (${existing.url ?? existing.path}) is already registered`, { id: existing.id });
 
+  const apiUrl = body.apiUrl === undefined ? null : parseApiUrl(body.apiUrl);
   const repoId = newId("repo");
   const access: RemoteAccess =
     policy === "managed" && cred ? { kind: "managed", originUrl: id.managedUrl, credential: id.provider.credentialForm(cred) } : { kind: "executor" };
@@ -112,6 +114,7 @@ export async function addRemoteRepository(deps: Deps, body: CreateRepositoryBody
       branchTemplate,
       copyFiles: [],
       setupScript: null,
+      apiUrl,
       createdAt: now,
       updatedAt: now,
     };

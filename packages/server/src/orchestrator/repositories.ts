@@ -17,6 +17,7 @@ export async function addRepository(deps: Deps, body: CreateRepositoryBody): Pro
   // RR-1: a remote URL is cloned into its managed path (remote-repositories.ts).
   if (body.url !== undefined) return addRemoteRepository(deps, { ...body, url: body.url });
   if (body.path === undefined) throw new AppError("invalid_request", "give exactly one of path or url", { field: "path" });
+  if (body.apiUrl !== undefined) throw new AppError("invalid_request", "apiUrl applies to remote repositories only", { field: "apiUrl" });
   if (body.credential || body.credentialPolicy === "managed") {
     throw new AppError("invalid_request", "credentials apply to remote repositories only", { field: "credential" });
   }

@@ -18,6 +18,7 @@ function toRecord(r: Selectable<RepositoriesTable>): RepositoryRecord {
     branchTemplate: r.branch_template,
     copyFiles: JSON.parse(r.copy_files) as string[],
     setupScript: r.setup_script,
+    apiUrl: r.api_url ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -41,6 +42,7 @@ export async function insertRepository({ db, dialect }: Ctx, r: RepositoryRecord
         branch_template: r.branchTemplate,
         copy_files: JSON.stringify(r.copyFiles),
         setup_script: r.setupScript,
+        api_url: r.apiUrl ?? null,
         created_at: r.createdAt,
         updated_at: r.updatedAt,
       })

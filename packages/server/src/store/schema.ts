@@ -25,6 +25,8 @@ export interface RepositoriesTable {
   /** JSON array of strings. */
   copy_files: string;
   setup_script: string | null;
+  /** Issue 11 (migration 005): the provider's REST API base; null = the public API. */
+  api_url: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -135,6 +137,44 @@ export interface RepositoryCredentialsTable {
   updated_at: string;
 }
 
+/** Issue 11 (migration 005): a review comment anchored to a line (docs/specs/review.md). */
+export interface ReviewCommentsTable {
+  id: string;
+  task_id: string;
+  repository_id: string;
+  path: string;
+  line: number;
+  side: string;
+  body: string;
+  state: string;
+  commit_sha: string;
+  line_text: string;
+  session_id: string | null;
+  sent_turn: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Issue 11 (migration 005): the pull request of a task's branch in one repository. */
+export interface PullRequestsTable {
+  task_id: string;
+  repository_id: string;
+  provider: string;
+  number: number;
+  url: string;
+  state: string;
+  draft: DbBool;
+  checks: string;
+  review_decision: string | null;
+  head_commit: string;
+  branch: string;
+  pushed_commit: string;
+  etags: string | null;
+  checked_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface MigrationsTable {
   name: string;
   applied_at: string;
@@ -152,6 +192,8 @@ export interface DB {
   cleanup_jobs: CleanupJobsTable;
   grove_migrations: MigrationsTable;
   repository_credentials: RepositoryCredentialsTable;
+  review_comments: ReviewCommentsTable;
+  pull_requests: PullRequestsTable;
 }
 
 export type StoreDialect = "sqlite" | "postgres";

@@ -28,6 +28,7 @@ import type { Ctx, DB, Db, StoreDialect } from "./schema.js";
 import * as sessions from "./sessions-repo.js";
 import * as tasks from "./tasks-repo.js";
 import { runInTransaction } from "./transaction.js";
+import { ReviewStore } from "./review-store.js";
 
 /**
  * Grove's persistence: one object over SQLite or PostgreSQL (ST-1), created by `openStore`.
@@ -40,6 +41,9 @@ export class Store {
   private barrier: CreationBarrier = async () => {};
   /** The transaction the current async context runs in, if any (see `transaction`). */
   private readonly current = new AsyncLocalStorage<{ trx: Kysely<DB>; open: boolean }>();
+
+  /** Issue 11: review comments and pull requests (review-store.ts). */
+  readonly review = new ReviewStore(() => ({ db: this.q, dialect: this.dialect }));
 
   /** Use `openStore`; this takes an already migrated database. */
   constructor(db: Kysely<DB>, dialect: StoreDialect) {

@@ -14,7 +14,7 @@ export function sessionRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.get<Id>("/sessions/:id/workspace", async (req) => orch.workspace(req.params.id));
   app.post<Id>("/sessions/:id/prompt", async (req, reply) => {
     const body = parse(PromptBody, req.body);
-    return reply.status(202).send(sessionView(await orch.prompt(req.params.id, body.prompt)));
+    return reply.status(202).send(sessionView(await orch.review.prompt(req.params.id, body)));
   });
   app.post<Id>("/sessions/:id/cancel", async (req, reply) => reply.status(202).send(sessionView(await orch.cancel(req.params.id))));
   app.post<Id>("/sessions/:id/resume", async (req, reply) => reply.status(202).send(sessionView(await orch.resume(req.params.id))));

@@ -134,9 +134,12 @@ function cgi(req: IncomingMessage, res: ServerResponse, root: string, pathInfo: 
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: "/dev/null",
     // Serve PR refs of unadvertised commits (fork PRs are reachable only from refs/pull/*).
-    GIT_CONFIG_COUNT: "1",
+    GIT_CONFIG_COUNT: "2",
     GIT_CONFIG_KEY_0: "uploadpack.allowAnySHA1InWant",
     GIT_CONFIG_VALUE_0: "true",
+    // Pushes (issue 11 pull requests) are accepted like a host accepts an authenticated push.
+    GIT_CONFIG_KEY_1: "http.receivepack",
+    GIT_CONFIG_VALUE_1: "true",
     REQUEST_METHOD: req.method ?? "GET",
     PATH_INFO: `/${pathInfo.replace(/^\/+/, "")}`,
     QUERY_STRING: query,

@@ -1,0 +1,58 @@
+import { AppError } from "../domain/errors.js";
+import type { GitRunner } from "./runner.js";
+
+const SHA = /^[0-9a-f]{40,64}$/;
+
+/**
+ * The merged tree of two commits computed by `git merge-tree --write-tree` (git ≥ 2.38): objects
+ * only, no index, no working tree, no ref touched. Conflicts → `merge_conflict` with the paths.
+ */
+export async function mergeTree(git: GitRunner, cwd: string, ours: string, theirs: string): Promise<string> {
+  if (!SHA.test(ours) || !SHA.test(theirs)) throw new Error("mergeTree needs commit ids");
+  const r = await git.run(["merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs], { cwd, okExitCodes: [1], timeoutMs: 600_000 });
+  const lines = r.stdout.split("\n");
+  const tree = lines[0]?.trim() ?? "";
+  if (r.exitCode === 1) {
+    const conflicts = [...new Set(lines.slice(1).map((l) => l.trim()).filter(Boolean))].sort();
+    throw new AppError("merge_conflict", `merging stops on conflicts in ${conflicts.join(", ")}; nothing moved`, { conflicts });
+  }
+  if (!SHA.test(tree)) throw new AppError("git_failed", "git merge-tree answered no tree", { args: ["merge-tree"] });
+  return tree;
+}
+
+/** A commit object for `tree` with `parents` and `message`, as the repository's configured identity. */
+export async function commitTree(git: GitRunner, cwd: string, tree: string, parents: readonly string[], message: string): Promise<string> {
+  const args = ["commit-tree", tree, ...parents.flatMap((p) => ["-p", p]), "-F", "-"];
+  const r = await git.run(args, { cwd, input: message });
+  return r.stdout.trim();
+}
+
+/**
+ * Moves `ref` from `expected` to `next` with git's compare-and-set (`update-ref <ref> <new>
+ * <old>` under the ref's lock): false when the ref no longer is `expected`, and then nothing moved.
+ */
+export async function moveRef(git: GitRunner, cwd: string, ref: string, next: string, expected: string, reason: string): Promise<boolean> {
+  const r = await git.run(["update-ref", "-m", reason, ref, next, expected], { cwd, okExitCodes: [128, 1] });
+  return r.exitCode === 0;
+}
+
+/** Tracked changes (staged or not) in a checkout, and its untracked paths. */
+export async function checkoutState(git: GitRunner, cwd: string): Promise<{ trackedDirty: boolean; untracked: string[] }> {
+  const r = await git.run(["status", "--porcelain=v1", "-z", "--untracked-files=all"], { cwd });
+  const entries = r.stdout.split("\0").filter(Boolean);
+  return { trackedDirty: entries.some((e) => !e.startsWith("??")), untracked: entries.filter((e) => e.startsWith("?? ")).map((e) => e.slice(3)) };
+}
+
+/** Paths that differ between two commits. */
+export async function changedPaths(git: GitRunner, cwd: string, from: string, to: string): Promise<string[]> {
+  const r = await git.run(["diff", "--name-only", "-z", "--no-renames", from, to], { cwd });
+  return r.stdout.split("\0").filter(Boolean);
+}
+
+/**
+ * Brings a clean checkout whose branch just moved from `from` to `to` along: index and files
+ * go from `from`'s tree to `to`'s (a two-tree fast-forward; git refuses to overwrite local edits).
+ */
+export async function advanceCheckout(git: GitRunner, cwd: string, from: string, to: string): Promise<void> {
+  await git.run(["read-tree", "-m", "-u", from, to], { cwd });
+}
