@@ -8,10 +8,11 @@ import { remoteBench } from "./remote.js";
 import { scaleBench } from "./scale.js";
 import { startupBench } from "./startup.js";
 import { printTable, type Row } from "./util.js";
+import { webBench } from "./web.js";
 
 /**
  * `npm run bench`: ratios against the raw tools measured in the same run (not asserted in tests).
- * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale
+ * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale,web
  * runs a subset.
  */
 const rounds = Number(process.env.GROVE_BENCH_ROUNDS ?? 5);
@@ -25,6 +26,7 @@ const benches: Record<string, () => Promise<Row[]>> = {
   claude: () => claudeStartBench(rounds),
   startup: () => startupBench(rounds),
   scale: () => scaleBench(rounds),
+  web: () => webBench(),
 };
 const only = process.env.GROVE_BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((n) => !(n in benches)) ?? [];

@@ -55,7 +55,7 @@ describe("Issue 12 attention: notifications, inbox badge and tab title (Chromium
       await page.getByRole("button", { name: /^Inbox \d/ }).click();
 
       const { task } = await uniqueRepoAndTask(srv, "Needs a yes");
-      const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "careful", prompt: "ask may I write?\nwrite allowed.txt yes" });
+      const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "careful", prompt: "ask may I write?\nsleep 6000\nwrite allowed.txt yes" });
       expect(s.status).toBe(201);
       await eventually(() => badge(page)).toBe("1");
       expect(await page.title()).toBe("(1) Grove");
@@ -76,6 +76,8 @@ describe("Issue 12 attention: notifications, inbox badge and tab title (Chromium
       await eventually(() => badge(page)).toBe("0");
       expect(await page.title()).toBe("Grove");
       expect((await notes(page))[0]!.closed).toBe(true);
+      // Cleared by the answer itself, not by the turn ending later (it still runs here).
+      expect(((await srv.api("GET", `/sessions/${s.body.id}`)).body as { state: string }).state).toBe("running");
       await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
       // The turn ended while the person watched its task: nothing to raise.
       expect(await badge(page)).toBe("0");

@@ -90,6 +90,8 @@ export function feedCache(qc: QueryClient, stream: EventStream): () => void {
     soon(keys.changes(taskId));
     soon(["diff", taskId]);
     soon(keys.environment(taskId), 200);
+    // A changed line makes its comment `outdated` (computed by the server on read).
+    soon(keys.comments(taskId));
   };
   const offs = [
     stream.on("task.created", ({ task }) => putTask(qc, task)),

@@ -32,7 +32,7 @@ export function CommentForm({ line, side, onSubmit, onCancel, busy }: { line: nu
     if (body.trim()) onSubmit(body);
   };
   return (
-    <form className="comment-form" aria-label={`Comment on line ${line}`} onSubmit={submit}>
+    <form className="comment-form" aria-label={`New comment on line ${line}`} onSubmit={submit}>
       <Field label={`Comment on line ${line} (${side})`}>
         <textarea rows={3} value={body} autoFocus onChange={(e) => setBody(e.target.value)} />
       </Field>

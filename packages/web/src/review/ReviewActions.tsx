@@ -17,6 +17,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
   const qc = useQueryClient();
   const action = useAction();
   const [message, setMessage] = useState("");
+  const [extra, setExtra] = useState("");
   const [result, setResult] = useState("");
   const open = comments.filter((c) => c.state === "open");
   const offered = ["POST /tasks/{id}/comments", "POST /tasks/{id}/commit", "POST /tasks/{id}/update-from-base", "POST /tasks/{id}/merge", "POST /tasks/{id}/pull-requests"].some((op) => caps.has(op));
@@ -40,12 +41,24 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
     <section className="card review-actions" aria-label="Review actions">
       <h2>Land</h2>
       {caps.has("POST /tasks/{id}/comments") ? (
-        <div className="actions">
-          <button type="button" disabled={!target || open.length === 0 || busyTurn || action.busy} onClick={() => run(`Sent ${open.length} comment(s) to the agent.`, () => api.post(`/sessions/${enc(target!.id)}/prompt`, { commentIds: open.map((c) => c.id) }))}>
-            Send {open.length} comment{open.length === 1 ? "" : "s"} to the agent
-          </button>
-          {!target ? <span className="muted">Start a session to send comments.</span> : busyTurn ? <span className="muted">The agent is working; send when its turn ends.</span> : null}
-        </div>
+        <form
+          className="send-comments"
+          aria-label="Send comments"
+          onSubmit={(e) => {
+            e.preventDefault();
+            run(`Sent ${open.length} comment(s) to the agent.`, () => api.post(`/sessions/${enc(target!.id)}/prompt`, extra.trim() ? { commentIds: open.map((c) => c.id), prompt: extra } : { commentIds: open.map((c) => c.id) }).then(() => setExtra("")));
+          }}
+        >
+          <Field label="Extra instructions with the comments (optional)">
+            <textarea rows={2} value={extra} onChange={(e) => setExtra(e.target.value)} />
+          </Field>
+          <div className="actions">
+            <button type="submit" disabled={!target || open.length === 0 || busyTurn || action.busy}>
+              Send {open.length} comment{open.length === 1 ? "" : "s"} to the agent
+            </button>
+            {!target ? <span className="muted">Start a session to send comments.</span> : busyTurn ? <span className="muted">The agent is working; send when its turn ends.</span> : null}
+          </div>
+        </form>
       ) : null}
       {caps.has("POST /tasks/{id}/commit") ? (
         <form

@@ -12,6 +12,7 @@ import { keys } from "../api/keys.js";
 import { getChanges, getTask, listComments, listPullRequests, listRepositories, listSessions } from "../api/resources.js";
 import type { ReviewComment } from "../api/types.js";
 import { useCapabilities } from "../board/use-activity.js";
+import { setWatchingTask } from "../live/attention.js";
 import { Link } from "../router.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
@@ -51,6 +52,11 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
   const archived = (task.data as Task | undefined)?.archivedAt;
 
   useEffect(() => localStorage.setItem("grove.diffMode", mode), [mode]);
+  useEffect(() => {
+    // The person is looking at this task: its finished turns need no inbox item.
+    setWatchingTask(taskId);
+    return () => setWatchingTask(null);
+  }, [taskId]);
   useEffect(() => {
     // A link from the task page names a file in the hash: bring it into view once loaded.
     const id = decodeURIComponent(location.hash.slice(1));

@@ -4,7 +4,7 @@
  * and system notes.
  */
 import type { Message } from "@grove/protocol";
-import { memo, type CSSProperties } from "react";
+import { memo, useMemo, type CSSProperties } from "react";
 import { markdownHtml } from "../ui/markdown.js";
 
 const ROLE_LABEL: Record<Message["role"], string> = { user: "You", agent: "Agent", thought: "Thinking", tool: "Tool", plan: "Plan", system: "System" };
@@ -63,16 +63,19 @@ function ToolBody({ data }: { data: ToolData }) {
   );
 }
 
-/** Extra props a virtual list puts on the row (position and measuring). */
-export interface RowProps {
-  ref?: (el: HTMLLIElement | null) => void;
-  style?: CSSProperties;
-  "data-index"?: number;
+/** Where a virtual list puts the row (primitives, so memo keeps unchanged rows as they are). */
+export interface RowPlace {
+  index: number;
+  start: number;
+  measure: (el: HTMLLIElement | null) => void;
 }
 
-export const MessageItem = memo(function MessageItem({ m, row }: { m: Message; row?: RowProps }) {
+export const MessageItem = memo(function MessageItem({ m, index, start, measure }: { m: Message } & Partial<RowPlace>) {
+  const place = measure && index !== undefined && start !== undefined ? { index, start, measure } : undefined;
   const data = (m.data ?? {}) as ToolData;
   const status = m.role === "tool" && typeof data.status === "string" ? data.status : undefined;
+  const html = useMemo(() => (m.role === "agent" ? markdownHtml(m.text) : ""), [m.role, m.text]);
+  const style: CSSProperties | undefined = place ? { position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${place.start}px)` } : undefined;
   const hasBody = m.role === "tool" && ((data.content?.length ?? 0) > 0 || data.rawOutput !== undefined);
   const head = (
     <span className="msg-head">
@@ -83,7 +86,7 @@ export const MessageItem = memo(function MessageItem({ m, row }: { m: Message; r
     </span>
   );
   return (
-    <li className={`msg role-${m.role}`} data-message-id={m.id} data-role={m.role} data-status={status} {...row}>
+    <li className={`msg role-${m.role}`} data-message-id={m.id} data-role={m.role} data-status={status} data-index={place?.index} ref={place?.measure} style={style}>
       {m.role === "tool" ? (
         hasBody ? (
           <details>
@@ -96,7 +99,7 @@ export const MessageItem = memo(function MessageItem({ m, row }: { m: Message; r
       ) : (
         <>
           {head}
-          {m.role === "agent" ? <div className="msg-text markdown" dangerouslySetInnerHTML={{ __html: markdownHtml(m.text) }} /> : <div className="msg-text">{m.text}</div>}
+          {m.role === "agent" ? <div className="msg-text markdown" dangerouslySetInnerHTML={{ __html: html }} /> : <div className="msg-text">{m.text}</div>}
         </>
       )}
     </li>

@@ -36,7 +36,7 @@ function Virtual({ messages }: { messages: Message[] }) {
     <div className="messages virtual" ref={box} tabIndex={0} role="region" aria-label="Messages">
       <ol style={{ height: rows.getTotalSize(), position: "relative", margin: 0, padding: 0 }}>
         {rows.getVirtualItems().map((v) => (
-          <MessageItem key={v.key} m={messages[v.index]!} row={{ ref: rows.measureElement, "data-index": v.index, style: { position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` } }} />
+          <MessageItem key={v.key} m={messages[v.index]!} index={v.index} start={v.start} measure={rows.measureElement} />
         ))}
       </ol>
     </div>

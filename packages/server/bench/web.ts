@@ -1,0 +1,101 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
+import { chromium, type Page } from "playwright-core";
+import { startServer } from "../src/app.js";
+import type { TaskRecord } from "../src/domain/records.js";
+import { ms, type Row } from "./util.js";
+
+/**
+ * The web page (issue 12), measured in Chromium and printed, not asserted:
+ * - initial JS: gzipped size of the scripts index.html loads before any lazy chunk;
+ * - the board's first screen with 10,000 tasks (the task list is served synthetic through
+ *   Playwright routing, so the row measures the page, not the API's listing);
+ * - scrolling a session of 5,000 messages: frame times while the list scrolls top to bottom.
+ */
+const DIST = resolve(import.meta.dirname, "../../web/dist");
+const CHROMIUM = process.env.GROVE_CHROMIUM ?? "/usr/bin/chromium";
+
+function initialJsGzip(): number {
+  const html = readFileSync(join(DIST, "index.html"), "utf8");
+  const srcs = [...html.matchAll(/<script[^>]+src="([^"]+)"|<link[^>]+rel="modulepreload"[^>]+href="([^"]+)"/g)].map((m) => m[1] ?? m[2]!);
+  return srcs.reduce((n, src) => n + gzipSync(readFileSync(join(DIST, src))).length, 0);
+}
+
+const now = "2026-11-30T12:00:00.000Z";
+const task = (i: number) => ({ id: `task_${i}`, title: `Task number ${i} of the bench`, description: "", state: ["todo", "in_progress", "review", "done", "failed"][i % 5], archivedAt: null, createdAt: now, updatedAt: new Date(Date.parse(now) - i * 1000).toISOString(), repositories: [{ repositoryId: "repo_1", baseBranch: "main", position: 0 }] });
+const message = (i: number) => ({ id: `msg_${String(i).padStart(5, "0")}`, sessionId: "ses_1", role: i % 3 === 0 ? "user" : "agent", text: i % 3 === 0 ? `prompt ${i}` : `Answer ${i}: **some** text with \`code\` and a [link](https://example.invalid)\n\n- one\n- two`, data: null, createdAt: new Date(Date.parse(now) + i * 1000).toISOString() });
+
+async function json(page: Page, pattern: string, body: unknown): Promise<void> {
+  await page.route(pattern, (r) => r.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(body) }));
+}
+
+export async function webBench(): Promise<Row[]> {
+  const rows: Row[] = [];
+  const gz = initialJsGzip();
+  const load = (await import("node:os")).loadavg()[0]!.toFixed(1);
+  rows.push({ benchmark: "web: initial JS (gzipped)", grove: `${(gz / 1024).toFixed(0)} KB`, raw: "-", ratio: "-", target: "< 400 KB" });
+  const home = mkdtempSync(join(tmpdir(), "grove-bench-web-"));
+  const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--no-first-run"] });
+  try {
+    // 10,000 real task rows (inserted through the store: creating them over HTTP checks git
+    // 10,000 times, which is not what this row measures); the page reads them from the API.
+    const store = server.orchestrator.deps.store;
+    for (let i = 0; i < 10_000; i++) {
+      const t = task(i);
+      const rec: TaskRecord = { id: t.id, title: t.title, description: "", state: t.state as TaskRecord["state"], dirName: `bench-${i}`, archivedAt: null, createdAt: t.createdAt, updatedAt: t.updatedAt, repositories: [] };
+      await store.insertTask(rec);
+    }
+    const firsts: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(server.url + "/");
+      await page.locator(".column[data-state=failed] .task-card").first().waitFor();
+      firsts.push(await page.evaluate(() => performance.now()));
+      await page.close();
+    }
+    rows.push({ benchmark: `web: board, 10,000 tasks, first screen (load avg ${load})`, grove: ms(Math.min(...firsts)), raw: "-", ratio: "-", target: "< 1000 ms" });
+
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const t = { ...task(1), id: "task_1" };
+    await json(page, "**/api/v1/tasks/task_1", t);
+    await json(page, "**/api/v1/tasks/task_1/sessions", [{ id: "ses_1", taskId: "task_1", agent: "scripted", state: "waiting_for_input", taskEnvironmentId: null, lastError: null, createdAt: now, updatedAt: now }]);
+    await json(page, "**/api/v1/sessions/ses_1/messages", Array.from({ length: Number(process.env.GROVE_BENCH_MESSAGES ?? 5000) }, (_, i) => message(i)));
+    await json(page, "**/api/v1/tasks/task_1/changes", { taskId: "task_1", repositories: [] });
+    await json(page, "**/api/v1/cleanup-jobs?taskId=task_1", []);
+    await json(page, "**/api/v1/tasks/task_1/environment", { id: "env_1", taskId: "task_1", status: "ready", workspacePath: "/x", runnerId: "r", repositories: [] });
+    page.on("crash", () => process.stderr.write("page crashed\n"));
+    page.on("pageerror", (e) => process.stderr.write(`page error: ${String(e)}\n`));
+    page.on("console", (m) => m.type() === "error" && process.stderr.write(`console: ${m.text()}\n`));
+    const t0 = Date.now();
+    await page.goto(server.url + "/tasks/task_1");
+    await page.locator(".messages.virtual .msg").first().waitFor();
+    const open = Date.now() - t0;
+    const frames = await page.evaluate(async () => {
+      // Runs in the page (the bench's tsconfig has no DOM library).
+      const w = globalThis as any;
+      const el = w.document.querySelector(".messages.virtual");
+      el.scrollTop = 0;
+      const times: number[] = [];
+      let last = performance.now();
+      for (let y = 0; y < el.scrollHeight; y += 400) {
+        el.scrollTop = y;
+        await new Promise((r) => w.requestAnimationFrame(r));
+        const t = performance.now();
+        times.push(t - last);
+        last = t;
+      }
+      times.sort((a, b) => a - b);
+      return { n: times.length, p95: times[Math.floor(times.length * 0.95)] ?? 0, max: times[times.length - 1] ?? 0, rendered: w.document.querySelectorAll(".messages.virtual .msg").length };
+    });
+    rows.push({ benchmark: "web: session, 5,000 messages, open", grove: ms(open), raw: "-", ratio: "-", target: "-" });
+    rows.push({ benchmark: `web: 5,000-message scroll (${frames.n} steps)`, grove: `p95 ${frames.p95.toFixed(1)} ms/frame, max ${frames.max.toFixed(0)} ms, ${frames.rendered} rows in DOM`, raw: "-", ratio: "-", target: "p95 < 50 ms" });
+  } finally {
+    await browser.close();
+    await server.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+  return rows;
+}
