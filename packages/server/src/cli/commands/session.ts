@@ -5,7 +5,6 @@ import { allInOrder } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable, shortTime } from "../output.js";
 import { registerSessionResumeCommand } from "./session-resume.js";
-import { turnFailure, waitForSession } from "./session-wait.js";
 import { describeAgentState, describeAsks, describeTool, registerSessionAgentCommands } from "./session-agent.js";
 
 /** What a 202/204 answer without a body prints with `--json`, so stdout always holds one document. */
