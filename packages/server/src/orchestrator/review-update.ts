@@ -17,6 +17,7 @@ import type { Deps } from "./context.js";
 import { assertTaskWorkable } from "./lifecycle.js";
 import { faultPoint } from "./lifecycle-fault.js";
 import { refreshedBase } from "./review-base.js";
+import { resolveTaskRefreshRoutes } from "./refresh-routes.js";
 import { notAttachedError, reviewSlot, reviewSlots, scopeOf, type ReviewSlot } from "./review-slot.js";
 
 type Result = UpdateResult["results"][number];
@@ -54,8 +55,12 @@ async function updateSlot(deps: Deps, slot: ReviewSlot, body: UpdateFromBaseBody
 /** `POST /tasks/:id/update-from-base`: each repository in turn (one, or all of the task's). */
 export async function updateFromBase(deps: Deps, taskId: string, body: UpdateFromBaseBody): Promise<UpdateResult> {
   await assertTaskWorkable(deps, taskId);
+  const slots = await reviewSlots(deps, taskId, body.repositoryId, notAttachedError());
+  // RR-4 / seed 004: every repository's route is resolved (credentials opened) before the first
+  // refresh, so a failing second route leaves the first repository untouched.
+  await resolveTaskRefreshRoutes(deps, slots.map((s) => ({ repository: s.repository })), { taskId });
   const results: Result[] = [];
-  for (const slot of await reviewSlots(deps, taskId, body.repositoryId, notAttachedError())) {
+  for (const slot of slots) {
     const r = await deps.git.withRepoLock(slot.repository.path, () => updateSlot(deps, slot, body));
     results.push(r);
     deps.bus.publish("changes.updated", { taskId, repositoryId: slot.repository.id });
