@@ -2,6 +2,7 @@ import { lstat, mkdir, realpath } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { AppError } from "../domain/errors.js";
 import { assertBranchName } from "../domain/layout.js";
+import { rebasingBranch } from "./rebase-head.js";
 import { branchExists } from "./repository.js";
 import type { GitRunner } from "./runner.js";
 import { parseWorktreeList, type WorktreeEntry } from "./worktree-list.js";
@@ -80,14 +81,14 @@ export class WorktreeManager {
     let lines: string[];
     try {
       const r = await this.git.run(
-        ["rev-parse", "--path-format=absolute", "--git-common-dir", "--show-toplevel", "--symbolic-full-name", "HEAD"],
+        ["rev-parse", "--path-format=absolute", "--git-common-dir", "--show-toplevel", "--symbolic-full-name", "HEAD", "--git-dir"],
         { cwd: worktreePath },
       );
       lines = r.stdout.split("\n");
     } catch {
       return fail("not_a_worktree", `${worktreePath} is not a git worktree`);
     }
-    const [common = "", top = "", head = ""] = lines;
+    const [common = "", top = "", head = "", gitDir = ""] = lines;
     // A plain directory inside some other checkout would report that checkout's top level.
     if (!top || (await realpath(top)) !== (await realpath(worktreePath))) {
       return fail("not_a_worktree", `${worktreePath} is not the top level of a git worktree`);
@@ -96,6 +97,8 @@ export class WorktreeManager {
     if ((await realpath(common)) !== expected) {
       return fail("wrong_repository", `${worktreePath} belongs to ${common}, not ${expected}`);
     }
+    // A rebase stopped on this very branch (kept conflicts, issue 11) detaches HEAD by design.
+    if (head === "HEAD" && (await rebasingBranch(gitDir)) === `refs/heads/${branch}`) return { ok: true };
     if (head === "HEAD") return fail("detached_head", `${worktreePath} has a detached HEAD, expected branch ${branch}`);
     if (head !== `refs/heads/${branch}`) {
       return fail("wrong_branch", `${worktreePath} is on ${head.replace(/^refs\/heads\//, "")}, expected ${branch}`);

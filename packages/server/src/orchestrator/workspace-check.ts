@@ -1,4 +1,5 @@
 import { lstat, readFile, realpath } from "node:fs/promises";
+import { rebasingBranch } from "../git/rebase-head.js";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { AppError } from "../domain/errors.js";
 import type { Deps } from "./context.js";
@@ -60,6 +61,7 @@ export async function checkSlotOnDisk(deps: Deps, slot: SlotIdentity): Promise<S
     return foreign("not_a_worktree", `${worktreePath} carries a .git link that git records for another path`);
   }
   const head = (await readText(join(realGitDir, "HEAD")))?.trim() ?? "";
+  if (!head.startsWith("ref: ") && (await rebasingBranch(realGitDir)) === `refs/heads/${branch}`) return { state: "ok" };
   if (!head.startsWith("ref: ")) return foreign("detached_head", `${worktreePath} has a detached HEAD, expected branch ${branch}`);
   if (head !== `ref: refs/heads/${branch}`) return foreign("wrong_branch", `${worktreePath} is on ${head.replace(/^ref: refs\/heads\//, "")}, expected ${branch}`);
   return { state: "ok" };

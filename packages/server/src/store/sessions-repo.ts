@@ -15,7 +15,7 @@ export function toSession(r: Selectable<SessionsTable>): SessionRecord {
     lastError: r.last_error === null ? null : (JSON.parse(r.last_error) as LastError),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-    agentState: r.agent_state ? (JSON.parse(r.agent_state) as AgentState) : null,
+    ...(r.agent_state ? { agentState: JSON.parse(r.agent_state) as AgentState } : {}),
   };
 }
 
