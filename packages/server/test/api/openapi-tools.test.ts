@@ -84,9 +84,11 @@ declare const repos: Ok<"/repositories", "get", 200>, task: Ok<"/tasks/{id}", "g
 declare const session: Ok<"/tasks/{id}/sessions", "post", 201>, messages: Ok<"/sessions/{id}/messages", "get", 200>, changes: Ok<"/tasks/{id}/changes", "get", 200>;
 export const e: Repository[] = repos;
 export const f: Task = task;
-export const g: Task[] = tasks;
+// Lists answer a plain array without ?limit (what the CLI reads) or a page with it: the array is one of the documented shapes.
+declare const taskList: Task[], messageList: Message[];
+export const g: typeof tasks = taskList;
 export const h: Session = session;
-export const i: Message[] = messages;
+export const i: typeof messages = messageList;
 export const j: Changes = changes;
 type Params = paths["/tasks/{id}/changes/diff"]["get"]["parameters"];
 export const k: Params = { path: { id: "task_1" }, query: { repositoryId: "repo_1", path: "a.txt" } };

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
@@ -87,8 +87,9 @@ describe.each(DATABASES)("refresh routes decided up front (%s)", (kind) => {
     expect(session.lastError).toMatchObject({ code: "credential_unreadable", repositoryId: two.id });
     for (const id of [task.id, session.id, two.id]) expect(session.lastError.message).toContain(id);
     expect(w.http.requests.length - before).toBe(0);
-    // Nothing was prepared: not even the task directory.
-    expect(existsSync(join(w.srv.home, "tasks"))).toBe(false);
+    // Nothing was prepared: not even the task directory (GROVE_HOME/tasks itself is made at start-up, SEC-6).
+    const tasksDir = join(w.srv.home, "tasks");
+    expect(existsSync(tasksDir) ? readdirSync(tasksDir) : []).toEqual([]);
     const env = (await w.srv.api("GET", `/tasks/${task.id}/environment`)).body;
     expect(env.repositories).toHaveLength(0);
   });

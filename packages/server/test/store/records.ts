@@ -23,6 +23,7 @@ export function repository(over: Partial<RepositoryRecord> = {}): RepositoryReco
     defaultBranch: "main",
     pullBeforeWorktree: false,
     credentialPolicy: "managed",
+    apiUrl: null,
     hasCredential: false,
     branchTemplate: "grove/{title}-{suffix}",
     copyFiles: [],

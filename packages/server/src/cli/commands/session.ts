@@ -53,7 +53,8 @@ export function registerSessionCommands(program: Command): void {
       const [s, messages, permissions] = await allInOrder<[Session, Message[], Parameters<typeof describeAsks>[0]]>([
         client.get<Session>(`/sessions/${id}`),
         client.get<Message[]>(`/sessions/${id}/messages`),
-        client.get<Parameters<typeof describeAsks>[0]>(`/sessions/${id}/permissions`),
+        // A server without the permissions route (an older one) still shows the session.
+        client.get<Parameters<typeof describeAsks>[0]>(`/sessions/${id}/permissions`).catch(() => []),
       ]);
       out.result({ session: s, messages, permissions }, () => [...describeSession(s, messages), ...describeAsks(permissions)]);
     },
