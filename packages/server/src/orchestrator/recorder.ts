@@ -60,8 +60,13 @@ export class SessionRecorder {
     });
   }
 
-  flush(): Promise<void> {
-    return this.chain;
+  /** Resolves once every queued write is done, including writes queued while waiting (a chunk's coalesced write). */
+  async flush(): Promise<void> {
+    let seen: Promise<void>;
+    do {
+      seen = this.chain;
+      await seen;
+    } while (seen !== this.chain);
   }
 
   /**
