@@ -33,7 +33,7 @@ export async function buildServer() {
     format: "esm",
     target: "node20",
     plugins: [ownUrl],
-    external: ["better-sqlite3", "pg-native", "bufferutil", "utf-8-validate", "tsx", "tsx/*"],
+    external: ["better-sqlite3", "node-pty", "pg-native", "bufferutil", "utf-8-validate", "tsx", "tsx/*"],
     // Bundled CommonJS packages call require() for Node's built-ins.
     banner: { js: 'import { createRequire as __groveRequire } from "node:module"; const require = __groveRequire(import.meta.url);' },
     legalComments: "none",
