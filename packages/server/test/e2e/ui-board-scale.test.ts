@@ -38,16 +38,22 @@ describe("Issue 12 board: drag and drop, search among 500, combined filters (Chr
     const card = page.locator(`.task-card[data-task-id="${id}"]`);
     await page.locator(`.column[data-state=todo] .task-card[data-task-id="${id}"]`).waitFor();
 
-    // Mouse: press on the card, move over the Review column, release.
-    const from = (await card.boundingBox())!;
-    const to = (await page.locator(".column[data-state=review] .column-body").boundingBox())!;
-    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(from.x + from.width / 2 + 20, from.y + from.height / 2 + 5, { steps: 4 });
-    await page.mouse.move(to.x + to.width / 2, to.y + 60, { steps: 12 });
-    await shot(page, "ui-board-dragging", false);
-    await page.mouse.up();
-    await page.locator(`.column[data-state=review] .task-card[data-task-id="${id}"]`).waitFor();
+    // Mouse: press on the card, move over the Review column, release. On a loaded machine a live
+    // frame can re-render the board under the pointer mid-drag (dnd-kit then cancels the drag):
+    // the gesture is retried from the card's current place, never the outcome assumed.
+    const inReview = page.locator(`.column[data-state=review] .task-card[data-task-id="${id}"]`);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const from = (await card.boundingBox())!;
+      const to = (await page.locator(".column[data-state=review] .column-body").boundingBox())!;
+      await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(from.x + from.width / 2 + 20, from.y + from.height / 2 + 5, { steps: 4 });
+      await page.mouse.move(to.x + to.width / 2, to.y + 60, { steps: 12 });
+      if (attempt === 0) await shot(page, "ui-board-dragging", false);
+      await page.mouse.up();
+      if (await inReview.waitFor({ timeout: 5_000 }).then(() => true, () => false)) break;
+    }
+    await inReview.waitFor();
     await eventually(() => stateOf(srv, id)).toBe("review");
 
     // Keyboard: focus the card's Move handle, Space picks it up, ← ← moves two columns, Space drops.
