@@ -26,6 +26,9 @@ describe.each(DATABASES)("SES-7 deleting sessions (%s)", (kind) => {
     expect(gitSync(repo.path, "rev-parse", `refs/heads/${slot.worktreeBranch}`).trim()).toBe(head);
     expect((await envRows(srv.api, task.id))[0]).toMatchObject({ status: "active", worktreeId: slot.worktreeId });
 
+    // What is counted is the attach; the board's background diff-stat refresh (issue 13), which
+    // runs a Changes computation when a session starts, is not part of it.
+    srv.server.orchestrator.summaries.dispose();
     const gitBefore = srv.server.orchestrator.deps.git.spawnCount;
     const next = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say again" });
     expect(next.status).toBe(201);
