@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 
 /**
  * Process identity on Linux. A pid alone is not an identity: after a crash of the server, the
@@ -49,38 +49,3 @@ export function isAlive(pid: number): boolean {
   return fields !== null && fields[0] !== "Z";
 }
 
-/**
- * Sends `signal` to the process group led by `pid` (agents are spawned detached, so their pid is
- * their group id and `npx → sh → node` trees die together). A group that no longer exists
- * (ESRCH) is not an error. Refuses pid ≤ 1: `kill(-1)` would signal every process we may signal.
- */
-export function killProcessGroup(pid: number, signal: NodeJS.Signals): void {
-  if (!Number.isInteger(pid) || pid <= 1) throw new Error(`refusing to signal process group ${pid}`);
-  try {
-    process.kill(-pid, signal);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ESRCH") throw e;
-  }
-}
-
-/**
- * Pids of the live (non-zombie) processes in process group `pgid` (field 5 of
- * `/proc/<pid>/stat`). While any exists, the group id cannot be reused by the kernel, so
- * signalling the group then cannot hit an unrelated process.
- */
-export function processGroupMembers(pgid: number): number[] {
-  const members: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return members;
-  }
-  for (const name of entries) {
-    if (!/^\d+$/.test(name)) continue;
-    const fields = statFields(Number(name));
-    // fields[0] is field 3 (state), so field 5 (pgrp) is fields[2].
-    if (fields && fields[0] !== "Z" && fields[2] === String(pgid)) members.push(Number(name));
-  }
-  return members;
-}
