@@ -50,12 +50,23 @@ export interface RouteInfo {
   path: string;
 }
 
+/** The schema-compiler factory Fastify gets instead of Ajv / fast-json-stringify (see `buildApi`). */
+function noJsonSchemas(): () => never {
+  return () => {
+    throw new Error("routes take no Fastify JSON schema: parse requests with the protocol's zod schemas (api/validate.ts)");
+  };
+}
+
 /** The HTTP API under `/api/v1`, the event WebSocket and the web UI (UX-1, UX-2, SEC-1). */
 export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance; routes: RouteInfo[] }> {
   // SEC-8: 2 MiB is the largest body any route accepts (a 1 MB prompt, JSON-escaped); see docs/specs/security.md.
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger,
     bodyLimit: 2 * 1024 * 1024,
+    // Requests are parsed with the protocol's zod schemas (validate.ts) and no route declares a
+    // Fastify JSON schema, so Ajv and fast-json-stringify need never load (a third of the time to
+    // `listening`, issue 13). A route that declared one would fail loudly at registration.
+    schemaController: { compilersFactory: { buildValidator: noJsonSchemas, buildSerializer: noJsonSchemas } },
     // SEC-6: Fastify's own request lines carry the raw URL (`?token=`); request-log.ts writes redacted ones.
     logController: new LogController({ disableRequestLogging: true }),
     // SEC-8: a path that is not valid percent-encoded UTF-8 gets the API's error shape too.

@@ -7,6 +7,8 @@ import type { Deps } from "./context.js";
 import { WorktreeTreeWatch } from "./changes-watch-tree.js";
 
 const DEBOUNCE_MS = 250;
+/** Tasks reconsidered at a time by the start-up sweep: bounded, so queries never pile up. */
+const WATCH_ALL_BATCH = 16;
 const MAX_DIRS_PER_WORKTREE = Number.parseInt(process.env.GROVE_WATCH_MAX_DIRS ?? "", 10) || 4000;
 
 interface Watched {
@@ -74,8 +76,18 @@ export class ChangesWatch {
 
   /** Start-up: watch every active worktree of this runner's ready environments. */
   async watchAll(): Promise<void> {
-    for (const t of await this.deps.store.listTaskInventory()) this.reconsider(t.taskId);
-    await Promise.all([...this.pending.values()]);
+    // Only tasks that can have a watched worktree (what `desired` re-checks): with 10,000 tasks,
+    // reconsidering all of them at once queued 30,000 queries on the one SQLite connection, whose
+    // mutex wakes every waiter on each release — a minute of CPU after `listening` (issue 13).
+    // Events published meanwhile reconsider their task themselves (`start`).
+    const candidates = (await this.deps.store.listTaskInventory()).filter(
+      (t) => !t.archivedAt && t.environment?.status === "ready" && t.environment.runnerId === this.deps.runnerId && t.rows.some((r) => r.status === "active" && r.worktreePath),
+    );
+    for (let i = 0; i < candidates.length && !this.disposed; i += WATCH_ALL_BATCH) {
+      const batch = candidates.slice(i, i + WATCH_ALL_BATCH);
+      for (const t of batch) this.reconsider(t.taskId);
+      await Promise.all(batch.map((t) => this.pending.get(t.taskId)));
+    }
   }
 
   /** Task ids whose worktrees are fully watched (tests, doctor). */

@@ -40,8 +40,9 @@ export class Orchestrator {
 
   constructor(readonly deps: Deps) {
     this.live = new LiveSessions(deps);
+    // Subscribed in `afterListening`: start-up recovery's events would each cost three queries
+    // before `listening`, and the sweep there covers every task anyway (issue 13).
     this.changesWatch = new ChangesWatch(deps);
-    this.changesWatch.start();
     this.summaries = new TaskSummaryEvents(deps, () => this.live.askingSessionIds());
     this.cleanup = new CleanupWorker(deps);
     this.review = new ReviewService(deps, this.live);
@@ -82,6 +83,7 @@ export class Orchestrator {
    * agent or not), then starts the cleanup worker (LC-4).
    */
   afterListening(): Promise<void> {
+    if (!this.deferred && !this.live.shuttingDown) this.changesWatch.start();
     this.deferred ??= recoverAfterListening(this.deps, this.recovered)
       .then(() => (this.live.shuttingDown ? undefined : this.changesWatch.watchAll()))
       .catch((err: unknown) => this.deps.log.error({ err }, "deferred start-up recovery failed"))

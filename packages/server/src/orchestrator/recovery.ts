@@ -1,3 +1,4 @@
+import type { EventMap } from "@grove/protocol";
 import { newId } from "../domain/ids.js";
 import type { SessionRecord } from "../domain/records.js";
 import { messageView, sessionView } from "../domain/views.js";
@@ -29,7 +30,15 @@ export async function recoverBeforeListening(deps: Deps): Promise<SessionRecord[
   const wasRunning = new Set(await deps.store.listSessionIdsInStates(["running"]));
   const changed = await deps.store.recoverAfterRestart(deps.runnerId, deps.now());
   for (const s of changed) deps.bus.publish("session.state_changed", { session: sessionView(s), from: null });
-  for (const s of changed.filter((x) => wasRunning.has(x.id))) await markInterruptedTurn(deps, s.id, s.taskId);
+  // One transaction (one commit) for every interrupted turn, not one per message; the frames go
+  // out once it committed.
+  const interrupted = changed.filter((x) => wasRunning.has(x.id));
+  const frames = interrupted.length === 0 ? [] : await deps.store.transaction(async () => {
+    const out: EventMap["session.message"][] = [];
+    for (const s of interrupted) out.push(...(await markInterruptedTurn(deps, s.id, s.taskId)));
+    return out;
+  });
+  for (const f of frames) deps.bus.publish("session.message", f);
   // SEC-7: every recorded group of this runner, leader alive or not (an agent whose stdin
   // closed with the crash has exited; the tools it started have not).
   const orphans = await stopRunnerGroups(deps, { graceMs: 3000, killWaitMs: 2000 });
@@ -54,15 +63,17 @@ export async function recoverAfterListening(deps: Deps, changed: readonly Sessio
  * AG-1: a turn the server's restart cut: its open tool calls become `interrupted` and a
  * `system` message says what happened, so the transcript never shows a turn as still running.
  */
-async function markInterruptedTurn(deps: Deps, sessionId: string, taskId: string): Promise<void> {
-  for (const m of await deps.store.listMessages(sessionId)) {
+async function markInterruptedTurn(deps: Deps, sessionId: string, taskId: string): Promise<EventMap["session.message"][]> {
+  const frames: EventMap["session.message"][] = [];
+  for (const m of await deps.store.listToolMessages(sessionId)) {
     const data = m.data as { toolCallId?: string; status?: string } | null;
     if (m.role !== "tool" || !data?.toolCallId || !["pending", "in_progress"].includes(String(data.status ?? "pending"))) continue;
     const closed = { ...data, status: "interrupted" };
     await deps.store.updateMessage(m.id, { data: closed });
-    deps.bus.publish("session.message", { sessionId, taskId, message: messageView({ ...m, data: closed }) });
+    frames.push({ sessionId, taskId, message: messageView({ ...m, data: closed }) });
   }
   const note = { id: newId("msg"), sessionId, role: "system" as const, text: "The server restarted during this turn; the turn was interrupted.", data: { interrupted: true }, createdAt: deps.now() };
   await deps.store.insertMessage(note);
-  deps.bus.publish("session.message", { sessionId, taskId, message: messageView(note) });
+  frames.push({ sessionId, taskId, message: messageView(note) });
+  return frames;
 }

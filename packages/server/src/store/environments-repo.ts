@@ -17,7 +17,7 @@ export function toEnvironment(r: Selectable<TaskEnvironmentsTable>): Environment
   };
 }
 
-function toEnvRepo(r: Selectable<TaskEnvironmentReposTable>): EnvironmentRepoRecord {
+export function toEnvRepo(r: Selectable<TaskEnvironmentReposTable>): EnvironmentRepoRecord {
   return {
     id: r.id,
     environmentId: r.environment_id,

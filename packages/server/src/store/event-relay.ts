@@ -1,4 +1,5 @@
-import pg from "pg";
+import type pg from "pg";
+import { loadPg } from "./pg-lazy.js";
 
 /** The PostgreSQL channel every Grove process of one database listens on. */
 const CHANNEL = "grove_events";
@@ -23,7 +24,7 @@ export async function openPgEventRelay(opts: { databaseUrl: string; onPayload: (
   let retry: NodeJS.Timeout | undefined;
 
   const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: opts.databaseUrl });
+    const c = new (loadPg().Client)({ connectionString: opts.databaseUrl });
     c.on("notification", (n) => {
       if (n.channel === CHANNEL && n.payload !== undefined) opts.onPayload(n.payload);
     });

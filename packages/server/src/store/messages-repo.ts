@@ -45,3 +45,9 @@ export async function listMessages(db: Db, sessionId: string): Promise<MessageRe
   const rows = await db.selectFrom("messages").selectAll().where("session_id", "=", sessionId).orderBy("seq").execute();
   return rows.map(toMessage);
 }
+
+/** The session's `tool` messages, oldest first: what start-up recovery closes (AG-1), not the whole transcript. */
+export async function listToolMessages(db: Db, sessionId: string): Promise<MessageRecord[]> {
+  const rows = await db.selectFrom("messages").selectAll().where("session_id", "=", sessionId).where("role", "=", "tool").orderBy("seq").execute();
+  return rows.map(toMessage);
+}

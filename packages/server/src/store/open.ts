@@ -2,9 +2,9 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
-import pg from "pg";
 import { MIGRATIONS } from "./migrations/index.js";
 import { migrateToLatest } from "./migrator.js";
+import { loadPg } from "./pg-lazy.js";
 import type { DB, StoreDialect } from "./schema.js";
 import { Store } from "./store.js";
 
@@ -31,7 +31,7 @@ export function openDatabase(opts: OpenStoreOptions): { db: Kysely<DB>; dialect:
       // Never echo the URL: it may carry a password.
       throw new Error("unsupported database URL: only postgres:// and postgresql:// are supported");
     }
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    const pool = new (loadPg().Pool)({ connectionString: url, max: 10 });
     // Without a listener, an idle client's error is re-emitted on the pool as an unhandled
     // 'error' event and would crash the process.
     pool.on("error", (e) => opts.onIdleConnectionError?.(e));

@@ -277,6 +277,10 @@ export class Store {
   listMessages(sessionId: string): Promise<MessageRecord[]> {
     return messages.listMessages(this.q, sessionId);
   }
+  /** Only the `tool` messages, oldest first (start-up recovery, AG-1). */
+  listToolMessages(sessionId: string): Promise<MessageRecord[]> {
+    return messages.listToolMessages(this.q, sessionId);
+  }
 
   // Agent processes --------------------------------------------------------------------
 
