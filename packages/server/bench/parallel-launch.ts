@@ -1,11 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer } from "../src/app.js";
 import { benchTmp } from "./changes.js";
-import { generatedRepo, median, ms, type Row } from "./util.js";
+import { rawLaunch } from "./launch.js";
+import { timedRow } from "./stats.js";
+import { generatedRepo, gitIn, type Row } from "./util.js";
 
 /** The baseline: the same 20 `git worktree add` run one after another by a shell loop. */
 function shellLoop(repo: string, dir: string, tag: string): number {
@@ -21,24 +23,33 @@ function shellLoop(repo: string, dir: string, tag: string): number {
  * `git worktree add` in a shell loop, alternated A B A B. Worktrees are kept until the end
  * (STACK.md: mass deletions slow the disk).
  */
-export async function parallelLaunchBench(rounds = 3): Promise<Row[]> {
+export async function parallelLaunchBench(rounds = 5): Promise<Row[]> {
   const scripted = await parallelLaunchRun(rounds, "scripted");
   const minimal = await parallelLaunchRun(rounds, "minimal");
+  const failed = (n: number) => (n ? ` (${n} FAILED)` : "");
   return [
-    { benchmark: `20 parallel launches: 20 environments ready, minimal agent${minimal.failed ? ` (${minimal.failed} FAILED)` : ""}`, ...cmp(minimal.prepared, minimal.raw), target: "≤ 1.3×" },
-    { benchmark: "20 parallel launches: 20 agents up, minimal agent", ...cmp(minimal.grove, minimal.raw), target: "-" },
-    { benchmark: `20 parallel launches: 20 environments ready, scripted agent${scripted.failed ? ` (${scripted.failed} FAILED)` : ""}`, ...cmp(scripted.prepared, scripted.raw), target: "-" },
-    { benchmark: "20 parallel launches: 20 agents up, scripted agent (the issue's measure)", ...cmp(scripted.grove, scripted.raw), target: "≤ 1.3×" },
+    timedRow(`20 parallel launches, scripted agent: 20 agents up${failed(scripted.failed)}`, scripted.grove, scripted.rawLaunches, "≤ 1.15×", "20 serial raw launches: "),
+    timedRow("20 parallel launches, scripted agent: 20 agents up", scripted.grove, scripted.raw, "-", "20 serial `git worktree add`: "),
+    timedRow("20 parallel launches, scripted agent: 20 environments ready", scripted.prepared, scripted.raw, "-", "20 serial `git worktree add`: "),
+    timedRow(`20 parallel launches, minimal agent: 20 environments ready${failed(minimal.failed)}`, minimal.prepared, minimal.raw, "≤ 1.3×", "20 serial `git worktree add`: "),
+    timedRow("20 parallel launches, minimal agent: 20 agents up", minimal.grove, minimal.raw, "-", "20 serial `git worktree add`: "),
   ];
 }
 
-function cmp(grove: number[], raw: number[]): { grove: string; raw: string; ratio: string } {
-  const g = median(grove);
-  const r = median(raw);
-  return { grove: ms(g), raw: ms(r), ratio: `${(g / r).toFixed(2)}×` };
+/** 20 raw launches (worktree add + agent spawn + initialize/session/new) one after another. */
+async function serialRawLaunches(repo: string, dir: string, tag: string): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 1; i <= 20; i++) await rawLaunch(repo, join(dir, `launch-${tag}-${i}`), `launch-${tag}-${i}`);
+  return performance.now() - t0;
 }
 
-async function parallelLaunchRun(rounds: number, agent: "scripted" | "minimal"): Promise<{ grove: number[]; prepared: number[]; raw: number[]; failed: number }> {
+/** Raw worktrees go after each round (not timed): 40 checkouts of 10,000 files per round would fill a tmpfs. */
+function dropRawWorktrees(repo: string, dir: string): void {
+  for (const e of readdirSync(dir)) rmSync(join(dir, e), { recursive: true, force: true });
+  gitIn(repo, "worktree", "prune");
+}
+
+async function parallelLaunchRun(rounds: number, agent: "scripted" | "minimal"): Promise<{ grove: number[]; prepared: number[]; raw: number[]; rawLaunches: number[]; failed: number }> {
   const tmp = benchTmp();
   const saved = process.env.GROVE_BENCH_TMP;
   if (tmp) process.env.GROVE_BENCH_TMP = tmp;
@@ -60,11 +71,14 @@ async function parallelLaunchRun(rounds: number, agent: "scripted" | "minimal"):
   const grove: number[] = [];
   const prepared: number[] = [];
   const raw: number[] = [];
+  const rawLaunches: number[] = [];
   let failed = 0;
   try {
     const repoRow = await api("POST", "/repositories", { path: repo });
     for (let round = 0; round < rounds; round++) {
       raw.push(shellLoop(repo, rawDir, String(round)));
+      if (agent === "scripted") rawLaunches.push(await serialRawLaunches(repo, rawDir, String(round)));
+      dropRawWorktrees(repo, rawDir);
       const tasks = await Promise.all(Array.from({ length: 20 }, (_, i) => api("POST", "/tasks", { title: `par ${round} ${i}`, repositories: [{ repositoryId: repoRow.id }] })));
       const ids = new Set(tasks.map((t) => t.id as string));
       let readyAt = 0;
@@ -88,5 +102,5 @@ async function parallelLaunchRun(rounds: number, agent: "scripted" | "minimal"):
     rmSync(home, { recursive: true, force: true });
     rmSync(rawDir, { recursive: true, force: true });
   }
-  return { grove, prepared, raw, failed };
+  return { grove, prepared, raw, rawLaunches, failed };
 }

@@ -20,7 +20,7 @@ const benches: Record<string, () => Promise<Row[]>> = {
   launch: () => launchBench(rounds),
   remote: () => remoteBench(),
   changes: () => changesBench(rounds),
-  parallel: () => parallelLaunchBench(Math.min(rounds, 3)),
+  parallel: () => parallelLaunchBench(rounds),
   archive: () => archiveBench(rounds),
   cli: () => cliBench(Math.max(rounds, 5)),
   claude: () => claudeStartBench(rounds),

@@ -1,4 +1,4 @@
-import { median } from "./util.js";
+import { median, type Row } from "./util.js";
 
 /** Median and spread (min–max) of one measured series, as the bench table prints them. */
 export interface Series {
@@ -22,4 +22,21 @@ export function ratio(grove: number[], raw: number[]): string {
   const r = median(grove) / median(raw);
   const pairs = grove.slice(0, raw.length).map((g, i) => g / (raw[i] ?? NaN)).filter((x) => Number.isFinite(x));
   return pairs.length > 1 ? `${r.toFixed(2)}× (${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)})` : `${r.toFixed(2)}×`;
+}
+
+/**
+ * A timed row: the median and spread (min–max) of Grove's rounds and of the raw reference measured
+ * in the same run, their ratio (with the spread of per-round ratios), and the numbers for `--json`.
+ */
+export function timedRow(benchmark: string, grove: number[], raw: number[], target: string, rawLabel = ""): Row {
+  const g = series(grove);
+  const r = series(raw);
+  return {
+    benchmark: `${benchmark} [${g.n} rounds]`,
+    grove: fmtMs(g),
+    raw: `${rawLabel}${fmtMs(r)}`,
+    ratio: ratio(grove, raw),
+    target,
+    data: { grove: g, raw: r, ratio: g.median / r.median },
+  };
 }

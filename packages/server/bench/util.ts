@@ -35,12 +35,16 @@ export interface Row {
   raw: string;
   ratio: string;
   target: string;
+  /** Machine-readable figures for `--json` (medians, spreads, ratio); the table prints the strings. */
+  data?: Record<string, unknown>;
 }
 
+type Col = "benchmark" | "grove" | "raw" | "ratio" | "target";
+
 export function printTable(rows: Row[]): void {
-  const cols: (keyof Row)[] = ["benchmark", "grove", "raw", "ratio", "target"];
-  const width = Object.fromEntries(cols.map((c) => [c, Math.max(c.length, ...rows.map((r) => r[c].length))])) as Record<keyof Row, number>;
-  const line = (r: Record<keyof Row, string>) => "| " + cols.map((c) => r[c].padEnd(width[c])).join(" | ") + " |";
+  const cols: Col[] = ["benchmark", "grove", "raw", "ratio", "target"];
+  const width = Object.fromEntries(cols.map((c) => [c, Math.max(c.length, ...rows.map((r) => r[c].length))])) as Record<Col, number>;
+  const line = (r: Record<Col, string>) => "| " + cols.map((c) => r[c].padEnd(width[c])).join(" | ") + " |";
   process.stdout.write(line({ benchmark: "benchmark", grove: "grove", raw: "raw", ratio: "ratio", target: "target" }) + "\n");
   process.stdout.write("|" + cols.map((c) => "-".repeat(width[c] + 2)).join("|") + "|\n");
   for (const r of rows) process.stdout.write(line(r) + "\n");
