@@ -45,21 +45,28 @@ export class WorktreeManager {
     // `git worktree add -b X` hands X to an internal `git branch X` without `--`, so a name
     // such as `--upload-pack=x` would become an option there: validate before git sees it.
     assertBranchName(branch, "branch");
+    // Read-only checks run before the repository lock (issue 13): the lock serializes every
+    // launch on the repository, so it covers only the path check and `git worktree add`. A branch
+    // created meanwhile by someone else is still refused — by git itself, and never deleted below.
+    const exists = await branchExists(this.git, repoPath, branch);
+    if (newBranch && exists) throw new AppError("branch_exists", `branch ${branch} already exists`, { branch });
+    if (!newBranch && !exists) throw new AppError("base_branch_not_found", `branch ${branch} does not exist`, { branch });
+    await mkdir(dirname(worktreePath), { recursive: true, mode: 0o700 });
     return this.git.withRepoLock(repoPath, async () => {
       if ((await pathKind(worktreePath)) !== "missing") {
         throw new AppError("workspace_reuse_unsafe", `${worktreePath} already exists`, { reason: "path_exists", path: worktreePath });
       }
-      const exists = await branchExists(this.git, repoPath, branch);
-      if (newBranch && exists) throw new AppError("branch_exists", `branch ${branch} already exists`, { branch });
-      if (!newBranch && !exists) throw new AppError("base_branch_not_found", `branch ${branch} does not exist`, { branch });
-      await mkdir(dirname(worktreePath), { recursive: true, mode: 0o700 });
       const args = newBranch
         ? ["worktree", "add", "-b", branch, "--", worktreePath, startPoint]
         : ["worktree", "add", "--", worktreePath, branch];
       try {
         await this.git.run(args, { cwd: repoPath });
       } catch (e) {
-        await this.undoCreate({ repoPath, worktreePath, branch, createdBranch: newBranch && (await branchExists(this.git, repoPath, branch)) }).catch(() => undefined);
+        // `-b` refused because the branch appeared after the check: nothing of ours to undo, and
+        // that branch is not ours to delete.
+        const raced = newBranch && e instanceof AppError && /a branch named .* already exists/.test(e.message);
+        await this.undoCreate({ repoPath, worktreePath, branch, createdBranch: !raced && newBranch && (await branchExists(this.git, repoPath, branch)) }).catch(() => undefined);
+        if (raced) throw new AppError("branch_exists", `branch ${branch} already exists`, { branch });
         throw e;
       }
       return { createdBranch: newBranch };

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { GitRunner } from "../../src/git/runner.js";
+import { GitRunner, type GitResult, type GitRunOptions } from "../../src/git/runner.js";
 import { WorktreeManager } from "../../src/git/worktrees.js";
 import { makeRepo, tempDir, type TestRepo } from "../fixture/git.js";
 
@@ -33,6 +33,26 @@ describe("WorktreeManager create/validate/remove (WT-1, WT-2, SES-3)", () => {
     expect(list).toHaveLength(2);
     expect(list[1]).toMatchObject({ path, branch: "grove/fix-bug-1", locked: false, prunable: false });
     expect(list[1]!.head).toBe(repo.git("rev-parse", "main").trim());
+  });
+
+  it("WT-2 WT-7 a branch another process creates between the check and `git worktree add` is refused and never deleted", async () => {
+    const { repo, home } = await setup();
+    repo.git("commit", "-q", "--allow-empty", "-m", "theirs");
+    const theirs = repo.git("rev-parse", "HEAD").trim();
+    repo.git("reset", "-q", "--hard", "HEAD~1");
+    // The other process wins the race: its branch appears right before our `worktree add` runs.
+    class RacingGit extends GitRunner {
+      override run(args: string[], opts: GitRunOptions): Promise<GitResult> {
+        if (args[0] === "worktree" && args[1] === "add") repo.git("branch", "grove/raced", theirs);
+        return super.run(args, opts);
+      }
+    }
+    const wt = new WorktreeManager(new RacingGit());
+    const path = join(home, "tasks", "raced", "repo");
+    const err = await wt.create({ repoPath: repo.path, worktreePath: path, branch: "grove/raced", startPoint: "main", newBranch: true }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "branch_exists" });
+    expect(repo.git("rev-parse", "refs/heads/grove/raced").trim()).toBe(theirs);
+    expect(existsSync(path)).toBe(false);
   });
 
   it("WT-2 an existing branch is never silently reused", async () => {
