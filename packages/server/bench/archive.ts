@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer } from "../src/app.js";
-import { generatedRepo, gitIn, median, ms, type Row } from "./util.js";
+import { timedRow } from "./stats.js";
+import { generatedRepo, gitIn, type Row } from "./util.js";
 
 const SLOTS = 5;
 const FILES = Number(process.env.GROVE_BENCH_ARCHIVE_FILES ?? 2000);
@@ -73,10 +74,8 @@ export async function archiveBench(rounds: number): Promise<Row[]> {
     for (const r of repos) rmSync(r, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
   }
-  const g = median(grove);
-  const r = median(raw);
   return [
-    { benchmark: `archive: task with ${SLOTS} worktrees (${FILES} files each) → job succeeded`, grove: ms(g), raw: ms(r), ratio: `${(g / r).toFixed(2)}×`, target: "≤ 1.5×" },
+    timedRow(`archive: task with ${SLOTS} worktrees (${FILES} files each) → job succeeded`, grove, raw, "≤ 1.5×"),
     { benchmark: "cleanup worker idle 2 s: git processes spawned", grove: String(idleGit), raw: "-", ratio: "-", target: "0" },
     { benchmark: "cleanup worker idle 2 s: server CPU", grove: `${idleCpuMs.toFixed(1)} ms`, raw: "-", ratio: "-", target: "≈ 0" },
   ];

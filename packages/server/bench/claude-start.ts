@@ -9,7 +9,8 @@ import { resolveLaunch } from "../src/agents/agent-install.js";
 import { builtInProfiles } from "../src/agents/profiles.js";
 import { AgentRuntime } from "../src/agents/runtime.js";
 import { ensureBridge, INTEROP_CACHE } from "../test/interop/bridges.js";
-import { generatedRepo, median, ms, type Row } from "./util.js";
+import { timedRow } from "./stats.js";
+import { generatedRepo, type Row } from "./util.js";
 
 /**
  * AG-3: the before-first-prompt start of the installed Claude bridge through Grove's runtime
@@ -55,7 +56,5 @@ export async function claudeStartBench(rounds: number): Promise<Row[]> {
   refuse.close();
   // A killed bridge's children may still be writing there for a moment.
   for (const d of [home, repo]) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
-  const g = median(grove);
-  const r = median(raw);
-  return [{ benchmark: `claude bridge start, installed, before first prompt (median of ${rounds})`, grove: ms(g), raw: ms(r), ratio: (g / r).toFixed(2), target: "< 2 s" }];
+  return [timedRow("claude bridge start, installed, before first prompt", grove, raw, "< 2 s")];
 }

@@ -5,7 +5,8 @@ import { promisify } from "node:util";
 import { join } from "node:path";
 import { startServer } from "../src/app.js";
 import { startGitHttpServer } from "../test/remote/harness/git-http-server.js";
-import { generatedRepo, gitIn, median, ms, type Row } from "./util.js";
+import { timedRow } from "./stats.js";
+import { generatedRepo, gitIn, type Row } from "./util.js";
 
 /**
  * RR-1 benchmark: register a remote repository of 10,000 files (managed GitHub route over the
@@ -15,7 +16,7 @@ import { generatedRepo, gitIn, median, ms, type Row } from "./util.js";
  */
 const run = promisify(execFile);
 
-export async function remoteBench(rounds = Number(process.env.GROVE_BENCH_REMOTE_ROUNDS ?? 2)): Promise<Row[]> {
+export async function remoteBench(rounds = Number(process.env.GROVE_BENCH_REMOTE_ROUNDS ?? 5)): Promise<Row[]> {
   const source = generatedRepo(10_000, "grove-bench-remote-src-");
   const tmp = process.env.GROVE_BENCH_TMP ?? tmpdir();
   const root = mkdtempSync(join(tmp, "grove-bench-remote-root-"));
@@ -53,7 +54,5 @@ export async function remoteBench(rounds = Number(process.env.GROVE_BENCH_REMOTE
     await http.close();
     for (const d of [source, root, home]) rmSync(d, { recursive: true, force: true });
   }
-  const g = median(grove);
-  const r = median(raw);
-  return [{ benchmark: "remote clone + first launch (10k files)", grove: ms(g), raw: ms(r), ratio: `${(g / r).toFixed(2)}x`, target: "≤ 1.3x" }];
+  return [timedRow("remote clone + first launch (10k files)", grove, raw, "≤ 1.3×")];
 }
