@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { expect } from "vitest";
 import { freshDatabase } from "../fixture/db.js";
@@ -70,6 +70,18 @@ export async function pendingAsk(api: Api, sid: string): Promise<Ask> {
 
 export function gitStatus(dir: string): string {
   return execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: dir, encoding: "utf8" });
+}
+
+/** A process with exactly this command line runs with its cwd in `dir` (the agent's shell tool is running). */
+export function runningIn(dir: string, cmdline: string): boolean {
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ") === cmdline && realpathSync(readlinkSync(`/proc/${pid}/cwd`)) === realpathSync(dir)) return true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false;
 }
 
 /** No tool row of the transcript is still open. */
@@ -200,7 +212,7 @@ export async function killRestartResume(
  * within 2 s with every tool row closed. `script` sets the model's next answers.
  */
 export async function cancelEndsTurnFast(server: InteropServer, model: { streamSlowly(text: string): void; runForever(): void }): Promise<void> {
-  const { sid, api } = await server.launch();
+  const { sid, api, worktree } = await server.launch();
   model.streamSlowly("streaming slowly");
   expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "talk for a long time" })).status).toBe(202);
   await waitFor(async () => (await messages(api, sid)).some((m) => m.role === "agent" && m.text.includes("streaming slowly")), "the first streamed chunk", 60_000);
@@ -213,7 +225,7 @@ export async function cancelEndsTurnFast(server: InteropServer, model: { streamS
   expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "wait a while" })).status).toBe(202);
   const ask = await pendingAsk(api, sid);
   await api("POST", `/sessions/${sid}/permissions/${ask.requestId}`, { optionId: ask.options.find((o) => o.kind === "allow_once")!.optionId });
-  await waitFor(async () => (await messages(api, sid)).some((m) => m.role === "tool" && m.data?.status === "in_progress"), "the shell tool to run", 30_000).catch(() => undefined);
+  await waitFor(() => runningIn(worktree, "tail -f /dev/null"), "the shell command to run", 30_000);
   t0 = Date.now();
   expect((await api("POST", `/sessions/${sid}/cancel`)).status).toBe(202);
   await waitForSession(api, sid, ["waiting_for_input"], 2000);
