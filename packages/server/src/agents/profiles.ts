@@ -146,8 +146,10 @@ export function builtInProfiles(opts: { home: string }): AgentProfileConfig[] {
     }),
     bridgeProfile("codex", { auth: { fix: "set OPENAI_API_KEY (or CODEX_API_KEY) for the agent, or log in once with `codex login`", env: ["OPENAI_API_KEY", "CODEX_API_KEY"] } }),
     bridgeProfile("gemini", {
-      // Gemini CLI starts in `default` (asks before edits and shell commands); `autoEdit` approves edits itself.
-      policyModes: { ask: "default", auto_approve: "autoEdit" },
+      // Gemini CLI starts in `default`, which asks before edits and shell commands. No mode for
+      // `auto_approve`: Grove answers every ask itself, and Gemini CLI refuses its approving
+      // modes (`autoEdit`, `yolo`) in a folder the person has not trusted — a new worktree.
+      policyModes: { ask: "default" },
       auth: { fix: "set GEMINI_API_KEY for the agent, or log in once with `gemini`", env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"] },
     }),
     bridgeProfile("opencode", { auth: { fix: "run `opencode auth login` once, or set the provider's API key for the agent" } }),

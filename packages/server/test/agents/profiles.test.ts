@@ -21,7 +21,7 @@ describe("agent profiles (SES-9)", () => {
     });
     expect(ps.find((p) => p.name === "gemini")).toMatchObject({
       install: { package: "@google/gemini-cli", version: "0.61.0", args: ["--acp"] },
-      policyModes: { ask: "default", auto_approve: "autoEdit" },
+      policyModes: { ask: "default" },
     });
     expect(ps.find((p) => p.name === "opencode")!.install).toEqual({ package: "opencode-ai", version: "1.18.33", args: ["acp"] });
     expect(ps.find((p) => p.name === "codex")!.install).toMatchObject({ package: "@zed-industries/codex-acp", version: "0.16.0" });
