@@ -53,14 +53,21 @@ export async function computeChanges(git: GitRunner, input: { worktreePath: stri
   // The merge-base is cheap; the two expensive walks of the work tree (status, diff) then run in
   // parallel so the critical path is the slower of them, as with raw git (bench/changes.ts).
   const mergeBase = await mergeBaseOf(git, cwd, baseBranch);
-  const [statusRun, counts, diffRun] = await Promise.all([
-    // -uall lists untracked files one by one, the same set as `ls-files --others --exclude-standard`.
-    git.run(["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignore-submodules=none"], { cwd }),
+  // -uall lists untracked files one by one, the same set as `ls-files --others --exclude-standard`.
+  const statusRun = git.run(["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignore-submodules=none"], { cwd });
+  // Untracked files are counted while the diff still runs (status is the quicker walk), as many as
+  // the answer can hold; the critical path stays the slower of the two git walks (issue 13).
+  const untrackedRun = statusRun.then(async (run) => {
+    const status = parseStatusV2(run.stdout);
+    const all = status.entries.filter((e) => e.kind === "untracked").map((e) => e.path).sort();
+    return { status, all, counted: await countUntracked(cwd, all.slice(0, maxFiles)) };
+  });
+  const [{ status, all: allUntracked, counted }, counts, diffRun] = await Promise.all([
+    untrackedRun,
     git.run(["rev-list", "--left-right", "--count", "--end-of-options", `${baseBranch}...HEAD`], { cwd }),
     git.run(["diff", "--raw", "--numstat", "-z", "--no-ext-diff", "--no-textconv", mergeBase ?? "HEAD"], { cwd }),
   ]);
 
-  const status = parseStatusV2(statusRun.stdout);
   const byPath = new Map(status.entries.map((e) => [e.path, e] as const));
   const [behind = 0, ahead = 0] = counts.stdout.trim().split(/\s+/).map(Number);
 
@@ -82,15 +89,19 @@ export async function computeChanges(git: GitRunner, input: { worktreePath: stri
     if (d.oldPath !== undefined) file.oldPath = d.oldPath;
     files.push(file);
   }
-  const untracked = status.entries.filter((e) => e.kind === "untracked" && !seen.has(e.path)).map((e) => e.path);
+  const untracked = allUntracked.filter((p) => !seen.has(p));
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  untracked.sort();
 
-  // Tracked changes first, then untracked, capped; only kept untracked files are read.
+  // Tracked changes first, then untracked, capped.
   const kept = files.slice(0, maxFiles);
   const untrackedKept = untracked.slice(0, Math.max(0, maxFiles - kept.length));
-  for (const u of await countUntracked(cwd, untrackedKept)) {
-    kept.push({ path: u.path, status: "untracked", staged: false, unstaged: true, additions: u.lines, deletions: 0, binary: u.binary });
+  const countOf = new Map(counted.map((c) => [c.path, c] as const));
+  // Only when tracked paths hid some counted ones past the cap: count the rest now.
+  const missing = untrackedKept.filter((p) => !countOf.has(p));
+  for (const c of missing.length > 0 ? await countUntracked(cwd, missing) : []) countOf.set(c.path, c);
+  for (const path of untrackedKept) {
+    const u = countOf.get(path);
+    kept.push({ path, status: "untracked", staged: false, unstaged: true, additions: u?.lines ?? 0, deletions: 0, binary: u?.binary ?? false });
   }
   kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return {
