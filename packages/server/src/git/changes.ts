@@ -96,7 +96,8 @@ export async function computeChanges(git: GitRunner, input: { worktreePath: stri
   const kept = files.slice(0, maxFiles);
   const untrackedKept = untracked.slice(0, Math.max(0, maxFiles - kept.length));
   const countOf = new Map(counted.map((c) => [c.path, c] as const));
-  // Only when tracked paths hid some counted ones past the cap: count the rest now.
+  // The first maxFiles untracked paths always hold the ones kept (each tracked path that hides
+  // one also takes a kept place); anything else would be counted here rather than guessed.
   const missing = untrackedKept.filter((p) => !countOf.has(p));
   for (const c of missing.length > 0 ? await countUntracked(cwd, missing) : []) countOf.set(c.path, c);
   for (const path of untrackedKept) {
