@@ -7,7 +7,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { scriptedAgentCommand } from "../src/agents/profiles.js";
 import { startServer } from "../src/app.js";
 import { series, fmtMs, timedRow } from "./stats.js";
-import { generatedRepo, gitIn, type Row } from "./util.js";
+import { generatedRepo, gitIn, requestJson, type Row } from "./util.js";
 
 /** The raw work of a launch: `git worktree add` + spawn the scripted agent + initialize/session/new. */
 export async function rawLaunch(repo: string, path: string, branch: string): Promise<number> {
@@ -32,10 +32,7 @@ export async function launchBench(rounds: number): Promise<Row[]> {
   const repo = generatedRepo(10_000);
   const home = mkdtempSync(join(tmpdir(), "grove-bench-home-"));
   const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
-  const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${server.url}/api/v1${path}`, { method, headers: method === "GET" ? {} : { "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
-    return (await r.json()) as any;
-  };
+  const api = (method: string, path: string, body?: unknown) => requestJson(method, `${server.url}/api/v1${path}`, body);
   const repoRow = await api("POST", "/repositories", { path: repo });
   const grove: number[] = [];
   const groveUp: number[] = [];

@@ -7,7 +7,7 @@ import { startServer } from "../src/app.js";
 import { benchTmp } from "./changes.js";
 import { rawLaunch } from "./launch.js";
 import { timedRow } from "./stats.js";
-import { generatedRepo, gitIn, type Row } from "./util.js";
+import { generatedRepo, gitIn, requestJson, type Row } from "./util.js";
 
 /** The baseline: the same 20 `git worktree add` run one after another by a shell loop. */
 function shellLoop(repo: string, dir: string, tag: string): number {
@@ -63,11 +63,7 @@ async function parallelLaunchRun(rounds: number, agent: "scripted" | "minimal"):
     writeFileSync(join(home, "agents.json"), JSON.stringify({ agents: [{ name: "minimal", command: process.execPath, args: [script], permissionPolicy: "auto_approve" }] }));
   }
   const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
-  const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${server.url}/api/v1${path}`, { method, headers: method === "GET" ? {} : { "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
-    const text = await r.text();
-    return (text ? JSON.parse(text) : {}) as any;
-  };
+  const api = (method: string, path: string, body?: unknown) => requestJson(method, `${server.url}/api/v1${path}`, body);
   const grove: number[] = [];
   const prepared: number[] = [];
   const raw: number[] = [];

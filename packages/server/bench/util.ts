@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,3 +52,29 @@ export function printTable(rows: Row[]): void {
 }
 
 export const ms = (x: number) => `${x.toFixed(0)} ms`;
+
+/**
+ * One JSON request on a connection of its own (no keep-alive): the raw side of a bench blocks
+ * the event loop (execFileSync) for longer than the server's keep-alive timeout, and a pooled
+ * connection the server closed meanwhile would fail the next request with ECONNRESET.
+ */
+export function requestJson(method: string, url: string, body?: unknown): Promise<any> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, agent: false, headers: method === "GET" ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload ?? "") } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        try {
+          resolve(text ? JSON.parse(text) : {});
+        } catch (e) {
+          reject(e instanceof Error ? e : new Error(String(e)));
+        }
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
