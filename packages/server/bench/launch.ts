@@ -41,12 +41,22 @@ export async function launchBench(rounds: number): Promise<Row[]> {
   const attachGit: number[] = [];
   const orch = server.orchestrator;
   try {
+    // Each measurement starts once the server is quiet (no git process for a second): the
+    // background work after a launch (diff stat, watchers, the prompt's turn) runs in this very
+    // process and must not land on the next measurement, raw or Grove.
+    const settle = async () => {
+      for (let last = -1; orch.deps.git.spawnCount !== last; ) {
+        last = orch.deps.git.spawnCount;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    };
     const groveLaunch = async (i: number) => {
       // The launch itself: POST without a prompt answers once the agent is up (session/new done).
       const up = await api("POST", "/tasks", { title: `bench up ${i}`, repositories: [{ repositoryId: repoRow.id }] });
       const u0 = performance.now();
       await api("POST", `/tasks/${up.id}/sessions`, {});
       groveUp.push(performance.now() - u0);
+      await settle();
       const task = await api("POST", "/tasks", { title: `bench ${i}`, repositories: [{ repositoryId: repoRow.id }] });
       const t0 = performance.now();
       const firstUpdate = new Promise<void>((res) => {
@@ -67,10 +77,13 @@ export async function launchBench(rounds: number): Promise<Row[]> {
       attachMs.push(performance.now() - a0);
       attachGit.push(orch.deps.git.spawnCount - before);
     };
-    // A B, then B A: drift in the machine's load falls on both sides alike.
+    // A B, then B A: drift falls on both sides alike.
     for (let i = 0; i < rounds; i++) {
+      await settle();
       if (i % 2 === 0) raw.push(await rawLaunch(repo, join(home, `raw-${i}`), `raw-${i}`));
+      await settle();
       await groveLaunch(i);
+      await settle();
       if (i % 2 === 1) raw.push(await rawLaunch(repo, join(home, `raw-${i}`), `raw-${i}`));
     }
   } finally {
