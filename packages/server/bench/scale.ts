@@ -24,7 +24,7 @@ async function startChild(home: string): Promise<{ url: string; child: ChildProc
   child.stderr?.on("data", (d: Buffer) => {
     const m = /Debugger listening on (ws:\/\/\S+)/.exec(d.toString());
     if (m?.[1]) inspector = m[1];
-    else if (!/For help, see|Debugger attached/.test(d.toString())) process.stderr.write(d);
+    else if (!/For help, see|Debugger attached|Debugger ending|Waiting for the debugger/.test(d.toString())) process.stderr.write(d);
   });
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout?.on("data", (d: Buffer) => {
