@@ -71,10 +71,21 @@ async function parallelLaunchRun(rounds: number, agent: "scripted" | "minimal"):
   let failed = 0;
   try {
     const repoRow = await api("POST", "/repositories", { path: repo });
+    // Each measurement starts once the in-process server is quiet (no git process for a second):
+    // the previous round's background work (agents stopping, diff stats) must not land on it.
+    const git = server.orchestrator.deps.git;
+    const settle = async () => {
+      for (let last = -1; git.spawnCount !== last; ) {
+        last = git.spawnCount;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    };
     for (let round = 0; round < rounds; round++) {
+      await settle();
       raw.push(shellLoop(repo, rawDir, String(round)));
       if (agent === "scripted") rawLaunches.push(await serialRawLaunches(repo, rawDir, String(round)));
       dropRawWorktrees(repo, rawDir);
+      await settle();
       const tasks = await Promise.all(Array.from({ length: 20 }, (_, i) => api("POST", "/tasks", { title: `par ${round} ${i}`, repositories: [{ repositoryId: repoRow.id }] })));
       const ids = new Set(tasks.map((t) => t.id as string));
       let readyAt = 0;
