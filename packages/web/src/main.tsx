@@ -10,6 +10,7 @@ import { adoptTokenFromUrl } from "./api/client.js";
 import { keys } from "./api/keys.js";
 import { App } from "./App.js";
 import { feedAttention } from "./live/attention.js";
+import { findSummary } from "./live/board-cache.js";
 import { feedCache } from "./live/cache.js";
 import { events } from "./live/events.js";
 import "./styles.css";
@@ -24,7 +25,7 @@ const queryClient = new QueryClient({
 });
 feedCache(queryClient, events);
 feedAttention(events, (taskId) => {
-  const t = queryClient.getQueryData<Task>(keys.task(taskId)) ?? queryClient.getQueryData<Task[]>(keys.tasks(false))?.find((x) => x.id === taskId);
+  const t = queryClient.getQueryData<Task>(keys.task(taskId)) ?? findSummary(queryClient, taskId);
   return t?.title ?? "A task";
 });
 events.connect();

@@ -84,6 +84,10 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
   it("WEB-1.2 the board follows task events without a reload: created, moved, deleted", async () => {
     const { page, pageErrors } = await openPage(browser, srv.url + "/");
     await page.waitForSelector(".board .column[data-state=todo]");
+    await eventually(() => page.locator(".column[aria-busy=true]").count()).toBe(0);
+    // task.summary frames carry the cards: no list is read again for an event.
+    const listReads: string[] = [];
+    page.on("request", (r) => /\/api\/v1\/tasks(\?|$)/.test(r.url()) && r.method() === "GET" && listReads.push(r.url()));
     const { task } = await uniqueRepoAndTask(srv, "Made by the API");
     const card = page.locator(`.task-card[data-task-id="${task.id}"]`);
     await card.waitFor();
@@ -93,6 +97,7 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     expect(await page.locator(`.column[data-state=todo] .task-card[data-task-id="${task.id}"]`).count()).toBe(0);
     expect((await srv.api("DELETE", `/tasks/${task.id}`)).status).toBe(202);
     await card.waitFor({ state: "detached" });
+    expect(listReads).toEqual([]);
     expect(pageErrors).toEqual([]);
   });
 

@@ -11,7 +11,7 @@ import { ApiError, api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getChanges, getTask, listRepositories, listSessions } from "../api/resources.js";
 import { TASK_STATES } from "../board/Board.js";
-import { useCapabilities } from "../board/use-activity.js";
+import { useCapabilities } from "../api/capabilities.js";
 import { dismiss, setWatchingTask } from "../live/attention.js";
 import { events } from "../live/events.js";
 import { notice } from "../live/store.js";
