@@ -5,7 +5,7 @@ import { axeSerious, eventually, openPage, PLANNING_AGENT, serverWithAgents, sho
 describe("AG-2 on the task page: mode switch, slash commands, latest plan (Chromium, ACP agent)", () => {
   const ui = uiSuite(() => serverWithAgents(() => [PLANNING_AGENT]));
 
-  it("AG-2 WEB-4.2 the page shows the agent's mode with a switch, its slash commands as prompt hints and its latest plan", async () => {
+  it("AG-2 UX-2 the task page shows the agent's mode with a switch, its slash commands as prompt hints and its latest plan", async () => {
     const { srv, browser } = ui;
     const { task } = await uniqueRepoAndTask(srv, "Plan the work");
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "planner", prompt: "read the code\nwrite the fix\nrun the tests" });
@@ -36,11 +36,11 @@ describe("AG-2 on the task page: mode switch, slash commands, latest plan (Chrom
     await box.fill("/re");
     await eventually(() => hints.getByRole("button").allTextContents()).toEqual(["/review"]);
     expect(await hints.textContent()).toContain("what to focus on");
+    await shot(page, "ui-agent-controls");
     await hints.getByRole("button", { name: "/review" }).click();
     expect(await box.inputValue()).toBe("/review ");
     await box.pressSequentially("the error paths");
     expect(await hints.count()).toBe(0);
-    await shot(page, "ui-agent-controls");
     await page.getByRole("button", { name: "Send" }).click();
 
     // The next turn's plan replaces the last one live (session.updated), and the agent answered in the chosen mode.
