@@ -9,6 +9,7 @@ import { createRoot } from "react-dom/client";
 import { adoptTokenFromUrl } from "./api/client.js";
 import { keys } from "./api/keys.js";
 import { App } from "./App.js";
+import { prefetchBoard } from "./board/column-query.js";
 import { feedAttention } from "./live/attention.js";
 import { findSummary } from "./live/board-cache.js";
 import { feedCache } from "./live/cache.js";
@@ -24,6 +25,8 @@ const queryClient = new QueryClient({
   },
 });
 feedCache(queryClient, events);
+// The board's first pages are asked for before React renders (the first screen waits on them).
+prefetchBoard(queryClient);
 feedAttention(events, (taskId) => {
   const t = queryClient.getQueryData<Task>(keys.task(taskId)) ?? findSummary(queryClient, taskId);
   return t?.title ?? "A task";

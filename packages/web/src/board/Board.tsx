@@ -8,7 +8,7 @@
 import type { Task, TaskSummary } from "@grove/protocol";
 import { DndContext, DragOverlay, KeyboardSensor, PointerSensor, useSensor, useSensors, type DragEndEvent, type DragStartEvent } from "@dnd-kit/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listRepositories } from "../api/resources.js";
@@ -17,19 +17,13 @@ import { putSummary } from "../live/board-cache.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { label } from "../ui/Field.js";
 import { Column } from "./Column.js";
+import { filterFromUrl, TASK_STATES } from "./column-query.js";
 import { CreateTask } from "./CreateTask.js";
 import { columnCollision, columnKeys } from "./dnd.js";
 import { Filters } from "./Filters.js";
 import { CardBody } from "./TaskCard.js";
 
-export const TASK_STATES: readonly Task["state"][] = ["todo", "in_progress", "review", "done", "failed"];
-
 const EMPTY: Omit<TaskFilter, "archived"> = { q: "", repositoryId: "", state: "", agent: "" };
-
-function filterFromUrl(): Omit<TaskFilter, "archived"> {
-  const p = new URLSearchParams(location.search);
-  return { q: p.get("q") ?? "", repositoryId: p.get("repo") ?? "", state: p.get("state") ?? "", agent: p.get("agent") ?? "" };
-}
 
 /** The text as the server is asked for it: settled for 250 ms, so typing does not read per key. */
 function useSettled(text: string, ms = 250): string {
@@ -86,6 +80,7 @@ export function Board({ archived }: { archived: boolean }) {
     if (task && to && to !== task.state) void move(task, to);
   };
 
+  const queries = useMemo(() => Object.fromEntries(TASK_STATES.map((s) => [s, { archived, state: s, repositoryId: filter.repositoryId, q }])), [archived, filter.repositoryId, q]);
   const shown = TASK_STATES.filter((s) => !filter.state || s === filter.state);
   const loaded = shown.reduce((n, s) => n + (counts[s]?.loaded ?? 0), 0);
   const more = shown.some((s) => counts[s]?.more);
@@ -116,7 +111,7 @@ export function Board({ archived }: { archived: boolean }) {
           {TASK_STATES.map((s) => (
             <Column
               key={s}
-              query={{ archived, state: s, repositoryId: filter.repositoryId, q }}
+              query={queries[s]!}
               enabled={!filter.state || filter.state === s}
               agent={filter.agent}
               draggable={!archived}

@@ -8,16 +8,16 @@ import type { Task, TaskSummary } from "@grove/protocol";
 import { useDroppable } from "@dnd-kit/core";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useMemo, useRef } from "react";
-import { keys } from "../api/keys.js";
-import { BOARD_PAGE, listTaskSummaries, type TaskQuery } from "../api/resources.js";
+import { memo, useEffect, useMemo, useRef } from "react";
+import type { TaskQuery } from "../api/resources.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { label } from "../ui/Field.js";
+import { columnQuery } from "./column-query.js";
 import { passesAgent } from "./filter.js";
 import { TaskCard } from "./TaskCard.js";
 
-/** With the agent filter (applied in the page), pages are larger: fewer reads to fill a screen. */
-const AGENT_PAGE = 250;
+/** Cards are placed on the first render already (measured for real right after). */
+const FIRST_RECT = { width: 260, height: Math.max(400, (globalThis.innerHeight ?? 900) - 200) };
 
 export interface ColumnProps {
   query: TaskQuery;
@@ -28,21 +28,15 @@ export interface ColumnProps {
   onCount(state: Task["state"], loaded: number, more: boolean): void;
 }
 
-export function Column({ query, enabled, agent, draggable, onCount }: ColumnProps) {
+/** Memoized: the board re-renders for counts and drags; a column only for its own data. */
+export const Column = memo(function Column({ query, enabled, agent, draggable, onCount }: ColumnProps) {
   const { state } = query;
   const { setNodeRef, isOver } = useDroppable({ id: state });
-  const limit = agent ? AGENT_PAGE : BOARD_PAGE;
-  const pages = useInfiniteQuery({
-    queryKey: keys.taskPages(query.archived, state, query.repositoryId, query.q, limit),
-    queryFn: ({ pageParam }) => listTaskSummaries(query, pageParam, limit),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
-    enabled,
-  });
+  const pages = useInfiniteQuery({ ...columnQuery(query, agent), enabled });
   const tasks = useMemo<TaskSummary[]>(() => (enabled ? (pages.data?.pages.flatMap((p) => p.items) ?? []).filter((t) => passesAgent(t, agent)) : []), [pages.data, agent, enabled]);
   const more = enabled && pages.hasNextPage;
   const scroller = useRef<HTMLDivElement | null>(null);
-  const rows = useVirtualizer({ count: tasks.length, getScrollElement: () => scroller.current, estimateSize: () => 118, overscan: 4, getItemKey: (i) => tasks[i]!.id });
+  const rows = useVirtualizer({ count: tasks.length, getScrollElement: () => scroller.current, estimateSize: () => 118, overscan: 4, getItemKey: (i) => tasks[i]!.id, initialRect: FIRST_RECT });
   const items = rows.getVirtualItems();
   const lastShown = items.length > 0 ? items[items.length - 1]!.index : -1;
 
@@ -74,4 +68,4 @@ export function Column({ query, enabled, agent, draggable, onCount }: ColumnProp
       </div>
     </section>
   );
-}
+});

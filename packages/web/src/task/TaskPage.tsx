@@ -10,7 +10,7 @@ import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import { ApiError, api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getChanges, getTask, listRepositories, listSessions } from "../api/resources.js";
-import { TASK_STATES } from "../board/Board.js";
+import { TASK_STATES } from "../board/column-query.js";
 import { useCapabilities } from "../api/capabilities.js";
 import { dismiss, setWatchingTask } from "../live/attention.js";
 import { events } from "../live/events.js";
