@@ -39,10 +39,10 @@ describe("Issue 12 attention: notifications, inbox badge and tab title (Chromium
     try {
       await page.goto(ui.srv.url + "/");
       await eventually(() => page.locator("#live").textContent()).toBe("live");
-      // Opt in (the ui.browser's permission was granted by the test).
+      // Opt in (the browser's permission was granted by the test).
       await page.getByRole("button", { name: /^Inbox \d/ }).click();
-      await page.getByRole("button", { name: "Turn on ui.browser notifications" }).click();
-      await page.getByRole("button", { name: "Turn off ui.browser notifications" }).waitFor();
+      await page.getByRole("button", { name: "Turn on browser notifications" }).click();
+      await page.getByRole("button", { name: "Turn off browser notifications" }).waitFor();
       await page.getByRole("button", { name: /^Inbox \d/ }).click();
 
       const { task } = await uniqueRepoAndTask(ui.srv, "Needs a yes");

@@ -52,7 +52,7 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
 
     const form = page.getByRole("form", { name: "Create a task" });
     await form.getByLabel("Title").fill("Typed into the form");
-    await form.getByLabel("Description").fill("from the ui.browser");
+    await form.getByLabel("Description").fill("from the browser");
     await form.getByLabel("Repository", { exact: true }).selectOption(r.body.id);
     await form.getByLabel("Base branch").fill("no-such-branch");
     await form.getByRole("button", { name: "Create task" }).click();
@@ -65,7 +65,7 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     await card.waitFor();
     const tasks = (await ui.srv.api("GET", "/tasks")).body as { id: string; title: string; description: string; repositories: { baseBranch: string }[] }[];
     expect(tasks).toHaveLength(1);
-    expect(tasks[0]).toMatchObject({ title: "Typed into the form", description: "from the ui.browser", repositories: [{ baseBranch: "main" }] });
+    expect(tasks[0]).toMatchObject({ title: "Typed into the form", description: "from the browser", repositories: [{ baseBranch: "main" }] });
     expect(await card.getAttribute("data-task-id")).toBe(tasks[0]!.id);
     await shot(page, "ui-board");
     expect(pageErrors.filter((e) => !/^http 400 POST .*\/api\/v1\/tasks$/.test(e) && !/Failed to load resource/.test(e))).toEqual([]);

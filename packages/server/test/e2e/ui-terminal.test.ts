@@ -43,6 +43,8 @@ describe("Issue 12 terminal: a shell in the task's worktree (Chromium, node-pty)
     // A reload: the same shell (same pid), its recent output replayed.
     await page.reload();
     await term.locator(".terminal-state", { hasText: "connected" }).waitFor();
+    // xterm draws its rows only while the terminal is in view (as a person looking at it).
+    await term.locator(".terminal-box").scrollIntoViewIfNeeded();
     await eventually(() => screen(page)).toContain("?? made-by-agent.txt");
     expect(terminals.pidsOf(task.id)).toEqual(pids);
 

@@ -17,7 +17,7 @@ export function Filters({ value, onChange, onClear, repositories, shown, more }:
   return (
     <div role="search" className="filters" aria-label="Search and filter tasks">
       <Field label="Search">
-        <input type="search" value={value.q} placeholder="title, description, repository…" onChange={(e) => set({ q: e.target.value })} />
+        <input type="search" value={value.q} placeholder="title or description…" onChange={(e) => set({ q: e.target.value })} />
       </Field>
       <Field label="Repository filter">
         <select value={value.repositoryId} onChange={(e) => set({ repositoryId: e.target.value })}>
