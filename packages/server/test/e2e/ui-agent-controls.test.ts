@@ -46,6 +46,9 @@ describe("AG-2 on the task page: mode switch, slash commands, latest plan (Chrom
     // The next turn's plan replaces the last one live (session.updated), and the agent answered in the chosen mode.
     await page.locator(".session-panel .msg.role-agent", { hasText: "planned 1 steps in mode architect" }).waitFor();
     await eventually(() => plan.locator(".plan-entry").allTextContents()).toEqual([expect.stringContaining("/review the error paths")]);
+    // A switch made elsewhere (the API, the CLI) shows up live (session.updated).
+    expect((await srv.api("POST", `/sessions/${s.body.id}/mode`, { modeId: "code" })).status).toBe(200);
+    await eventually(() => mode.inputValue()).toBe("code");
     expect(await axeSerious(page)).toEqual([]);
     expect(pageErrors).toEqual([]);
   });
