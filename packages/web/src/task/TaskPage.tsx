@@ -82,7 +82,15 @@ export function TaskPage({ taskId }: { taskId: string }) {
     void qc.invalidateQueries({ queryKey: keys.environment(taskId) });
   };
   const doRestore = () => void restore.run(() => api.post(`/tasks/${enc(taskId)}/environment/restore`).then(refreshFiles));
-  const doUnarchive = () => void unarchive.run(() => api.post<Task>(`/tasks/${enc(taskId)}/unarchive`).then((next) => qc.setQueryData(keys.task(taskId), next)));
+  // The worktrees come back with the next session, not with the unarchive: what Changes said before
+  // the archive is dropped first, so nothing (the terminal) acts on worktrees that are not there yet.
+  const doUnarchive = () =>
+    void unarchive.run(() =>
+      api.post<Task>(`/tasks/${enc(taskId)}/unarchive`).then(async (next) => {
+        await Promise.all([qc.resetQueries({ queryKey: keys.changes(taskId) }), qc.resetQueries({ queryKey: keys.environment(taskId) })]);
+        qc.setQueryData(keys.task(taskId), next);
+      }),
+    );
   const doMove = () => void move.run(() => api.patch<Task>(`/tasks/${enc(taskId)}`, { state: state || t.state }).then((next) => qc.setQueryData(keys.task(taskId), next)));
   const worktrees = (changes.data?.repositories ?? []).filter((r) => r.status !== "missing");
 
