@@ -103,7 +103,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
         <h1 id="task-title">{t.title}</h1>
         <div className="task-meta">
           <span className={`badge state-${t.state}`} id="task-state" data-state={t.state}>
-            {t.state}
+            {label(t.state)}
           </span>
           {archived ? <span className="badge archived">archived {when(t.archivedAt)}</span> : null}
           <span className="muted">
