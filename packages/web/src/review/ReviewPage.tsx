@@ -105,8 +105,11 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
               <ul className="plain">
                 {s.items.map((e) => (
                   <li key={id(e)} className={viewed.has(id(e)) ? "viewed" : ""}>
+                    <span className={`badge file-${e.file.status}`} title={e.file.status}>
+                      {e.file.status[0]!.toUpperCase()}
+                    </span>{" "}
                     <a href={`#${encodeURIComponent(id(e))}`} onClick={(ev) => (ev.preventDefault(), document.getElementById(id(e))?.scrollIntoView())}>
-                      <span className={`badge file-${e.file.status}`}>{e.file.status[0]!.toUpperCase()}</span> {e.file.path}
+                      {e.file.path}
                     </a>{" "}
                     <span className="stat">{e.file.binary ? "bin" : <><span className="add">+{e.file.additions}</span> {e.file.deletions ? <span className="del">−{e.file.deletions}</span> : null}</>}</span>
                     {viewed.has(id(e)) ? <span aria-label="viewed"> ✓</span> : null}
