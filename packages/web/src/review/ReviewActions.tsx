@@ -13,7 +13,7 @@ import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
 
-export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, hasUncommitted }: { taskId: string; caps: Set<string>; comments: ReviewComment[]; sessions: Session[]; pullRequests: PullRequest[]; hasUncommitted: boolean }) {
+export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, hasUncommitted, hasFiles }: { taskId: string; caps: Set<string>; comments: ReviewComment[]; sessions: Session[]; pullRequests: PullRequest[]; hasUncommitted: boolean; hasFiles: boolean }) {
   const qc = useQueryClient();
   const action = useAction();
   const [message, setMessage] = useState("");
@@ -60,7 +60,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
               <span className="muted">Start a session to send comments.</span>
             ) : busyTurn ? (
               <span className="muted">The agent is working; send when its turn ends.</span>
-            ) : open.length === 0 ? (
+            ) : open.length === 0 && hasFiles ? (
               <span className="muted">Click a line number in a diff below to comment on that line.</span>
             ) : null}
           </div>

@@ -122,7 +122,7 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
           {changes.data && entries.length === 0 ? <p className="empty">No changes to review.</p> : null}
         </nav>
         <div className="review-files">
-          {caps && !archived ? <ReviewActions taskId={taskId} caps={caps} comments={comments.data ?? []} sessions={sessions.data ?? []} pullRequests={prs.data ?? []} hasUncommitted={entries.some((e) => uncommitted(e.file))} /> : null}
+          {caps && !archived ? <ReviewActions taskId={taskId} caps={caps} comments={comments.data ?? []} sessions={sessions.data ?? []} pullRequests={prs.data ?? []} hasUncommitted={entries.some((e) => uncommitted(e.file))} hasFiles={entries.length > 0} /> : null}
           {sections.map((s) => (
             <section key={s.title} aria-label={s.title}>
               <h2>{s.title}</h2>
