@@ -1,0 +1,116 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readlinkSync, realpathSync } from "node:fs";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { makeRepo } from "../fixture/git.js";
+import { tempHome, waitFor, waitForSession } from "../fixture/server.js";
+import { sharedDatabase, type Cleanups } from "./helpers.js";
+import { canUnshare, isolatedRunner, sql, stopRunner, traceLinesUnder, type IsolatedRunner } from "./isolated.js";
+
+const BEAT = "200";
+
+/** Three runners on one PostgreSQL, each in its own mount namespace where the others' homes are hidden (empty tmpfs). */
+async function threeRunners(cleanups: Cleanups, o: { trace?: boolean; env?: Record<string, string> } = {}) {
+  const { databaseUrl, home: scratch } = await sharedDatabase(cleanups);
+  const secret = randomBytes(24).toString("hex");
+  const homes = { a: await tempHome(), b: await tempHome(), c: await tempHome() };
+  const common = { GROVE_RUNNER_HEARTBEAT_MS: BEAT, GROVE_CLUSTER_SECRET: secret, GROVE_RUNNER_MAX_AGENTS: "2", ...o.env };
+  const start = (id: "a" | "b" | "c", env: Record<string, string> = {}, trace = false) =>
+    isolatedRunner(cleanups, {
+      id: `runner_${id}`,
+      home: homes[id],
+      hide: Object.entries(homes)
+        .filter(([k]) => k !== id)
+        .map(([, h]) => h),
+      databaseUrl,
+      env: { ...common, ...env },
+      ...(trace ? { trace: `${scratch}/strace-${id}.log` } : {}),
+    });
+  const [a, b, c] = await Promise.all([start("a", {}, o.trace), start("b", {}, o.trace), start("c", { GROVE_RUNNER_LABELS: "gpu" })]);
+  return { databaseUrl, secret, homes, a, b, c, restartC: () => start("c", { GROVE_RUNNER_LABELS: "gpu" }) };
+}
+
+async function agentPids(databaseUrl: string, runnerId: string): Promise<number[]> {
+  return (await sql<{ pid: number }>(databaseUrl, "SELECT pid FROM agent_processes WHERE runner_id = $1", [runnerId])).map((r) => Number(r.pid));
+}
+
+describe("issue 15 placement and forwarding across isolated runners (PostgreSQL)", { timeout: 300_000 }, () => {
+  const cleanups: Cleanups = [];
+  beforeAll(() => {
+    // Each runner must not see the others' homes: that needs mount namespaces (we run as root).
+    expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true);
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  it("RUN-9: a task placed on runner C by label, started through A, runs on C; prompt, Changes, diff and archive through B act on C's worktree; A and B never name a path under C's home", async () => {
+    const { databaseUrl, homes, a, b, c } = await threeRunners(cleanups, { trace: true });
+    const cHome = realpathSync(homes.c);
+    const repo = await makeRepo();
+    // A local path is held by the runner that registered it: C.
+    const reg = await c.api("POST", "/repositories", { path: repo.path });
+    expect(reg.status).toBe(201);
+    const created = await a.api("POST", "/tasks", { title: "On the GPU box", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["GPU"] });
+    expect(created.status).toBe(201);
+    const task = created.body as { id: string };
+    expect((await b.api("GET", `/tasks/${task.id}`)).body).toMatchObject({ runnerId: null, runnerLabels: ["gpu"] });
+
+    // A label no runner advertises: refused with a clear code, nothing placed.
+    const nowhere = await a.api("POST", "/tasks", { title: "Needs a TPU", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["tpu"] });
+    const refused = await a.api("POST", `/tasks/${nowhere.body.id}/sessions`, { prompt: "say hi" });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: "no_runner_available", details: { reason: "no_match", labels: ["tpu"] } });
+    expect((await a.api("GET", `/tasks/${nowhere.body.id}/environment`)).status).toBe(404);
+
+    const started = await a.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write hello.txt made on C" });
+    expect(started.status).toBe(201);
+    const sessionId = started.body.id as string;
+    expect((await b.api("GET", `/tasks/${task.id}`)).body).toMatchObject({ runnerId: "runner_c", runnerState: "online" });
+    await waitForSession(b.api, sessionId, ["waiting_for_input"], 60_000);
+
+    // The agent runs on C: its process is C's, its cwd under C's home.
+    const [pid] = await agentPids(databaseUrl, "runner_c");
+    expect(pid).toBeGreaterThan(0);
+    expect(readlinkSync(`/proc/${pid}/cwd`).startsWith(`${cHome}/`)).toBe(true);
+    expect(await agentPids(databaseUrl, "runner_a")).toEqual([]);
+    expect(await agentPids(databaseUrl, "runner_b")).toEqual([]);
+
+    // Through B: the environment as C sees it (its disk), a prompt, Changes and a diff.
+    const env = await b.api("GET", `/tasks/${task.id}/environment`);
+    expect(env.status).toBe(200);
+    const worktree = env.body.repositories[0].worktreePath as string;
+    expect(realpathSync(worktree).startsWith(`${cHome}/`)).toBe(true);
+    expect(env.body.repositories[0].worktreeState).toBe("ok");
+    const prompted = await b.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "write second.txt prompted through B" });
+    expect(prompted.status).toBe(202);
+    await waitFor(async () => (await b.api("GET", `/sessions/${sessionId}`)).body.state === "waiting_for_input" && existsSync(`${worktree}/second.txt`), "the prompt's turn on C", 60_000);
+    const changes = await b.api("GET", `/tasks/${task.id}/changes`);
+    expect(changes.status).toBe(200);
+    expect((changes.body.repositories[0].files as { path: string }[]).map((f) => f.path).sort()).toEqual(["hello.txt", "second.txt"]);
+    const diff = await b.api("GET", `/tasks/${task.id}/changes/diff?repositoryId=${reg.body.id}&path=second.txt`);
+    expect(diff.status).toBe(200);
+    expect(JSON.stringify(diff.body)).toContain("prompted through B");
+
+    // Archive through B: C runs the job on its own worktree.
+    const archived = await b.api("POST", `/tasks/${task.id}/archive`);
+    expect(archived.status).toBe(202);
+    const job = await waitFor(async () => {
+      const jobs = (await b.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { id: string; state: string; runnerId?: string }[];
+      return jobs.find((j) => j.id === archived.body.jobId && j.state === "succeeded");
+    }, "the archive job done by C", 60_000);
+    expect(job).toBeDefined();
+    expect((await sql<{ runner_id: string }>(databaseUrl, "SELECT runner_id FROM cleanup_jobs WHERE id = $1", [archived.body.jobId]))[0]?.runner_id).toBe("runner_c");
+    expect(existsSync(worktree)).toBe(false);
+    expect((await a.api("GET", `/tasks/${task.id}`)).body.archivedAt).not.toBeNull();
+
+    // The hidden mounts: A and B (and every process they started) never named a path under C's home.
+    await stopRunner(a);
+    await stopRunner(b);
+    for (const r of [a, b] as IsolatedRunner[]) {
+      expect(traceLinesUnder(r.trace!, cHome), `${r.id} touched C's home`).toEqual([]);
+      expect(traceLinesUnder(r.trace!, homes.c), `${r.id} touched C's home`).toEqual([]);
+      // The trace is real: it saw the runner's own home.
+      expect(traceLinesUnder(r.trace!, realpathSync(r.home)).length).toBeGreaterThan(0);
+    }
+  });
+});
