@@ -160,7 +160,12 @@ async function place(req: FastifyRequest, reply: FastifyReply, orch: Orchestrato
   for (;;) {
     const pick = await orch.placement.pick(taskId, typeof requested === "string" ? requested : undefined, tried);
     if (!pick) {
-      throw new AppError("no_runner_available", `every runner that can hold task ${taskId} is at its GROVE_RUNNER_MAX_AGENTS; stop a session or add a runner`, { reason: "capacity", runners: refused });
+      throw new AppError("no_runner_available", `every runner that can hold task ${taskId} is at its GROVE_RUNNER_MAX_AGENTS; stop a session or add a runner`, {
+        reason: "capacity",
+        // One fitting runner: its own figures, as a runner refusing locally gives them.
+        ...(refused.length === 1 ? refused[0] : {}),
+        runners: refused,
+      });
     }
     tried.add(pick.runnerId);
     if (pick.local) {

@@ -1,37 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { existsSync, readlinkSync, realpathSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
-import { tempHome, waitFor, waitForSession } from "../fixture/server.js";
-import { sharedDatabase, type Cleanups } from "./helpers.js";
-import { canUnshare, isolatedRunner, sql, stopRunner, traceLinesUnder, type IsolatedRunner } from "./isolated.js";
-
-const BEAT = "200";
-
-/** Three runners on one PostgreSQL, each in its own mount namespace where the others' homes are hidden (empty tmpfs). */
-async function threeRunners(cleanups: Cleanups, o: { trace?: boolean; env?: Record<string, string> } = {}) {
-  const { databaseUrl, home: scratch } = await sharedDatabase(cleanups);
-  const secret = randomBytes(24).toString("hex");
-  const homes = { a: await tempHome(), b: await tempHome(), c: await tempHome() };
-  const common = { GROVE_RUNNER_HEARTBEAT_MS: BEAT, GROVE_CLUSTER_SECRET: secret, GROVE_RUNNER_MAX_AGENTS: "2", ...o.env };
-  const start = (id: "a" | "b" | "c", env: Record<string, string> = {}, trace = false) =>
-    isolatedRunner(cleanups, {
-      id: `runner_${id}`,
-      home: homes[id],
-      hide: Object.entries(homes)
-        .filter(([k]) => k !== id)
-        .map(([, h]) => h),
-      databaseUrl,
-      env: { ...common, ...env },
-      ...(trace ? { trace: `${scratch}/strace-${id}.log` } : {}),
-    });
-  const [a, b, c] = await Promise.all([start("a", {}, o.trace), start("b", {}, o.trace), start("c", { GROVE_RUNNER_LABELS: "gpu" })]);
-  return { databaseUrl, secret, homes, a, b, c, restartC: () => start("c", { GROVE_RUNNER_LABELS: "gpu" }) };
-}
-
-async function agentPids(databaseUrl: string, runnerId: string): Promise<number[]> {
-  return (await sql<{ pid: number }>(databaseUrl, "SELECT pid FROM agent_processes WHERE runner_id = $1", [runnerId])).map((r) => Number(r.pid));
-}
+import { waitFor, waitForSession } from "../fixture/server.js";
+import type { Cleanups } from "./helpers.js";
+import { canUnshare, sql, stopRunner, traceLinesUnder, type IsolatedRunner } from "./isolated.js";
+import { agentPids, threeRunners } from "./three-runners.js";
 
 describe("issue 15 placement and forwarding across isolated runners (PostgreSQL)", { timeout: 300_000 }, () => {
   const cleanups: Cleanups = [];
@@ -90,6 +63,11 @@ describe("issue 15 placement and forwarding across isolated runners (PostgreSQL)
     const diff = await b.api("GET", `/tasks/${task.id}/changes/diff?repositoryId=${reg.body.id}&path=second.txt`);
     expect(diff.status).toBe(200);
     expect(JSON.stringify(diff.body)).toContain("prompted through B");
+
+    // grove doctor through A audits A's own environments only and reports C's as skipped.
+    const doctor = await a.api("GET", "/doctor");
+    expect(doctor.status).toBe(200);
+    expect(doctor.body).toMatchObject({ ok: true, skipped: [{ taskId: task.id, runnerId: "runner_c" }] });
 
     // Archive through B: C runs the job on its own worktree.
     const archived = await b.api("POST", `/tasks/${task.id}/archive`);

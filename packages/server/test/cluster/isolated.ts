@@ -75,15 +75,22 @@ export async function isolatedRunner(cleanups: Cleanups, o: { id: string; home: 
   const pid = o.trace ? tracedChild(child.pid!) : child.pid!;
   const r: IsolatedRunner = { id: o.id, home: o.home, url, api: apiClient(url), pid, child, output: () => out, exited, trace: o.trace };
   cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    // Gracefully first: a stopping runner stops its agents.
+    const signal = (sig: NodeJS.Signals) => {
       try {
-        process.kill(pid, "SIGKILL");
+        process.kill(pid, sig);
       } catch {
         // gone
       }
+    };
+    signal("SIGTERM");
+    const timer = setTimeout(() => {
+      signal("SIGKILL");
       child.kill("SIGKILL");
-    }
+    }, 8_000);
     await exited;
+    clearTimeout(timer);
   });
   return r;
 }
