@@ -99,9 +99,9 @@ export function installForwarding(api: FastifyInstance, orch: Orchestrator, clus
     if (!rule) return;
     const id = (req.params as { id?: string }).id;
     if (!id) return;
-    const taskId = rule.scope === "task" ? id : (await orch.deps.store.getSession(id))?.taskId;
-    if (!taskId) return; // the route answers not_found itself
-    const owner = await orch.placement.ownerOf(taskId);
+    const found = await orch.placement.resolve(rule.scope === "task" ? { taskId: id } : { sessionId: id });
+    if (!found) return; // the route answers not_found itself
+    const { taskId, owner } = found;
     if (owner?.local) return;
     if (req.groveForwarded) {
       // Sent here by a runner that placed it here: only a first placement may run locally.

@@ -1,5 +1,6 @@
 import type { Runner } from "@grove/protocol";
 import { AppError } from "../domain/errors.js";
+import { runnerState } from "../domain/runner.js";
 import type { Deps } from "./context.js";
 import type { RunnerRegistry } from "./runner-registry.js";
 
@@ -38,17 +39,18 @@ export class RunnerPlacement {
     private readonly registry: RunnerRegistry,
   ) {}
 
-  /** The runner of the task's environment, or undefined before one exists. */
-  async ownerOf(taskId: string): Promise<TaskOwner | undefined> {
-    const env = await this.deps.store.getEnvironmentByTask(taskId);
-    if (!env) return undefined;
-    return this.runnerInfo(env.runnerId);
-  }
-
-  async runnerInfo(runnerId: string): Promise<TaskOwner> {
-    if (runnerId === this.deps.runnerId) return { runnerId, local: true, state: "online", url: undefined };
-    const row = await this.deps.store.runners.get(runnerId);
-    return { runnerId, local: false, state: await this.registry.stateOf(runnerId), url: row?.url };
+  /**
+   * The task of a request (by its id or one of its sessions) and the runner of its environment
+   * (`owner` undefined before one exists), in one database read. Undefined: no such task/session.
+   * A runner id without a row counts as offline (registry.stateOf).
+   */
+  async resolve(by: { taskId: string } | { sessionId: string }): Promise<{ taskId: string; owner: TaskOwner | undefined } | undefined> {
+    const row = await this.deps.store.placement.owner(by);
+    if (!row) return undefined;
+    if (row.runnerId === null) return { taskId: row.taskId, owner: undefined };
+    if (row.runnerId === this.deps.runnerId) return { taskId: row.taskId, owner: { runnerId: row.runnerId, local: true, state: "online", url: undefined } };
+    const state = row.runner ? runnerState(row.runner, Date.now()) : "offline";
+    return { taskId: row.taskId, owner: { runnerId: row.runnerId, local: false, state, url: row.runner?.url } };
   }
 
   /**

@@ -1,10 +1,34 @@
 import { existsSync, readlinkSync, realpathSync } from "node:fs";
+import WebSocket from "ws";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor, waitForSession } from "../fixture/server.js";
 import type { Cleanups } from "./helpers.js";
 import { canUnshare, sql, stopRunner, traceLinesUnder, type IsolatedRunner } from "./isolated.js";
 import { agentPids, threeRunners } from "./three-runners.js";
+
+/** Opens a terminal WebSocket, types `input`, and resolves with the output once it contains `until`. */
+function terminalOutput(url: string, input: string, until: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    let text = "";
+    const timer = setTimeout(() => {
+      ws.terminate();
+      reject(new Error(`terminal output so far: ${text}`));
+    }, 20_000);
+    ws.on("open", () => ws.send(JSON.stringify({ type: "input", data: input })));
+    ws.on("message", (d: Buffer) => {
+      text += d.toString("utf8");
+      if (text.includes(until)) {
+        clearTimeout(timer);
+        ws.close();
+        resolve(text);
+      }
+    });
+    ws.on("unexpected-response", (_req, res) => reject(new Error(`terminal refused: ${res.statusCode}`)));
+    ws.on("error", reject);
+  });
+}
 
 describe("issue 15 placement and forwarding across isolated runners (PostgreSQL)", { timeout: 300_000 }, () => {
   const cleanups: Cleanups = [];
@@ -63,6 +87,16 @@ describe("issue 15 placement and forwarding across isolated runners (PostgreSQL)
     const diff = await b.api("GET", `/tasks/${task.id}/changes/diff?repositoryId=${reg.body.id}&path=second.txt`);
     expect(diff.status).toBe(200);
     expect(JSON.stringify(diff.body)).toContain("prompted through B");
+
+    // The terminal through A: a shell on C, in C's worktree (the WebSocket is piped A → C).
+    const out = await terminalOutput(`${a.url.replace("http", "ws")}/api/v1/tasks/${task.id}/terminal?repositoryId=${reg.body.id}`, "pwd -P; ls\n", "second.txt");
+    expect(out).toContain(realpathSync(worktree));
+
+    // Two prompts at once through A and B: the owner's reservation admits one, the other is session_busy.
+    const both = await Promise.all([a.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "say once" }), b.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "say twice" })]);
+    expect(both.map((r) => r.status).sort()).toEqual([202, 409]);
+    expect(both.find((r) => r.status === 409)!.body.error.code).toBe("session_busy");
+    await waitForSession(a.api, sessionId, ["waiting_for_input"], 30_000);
 
     // grove doctor through A audits A's own environments only and reports C's as skipped.
     const doctor = await a.api("GET", "/doctor");
