@@ -4,7 +4,7 @@ import type { AcpClientConnection, SessionSetup } from "./acp-connection.js";
 import { authRequiredError, isAuthRequired, type AuthMethodInfo } from "./agent-setup.js";
 import type { AgentProfileConfig } from "./profiles.js";
 import type { AgentProcess } from "./agent-process.js";
-import type { AgentCallbacks, AgentHandle } from "./runtime.js";
+import type { AgentCallbacks, AgentHandle } from "./agent-contract.js";
 
 // How long a failed prompt waits for the process exit that explains it (stdout can end first).
 const EXIT_WAIT_MS = 2000;

@@ -1,14 +1,15 @@
 import { existsSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
 import { AppError, isAppError } from "../domain/errors.js";
-import type { AgentConfigOption } from "../domain/agent-state.js";
-import { AcpClientConnection, type AgentEvent, type PermissionAsk, type SessionSetup } from "./acp-connection.js";
+import { AcpClientConnection, type SessionSetup } from "./acp-connection.js";
 import { applyPreferences, authMethodsOf, authRequiredError, isAuthRequired, type AuthMethodInfo } from "./agent-setup.js";
 import { LiveAgentHandle } from "./agent-handle.js";
 import { AgentProcess } from "./agent-process.js";
-import type { AgentProfileConfig } from "./profiles.js";
 
 export type { AgentEvent, PermissionAsk, SessionSetup } from "./acp-connection.js";
+export type { AgentCallbacks, AgentHandle, StartAgentInput } from "./agent-contract.js";
+import type { AgentHandle, StartAgentInput } from "./agent-contract.js";
+
 
 // JSON-RPC "request cancelled": what a request rejects with when its timeout signal fires.
 const REQUEST_CANCELLED = -32800;
@@ -16,62 +17,6 @@ const EXIT_WAIT_MS = 1000;
 // How long a start waits for the first `_auth/status_update` of an agent that advertises it
 // (it usually came already; when it is late, the first turn reports agent_auth_required instead).
 const AUTH_STATUS_WAIT_MS = 2000;
-
-/** What a running agent reports to its owner (the orchestrator). */
-export interface AgentCallbacks {
-  /** Called synchronously in arrival order (SDK gotcha 2); replayed history is never reported. */
-  onEvent(e: AgentEvent): void;
-  /** Used only when the profile's policy is `ask`; "cancelled" when nobody answers. */
-  onPermission(ask: PermissionAsk): Promise<{ optionId: string } | "cancelled">;
-  /** Once, when the process exits for any reason (crash, stop, its own decision). */
-  onExit(info: { code: number | null; signal: string | null; duringTurn: boolean }): void;
-}
-
-/** Everything needed to start one agent for one Grove session. */
-export interface StartAgentInput {
-  /** Grove's session id: the key of the live handle. */
-  sessionId: string;
-  profile: AgentProfileConfig;
-  /** The session's workspace path; the same on resume (SES-6). */
-  cwd: string;
-  /** Raw ACP frames, one `{at, dir: "in"|"out", msg}` JSON object per line. */
-  logFile: string;
-  /** `session/load` this ACP session when the agent advertises it; else (or when it fails) `session/new`. */
-  resume?: { acpSessionId: string };
-  /** AG-2: what a person chose earlier (mode, model), re-applied after `session/new`/`session/load`. */
-  chosen?: { modeId?: string; modelId?: string };
-  /** AG-3: the agent's `initialize` answer (cached for `GET /agents`). */
-  onInitialize?(init: acp.InitializeResponse): void;
-  callbacks: AgentCallbacks;
-}
-
-/** A live agent process with its ACP session. */
-export interface AgentHandle {
-  readonly pid: number;
-  /** From /proc/<pid>/stat field 22: with the pid, identifies the process across server restarts. */
-  readonly startTime: string;
-  readonly acpSessionId: string;
-  /** True when `session/load` of `resume.acpSessionId` succeeded. */
-  readonly resumed: boolean;
-  /** AG-2: modes and config options as of the end of the start (after the preferred mode was set). */
-  readonly setup: SessionSetup;
-  /** AG-2: `session/set_mode`. */
-  setMode(modeId: string): Promise<void>;
-  /** AG-2: `session/set_config_option`; the agent's config options after it. */
-  setConfigOption(configId: string, value: string): Promise<AgentConfigOption[]>;
-  /** A prompt turn is running. */
-  readonly busy: boolean;
-  /**
-   * One turn; each text (one, or several) is one content block. Rejects AppError("agent_crashed") if the process
-   * dies (or is stopped) mid-turn, "session_busy" if a turn runs, "agent_auth_required" if the
-   * agent wants credentials.
-   */
-  prompt(text: string | readonly string[]): Promise<{ stopReason: string }>;
-  /** `session/cancel`; pending permission asks are answered "cancelled". */
-  cancel(): Promise<void>;
-  /** Close the connection and stdin, SIGTERM the process group, SIGKILL it after graceMs (default 3000); resolves when it is gone. */
-  stop(opts?: { graceMs?: number }): Promise<void>;
-}
 
 /**
  * The one seam for agent processes (SES-4, SES-5): starts an agent per Grove session, keeps the

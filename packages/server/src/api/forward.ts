@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorBody } from "@grove/protocol";
 import { AppError } from "../domain/errors.js";
 import type { Orchestrator } from "../orchestrator/orchestrator.js";
-import type { TaskOwner } from "../orchestrator/runner-placement.js";
+import type { TaskOwner } from "../orchestrator/runners/runner-placement.js";
 import { forwardPath, passedHeaders, readAll, sendForward, type ForwardTarget } from "./forward-http.js";
 
 /** Issue 15: how this runner talks to the others. */

@@ -4,9 +4,8 @@ import type { WorktreeManager } from "../git/worktrees.js";
 import type { AgentRuntime } from "../agents/runtime.js";
 import type { AgentProfileConfig } from "../agents/profiles.js";
 import type { EventBus } from "../domain/event-bus.js";
-import type { LaunchRegistry } from "./launch-registry.js";
-import type { RemoteServices } from "./remote-context.js";
-import type { RunnerSettings } from "./runner-registry.js";
+import type { LaunchRegistry } from "./sessions/launch-registry.js";
+import type { ProviderRegistry } from "../providers/registry.js";
 
 /** Logging seam (pino in production); the orchestrator never writes to the console. */
 export interface Log {
@@ -33,4 +32,25 @@ export interface Deps {
   remote?: RemoteServices;
   /** Issue 15: how this runner registers (labels, capacity, heartbeat); defaults when absent. */
   runner?: RunnerSettings;
+}
+
+/** What remote repositories need beyond the core deps; built in app.ts (RR-1, RR-8). */
+export interface RemoteServices {
+  /** Built-in providers plus GROVE_PROVIDER_PLUGINS. */
+  providers: ProviderRegistry;
+  /** Timeout of one clone or refresh (GROVE_REFRESH_TIMEOUT_MS, default 120 s). */
+  refreshTimeoutMs: number;
+  /** Timeout of a registration's clone (GROVE_CLONE_TIMEOUT_MS, default 30 min: large repositories). */
+  cloneTimeoutMs: number;
+}
+
+/** Issue 15: how this runner registers in the runners registry (runners/runner-registry.ts). */
+export interface RunnerSettings {
+  host: string;
+  /** `GROVE_RUNNER_URL`; undefined = the listen URL handed to `start`. */
+  url: string | undefined;
+  labels: string[];
+  maxAgents: number | null;
+  heartbeatMs: number;
+  version: string;
 }

@@ -6,7 +6,7 @@ import { gitSync, makeRepo } from "../fixture/git.js";
 import { apiClient, spawnServer, waitFor, waitForSession, type ChildServer } from "../fixture/server.js";
 import { jobsOf, waitForJob } from "./helpers.js";
 
-/** Crash tests with the real `grove serve` and kill -9 (SEC-4, LC-4). Faults: see orchestrator/lifecycle-fault.ts. */
+/** Crash tests with the real `grove serve` and kill -9 (SEC-4, LC-4). Faults: see orchestrator/lifecycle/lifecycle-fault.ts. */
 describe.each(DATABASES)("cleanup crash recovery (%s)", (kind) => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {

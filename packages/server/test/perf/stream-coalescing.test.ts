@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { EventBus } from "../../src/domain/event-bus.js";
 import type { Deps } from "../../src/orchestrator/context.js";
-import { MAX_STREAMED_MESSAGE_CHARS, SessionRecorder } from "../../src/orchestrator/recorder.js";
+import { MAX_STREAMED_MESSAGE_CHARS, SessionRecorder } from "../../src/orchestrator/sessions/recorder.js";
 import type { Store } from "../../src/store/store.js";
 import { DATABASES, openTestStore } from "../fixture/db.js";
 import { seedTask, session } from "../store/records.js";

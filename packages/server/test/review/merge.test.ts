@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { mergeTestHooks } from "../../src/orchestrator/review-merge.js";
+import { mergeTestHooks } from "../../src/orchestrator/review/review-merge.js";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync, makeRepo, type TestRepo } from "../fixture/git.js";
 import { startTestServer, type TestServer } from "../fixture/server.js";

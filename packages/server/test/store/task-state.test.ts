@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EventBus } from "../../src/domain/event-bus.js";
 import type { Deps } from "../../src/orchestrator/context.js";
-import { refreshTaskState } from "../../src/orchestrator/tasks.js";
+import { refreshTaskState } from "../../src/orchestrator/tasks/tasks.js";
 import type { Store } from "../../src/store/store.js";
 import { DATABASES, openTestStore } from "../fixture/db.js";
 import { seedTask, session, tick } from "./records.js";

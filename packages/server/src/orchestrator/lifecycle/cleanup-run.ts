@@ -1,0 +1,70 @@
+import { existsSync } from "node:fs";
+import { readdir, rm, rmdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { CleanupJobRecord, CleanupSlot } from "../../domain/cleanup-job.js";
+import { AppError } from "../../domain/errors.js";
+import { archivedWorkRef, readRef } from "../../git/archive-ref.js";
+import { deleteMergedBranch } from "../../git/branches.js";
+import { removeWorktreeForCleanup } from "../../git/worktree-cleanup.js";
+import { stopTaskAgents } from "./cleanup-agents.js";
+import { saveSlotWork } from "../worktrees/saved-work.js";
+import type { Deps } from "../context.js";
+import { TASK_MARKER } from "../worktrees/paths.js";
+
+/**
+ * One attempt of a claimed job (FLOWS "Archive" step 4, LC-3): stop every agent of the task,
+ * then per slot save uncommitted work (LC-8), remove the worktree the task owns (an
+ * already-missing one is fine, LC-7), keep or delete its branch (LC-7), tombstone the row
+ * (ENV-4). Each step is idempotent, so a retry or a restart after a crash simply runs the
+ * attempt again. Any throw leaves the rest for the next attempt.
+ */
+export async function executeCleanup(deps: Deps, job: CleanupJobRecord): Promise<void> {
+  const snap = job.snapshot;
+  if (!snap) throw new AppError("internal_error", `cleanup job ${job.id} has no inventory`);
+  await stopTaskAgents(deps, snap);
+  // Slots run concurrently: different repositories proceed in parallel, one repository's
+  // mutations are serialized by its lock (WT-6), and the git process cap still applies.
+  const results = await Promise.allSettled(snap.slots.map((slot) => cleanupSlot(deps, job, slot)));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  if (job.trigger === "environment_reset" && snap.environmentId) {
+    // The environment and its rows go; sessions stay, unlinked (their conversations are kept).
+    await deps.store.deleteEnvironment(snap.environmentId);
+    deps.bus.publish("environment.updated", { taskId: job.taskId, environmentId: snap.environmentId, status: "deleted" });
+  }
+  if (job.trigger === "delete") await removeTaskDirectory(snap.taskRoot);
+}
+
+async function cleanupSlot(deps: Deps, job: CleanupJobRecord, slot: CleanupSlot): Promise<void> {
+  const { git } = deps;
+  const ref = archivedWorkRef(job.taskId, slot.branchSlug);
+  if (existsSync(slot.worktreePath)) {
+    const owned = await deps.worktrees.validate({ repoPath: slot.repoPath, worktreePath: slot.worktreePath, branch: slot.worktreeBranch });
+    if (!owned.ok && (owned.reason === "not_a_worktree" || owned.reason === "wrong_repository" || owned.reason === "not_a_directory")) {
+      // Not provably ours (LC-3): never deleted. `grove doctor` reports it.
+      deps.log.warn({ jobId: job.id, path: slot.worktreePath, reason: owned.reason }, "cleanup: the recorded path is not the task's worktree; left untouched");
+    } else {
+      const discard = job.trigger === "delete" && job.discardChanges;
+      if (!discard) await saveSlotWork(deps, job, slot, ref);
+      await removeWorktreeForCleanup(git, slot.repoPath, slot.worktreePath);
+    }
+  } else {
+    await removeWorktreeForCleanup(git, slot.repoPath, slot.worktreePath);
+  }
+  // LC-7: archive and reset keep every branch (unarchive and the next session need it); delete
+  // drops only a branch Grove created for the task (never the person's checkoutBranch, never
+  // the base) with nothing outside its base, and never one whose work was saved.
+  if (job.trigger === "delete" && slot.branchCreatedByGrove === true && (await readRef(git, slot.repoPath, ref)) === null) {
+    await deleteMergedBranch(git, slot.repoPath, slot.worktreeBranch, slot.baseBranch);
+  }
+  if (job.trigger !== "delete" && !slot.tombstoned) await deps.store.tombstoneEnvironmentRepo(slot.rowId, deps.now());
+}
+
+/** After a delete: the marker goes, and the task directory if nothing else is left in it. */
+async function removeTaskDirectory(root: string): Promise<void> {
+  if (!existsSync(root)) return;
+  const entries = await readdir(root);
+  if (entries.some((e) => e !== TASK_MARKER)) return;
+  await rm(join(root, TASK_MARKER), { force: true });
+  await rmdir(root).catch(() => undefined);
+}

@@ -1,0 +1,35 @@
+import { loadCredentialKey } from "../../git/credential-vault.js";
+import { ProviderRegistry } from "../../providers/registry.js";
+import type { Deps, RemoteServices } from "../context.js";
+
+export type { RemoteServices } from "../context.js";
+
+const fallback = new WeakMap<Deps, RemoteServices>();
+const keys = new Map<string, Buffer>();
+
+/** The deps' remote services, or defaults (built-in providers only) for deps built without them. */
+export function remoteOf(deps: Deps): RemoteServices {
+  if (deps.remote) return deps.remote;
+  let r = fallback.get(deps);
+  if (!r) {
+    r = { providers: new ProviderRegistry(), refreshTimeoutMs: 120_000, cloneTimeoutMs: 1_800_000 };
+    fallback.set(deps, r);
+  }
+  return r;
+}
+
+/** The credential key of this GROVE_HOME (created 0600 on first use), cached per home. */
+export function credentialKey(deps: Deps): Buffer {
+  let k = keys.get(deps.home);
+  if (!k) {
+    k = loadCredentialKey(deps.home);
+    keys.set(deps.home, k);
+  }
+  return k;
+}
+
+/** Positive integer milliseconds from an environment variable, or the default. */
+export function msFromEnv(value: string | undefined, dflt: number): number {
+  const n = Number.parseInt(value ?? "", 10);
+  return Number.isFinite(n) && n > 0 ? n : dflt;
+}

@@ -1,0 +1,45 @@
+import { realpath } from "node:fs/promises";
+import { sep } from "node:path";
+import { AppError } from "../../domain/errors.js";
+import type { RepositoryInfo } from "../../git/repository.js";
+import type { Deps } from "../context.js";
+
+function inside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
+
+async function real(path: string): Promise<string> {
+  return realpath(path).catch(() => path);
+}
+
+/** Linked worktrees (not the main checkout) of a registered repository; none if it cannot be read. */
+async function linkedWorktrees(deps: Deps, repoPath: string): Promise<string[]> {
+  try {
+    const r = await deps.git.run(["worktree", "list", "--porcelain"], { cwd: repoPath });
+    const paths = r.stdout
+      .split("\n")
+      .filter((l) => l.startsWith("worktree "))
+      .map((l) => l.slice("worktree ".length));
+    return Promise.all(paths.slice(1).map(real));
+  } catch {
+    return []; // a vanished or broken checkout has no worktrees to protect
+  }
+}
+
+/**
+ * SEC-3: a local checkout may not be registered from inside Grove's own state or inside a
+ * worktree of a registered repository: archiving that task would remove the other
+ * repository's checkout (`path_is_worktree`), and GROVE_HOME holds task worktrees and managed
+ * clones Grove deletes on its own (`path_inside_grove_home`). Read-only.
+ */
+export async function assertRegistrablePath(deps: Deps, info: RepositoryInfo): Promise<void> {
+  for (const repo of await deps.store.listRepositories()) {
+    for (const wt of await linkedWorktrees(deps, repo.path)) {
+      if (inside(info.path, wt)) {
+        throw new AppError("path_is_worktree", `${info.path} lies inside ${wt}, a worktree of repository ${repo.name}`, { field: "path", repositoryId: repo.id });
+      }
+    }
+  }
+  const home = await real(deps.home);
+  if (inside(info.path, home)) throw new AppError("path_inside_grove_home", `${info.path} lies inside GROVE_HOME (${home})`, { field: "path" });
+}

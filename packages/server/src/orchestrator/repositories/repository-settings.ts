@@ -1,0 +1,46 @@
+import type { PatchRepositoryBody } from "@grove/protocol";
+import { AppError } from "../../domain/errors.js";
+import { assertBranchName, renderBranchName } from "../../domain/layout.js";
+import type { RepositoryRecord } from "../../domain/records.js";
+import { branchExists } from "../../git/repository.js";
+import type { Deps } from "../context.js";
+
+/**
+ * WT-9: a copy-files glob is relative to the checkout and stays inside it: no absolute
+ * pattern, no `..` segment, no `.git` segment (the repository's own metadata is never copied).
+ */
+export function assertCopyGlobs(globs: readonly string[]): void {
+  for (const g of globs) {
+    const segments = g.split("/");
+    const bad =
+      g.startsWith("/") || g.includes("\\") || g.includes("\0") || segments.some((s) => s === ".." || s === "." || s === "" || s === ".git");
+    if (bad) throw new AppError("invalid_request", `copyFiles pattern ${JSON.stringify(g)} must be a relative glob inside the checkout (no '..', '.git', leading '/')`, { field: "copyFiles" });
+  }
+}
+
+/** Validates the settings shared by `POST` and `PATCH /repositories` before anything is written (SEC-3). */
+export async function validateSettings(deps: Deps, repoPath: string, s: PatchRepositoryBody): Promise<void> {
+  if (s.defaultBranch !== undefined) {
+    assertBranchName(s.defaultBranch, "defaultBranch");
+    if (!(await branchExists(deps.git, repoPath, s.defaultBranch))) {
+      throw new AppError("base_branch_not_found", `branch ${s.defaultBranch} does not exist in ${repoPath}`, { field: "defaultBranch" });
+    }
+  }
+  // Rendering validates the result against git's ref rules (WT-2).
+  if (s.branchTemplate !== undefined) renderBranchName(s.branchTemplate, { title: "probe", taskId: "task_probe", suffix: "abc123" });
+  if (s.copyFiles !== undefined) assertCopyGlobs(s.copyFiles);
+}
+
+/**
+ * `PATCH /repositories/:id` (WT-9): default branch, branch template, `pullBeforeWorktree`,
+ * copy-files globs and setup script. Settings apply to worktrees created from now on;
+ * existing worktrees are never touched. Nothing is written unless every field is valid.
+ */
+export async function patchRepositorySettings(deps: Deps, id: string, body: PatchRepositoryBody): Promise<RepositoryRecord> {
+  const repo = await deps.store.getRepository(id);
+  if (!repo) throw new AppError("not_found", `repository ${id} not found`, { id });
+  await validateSettings(deps, repo.path, body);
+  const updated = await deps.store.updateRepositorySettings(id, body, deps.now());
+  if (!updated) throw new AppError("not_found", `repository ${id} not found`, { id });
+  return updated;
+}

@@ -1,0 +1,104 @@
+import type { MergeBody, MergeResult } from "@grove/protocol";
+import { AppError } from "../../domain/errors.js";
+import { taskView } from "../../domain/views.js";
+import { advanceCheckout, changedPaths, checkoutState, commitTree, mergeTree, moveRef } from "../../git/merge-tree.js";
+import { isAncestor } from "../../git/rebase.js";
+import { resolveCommit } from "../../git/repository.js";
+import type { Deps } from "../context.js";
+import { assertTaskWorkable } from "../lifecycle/lifecycle.js";
+import { faultPoint } from "../fault-points.js";
+import { isRemoteRepository } from "../refresh/refresh-remote.js";
+import { notAttachedError, reviewSlots, scopeOf, type ReviewSlot } from "./review-slot.js";
+
+type Result = MergeResult["results"][number];
+
+/**
+ * Test seam: runs after the merge commit is computed and before the base ref moves, so a test
+ * can move the base in between and see the compare-and-set refuse. Never set in production.
+ */
+export const mergeTestHooks: { beforeBaseMove?: (info: { repositoryPath: string; baseRef: string }) => Promise<void> } = {};
+
+/** Whether a merge moves the task to `done` (GROVE_REVIEW_DONE_ON_MERGE, default on). */
+export function doneOnMerge(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.GROVE_REVIEW_DONE_ON_MERGE !== "false" && env.GROVE_REVIEW_DONE_ON_MERGE !== "0";
+}
+
+/** The commit the base ref should point at, computed without touching any working tree. */
+async function computeTarget(deps: Deps, slot: ReviewSlot, base: string, head: string, body: MergeBody): Promise<string> {
+  const cwd = slot.repository.path;
+  const strategy = body.strategy ?? "merge";
+  if (strategy === "fast_forward") {
+    if (!(await isAncestor(deps.git, cwd, base, head))) {
+      throw new AppError("merge_not_fast_forward", `${slot.attachment.baseBranch} of ${slot.repository.name} has commits the task branch lacks; update from base first`, scopeOf(slot));
+    }
+    return head;
+  }
+  if (await isAncestor(deps.git, cwd, head, base)) return base;
+  let tree: string;
+  try {
+    tree = await mergeTree(deps.git, cwd, base, head);
+  } catch (e) {
+    if (e instanceof AppError && e.code === "merge_conflict") throw new AppError("merge_conflict", `${slot.repository.name}: ${e.message}`, { ...e.details, ...scopeOf(slot) });
+    throw e;
+  }
+  const message = body.message ?? (strategy === "squash" ? `${slot.task.title} (squashed from ${slot.branch})` : `Merge branch '${slot.branch}': ${slot.task.title}`);
+  return commitTree(deps.git, cwd, tree, strategy === "squash" ? [base] : [base, head], message);
+}
+
+/**
+ * One repository (docs/specs/review.md "Merge"): compute, check the checkout that has the base
+ * branch (dirty → 409, nothing moved), move the base ref by compare-and-set, then bring that
+ * checkout to the new commit.
+ */
+async function mergeSlot(deps: Deps, slot: ReviewSlot, body: MergeBody): Promise<Result> {
+  const repo = slot.repository;
+  const baseBranch = slot.attachment.baseBranch;
+  const baseRef = `refs/heads/${baseBranch}`;
+  const base = await resolveCommit(deps.git, repo.path, baseRef);
+  if (base === null) throw new AppError("base_branch_not_found", `base branch ${baseBranch} does not exist in ${repo.name}`, scopeOf(slot));
+  const head = await resolveCommit(deps.git, repo.path, `refs/heads/${slot.branch}`);
+  if (head === null) throw new AppError("workspace_missing", `task branch ${slot.branch} does not exist in ${repo.name}`, scopeOf(slot));
+  const target = await computeTarget(deps, slot, base, head, body);
+  if (target === base) return { repositoryId: repo.id, baseBranch, commit: base };
+  const checkout = (await deps.worktrees.list(repo.path)).find((e) => e.branch === baseBranch);
+  if (checkout) {
+    const state = await checkoutState(deps.git, checkout.path);
+    const incoming = new Set(await changedPaths(deps.git, repo.path, base, target));
+    const blocking = state.untracked.filter((p) => incoming.has(p));
+    if (state.trackedDirty || blocking.length > 0) {
+      throw new AppError("base_checkout_dirty", `${baseBranch} is checked out at ${checkout.path} with uncommitted changes; commit or stash them, nothing moved`, { ...scopeOf(slot), checkout: checkout.path, ...(blocking.length > 0 && { untracked: blocking }) });
+    }
+  }
+  await faultPoint("merge.after_compute");
+  await mergeTestHooks.beforeBaseMove?.({ repositoryPath: repo.path, baseRef });
+  if (!(await moveRef(deps.git, repo.path, baseRef, target, base, `grove: ${body.strategy ?? "merge"} ${slot.branch}`))) {
+    throw new AppError("base_moved", `${baseBranch} of ${repo.name} moved while the merge was computed; nothing was changed, try again`, { ...scopeOf(slot), expected: base });
+  }
+  await faultPoint("merge.after_ref_update");
+  if (checkout) await advanceCheckout(deps.git, checkout.path, base, target);
+  return { repositoryId: repo.id, baseBranch, commit: target };
+}
+
+/** `POST /tasks/:id/merge`: local repositories only (a remote repository lands through a pull request). */
+export async function mergeTask(deps: Deps, taskId: string, body: MergeBody): Promise<MergeResult> {
+  await assertTaskWorkable(deps, taskId);
+  const slots = await reviewSlots(deps, taskId, body.repositoryId, notAttachedError());
+  for (const slot of slots) {
+    if (isRemoteRepository(slot.repository)) {
+      throw new AppError("invalid_request", `${slot.repository.name} is a ${slot.repository.provider} repository: open a pull request instead`, { field: "repositoryId", ...scopeOf(slot) });
+    }
+  }
+  const results: Result[] = [];
+  for (const slot of slots) {
+    results.push(await deps.git.withRepoLock(slot.repository.path, () => mergeSlot(deps, slot, body)));
+    deps.bus.publish("changes.updated", { taskId, repositoryId: slot.repository.id });
+  }
+  deps.log.info({ taskId, results }, "merged into base");
+  if (doneOnMerge()) {
+    const task = await deps.store.getTask(taskId);
+    // Compare-and-set from the state read; a task is never archived here.
+    const done = task && task.state !== "done" ? await deps.store.setTaskStateIf(taskId, task.state, "done", deps.now()) : undefined;
+    if (done) deps.bus.publish("task.updated", { task: taskView(done) });
+  }
+  return { results };
+}

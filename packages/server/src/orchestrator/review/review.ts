@@ -1,0 +1,56 @@
+import type { Comment, CommitBody, CreatePullRequestBody, PullRequest, CommitResult, CreateCommentBody, MergeBody, MergeResult, PatchCommentBody, PromptBody, UpdateFromBaseBody, UpdateResult, UpdateStepBody } from "@grove/protocol";
+import type { SessionRecord } from "../../domain/records.js";
+import type { Deps } from "../context.js";
+import type { LiveSessions } from "../sessions/live-sessions.js";
+import { commitTask } from "./review-commit.js";
+import { createComment, deleteComment, listComments, patchComment } from "./review-comments.js";
+import { mergeTask } from "./review-merge.js";
+import { createPullRequests, listPullRequests, refreshPullRequests } from "./review-pr.js";
+import { sendPullRequestFeedback } from "./review-pr-feedback.js";
+import { RateBudgets } from "./review-pr-http.js";
+import { PullRequestPoller } from "./review-pr-poller.js";
+import { msFromEnv } from "../refresh/remote-context.js";
+import { promptWithComments } from "./review-prompt.js";
+import { abortUpdate, continueUpdate, updateFromBase } from "./review-update.js";
+
+/**
+ * Issue 11, review to land: the use cases behind `api/routes/review.ts` (docs/specs/review.md).
+ * Reached as `orchestrator.review`.
+ */
+export class ReviewService {
+  /** Provider API budgets of this process, shared by people's actions and the poller. */
+  private readonly budgets = new RateBudgets();
+  readonly poller: PullRequestPoller;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly live: LiveSessions,
+  ) {
+    const every = process.env.GROVE_PR_REFRESH_MS === "0" ? 0 : msFromEnv(process.env.GROVE_PR_REFRESH_MS, 60_000);
+    this.poller = new PullRequestPoller(deps, this.budgets, every);
+  }
+
+  /** Starts the background pull-request refresh. */
+  start(): void {
+    this.poller.start();
+  }
+  async stop(): Promise<void> {
+    await this.poller.stop();
+  }
+
+  createComment = (taskId: string, body: CreateCommentBody): Promise<Comment> => createComment(this.deps, taskId, body);
+  listComments = (taskId: string): Promise<Comment[]> => listComments(this.deps, taskId);
+  patchComment = (id: string, body: PatchCommentBody): Promise<Comment> => patchComment(this.deps, id, body);
+  deleteComment = (id: string): Promise<void> => deleteComment(this.deps, id);
+  commit = (taskId: string, body: CommitBody): Promise<CommitResult> => commitTask(this.deps, taskId, body);
+  updateFromBase = (taskId: string, body: UpdateFromBaseBody): Promise<UpdateResult> => updateFromBase(this.deps, taskId, body);
+  continueUpdate = (taskId: string, body: UpdateStepBody): Promise<UpdateResult> => continueUpdate(this.deps, taskId, body);
+  abortUpdate = (taskId: string, body: UpdateStepBody): Promise<UpdateResult> => abortUpdate(this.deps, taskId, body);
+  merge = (taskId: string, body: MergeBody): Promise<MergeResult> => mergeTask(this.deps, taskId, body);
+  createPullRequests = (taskId: string, body: CreatePullRequestBody): Promise<PullRequest[]> => createPullRequests(this.deps, this.budgets, taskId, body);
+  listPullRequests = (taskId: string): Promise<PullRequest[]> => listPullRequests(this.deps, taskId);
+  refreshPullRequests = (taskId: string): Promise<PullRequest[]> => refreshPullRequests(this.deps, this.budgets, taskId);
+  feedback = (taskId: string, sessionId: string): Promise<SessionRecord> => sendPullRequestFeedback(this.deps, this.live, this.budgets, taskId, sessionId);
+  /** `POST /sessions/:id/prompt`, text and/or review comments. */
+  prompt = (sessionId: string, body: PromptBody): Promise<SessionRecord> => promptWithComments(this.deps, this.live, sessionId, body);
+}

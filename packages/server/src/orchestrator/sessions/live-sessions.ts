@@ -1,0 +1,150 @@
+import type { PermissionAsk } from "../../agents/runtime.js";
+import { AppError } from "../../domain/errors.js";
+import type { LastError } from "@grove/protocol";
+import type { SessionRecord, SessionState } from "../../domain/records.js";
+import { sessionView } from "../../domain/views.js";
+import type { Deps } from "../context.js";
+import { AgentStateRecorder } from "./agent-state-recorder.js";
+import { SessionRecorder } from "./recorder.js";
+import { refreshTaskState } from "../tasks/tasks.js";
+
+interface PendingAsk {
+  sessionId: string;
+  ask: PermissionAsk;
+  resolve: (answer: { optionId: string } | "cancelled") => void;
+}
+
+/**
+ * In-memory companions of sessions whose agents run in this process: message recorders,
+ * pending permission questions, summaries waiting for the next prompt. The database stays
+ * the truth for states; every state write here is a compare-and-set (SES-1).
+ */
+export class LiveSessions {
+  private readonly recorders = new Map<string, SessionRecorder>();
+  private readonly summaries = new Map<string, string>();
+  private readonly asks = new Map<string, PendingAsk>();
+  private readonly changeTimers = new Map<string, NodeJS.Timeout>();
+  shuttingDown = false;
+
+  constructor(private readonly deps: Deps) {}
+
+  recorderFor(session: SessionRecord): SessionRecorder {
+    let r = this.recorders.get(session.id);
+    if (!r) {
+      r = new SessionRecorder(this.deps, session.id, session.taskId);
+      r.onToolDone = () => this.changesMayHaveChanged(session.taskId);
+      r.agentState = new AgentStateRecorder(this.deps, session.id, session.agentState);
+      this.recorders.set(session.id, r);
+    }
+    return r;
+  }
+
+  /** AG-2: the session's agent state as this process knows it (modes, options, choices). */
+  agentStateFor(session: SessionRecord): AgentStateRecorder {
+    const r = this.recorderFor(session);
+    r.agentState ??= new AgentStateRecorder(this.deps, session.id, session.agentState);
+    return r.agentState;
+  }
+
+  forget(sessionId: string): void {
+    this.recorders.delete(sessionId);
+    this.summaries.delete(sessionId);
+    this.cancelAsks(sessionId);
+  }
+
+  /** Answers every open question of the session "cancelled" (turn ended, cancel, agent exit). */
+  cancelAsks(sessionId: string): void {
+    for (const [id, a] of this.asks) {
+      if (a.sessionId === sessionId) {
+        a.resolve("cancelled");
+        this.asks.delete(id);
+      }
+    }
+  }
+
+  setPendingSummary(sessionId: string, summary: string): void {
+    this.summaries.set(sessionId, summary);
+  }
+
+  takePendingSummary(sessionId: string): string | undefined {
+    const s = this.summaries.get(sessionId);
+    this.summaries.delete(sessionId);
+    return s;
+  }
+
+  /** Permission policy "ask": the question waits for a person (POST …/permissions/:requestId). */
+  askPermission(session: SessionRecord, ask: PermissionAsk): Promise<{ optionId: string } | "cancelled"> {
+    this.recorderFor(session).note("system", `permission requested: ${ask.title}`, { permissionRequest: ask });
+    return new Promise((resolve) => this.asks.set(ask.requestId, { sessionId: session.id, ask, resolve }));
+  }
+
+  /** Sessions whose permission question waits for a person (the board's `needs_permission`). */
+  askingSessionIds(): Set<string> {
+    return new Set([...this.asks.values()].map((a) => a.sessionId));
+  }
+
+  pendingAsks(sessionId: string): PermissionAsk[] {
+    return [...this.asks.values()].filter((a) => a.sessionId === sessionId).map((a) => a.ask);
+  }
+
+  answerPermission(sessionId: string, requestId: string, optionId: string | null): void {
+    const a = this.asks.get(requestId);
+    if (!a || a.sessionId !== sessionId) throw new AppError("not_found", `no pending permission request ${requestId}`, { requestId });
+    if (optionId !== null && !a.ask.options.some((o) => o.optionId === optionId)) {
+      throw new AppError("invalid_request", `option ${optionId} is not offered`, { field: "optionId" });
+    }
+    this.asks.delete(requestId);
+    a.resolve(optionId === null ? "cancelled" : { optionId });
+  }
+
+  onAgentExit(sessionId: string, info: { code: number | null; signal: string | null; duringTurn: boolean }): void {
+    this.deps.log.info({ sessionId, exitCode: info.code, signal: info.signal, duringTurn: info.duringTurn }, "agent exited");
+    void this.deps.store.deleteAgentProcess(sessionId).catch(() => undefined);
+    this.cancelAsks(sessionId);
+  }
+
+  /** Compare-and-set a session's state, publish the change and re-derive the task state. */
+  async transition(session: SessionRecord, from: readonly SessionState[], to: SessionState, lastError?: LastError | null): Promise<SessionRecord | undefined> {
+    const updated = await this.deps.store.casSessionState(session.id, from, to, lastError === undefined ? {} : { lastError }, this.deps.now());
+    if (!updated) return undefined;
+    this.deps.bus.publish("session.state_changed", { session: sessionView(updated), from: session.state });
+    await refreshTaskState(this.deps, updated.taskId);
+    return updated;
+  }
+
+  /** CHG-3 (agent-driven part): a debounced `changes.updated` after tool calls and turns. */
+  changesMayHaveChanged(taskId: string): void {
+    const prev = this.changeTimers.get(taskId);
+    if (prev) clearTimeout(prev);
+    const t = setTimeout(() => {
+      this.changeTimers.delete(taskId);
+      void this.publishChanges(taskId);
+    }, 300);
+    t.unref();
+    this.changeTimers.set(taskId, t);
+  }
+
+  private async publishChanges(taskId: string): Promise<void> {
+    const env = await this.deps.store.getEnvironmentByTask(taskId).catch(() => undefined);
+    if (!env) return;
+    const rows = await this.deps.store.listEnvironmentRepos(env.id).catch(() => []);
+    for (const r of rows.filter((x) => x.status === "active")) this.deps.bus.publish("changes.updated", { taskId, repositoryId: r.repositoryId });
+  }
+
+  dispose(): void {
+    for (const t of this.changeTimers.values()) clearTimeout(t);
+    this.changeTimers.clear();
+  }
+}
+
+export function errorOf(e: unknown, at: string, repositoryId?: string): LastError {
+  const appErr = e instanceof AppError ? e : undefined;
+  const repo = repositoryId ?? (typeof appErr?.details?.repositoryId === "string" ? appErr.details.repositoryId : undefined);
+  return {
+    code: appErr?.code ?? "internal_error",
+    message: e instanceof Error ? e.message : String(e),
+    ...(repo ? { repositoryId: repo } : {}),
+    ...(typeof appErr?.details?.action === "string" ? { action: appErr.details.action } : {}),
+    at,
+  };
+}

@@ -1,0 +1,39 @@
+import type { ListTasksQuery, Page, Task, TaskSummary } from "@grove/protocol";
+import { decodeCursor, encodeCursor } from "../../domain/cursor.js";
+import type { TaskRecord } from "../../domain/records.js";
+import { taskSummary } from "../../domain/task-summary.js";
+import { taskView } from "../../domain/views.js";
+import type { TaskFilter } from "../../store/list-pages.js";
+import type { Deps } from "../context.js";
+
+/** Which sessions wait for a person's answer (in this process: permission questions live here). */
+export type AskingSessions = () => ReadonlySet<string>;
+
+/** Summaries of already loaded tasks: a few indexed queries for the whole batch, never git. */
+export async function summariesOf(deps: Deps, tasks: readonly TaskRecord[], asking: AskingSessions): Promise<TaskSummary[]> {
+  const parts = await deps.store.taskSummaryParts(tasks.map((t) => t.id));
+  const askingNow = asking();
+  return tasks.map((t) =>
+    taskSummary(t, {
+      repositoryNames: parts.repositoryNames,
+      slots: parts.slots.get(t.id) ?? [],
+      sessions: parts.sessions.get(t.id) ?? [],
+      diffStat: parts.diffStats.get(t.id),
+      asking: askingNow,
+    }),
+  );
+}
+
+/**
+ * `GET /tasks` (issue 13): filters combine; `view=summary` gives the board's shape; with
+ * `limit` one keyset page `{items, nextCursor}`, without it the plain array (CONTRACT.md).
+ */
+export async function listTasks(deps: Deps, q: ListTasksQuery, asking: AskingSessions): Promise<Task[] | TaskSummary[] | Page<Task | TaskSummary>> {
+  const filter: TaskFilter = { archived: q.archived === "true", states: q.state, repositoryId: q.repositoryId, q: q.q };
+  const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+  const { rows, more } = await deps.store.listTaskPage(filter, { after, limit: q.limit });
+  const items = q.view === "summary" ? await summariesOf(deps, rows, asking) : rows.map(taskView);
+  if (q.limit === undefined) return items;
+  const last = rows.at(-1);
+  return { items, nextCursor: more && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null };
+}

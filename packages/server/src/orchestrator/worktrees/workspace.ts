@@ -1,0 +1,85 @@
+import type { WorkspaceInfo } from "@grove/protocol";
+import { AppError } from "../../domain/errors.js";
+import { environmentRepositoryView } from "../../domain/views.js";
+import type { RepositoryRecord, SessionRecord } from "../../domain/records.js";
+import { type ProjectedSlot, type ProjectedWorkspace, projectWorkspace } from "../../domain/workspace-projection.js";
+import type { Deps } from "../context.js";
+import { taskRoot } from "./paths.js";
+import { refreshForRecreate } from "../refresh/refresh-remote.js";
+import { resolveTaskRefreshRoutes, scoped, type RefreshScope } from "../refresh/refresh-routes.js";
+import { checkSlotOnDisk, reuseUnsafe, type SlotDiskState } from "./workspace-check.js";
+
+/** ENV-5: a session's workspace, from persisted rows only; fails closed. */
+export async function projectSessionWorkspace(deps: Deps, session: SessionRecord): Promise<ProjectedWorkspace> {
+  if (!session.taskEnvironmentId) throw new AppError("workspace_missing", `session ${session.id} has no environment`);
+  const env = await deps.store.getEnvironment(session.taskEnvironmentId);
+  if (!env || env.taskId !== session.taskId) throw new AppError("workspace_missing", `environment of session ${session.id} not found`);
+  const task = await deps.store.getTask(session.taskId);
+  if (!task) throw new AppError("not_found", `task ${session.taskId} not found`);
+  const rows = await deps.store.listEnvironmentRepos(env.id);
+  return projectWorkspace(env, rows, taskRoot(deps, task));
+}
+
+export async function workspaceInfo(deps: Deps, session: SessionRecord): Promise<WorkspaceInfo> {
+  const ws = await projectSessionWorkspace(deps, session);
+  return {
+    taskId: session.taskId,
+    sessionId: session.id,
+    taskEnvironmentId: ws.environmentId,
+    workspacePath: ws.workspacePath,
+    repositories: ws.slots.map((s) => environmentRepositoryView(s.row)),
+  };
+}
+
+/** One slot of a workspace with its repository and what is on disk at its path. */
+interface CheckedSlot {
+  slot: ProjectedSlot;
+  repo: RepositoryRecord;
+  disk: SlotDiskState;
+}
+
+/** WT-5, cheap (no network): every slot's repository and on-disk state; throws if a repository is gone. */
+export async function checkWorkspace(deps: Deps, ws: ProjectedWorkspace, scope: RefreshScope): Promise<CheckedSlot[]> {
+  const out: CheckedSlot[] = [];
+  for (const slot of ws.slots) {
+    const repo = await deps.store.getRepository(slot.row.repositoryId);
+    if (!repo) {
+      throw new AppError("workspace_missing", `repository ${slot.row.repositoryId} of the workspace is gone`, { taskId: scope.taskId, ...(scope.sessionId ? { sessionId: scope.sessionId } : {}), repositoryId: slot.row.repositoryId });
+    }
+    out.push({ slot, repo, disk: await checkSlotOnDisk(deps, { repoPath: repo.path, worktreePath: slot.worktreePath, branch: slot.worktreeBranch }) });
+  }
+  return out;
+}
+
+/**
+ * WT-5 whenever a session touches its workspace: a slot whose directory is foreign is refused
+ * (`workspace_reuse_unsafe` with `details.action`) before anything changes; when some slot is
+ * missing, the refresh routes of ALL slots are resolved first (RR-4, seed 004), then each
+ * missing worktree is refreshed through its route (RR-5) and recreated in place on its
+ * recorded branch. Valid slots are left alone: no git mutation, no network. Returns the
+ * recreated slots' repository ids.
+ */
+export async function restoreWorkspace(deps: Deps, ws: ProjectedWorkspace, scope: RefreshScope): Promise<string[]> {
+  const checked = await checkWorkspace(deps, ws, scope);
+  for (const c of checked) {
+    if (c.disk.state === "foreign") {
+      throw reuseUnsafe(c.disk, { taskId: scope.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath, branch: c.slot.worktreeBranch });
+    }
+  }
+  const missing = checked.filter((c) => c.disk.state === "missing");
+  if (missing.length === 0) return [];
+  const routes = await resolveTaskRefreshRoutes(deps, checked.map((c) => ({ repository: c.repo })), scope);
+  for (const { slot, repo } of missing) {
+    try {
+      // RR-5: a vanished worktree is recreated only after its refresh.
+      await refreshForRecreate(deps, repo, { baseBranch: slot.row.baseBranch }, scope, routes.get(repo.id));
+      await deps.worktrees.recreate({ repoPath: repo.path, worktreePath: slot.worktreePath, branch: slot.worktreeBranch });
+    } catch (e) {
+      throw scoped(e, repo, scope);
+    }
+  }
+  deps.log.info({ ...scope, recreated: missing.map((m) => m.slot.worktreePath) }, "vanished worktrees recreated in place (WT-5)");
+  // Clients refetch the environment (no longer `missing`); the changes watcher watches it again.
+  deps.bus.publish("environment.updated", { taskId: scope.taskId, environmentId: ws.environmentId, status: "ready" });
+  return missing.map((m) => m.repo.id);
+}

@@ -1,0 +1,59 @@
+import { newId } from "../../domain/ids.js";
+import type { MessageRecord } from "../../domain/records.js";
+import { messageView } from "../../domain/views.js";
+import { runSetupScript } from "../../git/setup-script.js";
+import type { Deps } from "../context.js";
+import type { PlannedSlot } from "../planned-slot.js";
+import type { RefreshContext } from "../planned-slot.js";
+import { copyIntoWorktree } from "./worktree-copy.js";
+
+async function warn(deps: Deps, ctx: RefreshContext, text: string, data: Record<string, unknown>): Promise<void> {
+  if (!ctx.sessionId) {
+    deps.log.warn({ taskId: ctx.taskId, text, ...data }, "setup warning without a session");
+    return;
+  }
+  const m: MessageRecord = { id: newId("msg"), sessionId: ctx.sessionId, role: "system", text, data: { warning: true, ...data }, createdAt: deps.now() };
+  try {
+    await deps.store.insertMessage(m);
+    deps.bus.publish("session.message", { sessionId: ctx.sessionId, taskId: ctx.taskId, message: messageView(m) });
+  } catch (err) {
+    // A warning that cannot be stored must not fail the launch (WT-9): the log keeps it.
+    deps.log.warn({ err, sessionId: ctx.sessionId, text }, "could not record a setup warning");
+  }
+}
+
+/**
+ * WT-9, run once right after a NEW worktree was created and persisted (never on reuse or on
+ * a WT-5 recreation): copy the repository's copy-files globs from the source checkout, then
+ * run its setup script in the worktree. Neither can fail the launch: problems become a
+ * warning message on the launching session and a log line.
+ */
+export async function setupNewWorktree(deps: Deps, slot: PlannedSlot, ctx: RefreshContext): Promise<void> {
+  const repo = slot.repository;
+  try {
+    const report = await copyIntoWorktree(repo.path, slot.worktreePath, repo.copyFiles);
+    if (report.skipped.length > 0) {
+      await warn(deps, ctx, `${repo.name}: some copy-files matches were not copied:\n${report.skipped.join("\n")}`, { repositoryId: repo.id, kind: "copy_files" });
+    }
+  } catch (e) {
+    deps.log.warn({ err: e, repositoryId: repo.id }, "copy-files failed");
+    await warn(deps, ctx, `${repo.name}: copying files into the worktree failed: ${(e as Error).message}`, { repositoryId: repo.id, kind: "copy_files" });
+  }
+  if (!repo.setupScript) return;
+  const timeout = Number.parseInt(process.env.GROVE_SETUP_SCRIPT_TIMEOUT_MS ?? "", 10);
+  const r = await runSetupScript({
+    script: repo.setupScript,
+    cwd: slot.worktreePath,
+    env: { GROVE_SOURCE_PATH: repo.path, GROVE_WORKTREE_PATH: slot.worktreePath, GROVE_TASK_ID: ctx.taskId },
+    ...(Number.isFinite(timeout) && timeout > 0 && { timeoutMs: timeout }),
+  });
+  if (!r.ok) {
+    deps.log.warn({ repositoryId: repo.id, exitCode: r.exitCode, timedOut: r.timedOut }, "setup script failed");
+    const why = r.timedOut ? "timed out" : `exited with ${r.exitCode ?? "no code"}`;
+    await warn(deps, ctx, `${repo.name}: the setup script ${why}; the worktree is ready anyway.\n${r.output}`.trimEnd(), {
+      repositoryId: repo.id,
+      kind: "setup_script",
+      exitCode: r.exitCode,
+    });
+  }
+}
