@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { makeRepo } from "../fixture/git.js";
+import { waitFor } from "../fixture/server.js";
+import { inProcessRunner, sharedDatabase, type Cleanups } from "./helpers.js";
+
+describe("issue 15 a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 }, () => {
+  const cleanups: Cleanups = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  it("RUN-13: a forward that times out is 502 runner_unreachable and never resent; the client's retry meets the owner's launch reservation (workspace_preparing): one session, one agent", async () => {
+    const { databaseUrl } = await sharedDatabase(cleanups);
+    const a = await inProcessRunner(cleanups, databaseUrl, "runner_a", { GROVE_FORWARD_TIMEOUT_MS: "300" });
+    const c = await inProcessRunner(cleanups, databaseUrl, "runner_c", { GROVE_RUNNER_LABELS: "gpu" });
+    const reg = await c.api("POST", "/repositories", { path: (await makeRepo()).path });
+    // The setup script holds the materialization (environment `creating`) for 3 s.
+    expect((await c.api("PATCH", `/repositories/${reg.body.id}`, { setupScript: "sleep 3" })).status).toBe(200);
+    const task = (await a.api("POST", "/tasks", { title: "Slow launch", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as { id: string };
+
+    const t0 = Date.now();
+    const first = await a.api("POST", `/tasks/${task.id}/sessions`, { prompt: "append once.txt x" });
+    expect(first.status).toBe(502);
+    expect(first.body.error).toMatchObject({ code: "runner_unreachable", details: { runnerId: "runner_c" } });
+    expect(Date.now() - t0).toBeLessThan(2_500);
+
+    // The person retries at once: the launch is still preparing on C, nothing is written twice.
+    const retry = await a.api("POST", `/tasks/${task.id}/sessions`, { prompt: "append once.txt x" });
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.code).toBe("workspace_preparing");
+
+    // The first launch finishes on C: one session, one agent, the prompt ran once.
+    const [session] = await waitFor(async () => {
+      const list = (await a.api("GET", `/tasks/${task.id}/sessions`)).body as { id: string; state: string }[];
+      return list.length === 1 && list[0]!.state === "waiting_for_input" ? list : undefined;
+    }, "the first launch done on C", 30_000);
+    expect((await a.api("GET", `/tasks/${task.id}`)).body.runnerId).toBe("runner_c");
+    expect(c.server.orchestrator.deps.agents.liveCount()).toBe(1);
+    expect(a.server.orchestrator.deps.agents.liveCount()).toBe(0);
+    const env = (await a.api("GET", `/tasks/${task.id}/environment`)).body;
+    const diff = await a.api("GET", `/tasks/${task.id}/changes/diff?repositoryId=${reg.body.id}&path=once.txt`);
+    expect(diff.status).toBe(200);
+    expect(env.runnerId).toBe("runner_c");
+    expect((await a.api("GET", `/tasks/${task.id}/sessions`)).body).toHaveLength(1);
+    expect(session!.id).toBeTruthy();
+  });
+});
