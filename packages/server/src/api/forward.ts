@@ -20,8 +20,8 @@ declare module "fastify" {
   }
 }
 
-/** How a route finds its task: the `:id` is the task's, or a session's. */
-type Scope = "task" | "session";
+/** How a route finds its task: the `:id` is the task's, a session's or a review comment's. */
+type Scope = "task" | "session" | "comment";
 interface Rule {
   scope: Scope;
   /** The first session places the environment (POST /tasks/:id/sessions). */
@@ -55,6 +55,8 @@ const RULES: Record<string, Rule> = {
   "POST /tasks/:id/pull-requests/feedback": { scope: "task" },
   "GET /tasks/:id/terminal": { scope: "task", ws: true },
   "POST /tasks/:id/open-in-editor": { scope: "task" },
+  // Editing a comment answers with its `outdated` flag, read from the worktree.
+  "PATCH /comments/:id": { scope: "comment" },
   "GET /sessions/:id/workspace": { scope: "session" },
   "POST /sessions/:id/prompt": { scope: "session" },
   "POST /sessions/:id/cancel": { scope: "session" },
@@ -99,7 +101,9 @@ export function installForwarding(api: FastifyInstance, orch: Orchestrator, clus
     if (!rule) return;
     const id = (req.params as { id?: string }).id;
     if (!id) return;
-    const found = await orch.placement.resolve(rule.scope === "task" ? { taskId: id } : { sessionId: id });
+    const commentTask = rule.scope === "comment" ? (await orch.deps.store.review.getComment(id))?.taskId : undefined;
+    if (rule.scope === "comment" && !commentTask) return; // the route answers not_found itself
+    const found = await orch.placement.resolve(rule.scope === "session" ? { sessionId: id } : { taskId: commentTask ?? id });
     if (!found) return; // the route answers not_found itself
     const { taskId, owner } = found;
     if (owner?.local) return;

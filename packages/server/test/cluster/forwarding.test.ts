@@ -88,6 +88,13 @@ describe("issue 15 placement and forwarding across isolated runners (PostgreSQL)
     expect(diff.status).toBe(200);
     expect(JSON.stringify(diff.body)).toContain("prompted through B");
 
+    // Review comments are anchored in C's files: added through B, edited through A.
+    const comment = await b.api("POST", `/tasks/${task.id}/comments`, { repositoryId: reg.body.id, path: "second.txt", line: 1, body: "check this" });
+    expect(comment.status).toBe(201);
+    const edited = await a.api("PATCH", `/comments/${comment.body.id}`, { body: "check this twice" });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ body: "check this twice", outdated: false });
+
     // The terminal through A: a shell on C, in C's worktree (the WebSocket is piped A → C).
     const out = await terminalOutput(`${a.url.replace("http", "ws")}/api/v1/tasks/${task.id}/terminal?repositoryId=${reg.body.id}`, "pwd -P; ls\n", "second.txt");
     expect(out).toContain(realpathSync(worktree));
