@@ -1,7 +1,21 @@
+import http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor } from "../fixture/server.js";
 import { inProcessRunner, sharedDatabase, type Cleanups } from "./helpers.js";
+
+/** GET `path` on `base` with an explicit Host header (fetch cannot set one). */
+function getWithHost(base: string, path: string, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL(path, base), { headers: { host } }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 
 describe("issue 15 a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 }, () => {
   const cleanups: Cleanups = [];
@@ -43,5 +57,15 @@ describe("issue 15 a forwarded launch that times out (PostgreSQL)", { timeout: 1
     expect(env.runnerId).toBe("runner_c");
     expect((await a.api("GET", `/tasks/${task.id}/sessions`)).body).toHaveLength(1);
     expect(session!.id).toBeTruthy();
+  });
+
+  it("RUN-14: the Host of a runner's own GROVE_RUNNER_URL is trusted (SEC-5), other names still are not", async () => {
+    const { databaseUrl } = await sharedDatabase(cleanups);
+    const c = await inProcessRunner(cleanups, databaseUrl, "runner_c", { GROVE_RUNNER_URL: "http://runner-c.internal:7999" });
+    expect((await getWithHost(c.url, "/api/v1/health", "runner-c.internal:7999")).status).toBe(200);
+    const other = await getWithHost(c.url, "/api/v1/health", "runner-d.internal:7999");
+    expect(other.status).toBe(403);
+    expect(other.body).toContain("host_not_allowed");
+    expect((await getWithHost(c.url, "/api/v1/health", "runner-c.internal:8000")).status).toBe(403);
   });
 });
