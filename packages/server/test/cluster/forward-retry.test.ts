@@ -2,6 +2,7 @@ import http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor } from "../fixture/server.js";
+import { runGrove } from "../cli/run-cli.js";
 import { inProcessRunner, sharedDatabase, type Cleanups } from "./helpers.js";
 
 /** GET `path` on `base` with an explicit Host header (fetch cannot set one). */
@@ -67,5 +68,23 @@ describe("issue 15 a forwarded launch that times out (PostgreSQL)", { timeout: 1
     expect(other.status).toBe(403);
     expect(other.body).toContain("host_not_allowed");
     expect((await getWithHost(c.url, "/api/v1/health", "runner-c.internal:8000")).status).toBe(403);
+  });
+
+  it("RUN-15: `grove task create --runner-label` records the labels; `grove task start --runner` places on that runner through another one", async () => {
+    const { databaseUrl } = await sharedDatabase(cleanups);
+    const a = await inProcessRunner(cleanups, databaseUrl, "runner_a");
+    const c = await inProcessRunner(cleanups, databaseUrl, "runner_c", { GROVE_RUNNER_LABELS: "gpu,big" });
+    const reg = await c.api("POST", "/repositories", { path: (await makeRepo()).path });
+    const created = await runGrove(["task", "create", "--title", "cli", "--repo", reg.body.id, "--runner-label", "GPU", "--runner-label", "big", "--quiet", "--server", a.url]);
+    expect(created.code, created.stderr).toBe(0);
+    const taskId = created.stdout.trim();
+    expect((await a.api("GET", `/tasks/${taskId}`)).body.runnerLabels).toEqual(["gpu", "big"]);
+    const unknown = await runGrove(["task", "start", taskId, "--runner", "runner_nowhere", "--server", a.url]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain("runner_unknown");
+    const started = await runGrove(["task", "start", taskId, "--runner", "runner_c", "--quiet", "--server", a.url]);
+    expect(started.code, started.stderr).toBe(0);
+    expect((await a.api("GET", `/tasks/${taskId}`)).body).toMatchObject({ runnerId: "runner_c", runnerState: "online" });
+    expect(c.server.orchestrator.deps.agents.liveCount()).toBe(1);
   });
 });
