@@ -82,7 +82,11 @@ const BRIDGE_ENV: readonly string[] = [
 const VENDOR_ENV: Record<string, readonly string[]> = {
   claude: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER"],
   codex: ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"],
-  gemini: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_APPLICATION_CREDENTIALS"],
+  gemini: [
+    "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA", "GOOGLE_APPLICATION_CREDENTIALS",
+    // A gateway or proxy in front of the Gemini API (Gemini CLI then authenticates as `gateway`).
+    "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL", "GEMINI_MODEL", "GEMINI_CLI_HOME",
+  ],
   opencode: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "OPENCODE_CONFIG"],
 };
 
@@ -93,7 +97,8 @@ const VENDOR_ENV: Record<string, readonly string[]> = {
 export const PINNED_BRIDGES = {
   claude: { package: "@agentclientprotocol/claude-agent-acp", version: "0.101.0", args: [] as string[] },
   codex: { package: "@zed-industries/codex-acp", version: "0.16.0", args: [] as string[] },
-  gemini: { package: "@google/gemini-cli", version: "0.61.0", args: ["--experimental-acp"] },
+  // 0.61 names ACP mode `--acp` (`--experimental-acp` is its deprecated alias).
+  gemini: { package: "@google/gemini-cli", version: "0.61.0", args: ["--acp"] },
   opencode: { package: "opencode-ai", version: "1.18.33", args: ["acp"] },
 } as const;
 
@@ -140,7 +145,13 @@ export function builtInProfiles(opts: { home: string }): AgentProfileConfig[] {
       auth: { fix: "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) for the agent, or log in once with `claude /login`", env: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"] },
     }),
     bridgeProfile("codex", { auth: { fix: "set OPENAI_API_KEY (or CODEX_API_KEY) for the agent, or log in once with `codex login`", env: ["OPENAI_API_KEY", "CODEX_API_KEY"] } }),
-    bridgeProfile("gemini", { auth: { fix: "set GEMINI_API_KEY for the agent, or log in once with `gemini`", env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"] } }),
+    bridgeProfile("gemini", {
+      // Gemini CLI starts in `default`, which asks before edits and shell commands. No mode for
+      // `auto_approve`: Grove answers every ask itself, and Gemini CLI refuses its approving
+      // modes (`autoEdit`, `yolo`) in a folder the person has not trusted — a new worktree.
+      policyModes: { ask: "default" },
+      auth: { fix: "set GEMINI_API_KEY for the agent, or log in once with `gemini`", env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"] },
+    }),
     bridgeProfile("opencode", { auth: { fix: "run `opencode auth login` once, or set the provider's API key for the agent" } }),
   ];
 }

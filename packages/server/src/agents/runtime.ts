@@ -14,9 +14,16 @@ import type { AgentHandle, StartAgentInput } from "./agent-contract.js";
 // JSON-RPC "request cancelled": what a request rejects with when its timeout signal fires.
 const REQUEST_CANCELLED = -32800;
 const EXIT_WAIT_MS = 1000;
-// How long a start waits for the first `_auth/status_update` of an agent that advertises it
-// (it usually came already; when it is late, the first turn reports agent_auth_required instead).
-const AUTH_STATUS_WAIT_MS = 2000;
+/**
+ * AG-3.4: how long after `initialize` was sent a start waits for the first `_auth/status_update`
+ * of an agent that advertises it. The Claude bridge probes its CLI (`claude auth status`) when
+ * `initialize` arrives and gives that probe 5 s before it stays silent; a bound anchored at
+ * `initialize` and longer than the probe's own means every probe that answers is seen, however
+ * long `session/new` took or however loaded the machine is. The wait is usually nil (the push
+ * came during `session/new`); only a silent agent costs the rest of the bound, and then its
+ * first turn reports agent_auth_required instead.
+ */
+export const AUTH_STATUS_DEADLINE_MS = 6500;
 
 /**
  * The one seam for agent processes (SES-4, SES-5): starts an agent per Grove session, keeps the
@@ -28,10 +35,15 @@ export class AgentRuntime {
   /** Processes of agents still in initialize / session/new|load: stop() must reach them too. */
   private readonly startingProcs = new Map<string, AgentProcess>();
   private readonly startTimeoutMs: number;
+  private readonly authStatusDeadlineMs: number;
 
-  /** `startTimeoutMs` bounds each of initialize and session/new|load (default 60 s: npx may install). */
-  constructor(opts?: { startTimeoutMs?: number }) {
+  /**
+   * `startTimeoutMs` bounds each of initialize and session/new|load (default 60 s: npx may
+   * install); `authStatusDeadlineMs` is {@link AUTH_STATUS_DEADLINE_MS}.
+   */
+  constructor(opts?: { startTimeoutMs?: number; authStatusDeadlineMs?: number }) {
     this.startTimeoutMs = opts?.startTimeoutMs ?? 60_000;
+    this.authStatusDeadlineMs = opts?.authStatusDeadlineMs ?? AUTH_STATUS_DEADLINE_MS;
   }
 
   /**
@@ -68,6 +80,7 @@ export class AgentRuntime {
       // A dead agent cannot answer: fail pending requests now instead of at the timeout.
       void proc.exited.then(() => connection.close());
       step = "initialize";
+      const initSentAt = Date.now();
       const init = await conn.initialize(this.startTimeoutMs);
       authMethods = authMethodsOf(init);
       input.onInitialize?.(init);
@@ -93,7 +106,7 @@ export class AgentRuntime {
       }
       // AG-3: an agent that pushes its identity and has none fails now, not at the first prompt.
       if ((init.agentCapabilities?._meta as Record<string, unknown> | undefined)?.authStatus !== undefined) {
-        const kind = await conn.authStatus(AUTH_STATUS_WAIT_MS);
+        const kind = await conn.authStatus(initSentAt + this.authStatusDeadlineMs - Date.now());
         if (kind === "none") throw acp.RequestError.authRequired(undefined, "the agent reports no credentials (auth status: none)");
       }
       step = "session/set_mode";

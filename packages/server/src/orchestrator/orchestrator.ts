@@ -103,7 +103,7 @@ export class Orchestrator {
     this.live.shuttingDown = true;
     this.live.dispose();
     this.changesWatch.dispose();
-    this.summaries.dispose();
+    await this.summaries.dispose();
     await this.deferred?.catch(() => undefined);
     await this.cleanup.stop();
     await this.review.stop();

@@ -19,7 +19,10 @@ describe("agent profiles (SES-9)", () => {
       permissionPolicy: "ask",
       policyModes: { ask: "default", auto_approve: "acceptEdits" },
     });
-    expect(ps.find((p) => p.name === "gemini")!.install).toEqual({ package: "@google/gemini-cli", version: "0.61.0", args: ["--experimental-acp"] });
+    expect(ps.find((p) => p.name === "gemini")).toMatchObject({
+      install: { package: "@google/gemini-cli", version: "0.61.0", args: ["--acp"] },
+      policyModes: { ask: "default" },
+    });
     expect(ps.find((p) => p.name === "opencode")!.install).toEqual({ package: "opencode-ai", version: "1.18.33", args: ["acp"] });
     expect(ps.find((p) => p.name === "codex")!.install).toMatchObject({ package: "@zed-industries/codex-acp", version: "0.16.0" });
     for (const p of ps.slice(1)) expect(p.command).not.toBe("npx");

@@ -1,21 +1,17 @@
 import { existsSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newId } from "../../src/domain/ids.js";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
-import { startTestServer, type TestServer } from "../fixture/server.js";
+import { serverPerTest } from "../fixture/server.js";
 import { envRows, jobsOf, taskWithSession, waitForJob } from "./helpers.js";
 
 describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-  });
+  const perTest = serverPerTest(kind);
 
   it("LC-2: with a job in prepared, POST /tasks/:id/sessions → 409 task_cleanup_in_progress and no rows", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task } = await repoAndTask(srv);
     const { store, runnerId, now } = srv.server.orchestrator.deps;
     const t = now();
@@ -37,7 +33,7 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
   });
 
   it("LC-2: 50 interleaved archive / session-create races never end with a session whose worktree was removed", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const s = srv;
     const repo = (await repoAndTask(s)).repository;
     const race = async (i: number) => {
@@ -76,7 +72,7 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
   });
 
   it("LC-4: a locked worktree makes the job retry_wait with its error and attempt count; it succeeds once the lock is gone", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const worker = srv.server.orchestrator.cleanup;
     const { task, slot, repo } = await taskWithSession(srv);
     gitSync(repo.path, "worktree", "lock", "--reason", "on a usb disk", slot.worktreePath);
@@ -99,7 +95,7 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
   });
 
   it("LC-4: after the last attempt the job is failed and keeps its error; the worktree stays", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const worker = srv.server.orchestrator.cleanup;
     const { task, slot, repo } = await taskWithSession(srv, "say hi");
     gitSync(repo.path, "worktree", "lock", slot.worktreePath);

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
-import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
+import { waitForSession, type TestServer, serverPerTest } from "../fixture/server.js";
 import { waitForJob } from "./helpers.js";
 
 /**
@@ -9,11 +9,7 @@ import { waitForJob } from "./helpers.js";
  * task. A branch the person attached (`checkoutBranch`) is theirs, whatever it holds.
  */
 describe.each(DATABASES)("LC-7 branches on delete (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-  });
+  const perTest = serverPerTest(kind);
 
   /** A repository whose `develop` carries one commit `main` does not have, and `feature/x` = main. */
   async function personRepo(s: TestServer) {
@@ -41,7 +37,7 @@ describe.each(DATABASES)("LC-7 branches on delete (%s)", (kind) => {
   }
 
   it("LC-7: a task may work directly on its base (checkoutBranch = baseBranch); DELETE keeps that branch and its unique commit", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { repo, repository } = await personRepo(srv);
     const tip = repo.git("rev-parse", "refs/heads/develop").trim();
     const t = await srv.api("POST", "/tasks", { title: "On develop", repositories: [{ repositoryId: repository.id, baseBranch: "develop", checkoutBranch: "develop" }] });
@@ -52,7 +48,7 @@ describe.each(DATABASES)("LC-7 branches on delete (%s)", (kind) => {
   });
 
   it("LC-7: DELETE keeps a person's existing checkout branch even when it holds nothing outside its base", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { repo, repository } = await personRepo(srv);
     const tip = repo.git("rev-parse", "refs/heads/feature/x").trim();
     const t = await srv.api("POST", "/tasks", { title: "On feature x", repositories: [{ repositoryId: repository.id, baseBranch: "main", checkoutBranch: "feature/x" }] });
@@ -63,7 +59,7 @@ describe.each(DATABASES)("LC-7 branches on delete (%s)", (kind) => {
   });
 
   it("LC-7: a branch Grove created is still dropped when it holds nothing outside its base, and the base is untouched", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { repo, repository } = await personRepo(srv);
     const develop = repo.git("rev-parse", "refs/heads/develop").trim();
     const t = await srv.api("POST", "/tasks", { title: "From develop", repositories: [{ repositoryId: repository.id, baseBranch: "develop" }] });

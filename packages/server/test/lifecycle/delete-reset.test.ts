@@ -1,21 +1,17 @@
 import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
-import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
+import { waitForSession, serverPerTest } from "../fixture/server.js";
 import { envRows, jobsOf, processGone, taskWithSession, waitForJob } from "./helpers.js";
 
 describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-  });
+  const perTest = serverPerTest(kind);
 
   it("LC-6: DELETE of a task with a dirty worktree without discardChanges → 409 dirty_worktree, no job, nothing changed", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task, slot, pid } = await taskWithSession(srv);
     const r = await srv.api("DELETE", `/tasks/${task.id}`);
     expect(r.status).toBe(409);
@@ -31,7 +27,7 @@ describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
   });
 
   it("LC-6 LC-7: DELETE with discardChanges=true removes the worktree and the task; the branch with commits is kept", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task, slot, pid, repo } = await taskWithSession(srv);
     const r = await srv.api("DELETE", `/tasks/${task.id}?discardChanges=true`);
     expect(r.status).toBe(202);
@@ -47,7 +43,7 @@ describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
   });
 
   it("LC-7 (decision): DELETE drops a branch with no commits outside its base; a hand-removed directory does not block", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task, slot, session, repo } = await taskWithSession(srv, "say nothing to commit");
     await srv.server.orchestrator.deps.agents.stop(session.id);
     await rm(slot.worktreePath, { recursive: true, force: true });
@@ -60,7 +56,7 @@ describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
   });
 
   it("LC-2: environment reset while a session runs → 409 session_running, no job", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "sleep 20000" });
     expect(s.body.state).toBe("running");
@@ -72,7 +68,7 @@ describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
   });
 
   it("LC-2 LC-7: environment reset removes the worktrees, keeps the branch, the environment is gone, the next session materializes afresh", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task, slot, pid, repo, session } = await taskWithSession(srv);
     const env = (await srv.api("GET", `/tasks/${task.id}/environment`)).body;
     const head = gitSync(slot.worktreePath, "rev-parse", "HEAD").trim();

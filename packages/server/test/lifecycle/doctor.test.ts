@@ -1,22 +1,18 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runGrove } from "../cli/run-cli.js";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
-import { startTestServer, type TestServer } from "../fixture/server.js";
+import { serverPerTest } from "../fixture/server.js";
 import { envRows, taskWithSession } from "./helpers.js";
 
 describe.each(DATABASES)("grove doctor (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-  });
+  const perTest = serverPerTest(kind);
 
   it("LC-D: a consistent install → ok, exit 0", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     await taskWithSession(srv, "say hi");
     const r = await srv.api("GET", "/doctor");
     expect(r.status).toBe(200);
@@ -27,7 +23,7 @@ describe.each(DATABASES)("grove doctor (%s)", (kind) => {
   });
 
   it("LC-D: reports a hand-made orphan directory and a hand-removed worktree, exits 1, and changes nothing", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task, slot, session, repo } = await taskWithSession(srv);
     await srv.server.orchestrator.deps.agents.stop(session.id);
     await rm(slot.worktreePath, { recursive: true, force: true });
@@ -60,7 +56,7 @@ describe.each(DATABASES)("grove doctor (%s)", (kind) => {
   });
 
   it("LC-D: a worktree switched to another branch is a mismatch; a directory in a task dir without a row is an orphan", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { slot } = await taskWithSession(srv, "say hi");
     gitSync(slot.worktreePath, "switch", "-q", "-c", "elsewhere");
     const extra = join(slot.worktreePath, "..", "leftover");

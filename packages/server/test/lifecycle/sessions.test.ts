@@ -1,20 +1,16 @@
 import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
-import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
+import { waitForSession, serverPerTest } from "../fixture/server.js";
 import { envRows, jobsOf, processGone, taskWithSession } from "./helpers.js";
 
 describe.each(DATABASES)("SES-7 deleting sessions (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-  });
+  const perTest = serverPerTest(kind);
 
   it("SES-7 ENV-6: deleting the last session keeps worktree, branch and uncommitted files, creates no cleanup job; the next session attaches to the same worktree", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task, slot, session, pid, repo } = await taskWithSession(srv);
     const head = gitSync(slot.worktreePath, "rev-parse", "HEAD").trim();
     const d = await srv.api("DELETE", `/sessions/${session.id}`);
@@ -28,7 +24,7 @@ describe.each(DATABASES)("SES-7 deleting sessions (%s)", (kind) => {
 
     // What is counted is the attach; the board's background diff-stat refresh (issue 13), which
     // runs a Changes computation when a session starts, is not part of it.
-    srv.server.orchestrator.summaries.dispose();
+    await srv.server.orchestrator.summaries.dispose();
     const gitBefore = srv.server.orchestrator.deps.git.spawnCount;
     const next = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say again" });
     expect(next.status).toBe(201);
@@ -40,7 +36,7 @@ describe.each(DATABASES)("SES-7 deleting sessions (%s)", (kind) => {
   });
 
   it("SES-7: deleting a running session → 409 session_running, nothing deleted", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "sleep 20000" });
     expect(s.body.state).toBe("running");

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/store.js";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
-import { startTestServer, waitFor, type TestServer } from "../fixture/server.js";
+import { waitFor, type TestServer, serverPerTest } from "../fixture/server.js";
 import { jobsOf, taskWithSession, waitForJob } from "./helpers.js";
 
 /**
@@ -37,14 +37,10 @@ function failNext(srv: TestServer, method: keyof Store, times: number): { failur
 
 /** LC-4: a failure to record an attempt never strands a job in `running` while the server runs. */
 describe.each(DATABASES)("cleanup worker bookkeeping failures (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-  });
+  const perTest = serverPerTest(kind);
 
   it("LC-4: when recording an attempt's outcome fails once, the job becomes due again (retry_wait with the error) and then succeeds", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const worker = srv.server.orchestrator.cleanup;
     const { task, slot } = await taskWithSession(srv, "say hi");
     const inject = failNext(srv, "finishCleanupAttempt", 1);
@@ -63,7 +59,7 @@ describe.each(DATABASES)("cleanup worker bookkeeping failures (%s)", (kind) => {
   });
 
   it("LC-4: when even the requeue fails, the next worker run requeues the stranded job and it completes", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const worker = srv.server.orchestrator.cleanup;
     const { task, slot } = await taskWithSession(srv, "say hi");
     const inject = failNext(srv, "finishCleanupAttempt", 2);
@@ -81,7 +77,7 @@ describe.each(DATABASES)("cleanup worker bookkeeping failures (%s)", (kind) => {
   });
 
   it("LC-4: while the timer lookup keeps failing, the worker still retries on its own and runs the due job", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const worker = srv.server.orchestrator.cleanup;
     worker.retryDelayMs = 100;
     let offset = 10 * 60_000;

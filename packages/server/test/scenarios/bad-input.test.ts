@@ -1,19 +1,15 @@
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { makeRepo, tempDir } from "../fixture/git.js";
-import { startTestServer, type TestServer } from "../fixture/server.js";
+import { serverPerTest } from "../fixture/server.js";
 
 describe.each(DATABASES)("SEC-3 bad input leaves nothing behind (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-  });
+  const perTest = serverPerTest(kind);
 
   it("SEC-3: repository paths that are not repositories, missing or relative → 400 with a code naming the problem", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const plain = await tempDir("plain-");
     mkdirSync(join(plain, "sub"));
     const cases: [unknown, string][] = [
@@ -37,7 +33,7 @@ describe.each(DATABASES)("SEC-3 bad input leaves nothing behind (%s)", (kind) =>
   });
 
   it("SEC-3: empty or 10 KB titles, malformed JSON, bad branches → 400; unknown ids → 404; no task rows, no directories", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const repo = await makeRepo();
     const r = await srv.api("POST", "/repositories", { path: repo.path });
     expect(r.status).toBe(201);
@@ -83,7 +79,7 @@ describe.each(DATABASES)("SEC-3 bad input leaves nothing behind (%s)", (kind) =>
   });
 
   it("UX-1: health, agents and the OpenAPI document", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const h = await srv.api("GET", "/health");
     expect(h.body).toMatchObject({ status: "ok", database: kind });
     expect(h.body.runnerId).toMatch(/^runner_/);

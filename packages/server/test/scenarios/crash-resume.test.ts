@@ -1,24 +1,20 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
-import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
+import { waitFor, waitForSession, serverPerTest } from "../fixture/server.js";
 
 describe.each(DATABASES)("agent crashes, cancel and resume (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-  });
+  const perTest = serverPerTest(kind);
 
   it("SES-8 SES-1: an agent that dies mid-turn → failed with a durable lastError; prompt is refused until an explicit resume", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write before.txt kept\ncrash 3" });
     const failed = await waitForSession(srv.api, s.body.id, ["failed"]);
     expect(failed.lastError).toMatchObject({ code: "agent_crashed" });
     expect(failed.lastError.at).toMatch(/^\d{4}-/);
     // The task state is derived right after the session's own write: wait for it, don't race it.
-    await waitFor(async () => (await srv!.api("GET", `/tasks/${task.id}`)).body.state === "failed", "the task to be failed");
+    await waitFor(async () => (await srv.api("GET", `/tasks/${task.id}`)).body.state === "failed", "the task to be failed");
     const refused = await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say hi" });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe("session_not_resumable");
@@ -34,10 +30,10 @@ describe.each(DATABASES)("agent crashes, cancel and resume (%s)", (kind) => {
   });
 
   it("SES-1: a second prompt while a turn runs → 409 session_busy; cancel ends the turn and the session waits again", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say start\nsleep 30000\nwrite late.txt never" });
-    await waitFor(async () => ((await srv!.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string }[]).some((m) => m.role === "agent"), "the turn to start");
+    await waitFor(async () => ((await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string }[]).some((m) => m.role === "agent"), "the turn to start");
     const busy = await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say again" });
     expect(busy.status).toBe(409);
     expect(busy.body.error.code).toBe("session_busy");
@@ -52,14 +48,14 @@ describe.each(DATABASES)("agent crashes, cancel and resume (%s)", (kind) => {
   });
 
   it("SES-6: an agent that exits while idle is relaunched by the next prompt with session/load", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say first" });
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
     const pid = srv.server.orchestrator.deps.agents.get(s.body.id)?.pid;
     expect(pid).toBeTypeOf("number");
     process.kill(-pid!, "SIGKILL");
-    await waitFor(() => srv!.server.orchestrator.deps.agents.get(s.body.id) === undefined, "the runtime to notice the exit");
+    await waitFor(() => srv.server.orchestrator.deps.agents.get(s.body.id) === undefined, "the runtime to notice the exit");
     expect((await srv.api("GET", `/sessions/${s.body.id}`)).body.state).toBe("waiting_for_input");
     expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say second" })).status).toBe(202);
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);

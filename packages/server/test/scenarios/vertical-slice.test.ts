@@ -1,20 +1,16 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
-import { openEvents, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
+import { openEvents, waitFor, waitForSession, serverPerTest } from "../fixture/server.js";
 
 describe.each(DATABASES)("vertical slice over HTTP (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-  });
+  const perTest = serverPerTest(kind);
 
   it("SES-2 SES-3 SES-4 ENV-5: session 2 attaches to session 1's worktree with its own agent process", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const events = await openEvents(srv.url);
     const { task, repository } = await repoAndTask(srv);
 
@@ -46,7 +42,7 @@ describe.each(DATABASES)("vertical slice over HTTP (%s)", (kind) => {
     expect(agentText).toContain("uncommitted work");
 
     // Two separate agent processes, both started in the same worktree (SES-4).
-    const pids = [s1.body.id, s2.body.id].map((id) => srv!.server.orchestrator.deps.agents.get(id)?.pid);
+    const pids = [s1.body.id, s2.body.id].map((id) => srv.server.orchestrator.deps.agents.get(id)?.pid);
     expect(pids[0]).toBeTypeOf("number");
     expect(pids[1]).toBeTypeOf("number");
     expect(pids[0]).not.toBe(pids[1]);
@@ -56,7 +52,7 @@ describe.each(DATABASES)("vertical slice over HTTP (%s)", (kind) => {
     }
 
     // Task state follows its sessions; events were published live.
-    await waitFor(async () => (await srv!.api("GET", `/tasks/${task.id}`)).body.state === "review", "the task to be in review");
+    await waitFor(async () => (await srv.api("GET", `/tasks/${task.id}`)).body.state === "review", "the task to be in review");
     await waitFor(() => events.frames.some((f) => f.type === "session.message" && f.data.sessionId === s2.body.id), "session.message event");
     const types = new Set(events.frames.map((f) => f.type));
     for (const t of ["task.created", "session.created", "session.state_changed", "session.message", "task.updated"]) expect(types).toContain(t);
@@ -64,7 +60,7 @@ describe.each(DATABASES)("vertical slice over HTTP (%s)", (kind) => {
   });
 
   it("ENV-6 SES-7: deleting the only session keeps worktree, branch and files; the next session attaches", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task } = await repoAndTask(srv);
     const s1 = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write keep.txt precious" });
     await waitForSession(srv.api, s1.body.id, ["waiting_for_input"]);
@@ -80,7 +76,7 @@ describe.each(DATABASES)("vertical slice over HTTP (%s)", (kind) => {
   });
 
   it("CHG-1 CHG-2: Changes lists committed and uncommitted files computed in the worktree", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { task, repository, repo } = await repoAndTask(srv);
     const s1 = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write a.txt one\\ntwo\ncommit a\nwrite b.txt new\nappend README.md more" });
     await waitForSession(srv.api, s1.body.id, ["waiting_for_input"]);

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../src/api/openapi.js";
 import { DATABASES } from "../fixture/db.js";
-import { makeRepo, type TestRepo } from "../fixture/git.js";
-import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
+import { makeRepo } from "../fixture/git.js";
+import { waitFor, waitForSession, serverPerTest } from "../fixture/server.js";
 import { rawRequest } from "./helpers.js";
 
 /** Strings no id or ordinary text field may hold: NUL, lone high and low surrogates. */
@@ -27,19 +27,13 @@ function withLeaf(v: unknown, path: (string | number)[], value: string): unknown
 }
 
 describe.each(DATABASES)("SEC-8 NUL and invalid code points on every route (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  const repos: TestRepo[] = [];
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-    for (const r of repos.splice(0)) await r.cleanup();
-  });
+  const perTest = serverPerTest(kind);
 
   it("SEC-8 every id, query value and body text field with NUL or a lone surrogate → 400 invalid_request, never ≥ 500; nothing is written", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const repo = await makeRepo({ name: "nulrepo" });
     const other = await makeRepo({ name: "other" });
-    repos.push(repo, other);
+    perTest.track(repo, other);
     const r = await srv.api("POST", "/repositories", { path: repo.path });
     const t = await srv.api("POST", "/tasks", { title: "Base", repositories: [{ repositoryId: r.body.id }] });
     const s = await srv.api("POST", `/tasks/${t.body.id}/sessions`, {});
@@ -111,9 +105,9 @@ describe.each(DATABASES)("SEC-8 NUL and invalid code points on every route (%s)"
   });
 
   it("SEC-8 a prompt containing NUL is accepted and its transcript kept: the prompt and the agent's NUL-bearing answer read back exactly", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const repo = await makeRepo();
-    repos.push(repo);
+    perTest.track(repo);
     const r = await srv.api("POST", "/repositories", { path: repo.path });
     const t = await srv.api("POST", "/tasks", { title: "Nul", repositories: [{ repositoryId: r.body.id }] });
     const prompt = "say before\u0000after \uE000 0\uE0000";
@@ -123,7 +117,7 @@ describe.each(DATABASES)("SEC-8 NUL and invalid code points on every route (%s)"
     const second = "say again\u0000\u0000";
     expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: second })).status).toBe(202);
     const msgs = await waitFor(async () => {
-      const m = (await srv!.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string; text: string }[];
+      const m = (await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string; text: string }[];
       return m.filter((x) => x.role === "agent").length >= 2 ? m : undefined;
     }, "both answers");
     const user = msgs.filter((m) => m.role === "user").map((m) => m.text);

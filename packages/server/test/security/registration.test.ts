@@ -1,24 +1,18 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { DATABASES } from "../fixture/db.js";
-import { gitSync, makeRepo, tempDir, type TestRepo } from "../fixture/git.js";
-import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
+import { gitSync, makeRepo, tempDir } from "../fixture/git.js";
+import { waitForSession, serverPerTest } from "../fixture/server.js";
 
 describe.each(DATABASES)("SEC-3 what can be registered and created (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  const repos: TestRepo[] = [];
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-    for (const r of repos.splice(0)) await r.cleanup();
-  });
+  const perTest = serverPerTest(kind);
 
   it("SEC-3 a task's worktree, a linked worktree, a repository nested in one, and anything in GROVE_HOME cannot be registered", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const repo = await makeRepo();
-    repos.push(repo);
+    perTest.track(repo);
     const r = await srv.api("POST", "/repositories", { path: repo.path });
     const t = await srv.api("POST", "/tasks", { title: "Owner", repositories: [{ repositoryId: r.body.id }] });
     const s = await srv.api("POST", `/tasks/${t.body.id}/sessions`, {});
@@ -51,9 +45,9 @@ describe.each(DATABASES)("SEC-3 what can be registered and created (%s)", (kind)
   });
 
   it("SEC-3 checkoutBranch/baseBranch HEAD, -x, a..b and refs/… are refused at task creation with 400 invalid_branch_name", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const repo = await makeRepo();
-    repos.push(repo);
+    perTest.track(repo);
     const r = await srv.api("POST", "/repositories", { path: repo.path });
     for (const field of ["checkoutBranch", "baseBranch"]) {
       for (const bad of ["HEAD", "-x", "a..b", "refs/heads/main", "refs/tags/v1"]) {

@@ -1,28 +1,21 @@
 import { realpathSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
-import type { TestRepo } from "../fixture/git.js";
-import { startTestServer, type TestServer } from "../fixture/server.js";
+import { serverPerTest } from "../fixture/server.js";
 import { linkedWorktrees, registerRepo } from "./helpers.js";
 
 describe.each(DATABASES)("WT-6 concurrent launches on one repository (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  let repo: TestRepo | undefined;
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-    await repo?.cleanup();
-  });
+  const perTest = serverPerTest(kind);
 
   it("WT-6 20 concurrent task launches on one repository all succeed; git worktree list equals the active environment rows; no lock-file failures", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const r = await registerRepo(srv, "busy");
-    repo = r.repo;
+    const repo = perTest.track(r.repo);
     const tasks = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => srv!.api("POST", "/tasks", { title: `Parallel ${i}`, repositories: [{ repositoryId: r.id }] })),
+      Array.from({ length: 20 }, (_, i) => srv.api("POST", "/tasks", { title: `Parallel ${i}`, repositories: [{ repositoryId: r.id }] })),
     );
     expect(tasks.map((t) => t.status)).toEqual(Array(20).fill(201));
-    const sessions = await Promise.all(tasks.map((t) => srv!.api("POST", `/tasks/${t.body.id}/sessions`, {})));
+    const sessions = await Promise.all(tasks.map((t) => srv.api("POST", `/tasks/${t.body.id}/sessions`, {})));
     const failures = sessions.filter((s) => s.status !== 201 || s.body.state === "failed");
     expect(failures.map((f) => JSON.stringify(f.body))).toEqual([]);
     expect(JSON.stringify(sessions.map((s) => s.body))).not.toMatch(/index\.lock|config\.lock|\.lock'/);
@@ -40,6 +33,6 @@ describe.each(DATABASES)("WT-6 concurrent launches on one repository (%s)", (kin
     const branches = porcelain.split("\n").filter((l) => l.startsWith("branch refs/heads/grove/"));
     expect(new Set(branches).size).toBe(20);
     // Stop the 20 agents before the next database's run.
-    await Promise.all(sessions.map((s) => srv!.api("DELETE", `/sessions/${s.body.id}`)));
+    await Promise.all(sessions.map((s) => srv.api("DELETE", `/sessions/${s.body.id}`)));
   }, 120_000);
 });

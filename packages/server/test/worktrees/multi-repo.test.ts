@@ -1,33 +1,26 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/domain/errors.js";
 import { DATABASES } from "../fixture/db.js";
-import type { TestRepo } from "../fixture/git.js";
-import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
+import { waitForSession, type TestServer, serverPerTest } from "../fixture/server.js";
 import { branchesOf, exists, linkedWorktrees, registerRepo } from "./helpers.js";
 
 describe.each(DATABASES)("multi-repository tasks and compensation (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  const repos: TestRepo[] = [];
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-    for (const r of repos.splice(0)) await r.cleanup();
-  });
+  const perTest = serverPerTest(kind);
 
   async function threeRepos(s: TestServer) {
     const a = await registerRepo(s, "alpha");
     const b = await registerRepo(s, "beta");
     const c = await registerRepo(s, "gamma");
-    repos.push(a.repo, b.repo, c.repo);
+    perTest.track(a.repo, b.repo, c.repo);
     b.repo.git("branch", "develop");
     c.repo.git("branch", "feature");
     return { a, b, c };
   }
 
   it("WT-8 WT-1: 3 repositories, one on 2 branches → 4 sibling worktrees; workspace is the task root; Changes has 4 entries; the agent writes <repoDir>/file", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { a, b, c } = await threeRepos(srv);
     const task = await srv.api("POST", "/tasks", {
       title: "Cross repo",
@@ -70,7 +63,7 @@ describe.each(DATABASES)("multi-repository tasks and compensation (%s)", (kind) 
   });
 
   it("WT-8 failure in the 3rd slot → this attempt's slots gone (dirs, registrations, branches), session failed naming the repository; a retry after fixing succeeds", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { a, b, c } = await threeRepos(srv);
     const task = await srv.api("POST", "/tasks", {
       title: "Will fail",
@@ -102,7 +95,7 @@ describe.each(DATABASES)("multi-repository tasks and compensation (%s)", (kind) 
   });
 
   it("WT-7 a refused slot row (cleanup barrier) undoes only this attempt's directory, registration and new branch", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { a, b } = await threeRepos(srv);
     const task = await srv.api("POST", "/tasks", { title: "Barrier", repositories: [{ repositoryId: a.id }, { repositoryId: b.id }] });
     const store = srv.server.orchestrator.deps.store;

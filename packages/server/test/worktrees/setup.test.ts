@@ -1,31 +1,25 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
-import { tempDir, type TestRepo } from "../fixture/git.js";
-import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
+import { tempDir } from "../fixture/git.js";
+import { waitFor, waitForSession, serverPerTest } from "../fixture/server.js";
 import { exists, registerRepo } from "./helpers.js";
 
 describe.each(DATABASES)("WT-9 repository checkout settings (%s)", (kind) => {
-  let srv: TestServer | undefined;
-  const repos: TestRepo[] = [];
-  afterEach(async () => {
-    await srv?.close();
-    srv = undefined;
-    for (const r of repos.splice(0)) await r.cleanup();
-  });
+  const perTest = serverPerTest(kind);
 
   it("WT-9 copy-files globs copy ignored files into a new worktree without following symlinks out; the setup script runs there", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { repo, id } = await registerRepo(srv, "configured", {}, { ".gitignore": ".env*\nconfig/*.local\nsecrets/\n", "config/app.json": "{}\n" });
-    repos.push(repo);
+    perTest.track(repo);
     writeFileSync(join(repo.path, ".env"), "TOKEN=abc\n");
     writeFileSync(join(repo.path, "config", "db.local"), "db=1\n");
     mkdirSync(join(repo.path, "secrets", "deep"), { recursive: true });
     writeFileSync(join(repo.path, "secrets", "deep", "key.pem"), "KEY\n");
     const outside = await tempDir("grove-outside-");
-    repos.push({ path: outside, git: () => "", cleanup: () => rm(outside, { recursive: true, force: true }) });
+    perTest.track({ path: outside, git: () => "", cleanup: () => rm(outside, { recursive: true, force: true }) });
     writeFileSync(join(outside, "stolen.txt"), "outside secret\n");
     symlinkSync(join(outside, "stolen.txt"), join(repo.path, ".env.outside"));
     symlinkSync(join(repo.path, ".env"), join(repo.path, ".env.inside"));
@@ -52,15 +46,15 @@ describe.each(DATABASES)("WT-9 repository checkout settings (%s)", (kind) => {
   });
 
   it("WT-9 a failing setup script is a warning on the session, not a launch failure", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { repo, id } = await registerRepo(srv, "flaky", { setupScript: "echo broken-setup >&2; exit 3" });
-    repos.push(repo);
+    perTest.track(repo);
     const t = await srv.api("POST", "/tasks", { title: "Flaky", repositories: [{ repositoryId: id }] });
     const s = await srv.api("POST", `/tasks/${t.body.id}/sessions`, { prompt: "say fine" });
     expect(s.status).toBe(201);
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
     const warning = await waitFor(async () => {
-      const msgs = (await srv!.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string; text: string; data: { kind?: string } }[];
+      const msgs = (await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string; text: string; data: { kind?: string } }[];
       return msgs.find((m) => m.role === "system" && m.data?.kind === "setup_script");
     }, "setup warning");
     expect(warning.text).toContain("exited with 3");
@@ -68,9 +62,9 @@ describe.each(DATABASES)("WT-9 repository checkout settings (%s)", (kind) => {
   });
 
   it("WT-9 SEC-3 settings are validated: bad globs, missing default branch, bad template → 400; unknown id → 404; nothing changed", async () => {
-    srv = await startTestServer(kind);
+    const srv = await perTest.start();
     const { repo, id } = await registerRepo(srv, "strict");
-    repos.push(repo);
+    perTest.track(repo);
     const before = (await srv.api("GET", `/repositories/${id}`)).body;
     for (const [body, code] of [
       [{ copyFiles: ["../escape"] }, "invalid_request"],

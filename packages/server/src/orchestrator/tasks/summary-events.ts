@@ -21,6 +21,8 @@ export class TaskSummaryEvents {
   private readonly off: () => void;
   /** Tasks whose diff stat was recomputed recently; `true` = another change came meanwhile. */
   private readonly statTimers = new Map<string, { timer: NodeJS.Timeout; again: boolean }>();
+  /** Diff-stat computations still running (each spawns git): `dispose` waits for them. */
+  private readonly computing = new Set<Promise<void>>();
 
   constructor(
     private readonly deps: Deps,
@@ -41,12 +43,14 @@ export class TaskSummaryEvents {
     }
   }
 
-  dispose(): void {
+  /** Stops publishing; resolves once no diff-stat computation started earlier is still running. */
+  async dispose(): Promise<void> {
     this.disposed = true;
     this.off();
     for (const t of this.statTimers.values()) clearTimeout(t.timer);
     this.statTimers.clear();
     this.pending.clear();
+    await Promise.all([...this.computing]);
   }
 
   private onFrame(f: EventFrame): void {
@@ -102,9 +106,11 @@ export class TaskSummaryEvents {
       return;
     }
     const run = () => {
-      void taskChanges(this.deps, taskId)
+      const computing: Promise<void> = taskChanges(this.deps, taskId)
         .then(() => this.touch(taskId))
-        .catch(() => undefined);
+        .catch(() => undefined)
+        .finally(() => this.computing.delete(computing));
+      this.computing.add(computing);
     };
     const entry = {
       again: false,

@@ -1,0 +1,234 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { expect } from "vitest";
+import { freshDatabase } from "../fixture/db.js";
+import { repoAndTask } from "../fixture/scenario.js";
+import { apiClient, spawnServer, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
+import { linkBridge } from "./bridges.js";
+
+/**
+ * What every interop suite shares (issue 10): the refusing proxy, the agent's environment, the
+ * session launch, and the reads of the transcript, permissions and git the acceptance compares.
+ */
+export type Msg = { role: string; text: string; data?: { toolCallId?: string; status?: string } };
+export type Api = TestServer["api"];
+export type Ask = { requestId: string; title: string; toolKind?: string; options: { optionId: string; kind: string }[] };
+
+/** A loopback listener standing in for any proxy: records the first line of every attempt, then refuses it. */
+export class RefusingProxy {
+  readonly attempts: string[] = [];
+  private server: Server | undefined;
+  url = "";
+
+  async start(): Promise<void> {
+    this.server = createServer((s) => {
+      s.once("data", (d) => this.attempts.push(d.toString("utf8").split("\r\n")[0] ?? "?"));
+      setTimeout(() => s.destroy(), 50);
+    });
+    await new Promise<void>((r) => this.server!.listen(0, "127.0.0.1", r));
+    this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((r) => this.server?.close(() => r()) ?? r());
+  }
+}
+
+/** Every way an agent may pick up a proxy, pointed at `proxyUrl`; loopback goes direct. */
+export function proxyEnv(proxyUrl: string): Record<string, string> {
+  return { HTTPS_PROXY: proxyUrl, HTTP_PROXY: proxyUrl, https_proxy: proxyUrl, http_proxy: proxyUrl, NO_PROXY: "127.0.0.1,localhost", no_proxy: "127.0.0.1,localhost" };
+}
+
+/**
+ * Sets variables in this process's environment (an in-process server's agents inherit it, pool:
+ * forks); returns the restore.
+ */
+export function setEnv(env: Record<string, string | undefined>): () => void {
+  const saved: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(env)) {
+    saved[k] = process.env[k];
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  return () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+}
+
+export async function messages(api: Api, sid: string): Promise<Msg[]> {
+  return (await api("GET", `/sessions/${sid}/messages`)).body as Msg[];
+}
+
+/** Waits for one pending permission request of the session; returns it. */
+export async function pendingAsk(api: Api, sid: string): Promise<Ask> {
+  return waitFor(async () => ((await api("GET", `/sessions/${sid}/permissions`)).body as Ask[])[0], "a permission request", 60_000);
+}
+
+export function gitStatus(dir: string): string {
+  return execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: dir, encoding: "utf8" });
+}
+
+/** A process with exactly this command line runs with its cwd in `dir` (the agent's shell tool is running). */
+export function runningIn(dir: string, cmdline: string): boolean {
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ") === cmdline && realpathSync(readlinkSync(`/proc/${pid}/cwd`)) === realpathSync(dir)) return true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false;
+}
+
+/** No tool row of the transcript is still open. */
+export function allToolsClosed(msgs: Msg[]): boolean {
+  return msgs.filter((m) => m.role === "tool").every((m) => !["pending", "in_progress"].includes(m.data?.status ?? "pending"));
+}
+
+/** One in-process server per test with the cached bridge installed, and a session of `agent` on a fresh task. */
+export class InteropServer {
+  private srv: TestServer | undefined;
+
+  constructor(private readonly agent: "claude" | "codex" | "gemini" | "opencode") {}
+
+  async launch(prompt?: string) {
+    const db = await freshDatabase("sqlite");
+    linkBridge(db.home, this.agent);
+    this.srv = await startTestServer("sqlite", db);
+    const { task, repo } = await repoAndTask(this.srv);
+    const s = await this.srv.api("POST", `/tasks/${task.id}/sessions`, { agent: this.agent, ...(prompt ? { prompt } : {}) });
+    expect(s.status, JSON.stringify(s.body)).toBe(201);
+    expect(s.body.lastError).toBeNull();
+    const ws = (await this.srv.api("GET", `/sessions/${s.body.id}/workspace`)).body;
+    return { sid: s.body.id as string, taskId: task.id as string, worktree: ws.workspacePath as string, repoPath: repo.path as string, api: this.srv.api, url: this.srv.url, home: db.home };
+  }
+
+  /** A server with the bridge installed and no session (the caller starts one). */
+  async bare(): Promise<TestServer> {
+    const db = await freshDatabase("sqlite");
+    linkBridge(db.home, this.agent);
+    this.srv = await startTestServer("sqlite", db);
+    return this.srv;
+  }
+
+  async close(): Promise<void> {
+    await this.srv?.close();
+    this.srv = undefined;
+  }
+}
+
+/**
+ * The write → ask → allow (by API) → lands-in-the-worktree-only acceptance, shared by every
+ * agent: `script` makes the model write `hello.txt` in the worktree and then say `doneText`.
+ */
+export async function writeLandsInWorktree(
+  server: InteropServer,
+  opts: { script(target: string): void; doneText: string; agentHome: string; expectMode: string },
+): Promise<void> {
+  const { sid, taskId, worktree, repoPath, api } = await server.launch();
+  expect((await api("GET", `/sessions/${sid}`)).body.modes.currentModeId).toBe(opts.expectMode);
+  const target = `${worktree}/hello.txt`;
+  opts.script(target);
+  expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "Please create hello.txt" })).status).toBe(202);
+  const ask = await pendingAsk(api, sid);
+  expect(ask.toolKind).toBe("edit");
+  expect(() => readFileSync(target)).toThrow(); // nothing written before the person allowed it
+  const allow = ask.options.find((o) => o.kind === "allow_once")!;
+  expect((await api("POST", `/sessions/${sid}/permissions/${ask.requestId}`, { optionId: allow.optionId })).status).toBe(204);
+  await waitForSession(api, sid, ["waiting_for_input"], 60_000);
+  expect(readFileSync(target, "utf8")).toMatch(/^hello from /);
+  expect(gitStatus(repoPath)).toBe("");
+  expect(() => readFileSync(`${opts.agentHome}/hello.txt`)).toThrow();
+  const msgs = await messages(api, sid);
+  const tools = msgs.filter((m) => m.role === "tool");
+  expect(tools.length).toBeGreaterThan(0);
+  expect(new Set(tools.map((t) => t.data?.toolCallId)).size).toBe(tools.length);
+  expect(tools.every((t) => t.data?.status === "completed")).toBe(true);
+  expect(msgs.some((m) => m.role === "agent" && m.text.includes(opts.doneText))).toBe(true);
+  const changes = (await api("GET", `/tasks/${taskId}/changes`)).body;
+  const files = changes.repositories[0].files.map((f: { path: string; status: string }) => `${f.status} ${f.path}`);
+  expect(files).toEqual(gitStatus(worktree).trim().split("\n").map((l) => `untracked ${l.slice(3)}`));
+}
+
+/**
+ * kill -9 of the server mid-turn → restart → the transcript marks the interrupted turn and no
+ * tool row stays open → the next prompt resumes the agent's session with `session/load` in the
+ * same cwd, and the model sees the earlier prompt.
+ */
+export async function killRestartResume(
+  agent: "claude" | "codex" | "gemini" | "opencode",
+  model: { streamSlowly(text: string): void; answer(text: string): void; mainCount(): number; userTextsSince(index: number): string },
+): Promise<void> {
+  const db = await freshDatabase("sqlite");
+  linkBridge(db.home, agent);
+  const env = { GROVE_HOME: db.home };
+  // A loaded machine can take long to start a child server; the measure here is not its speed.
+  let server = await spawnServer(env, { startTimeoutMs: 120_000 });
+  try {
+    const api = apiClient(server.url);
+    const { task } = await repoAndTask({ api } as TestServer);
+    const s = await api("POST", `/tasks/${task.id}/sessions`, { agent });
+    expect(s.status, JSON.stringify(s.body)).toBe(201);
+    const sid = s.body.id as string;
+    const cwd = (await api("GET", `/sessions/${sid}/workspace`)).body.workspacePath as string;
+    model.streamSlowly("thinking out loud");
+    await api("POST", `/sessions/${sid}/prompt`, { prompt: "Remember the word PAPAYA." });
+    await waitFor(async () => (await messages(api, sid)).some((m) => m.role === "agent" && m.text.includes("thinking out loud")), "the streamed answer", 60_000);
+    server.child.kill("SIGKILL");
+    await server.exited;
+
+    server = await spawnServer(env, { startTimeoutMs: 120_000 });
+    const api2 = apiClient(server.url);
+    await waitForSession(api2, sid, ["waiting_for_input"]);
+    const marked = await messages(api2, sid);
+    expect(marked.some((m) => m.role === "system" && /interrupted/.test(m.text))).toBe(true);
+    expect(allToolsClosed(marked)).toBe(true);
+
+    const before = model.mainCount();
+    model.answer("The word was PAPAYA.");
+    expect((await api2("POST", `/sessions/${sid}/prompt`, { prompt: "Which word?" })).status).toBe(202);
+    await waitForSession(api2, sid, ["waiting_for_input"], 60_000);
+    expect(model.mainCount()).toBeGreaterThan(before);
+    expect(model.userTextsSince(before)).toContain("Remember the word PAPAYA.");
+    const frames = readFileSync(`${db.home}/logs/${sid}.acp.jsonl`, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).msg);
+    const loads = frames.filter((m) => m.method === "session/load");
+    expect(loads).toHaveLength(1);
+    expect(loads[0].params.cwd).toBe(cwd);
+    expect((await messages(api2, sid)).some((m) => m.role === "agent" && m.text.includes("The word was PAPAYA."))).toBe(true);
+  } finally {
+    server.child.kill("SIGKILL");
+    await server.exited;
+    await db.drop();
+    rmSync(db.home, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Cancel mid-stream, then cancel while an allowed long-running shell tool runs: each turn ends
+ * within 2 s with every tool row closed. `script` sets the model's next answers.
+ */
+export async function cancelEndsTurnFast(server: InteropServer, model: { streamSlowly(text: string): void; runForever(): void }): Promise<void> {
+  const { sid, api, worktree } = await server.launch();
+  model.streamSlowly("streaming slowly");
+  expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "talk for a long time" })).status).toBe(202);
+  await waitFor(async () => (await messages(api, sid)).some((m) => m.role === "agent" && m.text.includes("streaming slowly")), "the first streamed chunk", 60_000);
+  let t0 = Date.now();
+  expect((await api("POST", `/sessions/${sid}/cancel`)).status).toBe(202);
+  await waitForSession(api, sid, ["waiting_for_input"], 2000);
+  expect(Date.now() - t0).toBeLessThan(2000);
+
+  model.runForever();
+  expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "wait a while" })).status).toBe(202);
+  const ask = await pendingAsk(api, sid);
+  await api("POST", `/sessions/${sid}/permissions/${ask.requestId}`, { optionId: ask.options.find((o) => o.kind === "allow_once")!.optionId });
+  await waitFor(() => runningIn(worktree, "tail -f /dev/null"), "the shell command to run", 30_000);
+  t0 = Date.now();
+  expect((await api("POST", `/sessions/${sid}/cancel`)).status).toBe(202);
+  await waitForSession(api, sid, ["waiting_for_input"], 2000);
+  await waitFor(async () => allToolsClosed(await messages(api, sid)), "every tool row closed", 2000);
+  expect(Date.now() - t0).toBeLessThan(2000);
+}
