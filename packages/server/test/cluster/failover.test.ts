@@ -1,11 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor, waitForSession } from "../fixture/server.js";
 import type { Cleanups } from "./helpers.js";
-import { canUnshare, sql } from "./isolated.js";
+import { canUnshare, sql, stopRunner, traceLinesUnder } from "./isolated.js";
 import { BEAT, threeRunners } from "./three-runners.js";
 
 /** The HTTP status a WebSocket upgrade is refused with (or "open"). */
@@ -32,7 +32,7 @@ describe("issue 15 an owner runner dies and returns (PostgreSQL)", { timeout: 30
   });
 
   it("RUN-11: kill -9 runner C mid-turn → its task shows runner_offline through A and B within the bound; every file operation is 409 runner_offline; nothing deleted; C restarted → the session resumes with session/load in the same cwd, usable through A", async () => {
-    const { databaseUrl, homes, a, b, c, restartC } = await threeRunners(cleanups);
+    const { databaseUrl, homes, a, b, c, restartC } = await threeRunners(cleanups, { trace: true });
     const reg = await c.api("POST", "/repositories", { path: (await makeRepo()).path });
     const task = (await a.api("POST", "/tasks", { title: "Dies mid-turn", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as { id: string };
     const started = await a.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write first.txt before the crash" });
@@ -89,5 +89,13 @@ describe("issue 15 an owner runner dies and returns (PostgreSQL)", { timeout: 30
     const changes = await a.api("GET", `/tasks/${task.id}/changes`);
     expect((changes.body.repositories[0].files as { path: string }[]).map((f) => f.path).sort()).toEqual(["after.txt", "first.txt"]);
     expect(c2.id).toBe("runner_c");
+
+    // While C was away and after, A and B (and their children) never named a path under C's home.
+    await stopRunner(a);
+    await stopRunner(b);
+    for (const r of [a, b]) {
+      expect(traceLinesUnder(r.trace!, realpathSync(homes.c)), `${r.id} touched C's home`).toEqual([]);
+      expect(traceLinesUnder(r.trace!, realpathSync(r.home)).length).toBeGreaterThan(0);
+    }
   });
 });
