@@ -164,6 +164,9 @@ async function place(req: FastifyRequest, reply: FastifyReply, orch: Orchestrato
   for (;;) {
     const pick = await orch.placement.pick(taskId, typeof requested === "string" ? requested : undefined, tried);
     if (!pick) {
+      if (refused.length > 0 && refused.every((r) => r.unreachable)) {
+        throw new AppError("runner_unreachable", `no runner that can hold task ${taskId} accepted a connection`, { runnerId: refused[0]!.runnerId, reason: "ECONNREFUSED", runners: refused });
+      }
       throw new AppError("no_runner_available", `every runner that can hold task ${taskId} is at its GROVE_RUNNER_MAX_AGENTS; stop a session or add a runner`, {
         reason: "capacity",
         // One fitting runner: its own figures, as a runner refusing locally gives them.
@@ -189,6 +192,13 @@ async function place(req: FastifyRequest, reply: FastifyReply, orch: Orchestrato
       status = res.statusCode ?? 502;
       headers = passedHeaders(res);
       body = await readAll(res);
+    } catch (e) {
+      // A refused connection sent nothing: the runner died within its heartbeat bound; try the next.
+      if (e instanceof AppError && e.details?.reason === "ECONNREFUSED") {
+        refused.push({ runnerId: pick.runnerId, unreachable: true });
+        continue;
+      }
+      throw e;
     } finally {
       pick.release();
     }

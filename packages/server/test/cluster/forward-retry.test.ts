@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor } from "../fixture/server.js";
 import { runGrove } from "../cli/run-cli.js";
-import { inProcessRunner, sharedDatabase, type Cleanups } from "./helpers.js";
+import { sql } from "./isolated.js";
+import { childRunner, inProcessRunner, sharedDatabase, type Cleanups } from "./helpers.js";
 
 /** GET `path` on `base` with an explicit Host header (fetch cannot set one). */
 function getWithHost(base: string, path: string, host: string): Promise<{ status: number; body: string }> {
@@ -85,6 +86,25 @@ describe("issue 15 a forwarded launch that times out (PostgreSQL)", { timeout: 1
     const started = await runGrove(["task", "start", taskId, "--runner", "runner_c", "--quiet", "--server", a.url]);
     expect(started.code, started.stderr).toBe(0);
     expect((await a.api("GET", `/tasks/${taskId}`)).body).toMatchObject({ runnerId: "runner_c", runnerState: "online" });
+    expect(c.server.orchestrator.deps.agents.liveCount()).toBe(1);
+  });
+
+  it("RUN-16: placement skips a runner that refuses the connection (dead within its heartbeat bound) and places on the next fitting one; a repository registered before migration 013 fits every runner", async () => {
+    const { databaseUrl } = await sharedDatabase(cleanups);
+    const a = await inProcessRunner(cleanups, databaseUrl, "runner_a");
+    const b = await childRunner(cleanups, databaseUrl, "runner_b", { GROVE_RUNNER_LABELS: "gpu" });
+    const c = await inProcessRunner(cleanups, databaseUrl, "runner_c", { GROVE_RUNNER_LABELS: "gpu" });
+    const reg = await a.api("POST", "/repositories", { path: (await makeRepo()).path });
+    // As if registered before the placement tables existed: no holder, so every runner holds it.
+    await sql(databaseUrl, "DELETE FROM repository_runners WHERE repository_id = $1", [reg.body.id]);
+    const task = (await a.api("POST", "/tasks", { title: "gpu anywhere", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as { id: string };
+    // B dies; for the next 15 s (3 × 5 s heartbeats) it still counts as online, and sorts first.
+    b.child.kill("SIGKILL");
+    await b.exited;
+    expect((await a.api("GET", "/runners")).body.find((r: { id: string }) => r.id === "runner_b").state).toBe("online");
+    const s = await a.api("POST", `/tasks/${task.id}/sessions`, {});
+    expect(s.status).toBe(201);
+    expect((await a.api("GET", `/tasks/${task.id}`)).body.runnerId).toBe("runner_c");
     expect(c.server.orchestrator.deps.agents.liveCount()).toBe(1);
   });
 });
