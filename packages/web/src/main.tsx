@@ -9,7 +9,9 @@ import { createRoot } from "react-dom/client";
 import { adoptTokenFromUrl } from "./api/client.js";
 import { keys } from "./api/keys.js";
 import { App } from "./App.js";
+import { prefetchBoard } from "./board/column-query.js";
 import { feedAttention } from "./live/attention.js";
+import { findSummary } from "./live/board-cache.js";
 import { feedCache } from "./live/cache.js";
 import { events } from "./live/events.js";
 import "./styles.css";
@@ -23,8 +25,10 @@ const queryClient = new QueryClient({
   },
 });
 feedCache(queryClient, events);
+// The board's first pages are asked for before React renders (the first screen waits on them).
+prefetchBoard(queryClient);
 feedAttention(events, (taskId) => {
-  const t = queryClient.getQueryData<Task>(keys.task(taskId)) ?? queryClient.getQueryData<Task[]>(keys.tasks(false))?.find((x) => x.id === taskId);
+  const t = queryClient.getQueryData<Task>(keys.task(taskId)) ?? findSummary(queryClient, taskId);
   return t?.title ?? "A task";
 });
 events.connect();

@@ -1,4 +1,7 @@
 import type { AgentActivity, DiffStat, TaskSummary } from "@grove/protocol";
+
+/** A pull request as the summary shows it. */
+export type SummaryPullRequest = TaskSummary["pullRequests"][number];
 import { slotSlug } from "./layout.js";
 import type { SessionRecord, TaskRecord } from "./records.js";
 
@@ -35,7 +38,7 @@ export function agentActivity(sessions: readonly SummarySession[], asking: Reado
  */
 export function taskSummary(
   t: TaskRecord,
-  parts: { repositoryNames: ReadonlyMap<string, string>; slots: readonly SummarySlot[]; sessions: readonly SummarySession[]; diffStat: DiffStat | undefined; asking: ReadonlySet<string> },
+  parts: { repositoryNames: ReadonlyMap<string, string>; slots: readonly SummarySlot[]; sessions: readonly SummarySession[]; diffStat: DiffStat | undefined; asking: ReadonlySet<string>; pullRequests?: readonly SummaryPullRequest[] | undefined },
 ): TaskSummary {
   return {
     id: t.id,
@@ -50,5 +53,6 @@ export function taskSummary(
     }),
     agent: agentActivity(parts.sessions, parts.asking),
     diffStat: parts.diffStat ?? null,
+    pullRequests: [...(parts.pullRequests ?? [])],
   };
 }

@@ -11,7 +11,7 @@ import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getChanges, getTask, listComments, listPullRequests, listRepositories, listSessions } from "../api/resources.js";
 import type { ReviewComment } from "../api/types.js";
-import { useCapabilities } from "../board/use-activity.js";
+import { useCapabilities } from "../api/capabilities.js";
 import { setWatchingTask } from "../live/attention.js";
 import { Link } from "../router.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
