@@ -106,6 +106,11 @@ export function TaskPage({ taskId }: { taskId: string }) {
             {label(t.state)}
           </span>
           {archived ? <span className="badge archived">archived {when(t.archivedAt)}</span> : null}
+          {t.runnerState === "offline" ? (
+            <span className="badge archived" id="task-runner-offline" title="its worktrees live on that runner: file operations are refused until it is back">
+              runner {t.runnerId} offline
+            </span>
+          ) : null}
           <span className="muted">
             created {when(t.createdAt)} · <code>{t.id}</code>
           </span>
