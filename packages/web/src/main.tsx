@@ -33,6 +33,16 @@ feedAttention(events, (taskId) => {
 });
 events.connect();
 
+// A page opened before the server's page was rebuilt asks for view chunks that no longer exist:
+// load the new page instead of showing nothing (once per minute at most, so a real outage does not loop).
+window.addEventListener("vite:preloadError", (e) => {
+  const last = Number(sessionStorage.getItem("grove.reloadedAt") ?? 0);
+  if (Date.now() - last < 60_000) return;
+  e.preventDefault();
+  sessionStorage.setItem("grove.reloadedAt", String(Date.now()));
+  location.reload();
+});
+
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>

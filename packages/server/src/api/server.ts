@@ -110,7 +110,8 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
   if (web) await app.register(fastifyStatic, { root: web, wildcard: false });
   // One not-found handler: JSON 404 for the API, the single-page app for everything else.
   app.setNotFoundHandler((req, reply) => {
-    if (web && req.method === "GET" && !req.url.startsWith("/api/")) return reply.sendFile("index.html");
+    // A missing built asset is a 404, not the page: a script that gets HTML back fails without saying why.
+    if (web && req.method === "GET" && !req.url.startsWith("/api/") && !req.url.startsWith("/assets/")) return reply.sendFile("index.html");
     return reply.status(404).send({ error: { code: "not_found", message: `no route ${req.method} ${req.url.split("?")[0]}` } });
   });
   return { app, routes };

@@ -51,7 +51,9 @@ export function taskSummary(
       const slot = parts.slots.find((s) => s.repositoryId === a.repositoryId && s.branchSlug === slotSlug(a));
       return { repositoryId: a.repositoryId, name: parts.repositoryNames.get(a.repositoryId) ?? a.repositoryId, branch: slot?.worktreeBranch ?? a.checkoutBranch ?? a.baseBranch };
     }),
-    agent: agentActivity(parts.sessions, parts.asking),
+    // An archived task's agents were stopped by its cleanup: its sessions keep their last state
+    // (to be resumed after an unarchive), but nothing runs or waits on the board.
+    agent: t.archivedAt ? { state: "none" } : agentActivity(parts.sessions, parts.asking),
     diffStat: parts.diffStat ?? null,
     pullRequests: [...(parts.pullRequests ?? [])],
   };
