@@ -13,7 +13,7 @@ export const ERROR_CATALOG = {
   base_branch_not_found: { status: 400, description: "The base branch does not exist in the repository." },
   path_outside_worktree: { status: 400, description: "A requested path escapes the worktree (SEC-2)." },
   payload_too_large: { status: 413, description: "The request body exceeds the server's limit." },
-  unauthorized: { status: 401, description: "Missing or wrong bearer token (GROVE_AUTH_TOKEN)." },
+  unauthorized: { status: 401, description: "Missing or wrong bearer token (GROVE_AUTH_TOKEN), or a runner-to-runner request without the right cluster secret (GROVE_CLUSTER_SECRET)." },
   host_not_allowed: { status: 403, description: "The Host header names neither this server's listen address, a loopback name, nor GROVE_ALLOWED_HOSTS (SEC-5, DNS rebinding)." },
   origin_not_allowed: { status: 403, description: "A browser request from another origin than the server's own or GROVE_ALLOWED_ORIGINS (SEC-5)." },
   unsupported_media_type: { status: 415, description: "A POST, PATCH, PUT or DELETE without Content-Type: application/json, body or not (SEC-5)." },
@@ -73,8 +73,10 @@ export const ERROR_CATALOG = {
   terminal_unavailable: { status: 409, description: "The task has no usable worktree for a terminal or editor (archived, not created yet, or missing); details.reason says which." },
   editor_not_configured: { status: 409, description: "No editor is configured (GROVE_EDITOR) or its command could not be started." },
   runner_offline: { status: 409, description: "The task's environment lives on another runner whose heartbeat is older than its bound; nothing was done. details.runnerId names it." },
-  no_runner_available: { status: 409, description: "No runner can take the launch: this runner is at GROVE_RUNNER_MAX_AGENTS, or the named runner is another one (forwarding is not built yet); details.reason says which." },
+  no_runner_available: { status: 409, description: "No runner can take the launch: none online matches the task's runnerLabels and holds every repository (details.reason: no_match), every fitting runner is at GROVE_RUNNER_MAX_AGENTS (capacity), or the named runnerId is not the environment's runner (placed_elsewhere)." },
   runner_unknown: { status: 400, description: "The request names a runnerId that is not registered." },
+  runner_unreachable: { status: 502, description: "The task's runner is online but did not answer a forwarded request (connection refused, reset or timed out); the request may or may not have run there: look before retrying. details.runnerId names it." },
+  cluster_secret_missing: { status: 503, description: "Forwarding to another runner needs GROVE_CLUSTER_SECRET on this runner (required once more than one runner is registered); nothing was forwarded." },
   internal_error: { status: 500, description: "An unexpected server error." },
 } as const satisfies Record<string, { status: number; description: string }>;
 

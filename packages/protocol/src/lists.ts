@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ChecksState, PullRequestState } from "./review.js";
 import { TaskState } from "./schemas.js";
 
 /**
@@ -36,7 +37,7 @@ export type DiffStat = z.infer<typeof DiffStat>;
  * The board's compact task (`GET /tasks?view=summary`, and `task.summary` event frames).
  * The common fields equal the full `Task`'s; `repositories` follow the task's attachment
  * order, `branch` is the worktree branch once materialized, else the branch the task starts from.
- * `diffStat` is null until the task's Changes have been computed once.
+ * `diffStat` is null until the task's Changes have been computed once; `pullRequests` as last polled.
  */
 export const TaskSummary = z.object({
   id: z.string(),
@@ -48,6 +49,8 @@ export const TaskSummary = z.object({
   repositories: z.array(z.object({ repositoryId: z.string(), name: z.string(), branch: z.string() })),
   agent: z.object({ state: AgentActivity, sessionId: z.string().optional() }),
   diffStat: DiffStat.nullable(),
+  /** The task's pull requests (one per repository at most), as the provider last reported them. */
+  pullRequests: z.array(z.object({ repositoryId: z.string(), number: z.number().int(), url: z.string(), state: PullRequestState, checks: ChecksState })),
 });
 export type TaskSummary = z.infer<typeof TaskSummary>;
 
@@ -70,6 +73,8 @@ export const ListTasksQuery = z
     repositoryId: z.string().min(1).max(100).optional(),
     q: z.string().min(1).max(200).optional(),
     view: z.enum(["full", "summary"]).optional(),
+    /** `oldest` (default) or `newest` first, by `(createdAt, id)`; a cursor continues in its list's order. */
+    order: z.enum(["oldest", "newest"]).optional(),
     limit: limit.optional(),
     cursor: cursor.optional(),
   })

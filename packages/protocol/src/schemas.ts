@@ -51,6 +51,8 @@ export const Task = z.object({
   runnerId: z.string().nullable().optional(),
   /** Issue 15 (GET /tasks/:id): that runner's state; null before an environment exists. */
   runnerState: z.enum(["online", "offline"]).nullable().optional(),
+  /** Issue 15 (GET /tasks/:id): labels the task's runner must advertise (`runnerLabels` of POST /tasks). */
+  runnerLabels: z.array(z.string()).optional(),
 });
 export type Task = z.infer<typeof Task>;
 
@@ -268,6 +270,8 @@ export const DoctorReport = z.object({
   ok: z.boolean(),
   checked: z.object({ environmentRows: z.number().int(), repositories: z.number().int(), taskDirectories: z.number().int() }),
   findings: z.array(DoctorFinding),
+  /** Issue 15: environments of other runners, not audited here (their files are on that runner's disk). */
+  skipped: z.array(z.object({ taskId: z.string(), runnerId: z.string() })).optional(),
 });
 export type DoctorReport = z.infer<typeof DoctorReport>;
 
@@ -329,6 +333,11 @@ export const CreateTaskBody = z
     title: z.string().trim().min(1).max(500),
     description: z.string().max(100_000).optional(),
     repositories: z.array(TaskRepositoryInput).min(1).max(20),
+    /** Issue 15: labels the runner of the task's environment must advertise (`GROVE_RUNNER_LABELS`). */
+    runnerLabels: z
+      .array(z.string().trim().toLowerCase().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "a label is letters, digits, . _ - (at most 64)"))
+      .max(20)
+      .optional(),
   })
   .strict();
 export type CreateTaskBody = z.infer<typeof CreateTaskBody>;
@@ -346,7 +355,7 @@ export const CreateSessionBody = z
   .object({
     agent: z.string().min(1).max(100).optional(),
     prompt: z.string().max(1_000_000).optional(),
-    /** Issue 15: the runner to run on; only this runner (or the environment's own) is accepted yet. */
+    /** Issue 15: the runner to place a new environment on (forwarded there); must be the environment's own once placed. */
     runnerId: z.string().min(1).max(100).optional(),
   })
   .strict();

@@ -2,6 +2,7 @@ import { archiveBench } from "./archive.js";
 import { changesBench } from "./changes.js";
 import { cliBench } from "./cli.js";
 import { claudeStartBench } from "./claude-start.js";
+import { forwardBench } from "./forward.js";
 import { launchBench } from "./launch.js";
 import { parallelLaunchBench } from "./parallel-launch.js";
 import { remoteBench } from "./remote.js";
@@ -12,7 +13,7 @@ import { webBench } from "./web.js";
 
 /**
  * `npm run bench`: ratios against the raw tools measured in the same run (not asserted in tests).
- * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale,web
+ * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale,web,forward
  * runs a subset.
  */
 const rounds = Number(process.env.GROVE_BENCH_ROUNDS ?? 5);
@@ -27,6 +28,7 @@ const benches: Record<string, () => Promise<Row[]>> = {
   startup: () => startupBench(rounds),
   scale: () => scaleBench(rounds),
   web: () => webBench(),
+  forward: () => forwardBench(rounds),
 };
 const only = process.env.GROVE_BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((n) => !(n in benches)) ?? [];

@@ -27,6 +27,14 @@ const now = "2026-11-30T12:00:00.000Z";
 const task = (i: number) => ({ id: `task_${i}`, title: `Task number ${i} of the bench`, description: "", state: ["todo", "in_progress", "review", "done", "failed"][i % 5], archivedAt: null, createdAt: now, updatedAt: new Date(Date.parse(now) - i * 1000).toISOString(), repositories: [{ repositoryId: "repo_1", baseBranch: "main", position: 0 }] });
 const message = (i: number) => ({ id: `msg_${String(i).padStart(5, "0")}`, sessionId: "ses_1", role: i % 3 === 0 ? "user" : "agent", text: i % 3 === 0 ? `prompt ${i}` : `Answer ${i}: **some** text with \`code\` and a [link](https://example.invalid)\n\n- one\n- two`, data: null, createdAt: new Date(Date.parse(now) + i * 1000).toISOString() });
 
+/** The reference board: plain DOM, the same five column reads the page makes. */
+const RAW_BOARD = `<!doctype html><meta charset="utf-8"><title>raw</title><div id="b"></div><script>
+const states = ["todo", "in_progress", "review", "done", "failed"];
+Promise.all(states.map((s) => fetch("/api/v1/tasks?view=summary&order=newest&limit=50&archived=false&state=" + s).then((r) => r.json()))).then((pages) => {
+  document.getElementById("b").innerHTML = pages.map((p, i) => '<section data-state="' + states[i] + '">' + p.items.map((t) => '<article class="task-card">' + t.title + "</article>").join("") + "</section>").join("");
+});
+</script>`;
+
 async function json(page: Page, pattern: string, body: unknown): Promise<void> {
   await page.route(pattern, (r) => r.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(body) }));
 }
@@ -48,15 +56,35 @@ export async function webBench(): Promise<Row[]> {
       const rec: TaskRecord = { id: t.id, title: t.title, description: "", state: t.state as TaskRecord["state"], dirName: `bench-${i}`, archivedAt: null, createdAt: t.createdAt, updatedAt: t.updatedAt, repositories: [] };
       await store.insertTask(rec);
     }
-    const firsts: number[] = [];
+    const firsts: { at: number; script: number; lists: number }[] = [];
     for (let round = 0; round < 3; round++) {
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
       await page.goto(server.url + "/");
       await page.locator(".column[data-state=failed] .task-card").first().waitFor();
-      firsts.push(await page.evaluate(() => performance.now()));
+      // Where the time went: the script loaded and ran (DOMContentLoaded), the column pages answered.
+      firsts.push(
+        await page.evaluate(() => {
+          const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+          const lists = performance.getEntriesByType("resource").filter((r) => r.name.includes("/api/v1/tasks?")) as PerformanceResourceTiming[];
+          return { at: performance.now(), script: nav.domContentLoadedEventEnd, lists: Math.max(0, ...lists.map((r) => r.responseEnd)) };
+        }),
+      );
       await page.close();
     }
-    rows.push({ benchmark: `web: board, 10,000 tasks, first screen (load avg ${load})`, grove: ms(Math.min(...firsts)), raw: "-", ratio: "-", target: "< 1000 ms" });
+    const best = firsts.reduce((a, b) => (b.at < a.at ? b : a));
+    // Reference in the same run: a hand-written page (no framework) reading the same five
+    // column pages and writing their titles — the floor of any board on this machine now.
+    const raws: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.route("**/bench-raw-board", (r) => r.fulfill({ status: 200, contentType: "text/html", body: RAW_BOARD }));
+      await page.goto(server.url + "/bench-raw-board");
+      await page.locator("section[data-state=failed] .task-card").first().waitFor();
+      raws.push(await page.evaluate(() => performance.now()));
+      await page.close();
+    }
+    const raw = Math.min(...raws);
+    rows.push({ benchmark: `web: board, 10,000 tasks, first screen (load avg ${load})`, grove: `${ms(best.at)} (script ran ${ms(best.script)}, column pages in ${ms(best.lists)})`, raw: `${ms(raw)} (plain page, same 5 reads)`, ratio: (best.at / raw).toFixed(2), target: "< 1000 ms" });
 
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const t = { ...task(1), id: "task_1" };
@@ -88,10 +116,20 @@ export async function webBench(): Promise<Row[]> {
         last = t;
       }
       times.sort((a, b) => a - b);
-      return { n: times.length, p95: times[Math.floor(times.length * 0.95)] ?? 0, max: times[times.length - 1] ?? 0, rendered: w.document.querySelectorAll(".messages.virtual .msg").length };
+      // Reference: frames of the same page while nothing scrolls (what the machine's load alone costs).
+      const idle: number[] = [];
+      last = performance.now();
+      for (let i = 0; i < 200; i++) {
+        await new Promise((r) => w.requestAnimationFrame(r));
+        const t = performance.now();
+        idle.push(t - last);
+        last = t;
+      }
+      idle.sort((a, b) => a - b);
+      return { n: times.length, p95: times[Math.floor(times.length * 0.95)] ?? 0, max: times[times.length - 1] ?? 0, rendered: w.document.querySelectorAll(".messages.virtual .msg").length, idleP95: idle[Math.floor(idle.length * 0.95)] ?? 0 };
     });
     rows.push({ benchmark: "web: session, 5,000 messages, open", grove: ms(open), raw: "-", ratio: "-", target: "-" });
-    rows.push({ benchmark: `web: 5,000-message scroll (${frames.n} steps)`, grove: `p95 ${frames.p95.toFixed(1)} ms/frame, max ${frames.max.toFixed(0)} ms, ${frames.rendered} rows in DOM`, raw: "-", ratio: "-", target: "p95 < 50 ms" });
+    rows.push({ benchmark: `web: 5,000-message scroll (${frames.n} steps)`, grove: `p95 ${frames.p95.toFixed(1)} ms/frame, max ${frames.max.toFixed(0)} ms, ${frames.rendered} rows in DOM`, raw: `idle p95 ${frames.idleP95.toFixed(1)} ms/frame`, ratio: (frames.p95 / Math.max(frames.idleP95, 1)).toFixed(2), target: "p95 < 50 ms" });
   } finally {
     await browser.close();
     await server.close();

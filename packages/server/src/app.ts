@@ -50,6 +50,13 @@ async function startEventRelay(config: Config, bus: EventBus, logger: pino.Logge
   };
 }
 
+/** The `Host` other runners send to `GROVE_RUNNER_URL` (name and explicit port, or the bare name on the scheme's default port). */
+function advertisedHost(url: string | undefined): string[] {
+  if (!url) return [];
+  const u = new URL(url);
+  return [u.port ? u.host : u.hostname];
+}
+
 export interface RunningServer {
   url: string;
   config: Config;
@@ -71,7 +78,7 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
   secureHome(config.home);
   const logger = pino(
     // Headers are never logged by Grove; redacting them too keeps a future `log({ req })` safe (SEC-5).
-    { level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "headers.cookie"] },
+    { level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "headers.cookie", 'req.headers["x-grove-cluster-secret"]', 'headers["x-grove-cluster-secret"]'] },
     pino.destination({ dest: join(config.home, "logs", "server.log"), mkdir: true, sync: false, mode: 0o600 }),
   );
   // RR-8: provider plugins load before anything opens, so a broken plugin fails the start-up loudly.
@@ -98,7 +105,7 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
       refreshTimeoutMs: msFromEnv(env.GROVE_REFRESH_TIMEOUT_MS, 120_000),
       cloneTimeoutMs: msFromEnv(env.GROVE_CLONE_TIMEOUT_MS, 1_800_000),
     },
-    runner: { ...runnerConfig, host: hostname(), version: VERSION },
+    runner: { url: runnerConfig.url, labels: runnerConfig.labels, maxAgents: runnerConfig.maxAgents, heartbeatMs: runnerConfig.heartbeatMs, host: hostname(), version: VERSION },
   });
   let relay: Awaited<ReturnType<typeof startEventRelay>>;
   try {
@@ -119,7 +126,9 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     editor: env.GROVE_EDITOR,
     env,
     webDist: join(here, "..", "..", "web", "dist"),
-    trust: { listenHost: config.host, allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins },
+    // Issue 15: other runners reach this one by its advertised URL: that Host is this server too.
+    trust: { listenHost: config.host, allowedHosts: [...(config.allowedHosts ?? []), ...advertisedHost(runnerConfig.url)], allowedOrigins: config.allowedOrigins },
+    cluster: { secret: runnerConfig.clusterSecret, timeoutMs: runnerConfig.forwardTimeoutMs },
     wsLimits: wsLimitsFromEnv(env),
   });
   await app.listen({ host: config.host, port: config.port });

@@ -10,6 +10,10 @@ export interface RunnerConfig {
   maxAgents: number | null;
   /** `GROVE_RUNNER_HEARTBEAT_MS` (default 5000); offline after 3 × this. */
   heartbeatMs: number;
+  /** `GROVE_CLUSTER_SECRET`: authenticates runner-to-runner requests; never logged nor shown. */
+  clusterSecret: string | undefined;
+  /** `GROVE_FORWARD_TIMEOUT_MS` (default 120000): a forwarded request without an answer by then fails `runner_unreachable`. */
+  forwardTimeoutMs: number;
 }
 
 export const DEFAULT_HEARTBEAT_MS = 5000;
@@ -55,5 +59,12 @@ export function loadRunnerConfig(env: NodeJS.ProcessEnv): RunnerConfig {
   const maxAgents = maxText ? positiveInt("GROVE_RUNNER_MAX_AGENTS", maxText, 1, 10_000) : null;
   const hbText = env.GROVE_RUNNER_HEARTBEAT_MS?.trim();
   const heartbeatMs = hbText ? positiveInt("GROVE_RUNNER_HEARTBEAT_MS", hbText, MIN_HEARTBEAT_MS, MAX_HEARTBEAT_MS) : DEFAULT_HEARTBEAT_MS;
-  return { url, labels: [...new Set(labels)], maxAgents, heartbeatMs };
+  const secret = env.GROVE_CLUSTER_SECRET;
+  // The value itself is never echoed: a start-up error must not print a secret.
+  if (secret !== undefined && secret !== "" && (secret.length < 16 || /[\s\0]/.test(secret))) {
+    throw new ConfigError("GROVE_CLUSTER_SECRET must be at least 16 characters without spaces or control characters");
+  }
+  const ftText = env.GROVE_FORWARD_TIMEOUT_MS?.trim();
+  const forwardTimeoutMs = ftText ? positiveInt("GROVE_FORWARD_TIMEOUT_MS", ftText, 100, 3_600_000) : 120_000;
+  return { url, labels: [...new Set(labels)], maxAgents, heartbeatMs, clusterSecret: secret || undefined, forwardTimeoutMs };
 }

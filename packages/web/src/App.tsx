@@ -4,26 +4,39 @@ import { Board } from "./board/Board.js";
 import { Header } from "./Header.js";
 import { attention } from "./live/attention.js";
 import { notice, useStore } from "./live/store.js";
-import { RepositoriesPage } from "./repositories/RepositoriesPage.js";
 import { Link, match, useLocation } from "./router.js";
-import { TaskPage } from "./task/TaskPage.js";
 
+// The board is the first screen; every other view loads on demand (the initial script stays small).
 const ReviewPage = lazy(() => import("./review/ReviewPage.js"));
+const TaskPage = lazy(() => import("./task/TaskPage.js").then((m) => ({ default: m.TaskPage })));
+const RepositoriesPage = lazy(() => import("./repositories/RepositoriesPage.js").then((m) => ({ default: m.RepositoriesPage })));
+
+const loading = (what: string) => <p className="muted">{`Loading the ${what}…`}</p>;
 
 function Routed() {
   const { pathname } = useLocation();
   if (pathname === "/") return <Board archived={false} />;
   if (pathname === "/archived") return <Board archived />;
-  if (pathname === "/repositories") return <RepositoriesPage />;
+  if (pathname === "/repositories")
+    return (
+      <Suspense fallback={loading("repositories")}>
+        <RepositoriesPage />
+      </Suspense>
+    );
   const review = match("/tasks/:id/review", pathname);
   if (review?.id)
     return (
-      <Suspense fallback={<p className="muted">Loading the review…</p>}>
+      <Suspense fallback={loading("review")}>
         <ReviewPage taskId={review.id} />
       </Suspense>
     );
   const task = match("/tasks/:id", pathname);
-  if (task?.id) return <TaskPage key={task.id} taskId={task.id} />;
+  if (task?.id)
+    return (
+      <Suspense fallback={loading("task")}>
+        <TaskPage key={task.id} taskId={task.id} />
+      </Suspense>
+    );
   return (
     <>
       <h1>Not found</h1>

@@ -2,7 +2,7 @@
  * The attention inbox in the header: a badge with the count, a list of what needs the person
  * (each links to its task), "dismiss", and the opt-in for browser notifications.
  */
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ATTENTION_LABEL, attention, disableNotifications, dismiss, enableNotifications, notificationsEnabled } from "./live/attention.js";
 import { useStore } from "./live/store.js";
 import { Link } from "./router.js";
@@ -11,8 +11,21 @@ export function Inbox() {
   const items = useStore(attention);
   const [open, setOpen] = useState(false);
   const [enabled, setEnabled] = useState(notificationsEnabled());
+  const root = useRef<HTMLDivElement | null>(null);
+  // The panel closes like a menu: Escape, or a click anywhere else on the page.
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setOpen(false);
+    const onDown = (e: PointerEvent) => !root.current?.contains(e.target as Node) && setOpen(false);
+    document.addEventListener("keydown", onKey);
+    document.addEventListener("pointerdown", onDown);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("pointerdown", onDown);
+    };
+  }, [open]);
   return (
-    <div className="inbox">
+    <div className="inbox" ref={root}>
       <button type="button" className="inbox-button" aria-expanded={open} aria-controls="inbox-panel" onClick={() => setOpen(!open)} aria-label={`Inbox ${items.length} (things that need you)`}>
         Inbox <span className={`badge count ${items.length ? "hot" : ""}`} data-count={items.length}>{items.length}</span>
       </button>

@@ -9,7 +9,9 @@ import { createRoot } from "react-dom/client";
 import { adoptTokenFromUrl } from "./api/client.js";
 import { keys } from "./api/keys.js";
 import { App } from "./App.js";
+import { prefetchBoard } from "./board/column-query.js";
 import { feedAttention } from "./live/attention.js";
+import { findSummary } from "./live/board-cache.js";
 import { feedCache } from "./live/cache.js";
 import { events } from "./live/events.js";
 import "./styles.css";
@@ -23,11 +25,23 @@ const queryClient = new QueryClient({
   },
 });
 feedCache(queryClient, events);
+// The board's first pages are asked for before React renders (the first screen waits on them).
+prefetchBoard(queryClient);
 feedAttention(events, (taskId) => {
-  const t = queryClient.getQueryData<Task>(keys.task(taskId)) ?? queryClient.getQueryData<Task[]>(keys.tasks(false))?.find((x) => x.id === taskId);
+  const t = queryClient.getQueryData<Task>(keys.task(taskId)) ?? findSummary(queryClient, taskId);
   return t?.title ?? "A task";
 });
 events.connect();
+
+// A page opened before the server's page was rebuilt asks for view chunks that no longer exist:
+// load the new page instead of showing nothing (once per minute at most, so a real outage does not loop).
+window.addEventListener("vite:preloadError", (e) => {
+  const last = Number(sessionStorage.getItem("grove.reloadedAt") ?? 0);
+  if (Date.now() - last < 60_000) return;
+  e.preventDefault();
+  sessionStorage.setItem("grove.reloadedAt", String(Date.now()));
+  location.reload();
+});
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../domain/errors.js";
+import "./cluster-auth.js";
 
 /** The cookie the web page authenticates with (SEC-6): set once from `/?token=…`, HttpOnly. */
 export const TOKEN_COOKIE = "grove_token";
@@ -39,6 +40,8 @@ function presented(req: FastifyRequest): (string | undefined)[] {
 /** `401 unauthorized` unless the bearer header, the page cookie or `?token=` carries the token. */
 export function requireToken(api: FastifyInstance, token: string): void {
   api.addHook("onRequest", async (req) => {
+    // Issue 15: another runner forwarding with the cluster secret (checked by cluster-auth.ts).
+    if (req.groveForwarded) return;
     if (!presented(req).some((t) => tokenMatches(token, t))) throw new AppError("unauthorized", "a valid bearer token is required");
   });
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import * as P from "@grove/protocol";
+import { FORWARDED_ROUTES } from "./forward.js";
 
 /** One query parameter of an operation. */
 export interface QueryParam {
@@ -30,7 +31,7 @@ export interface Op {
 const bool = (description: string): QueryParam => ({ name: "", description, schema: { type: "string", enum: ["true", "false"] } });
 
 /** Every operation of the HTTP API; a test checks this list equals the registered routes. */
-export const OPERATIONS: Op[] = [
+const DECLARED: Op[] = [
   { method: "get", path: "/health", operationId: "getHealth", summary: "Liveness, version, database kind and runner id", response: P.Health },
   { method: "get", path: "/runners", operationId: "listRunners", summary: "The runners registered in the shared database, with live load and online/offline state (issue 15)", response: z.array(P.Runner) },
   { method: "post", path: "/repositories", operationId: "addRepository", summary: "Register a repository", body: P.CreateRepositoryBody, response: P.Repository, status: 201, errors: ["invalid_request", "path_not_absolute", "path_not_found", "not_a_git_repository", "path_inside_grove_home", "path_is_worktree", "repository_exists", "refresh_auth_failed", "refresh_network_failed", "refresh_timeout"] },
@@ -38,11 +39,11 @@ export const OPERATIONS: Op[] = [
   { method: "get", path: "/repositories/{id}", operationId: "getRepository", summary: "One repository", response: P.Repository, errors: ["not_found"] },
   { method: "delete", path: "/repositories/{id}", operationId: "removeRepository", summary: "Unregister a repository no task refers to; removes Grove's own clone of a remote one, never a local checkout", status: 204, errors: ["not_found", "repository_in_use"] },
   { method: "patch", path: "/repositories/{id}", operationId: "updateRepositorySettings", summary: "Change checkout settings (WT-9): defaultBranch, branchTemplate, pullBeforeWorktree, copyFiles, setupScript", body: P.PatchRepositoryBody, response: P.Repository, errors: ["invalid_request", "not_found", "base_branch_not_found", "invalid_branch_name"] },
-  { method: "post", path: "/tasks", operationId: "createTask", summary: "Create a task", body: P.CreateTaskBody, response: P.Task, status: 201, errors: ["invalid_request", "base_branch_not_found", "invalid_branch_name"] },
-  { method: "get", path: "/tasks", operationId: "listTasks", query: [{ ...bool("archived tasks instead of live ones (default false)"), name: "archived" }, { name: "state", description: "comma-separated task states", schema: { type: "string" } }, { name: "repositoryId", description: "only tasks with this repository", schema: { type: "string" } }, { name: "q", description: "text in title or description", schema: { type: "string" } }, { name: "view", description: "full (default) or summary (the board's compact shape)", schema: { type: "string", enum: ["full", "summary"] } }, { name: "limit", description: "page size: answers {items, nextCursor} instead of a plain array", schema: { type: "integer", minimum: 1 } }, { name: "cursor", description: "nextCursor of the previous page", schema: { type: "string" } }], summary: "List tasks (?archived=true|false&state=a,b&repositoryId=&q=&view=full|summary); with ?limit=N[&cursor=C] one keyset page {items, nextCursor}", response: z.union([z.array(P.Task), z.array(P.TaskSummary), P.pageOf(z.union([P.Task, P.TaskSummary]))]), errors: ["invalid_request"] },
+  { method: "post", path: "/tasks", operationId: "createTask", summary: "Create a task; runnerLabels: labels the runner of its environment must advertise (placement, issue 15)", body: P.CreateTaskBody, response: P.Task, status: 201, errors: ["invalid_request", "base_branch_not_found", "invalid_branch_name"] },
+  { method: "get", path: "/tasks", operationId: "listTasks", query: [{ ...bool("archived tasks instead of live ones (default false)"), name: "archived" }, { name: "state", description: "comma-separated task states", schema: { type: "string" } }, { name: "repositoryId", description: "only tasks with this repository", schema: { type: "string" } }, { name: "q", description: "text in title or description", schema: { type: "string" } }, { name: "view", description: "full (default) or summary (the board's compact shape)", schema: { type: "string", enum: ["full", "summary"] } }, { name: "order", description: "oldest (default) or newest first, by (createdAt, id)", schema: { type: "string", enum: ["oldest", "newest"] } }, { name: "limit", description: "page size: answers {items, nextCursor} instead of a plain array", schema: { type: "integer", minimum: 1 } }, { name: "cursor", description: "nextCursor of the previous page", schema: { type: "string" } }], summary: "List tasks (?archived=true|false&state=a,b&repositoryId=&q=&view=full|summary&order=oldest|newest); with ?limit=N[&cursor=C] one keyset page {items, nextCursor}", response: z.union([z.array(P.Task), z.array(P.TaskSummary), P.pageOf(z.union([P.Task, P.TaskSummary]))]), errors: ["invalid_request"] },
   { method: "get", path: "/tasks/{id}", operationId: "getTask", summary: "One task", response: P.Task, errors: ["not_found"] },
   { method: "patch", path: "/tasks/{id}", operationId: "updateTask", summary: "Edit a task or move it (e.g. to done)", body: P.PatchTaskBody, response: P.Task, errors: ["not_found"] },
-  { method: "post", path: "/tasks/{id}/sessions", operationId: "startSession", summary: "Start a session: the first materializes the environment, later ones attach", body: P.CreateSessionBody, response: P.Session, status: 201, errors: ["workspace_preparing", "workspace_reuse_unsafe", "task_cleanup_in_progress", "task_archived", "agent_unknown", "agent_unavailable", "runner_offline", "no_runner_available", "runner_unknown"] },
+  { method: "post", path: "/tasks/{id}/sessions", operationId: "startSession", summary: "Start a session: the first places (runnerId, else runnerLabels, repositories and free capacity) and materializes the environment, later ones attach on its runner", body: P.CreateSessionBody, response: P.Session, status: 201, errors: ["workspace_preparing", "workspace_reuse_unsafe", "task_cleanup_in_progress", "task_archived", "agent_unknown", "agent_unavailable", "runner_offline", "no_runner_available", "runner_unknown"] },
   { method: "get", path: "/tasks/{id}/sessions", operationId: "listTaskSessions", query: [{ name: "limit", description: "page size: answers {items, nextCursor} instead of a plain array", schema: { type: "integer", minimum: 1 } }, { name: "cursor", description: "nextCursor of the previous page", schema: { type: "string" } }], summary: "Sessions of a task, oldest first; with ?limit=N[&cursor=C] one keyset page {items, nextCursor}", response: z.union([z.array(P.Session), P.pageOf(P.Session)]), errors: ["invalid_request", "not_found"] },
   { method: "get", path: "/tasks/{id}/environment", operationId: "getTaskEnvironment", summary: "The task environment", response: P.Environment, errors: ["not_found"] },
   { method: "post", path: "/tasks/{id}/environment/restore", operationId: "restoreTaskEnvironment", summary: "Recreate vanished worktrees in place (WT-5)", response: P.Environment, errors: ["workspace_reuse_unsafe", "branch_unrecoverable", "runner_offline"] },
@@ -86,3 +87,18 @@ export const OPERATIONS: Op[] = [
   { method: "get", path: "/openapi.json", operationId: "getOpenApiDocument", summary: "This document" },
   { method: "get", path: "/events", operationId: "subscribeEvents", summary: "WebSocket event stream (frames {type,data,at})" },
 ];
+
+/**
+ * Issue 15: operations the forwarding seam (forward.ts) sends to the task's runner can also
+ * answer `runner_offline` (that runner is gone), `runner_unreachable` (it did not answer) and
+ * `cluster_secret_missing` (this runner has no GROVE_CLUSTER_SECRET to forward with).
+ */
+const FORWARD_ERRORS: P.ErrorCode[] = ["runner_offline", "runner_unreachable", "cluster_secret_missing"];
+const forwarded = new Set(FORWARDED_ROUTES.map((r) => r.replace(/:([A-Za-z]+)/g, "{$1}").toLowerCase()));
+
+export const OPERATIONS: Op[] = DECLARED.map((op) => {
+  if (!forwarded.has(`${op.method} ${op.path}`.toLowerCase())) return op;
+  const errors = [...(op.errors ?? [])];
+  for (const e of FORWARD_ERRORS) if (!errors.includes(e)) errors.push(e);
+  return { ...op, errors };
+});

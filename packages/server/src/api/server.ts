@@ -7,6 +7,8 @@ import type { Logger } from "pino";
 import type { EventBus } from "../domain/event-bus.js";
 import type { Orchestrator } from "../orchestrator/orchestrator.js";
 import { installErrorHandler } from "./error-handler.js";
+import { installClusterAuth } from "./cluster-auth.js";
+import { installForwarding, type ClusterOptions } from "./forward.js";
 import { installTokenCookie, requireToken } from "./auth.js";
 import { installInputGuard } from "./input-guard.js";
 import { installRequestLog } from "./request-log.js";
@@ -42,6 +44,8 @@ export interface ApiOptions {
   trust: TrustOptions;
   /** SEC-8 WebSocket bounds (defaults: 64 clients, 1 MiB unread per client). */
   wsLimits?: WsLimits | undefined;
+  /** Issue 15: forwarding to other runners (secret, timeout); absent = forward nothing without a secret. */
+  cluster?: Omit<ClusterOptions, "runnerId"> | undefined;
 }
 
 /** Method and OpenAPI-style path of every API route (`/tasks/{id}`), for the OpenAPI check. */
@@ -92,10 +96,13 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
   installJsonParser(app);
   installInputGuard(app);
   installRequestLog(app);
+  // Issue 15: a forwarded request proves the cluster secret before the bearer-token check.
+  installClusterAuth(app, opts.cluster?.secret);
   if (opts.authToken) installTokenCookie(app, opts.authToken);
   await app.register(
     async (api) => {
       if (opts.authToken) requireToken(api, opts.authToken);
+      installForwarding(api, opts.orchestrator, { runnerId: opts.runnerId, secret: opts.cluster?.secret, timeoutMs: opts.cluster?.timeoutMs ?? 120_000 });
       metaRoutes(api, opts.orchestrator, { version: opts.version, database: opts.database, runnerId: opts.runnerId });
       repositoryRoutes(api, opts.orchestrator);
       taskRoutes(api, opts.orchestrator);
@@ -105,7 +112,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       reviewRoutes(api, opts.orchestrator);
       runnerRoutes(api, opts.orchestrator);
       eventRoutes(api, opts.bus, opts.wsLimits);
-      terminalRoutes(api, opts.orchestrator, { editor: opts.editor, env: opts.env ?? process.env });
+      terminalRoutes(api, opts.orchestrator, { editor: opts.editor, env: opts.env ?? process.env, cluster: { runnerId: opts.runnerId, secret: opts.cluster?.secret } });
     },
     { prefix: "/api/v1" },
   );
@@ -114,7 +121,8 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
   if (web) await app.register(fastifyStatic, { root: web, wildcard: false });
   // One not-found handler: JSON 404 for the API, the single-page app for everything else.
   app.setNotFoundHandler((req, reply) => {
-    if (web && req.method === "GET" && !req.url.startsWith("/api/")) return reply.sendFile("index.html");
+    // A missing built asset is a 404, not the page: a script that gets HTML back fails without saying why.
+    if (web && req.method === "GET" && !req.url.startsWith("/api/") && !req.url.startsWith("/assets/")) return reply.sendFile("index.html");
     return reply.status(404).send({ error: { code: "not_found", message: `no route ${req.method} ${req.url.split("?")[0]}` } });
   });
   return { app, routes };

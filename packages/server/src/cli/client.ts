@@ -120,7 +120,7 @@ export class GroveClient {
       res = await send(url, method, headers, payload);
     } catch (e) {
       const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-      throw new CliError("server_unreachable", `cannot reach the Grove server at ${url.origin} (${why}); is \`grove serve\` running?`);
+      throw new CliError("server_unreachable", `cannot reach the Grove server at ${url.origin} (${why}); start it with \`npm start\` or \`grove serve\`, or set GROVE_PORT to the port it listens on`);
     }
 
     const text = res.text;

@@ -1,4 +1,7 @@
 import type { AgentActivity, DiffStat, TaskSummary } from "@grove/protocol";
+
+/** A pull request as the summary shows it. */
+export type SummaryPullRequest = TaskSummary["pullRequests"][number];
 import { slotSlug } from "./layout.js";
 import type { SessionRecord, TaskRecord } from "./records.js";
 
@@ -35,7 +38,7 @@ export function agentActivity(sessions: readonly SummarySession[], asking: Reado
  */
 export function taskSummary(
   t: TaskRecord,
-  parts: { repositoryNames: ReadonlyMap<string, string>; slots: readonly SummarySlot[]; sessions: readonly SummarySession[]; diffStat: DiffStat | undefined; asking: ReadonlySet<string> },
+  parts: { repositoryNames: ReadonlyMap<string, string>; slots: readonly SummarySlot[]; sessions: readonly SummarySession[]; diffStat: DiffStat | undefined; asking: ReadonlySet<string>; pullRequests?: readonly SummaryPullRequest[] | undefined },
 ): TaskSummary {
   return {
     id: t.id,
@@ -48,7 +51,10 @@ export function taskSummary(
       const slot = parts.slots.find((s) => s.repositoryId === a.repositoryId && s.branchSlug === slotSlug(a));
       return { repositoryId: a.repositoryId, name: parts.repositoryNames.get(a.repositoryId) ?? a.repositoryId, branch: slot?.worktreeBranch ?? a.checkoutBranch ?? a.baseBranch };
     }),
-    agent: agentActivity(parts.sessions, parts.asking),
+    // An archived task's agents were stopped by its cleanup: its sessions keep their last state
+    // (to be resumed after an unarchive), but nothing runs or waits on the board.
+    agent: t.archivedAt ? { state: "none" } : agentActivity(parts.sessions, parts.asking),
     diffStat: parts.diffStat ?? null,
+    pullRequests: [...(parts.pullRequests ?? [])],
   };
 }

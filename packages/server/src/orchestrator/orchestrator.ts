@@ -28,6 +28,8 @@ import { cleanupJobPage, messagePage, sessionPage } from "./tasks/paged-lists.js
 import { TaskSummaryEvents } from "./tasks/summary-events.js";
 import { LOCAL_RUNNER_DEFAULTS, RunnerRegistry } from "./runners/runner-registry.js";
 import { RunnerGuard } from "./runners/runner-guard.js";
+import { RunnerPlacement } from "./runners/runner-placement.js";
+import { environmentView } from "../domain/views.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -48,6 +50,7 @@ export class Orchestrator {
     this.review = new ReviewService(deps, this.live);
     this.runners = new RunnerRegistry(deps, deps.runner ?? LOCAL_RUNNER_DEFAULTS);
     this.runnerGuard = new RunnerGuard(deps, this.runners);
+    this.placement = new RunnerPlacement(deps, this.runners);
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);
   }
@@ -61,6 +64,8 @@ export class Orchestrator {
   readonly runners: RunnerRegistry;
   /** Issue 15: runner_offline / capacity checks in front of task operations. */
   readonly runnerGuard: RunnerGuard;
+  /** Issue 15: which runner a task's operations run on (the API's forwarding seam asks it). */
+  readonly placement: RunnerPlacement;
 
   /** LC-2 … LC-4: runs this runner's cleanup jobs. */
   readonly cleanup: CleanupWorker;
@@ -110,14 +115,25 @@ export class Orchestrator {
   }
 
   // repositories
-  addRepository = (body: CreateRepositoryBody): Promise<RepositoryRecord> => addRepository(this.deps, body);
+  /** Issue 15: the registering runner holds the repository (its path or managed clone is on this disk). */
+  addRepository = async (body: CreateRepositoryBody): Promise<RepositoryRecord> => {
+    const repo = await addRepository(this.deps, body);
+    await this.deps.store.placement.setRepositoryRunner(repo.id, this.deps.runnerId);
+    return repo;
+  };
   listRepositories = (): Promise<RepositoryRecord[]> => this.deps.store.listRepositories();
   getRepository = (id: string): Promise<RepositoryRecord> => getRepositoryOr404(this.deps, id);
   patchRepository = (id: string, body: PatchRepositoryBody): Promise<RepositoryRecord> => patchRepositorySettings(this.deps, id, body);
   removeRepository = (id: string): Promise<void> => removeRepository(this.deps, id);
 
   // tasks
-  createTask = (body: CreateTaskBody): Promise<TaskRecord> => createTask(this.deps, body);
+  /** Issue 15: `runnerLabels` are recorded with the task, for the first placement. */
+  createTask = async (body: CreateTaskBody): Promise<TaskRecord> => {
+    const { runnerLabels, ...rest } = body;
+    const task = await createTask(this.deps, rest);
+    if (runnerLabels?.length) await this.deps.store.placement.setTaskLabels(task.id, [...new Set(runnerLabels)]);
+    return task;
+  };
   listTasks = (archived: boolean): Promise<TaskRecord[]> => this.deps.store.listTasks({ archived });
   /** `GET /tasks` with filters, `view` and paging (issue 13). */
   queryTasks = (q: ListTasksQuery) => listTasks(this.deps, q, () => this.live.askingSessionIds());
@@ -128,13 +144,16 @@ export class Orchestrator {
     await getTaskOr404(this.deps, taskId);
     const env = await this.deps.store.getEnvironmentByTask(taskId);
     if (!env) throw new AppError("not_found", `task ${taskId} has no environment`, { taskId });
-    return { ...(await environmentWithDisk(this.deps, env)), runnerState: await this.runners.stateOf(env.runnerId) };
+    const runnerState = await this.runners.stateOf(env.runnerId);
+    // Issue 15: another runner's worktrees are never looked at from here: the recorded rows only.
+    if (env.runnerId !== this.deps.runnerId) return { ...environmentView(env, await this.deps.store.listEnvironmentRepos(env.id)), runnerState };
+    return { ...(await environmentWithDisk(this.deps, env)), runnerState };
   }
 
   /** Issue 15: a task with its environment's runner and that runner's state. */
-  async getTaskWithRunner(id: string): Promise<TaskRecord & { runnerId: string | null; runnerState: "online" | "offline" | null }> {
+  async getTaskWithRunner(id: string): Promise<TaskRecord & { runnerId: string | null; runnerState: "online" | "offline" | null; runnerLabels: string[] }> {
     const task = await getTaskOr404(this.deps, id);
-    return { ...task, ...(await this.runnerGuard.taskRunner(id)) };
+    return { ...task, ...(await this.runnerGuard.taskRunner(id)), runnerLabels: await this.deps.store.placement.taskLabels(id) };
   }
 
   /** WT-5 on request: recreate vanished worktrees in place, e.g. for a task with no session left. */

@@ -21,6 +21,8 @@ export interface TaskFilter {
 export interface PageSpec<C> {
   after?: C | undefined;
   limit?: number | undefined;
+  /** Newest first (descending key); `after` then means "older than". Only `GET /tasks` offers it. */
+  newest?: boolean | undefined;
 }
 
 /** Rows of one page, and whether more follow (the query fetched one row past `limit`). */
@@ -35,9 +37,9 @@ function cut<T>(rows: T[], limit: number | undefined): RowsPage<T> {
 }
 
 /** `(created_at, id) > (at, id)`: the keyset condition every (created_at, id)-ordered list uses. */
-function afterKey<T extends "tasks" | "sessions" | "cleanup_jobs">(eb: ExpressionBuilder<DB, T>, c: KeyCursor): Expression<SqlBool> {
+function afterKey<T extends "tasks" | "sessions" | "cleanup_jobs">(eb: ExpressionBuilder<DB, T>, c: KeyCursor, newest = false): Expression<SqlBool> {
   const e = eb as unknown as ExpressionBuilder<DB, "tasks">;
-  return e(e.refTuple("created_at", "id"), ">", e.tuple(c.at, c.id)) as Expression<SqlBool>;
+  return e(e.refTuple("created_at", "id"), newest ? "<" : ">", e.tuple(c.at, c.id)) as Expression<SqlBool>;
 }
 
 /** LIKE pattern with the wildcards of the user's text escaped (backslash is the escape). */
@@ -76,8 +78,9 @@ export function taskPageQuery(ctx: Ctx, f: TaskFilter, page: PageSpec<KeyCursor>
   }
   if (f.q !== undefined) q = q.where(textMatch(ctx, f.q));
   const after = page.after;
-  if (after) q = q.where((eb) => afterKey(eb, after));
-  q = q.orderBy("tasks.created_at").orderBy("tasks.id");
+  const dir = page.newest ? "desc" : "asc";
+  if (after) q = q.where((eb) => afterKey(eb, after, page.newest));
+  q = q.orderBy("tasks.created_at", dir).orderBy("tasks.id", dir);
   return page.limit === undefined ? q : q.limit(page.limit + 1);
 }
 
@@ -101,7 +104,7 @@ async function attachmentsOf(db: Db, taskIds: readonly string[]): Promise<Map<st
   return byTask;
 }
 
-/** One page of full tasks (with their attachments), in (createdAt, id) order. */
+/** One page of full tasks (with their attachments), in (createdAt, id) order (or its reverse). */
 export async function listTaskPage(ctx: Ctx, f: TaskFilter, page: PageSpec<KeyCursor>): Promise<RowsPage<TaskRecord>> {
   const { rows, more } = cut(await taskPageQuery(ctx, f, page).execute(), page.limit);
   const atts = await attachmentsOf(ctx.db, rows.map((t) => t.id));
@@ -115,10 +118,11 @@ export interface SummaryParts {
   slots: Map<string, { repositoryId: string; branchSlug: string; worktreeBranch: string | null }[]>;
   sessions: Map<string, Pick<SessionRecord, "id" | "state" | "createdAt">[]>;
   diffStats: Map<string, { files: number; additions: number; deletions: number }>;
+  pullRequests: Map<string, { repositoryId: string; number: number; url: string; state: string; checks: string }[]>;
 }
 
 export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<SummaryParts> {
-  const parts: SummaryParts = { repositoryNames: new Map(), slots: new Map(), sessions: new Map(), diffStats: new Map() };
+  const parts: SummaryParts = { repositoryNames: new Map(), slots: new Map(), sessions: new Map(), diffStats: new Map(), pullRequests: new Map() };
   for (const r of await db.selectFrom("repositories").select(["id", "name"]).execute()) parts.repositoryNames.set(r.id, r.name);
   for (const ids of chunks(taskIds)) {
     const slots = await db
@@ -142,6 +146,12 @@ export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<
     }
     for (const d of await db.selectFrom("task_diff_stats").selectAll().where("task_id", "in", ids).execute()) {
       parts.diffStats.set(d.task_id, { files: Number(d.files), additions: Number(d.additions), deletions: Number(d.deletions) });
+    }
+    const prs = await db.selectFrom("pull_requests").select(["task_id", "repository_id", "number", "url", "state", "checks"]).where("task_id", "in", ids).orderBy("task_id").orderBy("repository_id").execute();
+    for (const p of prs) {
+      const list = parts.pullRequests.get(p.task_id) ?? [];
+      list.push({ repositoryId: p.repository_id, number: Number(p.number), url: p.url, state: p.state, checks: p.checks });
+      parts.pullRequests.set(p.task_id, list);
     }
   }
   return parts;

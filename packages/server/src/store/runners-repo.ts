@@ -1,7 +1,7 @@
 import type { RunnerRecord } from "../domain/runner.js";
 import type { Db, RunnersTable } from "./schema.js";
 
-function fromRow(r: RunnersTable): RunnerRecord {
+export function fromRow(r: RunnersTable): RunnerRecord {
   return {
     id: r.id,
     host: r.host,

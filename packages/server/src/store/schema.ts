@@ -202,6 +202,18 @@ export interface RunnersTable {
   stopped_at: string | null;
 }
 
+/** Issue 15 placement (migration 013): labels a task requires, JSON array. */
+export interface TaskRunnerLabelsTable {
+  task_id: string;
+  labels: string;
+}
+
+/** Issue 15 placement (migration 013): the runner that registered a repository. */
+export interface RepositoryRunnersTable {
+  repository_id: string;
+  runner_id: string;
+}
+
 export interface MigrationsTable {
   name: string;
   applied_at: string;
@@ -223,6 +235,8 @@ export interface DB {
   pull_requests: PullRequestsTable;
   task_diff_stats: TaskDiffStatsTable;
   runners: RunnersTable;
+  task_runner_labels: TaskRunnerLabelsTable;
+  repository_runners: RepositoryRunnersTable;
 }
 
 export type StoreDialect = "sqlite" | "postgres";

@@ -34,6 +34,7 @@ import * as tasks from "./tasks-repo.js";
 import { runInTransaction } from "./transaction.js";
 import { ReviewStore } from "./review-store.js";
 import { RunnersStore } from "./runners-store.js";
+import { PlacementStore } from "./placement-store.js";
 
 /**
  * Grove's persistence: one object over SQLite or PostgreSQL (ST-1), created by `openStore`.
@@ -52,6 +53,8 @@ export class Store {
 
   /** Issue 15: the runners registry (runners-store.ts). */
   readonly runners = new RunnersStore(() => this.q);
+  /** Issue 15: task labels and repository runners for placement (placement-store.ts). */
+  readonly placement = new PlacementStore(() => this.q);
 
   /** Use `openStore`; this takes an already migrated database. */
   constructor(db: Kysely<DB>, dialect: StoreDialect) {

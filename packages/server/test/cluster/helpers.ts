@@ -4,6 +4,9 @@ import { apiClient, spawnServer, startTestServer, tempHome, type ChildServer, ty
 
 export type Cleanups = (() => Promise<unknown>)[];
 
+/** One cluster secret for the runners of a test (forwarding between them needs it). */
+export const TEST_CLUSTER_SECRET = "test-cluster-secret-0123456789";
+
 /** A fresh PostgreSQL database shared by the runners of one test. */
 export async function sharedDatabase(cleanups: Cleanups): Promise<{ databaseUrl: string; home: string }> {
   const db = await freshDatabase("postgres");
@@ -18,7 +21,7 @@ export async function sharedDatabase(cleanups: Cleanups): Promise<{ databaseUrl:
 export async function inProcessRunner(cleanups: Cleanups, databaseUrl: string, id: string, env: Record<string, string> = {}): Promise<TestServer> {
   const home = await tempHome();
   cleanups.push(() => rm(home, { recursive: true, force: true }));
-  const s = await startTestServer("postgres", { home, databaseUrl }, { GROVE_RUNNER_ID: id, ...env });
+  const s = await startTestServer("postgres", { home, databaseUrl }, { GROVE_RUNNER_ID: id, GROVE_CLUSTER_SECRET: TEST_CLUSTER_SECRET, ...env });
   cleanups.push(() => s.stop());
   return s;
 }
@@ -27,7 +30,7 @@ export async function inProcessRunner(cleanups: Cleanups, databaseUrl: string, i
 export async function childRunner(cleanups: Cleanups, databaseUrl: string, id: string, env: Record<string, string> = {}): Promise<ChildServer & { home: string; api: ReturnType<typeof apiClient> }> {
   const home = await tempHome();
   cleanups.push(() => rm(home, { recursive: true, force: true }));
-  const c = await spawnServer({ GROVE_HOME: home, GROVE_DATABASE_URL: databaseUrl, GROVE_RUNNER_ID: id, GROVE_LOG_LEVEL: "warn", ...env }, { startTimeoutMs: 120_000 });
+  const c = await spawnServer({ GROVE_HOME: home, GROVE_DATABASE_URL: databaseUrl, GROVE_RUNNER_ID: id, GROVE_CLUSTER_SECRET: TEST_CLUSTER_SECRET, GROVE_LOG_LEVEL: "warn", ...env }, { startTimeoutMs: 120_000 });
   cleanups.push(async () => {
     if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
     await c.exited;

@@ -56,14 +56,20 @@ describe("issue 15 runner variables are validated at start-up", () => {
       [{ GROVE_RUNNER_URL: "ftp://h/" }, /GROVE_RUNNER_URL must be an http\(s\) URL/],
       [{ GROVE_RUNNER_URL: "http://user:pw@h:1/" }, /plain base URL/],
       [{ GROVE_RUNNER_LABELS: "gpu,has space" }, /GROVE_RUNNER_LABELS: "has space" is not a label/],
+      [{ GROVE_CLUSTER_SECRET: "short" }, /GROVE_CLUSTER_SECRET must be at least 16 characters/],
+      [{ GROVE_FORWARD_TIMEOUT_MS: "5" }, /GROVE_FORWARD_TIMEOUT_MS must be an integer from 100/],
     ];
+    // A refused secret is never echoed back.
+    expect(() => loadRunnerConfig({ GROVE_CLUSTER_SECRET: "tooshort-secret" })).toThrow(expect.objectContaining({ message: expect.not.stringContaining("tooshort-secret") }));
     for (const [env, message] of bad) expect(() => loadRunnerConfig(env), JSON.stringify(env)).toThrow(message);
-    expect(loadRunnerConfig({})).toEqual({ url: undefined, labels: [], maxAgents: null, heartbeatMs: 5000 });
+    expect(loadRunnerConfig({})).toEqual({ url: undefined, labels: [], maxAgents: null, heartbeatMs: 5000, clusterSecret: undefined, forwardTimeoutMs: 120_000 });
     expect(loadRunnerConfig({ GROVE_RUNNER_URL: "https://r1.lan:7420/", GROVE_RUNNER_LABELS: " GPU,big,gpu ", GROVE_RUNNER_MAX_AGENTS: "2", GROVE_RUNNER_HEARTBEAT_MS: "1000" })).toEqual({
       url: "https://r1.lan:7420",
       labels: ["gpu", "big"],
       maxAgents: 2,
       heartbeatMs: 1000,
+      clusterSecret: undefined,
+      forwardTimeoutMs: 120_000,
     });
     // The server itself refuses to start, before it listens.
     const home = await tempHome();

@@ -70,6 +70,10 @@ describe("UX-4 the quick start: `npm start` with the defaults", () => {
       const page = await fetch("http://127.0.0.1:7420/");
       expect(page.headers.get("content-type")).toContain("text/html");
       expect(await page.text()).toContain("<title>Grove</title>");
+      // A path of the page is the page; a built asset that is not there is a 404, not the page as JavaScript.
+      const spaPath = await fetch("http://127.0.0.1:7420/tasks/some-task");
+      expect(spaPath.headers.get("content-type")).toContain("text/html");
+      expect((await fetch("http://127.0.0.1:7420/assets/TaskPage-gone.js")).status).toBe(404);
       expect(existsSync(join(home, ".grove", "grove.db"))).toBe(true);
 
       // Issue 14: the README's walkthrough, copy-pasted into bash from the repository root with

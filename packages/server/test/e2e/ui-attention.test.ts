@@ -1,7 +1,7 @@
-import { type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitForSession, type TestServer } from "../fixture/server.js";
-import { eventually, launchBrowser, serverWithCarefulAgent, shot, uniqueRepoAndTask } from "./ui-harness.js";
+import { type Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { waitForSession } from "../fixture/server.js";
+import { eventually, serverWithCarefulAgent, shot, uniqueRepoAndTask, uiSuite } from "./ui-harness.js";
 
 /** Records every browser notification the page shows and whether it was closed again. */
 const SPY = `
@@ -25,20 +25,11 @@ const notes = (page: Page) => page.evaluate(() => (globalThis as any).__notes as
 const badge = (page: Page) => page.locator(".inbox-button .badge").getAttribute("data-count");
 
 describe("Issue 12 attention: notifications, inbox badge and tab title (Chromium)", () => {
-  let browser: Browser;
-  let srv: TestServer;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    srv = await serverWithCarefulAgent();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.close();
-  });
+  const ui = uiSuite(serverWithCarefulAgent);
 
   it("ATT-1 ATT-2 a permission request raises a notification and the badge; answering clears both; turn ends and failures reach the inbox", async () => {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    await context.grantPermissions(["notifications"], { origin: srv.url });
+    const context = await ui.browser.newContext({ viewport: { width: 1400, height: 900 } });
+    await context.grantPermissions(["notifications"], { origin: ui.srv.url });
     await context.addInitScript(SPY);
     const page = await context.newPage();
     const pageErrors: string[] = [];
@@ -46,7 +37,7 @@ describe("Issue 12 attention: notifications, inbox badge and tab title (Chromium
     page.on("console", (m) => m.type() === "error" && pageErrors.push(m.text()));
     page.setDefaultTimeout(20_000);
     try {
-      await page.goto(srv.url + "/");
+      await page.goto(ui.srv.url + "/");
       await eventually(() => page.locator("#live").textContent()).toBe("live");
       // Opt in (the browser's permission was granted by the test).
       await page.getByRole("button", { name: /^Inbox \d/ }).click();
@@ -54,8 +45,8 @@ describe("Issue 12 attention: notifications, inbox badge and tab title (Chromium
       await page.getByRole("button", { name: "Turn off browser notifications" }).waitFor();
       await page.getByRole("button", { name: /^Inbox \d/ }).click();
 
-      const { task } = await uniqueRepoAndTask(srv, "Needs a yes");
-      const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "careful", prompt: "ask may I write?\nsleep 6000\nwrite allowed.txt yes" });
+      const { task } = await uniqueRepoAndTask(ui.srv, "Needs a yes");
+      const s = await ui.srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "careful", prompt: "ask may I write?\nsleep 6000\nwrite allowed.txt yes" });
       expect(s.status).toBe(201);
       await eventually(() => badge(page)).toBe("1");
       expect(await page.title()).toBe("(1) Grove");
@@ -77,18 +68,18 @@ describe("Issue 12 attention: notifications, inbox badge and tab title (Chromium
       expect(await page.title()).toBe("Grove");
       expect((await notes(page))[0]!.closed).toBe(true);
       // Cleared by the answer itself, not by the turn ending later (it still runs here).
-      expect(((await srv.api("GET", `/sessions/${s.body.id}`)).body as { state: string }).state).toBe("running");
-      await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
+      expect(((await ui.srv.api("GET", `/sessions/${s.body.id}`)).body as { state: string }).state).toBe("running");
+      await waitForSession(ui.srv.api, s.body.id, ["waiting_for_input"]);
       // The turn ended while the person watched its task: nothing to raise.
       expect(await badge(page)).toBe("0");
 
       // Elsewhere (the board), a finished turn and a failed session each raise an item.
       await page.getByRole("link", { name: "← Board" }).click();
-      const other = await uniqueRepoAndTask(srv, "Quick turn");
-      const s2 = await srv.api("POST", `/tasks/${other.task.id}/sessions`, { prompt: "say hi" });
-      await waitForSession(srv.api, s2.body.id, ["waiting_for_input"]);
-      const broken = await uniqueRepoAndTask(srv, "Breaks");
-      await srv.api("POST", `/tasks/${broken.task.id}/sessions`, { prompt: "crash 3" });
+      const other = await uniqueRepoAndTask(ui.srv, "Quick turn");
+      const s2 = await ui.srv.api("POST", `/tasks/${other.task.id}/sessions`, { prompt: "say hi" });
+      await waitForSession(ui.srv.api, s2.body.id, ["waiting_for_input"]);
+      const broken = await uniqueRepoAndTask(ui.srv, "Breaks");
+      await ui.srv.api("POST", `/tasks/${broken.task.id}/sessions`, { prompt: "crash 3" });
       await eventually(() => badge(page)).toBe("2");
       expect(await page.title()).toBe("(2) Grove");
       await page.getByRole("button", { name: /^Inbox \d/ }).click();

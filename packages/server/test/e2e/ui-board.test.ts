@@ -1,24 +1,14 @@
-import { type Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
-import { startTestServer, type TestServer } from "../fixture/server.js";
-import { eventually, launchBrowser, openPage, uniqueRepoAndTask, shot } from "./ui-harness.js";
+import { startTestServer } from "../fixture/server.js";
+import { eventually, launchBrowser, openPage, uniqueRepoAndTask, shot, uiSuite } from "./ui-harness.js";
 
 describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
-  let browser: Browser;
-  let srv: TestServer;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    srv = await startTestServer("sqlite");
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.close();
-  });
+  const ui = uiSuite();
 
   it("WEB-10.1 the repositories page adds a local repository and shows API errors as code: message", async () => {
     const repo = await makeRepo({ name: "widget" });
-    const { page, pageErrors } = await openPage(browser, srv.url + "/repositories");
+    const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/repositories");
     await page.getByLabel("Path").fill("/definitely/not/here");
     await page.getByRole("button", { name: "Add repository" }).click();
     await eventually(() => page.locator(".add-repo [role=alert]").getAttribute("data-error-code")).toBe("path_not_found");
@@ -30,7 +20,7 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     await page.getByRole("button", { name: "Add repository" }).click();
     await page.waitForSelector("table.repos tr:has-text('widget')");
     expect(await page.locator(".add-repo [role=alert]").count()).toBe(0);
-    const listed = (await srv.api("GET", "/repositories")).body as { id: string; path: string }[];
+    const listed = (await ui.srv.api("GET", "/repositories")).body as { id: string; path: string }[];
     expect(listed.map((r) => r.path)).toContain(repo.path);
 
     // The same path again is refused by the API, and the page says why.
@@ -46,7 +36,7 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     await page.getByLabel("Access token (optional)").fill("secret-token");
     await page.getByRole("button", { name: "Add repository" }).click();
     await eventually(() => page.locator(".add-repo [role=alert] .error-raw").textContent()).toMatch(/^\w+: .+/);
-    expect(((await srv.api("GET", "/repositories")).body as unknown[]).length).toBe(1);
+    expect(((await ui.srv.api("GET", "/repositories")).body as unknown[]).length).toBe(1);
     await shot(page, "ui-repositories");
     // Refusals answer 4xx by design: those are the only failed requests.
     expect(pageErrors.filter((e) => !/^http 4\d\d POST .*\/api\/v1\/repositories$/.test(e) && !/Failed to load resource/.test(e))).toEqual([]);
@@ -54,8 +44,8 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
 
   it("WEB-1.1 WEB-2.1 the form creates a task; it appears live in the todo column, and an API error stays visible", async () => {
     const repo = await makeRepo({ name: "formrepo" });
-    const r = await srv.api("POST", "/repositories", { path: repo.path });
-    const { page, pageErrors } = await openPage(browser, srv.url + "/");
+    const r = await ui.srv.api("POST", "/repositories", { path: repo.path });
+    const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/");
     await page.waitForSelector(".board .column[data-state=todo]");
     // Every column of the state machine is on the board.
     expect(await page.locator(".board .column").evaluateAll((cols) => cols.map((c) => c.getAttribute("data-state")))).toEqual(["todo", "in_progress", "review", "done", "failed"]);
@@ -67,13 +57,13 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     await form.getByLabel("Base branch").fill("no-such-branch");
     await form.getByRole("button", { name: "Create task" }).click();
     await eventually(() => form.locator("[role=alert]").getAttribute("data-error-code")).toBe("base_branch_not_found");
-    expect(((await srv.api("GET", "/tasks")).body as unknown[]).length).toBe(0);
+    expect(((await ui.srv.api("GET", "/tasks")).body as unknown[]).length).toBe(0);
 
     await form.getByLabel("Base branch").fill("main");
     await form.getByRole("button", { name: "Create task" }).click();
     const card = page.locator(".column[data-state=todo] .task-card", { hasText: "Typed into the form" });
     await card.waitFor();
-    const tasks = (await srv.api("GET", "/tasks")).body as { id: string; title: string; description: string; repositories: { baseBranch: string }[] }[];
+    const tasks = (await ui.srv.api("GET", "/tasks")).body as { id: string; title: string; description: string; repositories: { baseBranch: string }[] }[];
     expect(tasks).toHaveLength(1);
     expect(tasks[0]).toMatchObject({ title: "Typed into the form", description: "from the browser", repositories: [{ baseBranch: "main" }] });
     expect(await card.getAttribute("data-task-id")).toBe(tasks[0]!.id);
@@ -82,23 +72,28 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
   });
 
   it("WEB-1.2 the board follows task events without a reload: created, moved, deleted", async () => {
-    const { page, pageErrors } = await openPage(browser, srv.url + "/");
+    const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/");
     await page.waitForSelector(".board .column[data-state=todo]");
-    const { task } = await uniqueRepoAndTask(srv, "Made by the API");
+    await eventually(() => page.locator(".column[aria-busy=true]").count()).toBe(0);
+    // task.summary frames carry the cards: no list is read again for an event.
+    const listReads: string[] = [];
+    page.on("request", (r) => /\/api\/v1\/tasks(\?|$)/.test(r.url()) && r.method() === "GET" && listReads.push(r.url()));
+    const { task } = await uniqueRepoAndTask(ui.srv, "Made by the API");
     const card = page.locator(`.task-card[data-task-id="${task.id}"]`);
     await card.waitFor();
     expect(await card.getAttribute("data-state")).toBe("todo");
-    await srv.api("PATCH", `/tasks/${task.id}`, { state: "done" });
+    await ui.srv.api("PATCH", `/tasks/${task.id}`, { state: "done" });
     await page.locator(`.column[data-state=done] .task-card[data-task-id="${task.id}"]`).waitFor();
     expect(await page.locator(`.column[data-state=todo] .task-card[data-task-id="${task.id}"]`).count()).toBe(0);
-    expect((await srv.api("DELETE", `/tasks/${task.id}`)).status).toBe(202);
+    expect((await ui.srv.api("DELETE", `/tasks/${task.id}`)).status).toBe(202);
     await card.waitFor({ state: "detached" });
+    expect(listReads).toEqual([]);
     expect(pageErrors).toEqual([]);
   });
 
   it("WEB-3.1 WEB-1.3 a card opens /tasks/:id (a reload stays there); the task moves to done; archived tasks are their own view", async () => {
-    const { task } = await uniqueRepoAndTask(srv, "Routed task");
-    const { page, pageErrors } = await openPage(browser, srv.url + "/");
+    const { task } = await uniqueRepoAndTask(ui.srv, "Routed task");
+    const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/");
     await page.locator(`.task-card[data-task-id="${task.id}"] a`).click();
     await page.waitForURL(`**/tasks/${task.id}`);
     await eventually(() => page.locator("#task-title").textContent()).toBe("Routed task");
@@ -109,15 +104,15 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     await page.getByLabel("State").selectOption("done");
     await page.getByRole("button", { name: "Move" }).click();
     await eventually(() => page.locator("#task-state").textContent()).toBe("done");
-    expect((await srv.api("GET", `/tasks/${task.id}`)).body.state).toBe("done");
+    expect((await ui.srv.api("GET", `/tasks/${task.id}`)).body.state).toBe("done");
 
     // Archive from the task page, then find it in the Archived view (and only there).
     await page.getByRole("button", { name: "Archive", exact: true }).click();
     await page.locator(".archived-banner").getByRole("button", { name: "Unarchive" }).waitFor();
     await page.getByRole("link", { name: "← Board" }).click();
-    await page.waitForURL(srv.url + "/");
+    await page.waitForURL(ui.srv.url + "/");
     await page.locator(".board .column").first().waitFor();
-    const { task: live } = await uniqueRepoAndTask(srv, "Still live");
+    const { task: live } = await uniqueRepoAndTask(ui.srv, "Still live");
     await page.locator(`.task-card[data-task-id="${live.id}"]`).waitFor();
     expect(await page.locator(`.task-card[data-task-id="${task.id}"]`).count()).toBe(0);
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Archived" }).click();
@@ -128,17 +123,17 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
   });
 
   it("WEB-12.1 an unknown task id shows the API error, not a blank page", async () => {
-    const { page } = await openPage(browser, srv.url + "/tasks/task_nope");
+    const { page } = await openPage(ui.browser, ui.srv.url + "/tasks/task_nope");
     await eventually(() => page.locator("main [role=alert]").first().getAttribute("data-error-code")).toBe("not_found");
     await page.getByRole("button", { name: "Back to the board" }).click();
-    await page.waitForURL(srv.url + "/");
+    await page.waitForURL(ui.srv.url + "/");
   });
 
   it("WEB-13.1 every form control has a label and every action is a <button>", async () => {
-    await uniqueRepoAndTask(srv, "A11y task");
-    const tasks = (await srv.api("GET", "/tasks")).body as { id: string }[];
+    await uniqueRepoAndTask(ui.srv, "A11y task");
+    const tasks = (await ui.srv.api("GET", "/tasks")).body as { id: string }[];
     for (const path of ["/", "/repositories", `/tasks/${tasks[0]!.id}`]) {
-      const { page } = await openPage(browser, srv.url + path);
+      const { page } = await openPage(ui.browser, ui.srv.url + path);
       await page.waitForSelector("main form");
       const unlabelled = await page.locator("main input, main select, main textarea").evaluateAll((els) =>
         els.filter((el) => (el as any).labels?.length === 0 && !el.getAttribute("aria-label")).map((el) => el.outerHTML),

@@ -1,27 +1,18 @@
 import { execFileSync } from "node:child_process";
-import { type Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
-import { startTestServer, type TestServer } from "../fixture/server.js";
-import { eventually, launchBrowser, openPage, shot } from "./ui-harness.js";
+
+import { eventually, openPage, shot, uiSuite } from "./ui-harness.js";
 
 const show = (repo: string, spec: string) => execFileSync("git", ["show", spec], { cwd: repo, encoding: "utf8" });
 
 describe("Issue 12 golden path from the page alone (Chromium, scripted agent, issue 11 review API)", () => {
-  let browser: Browser;
-  let srv: TestServer;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    srv = await startTestServer("sqlite");
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.close();
-  });
+  const ui = uiSuite();
 
   it("GOLD-1 add repository → create task → agent streams → review → comment a line → send → the agent changes it → commit → merge", async () => {
     const repo = await makeRepo({ name: "greeter" });
-    const { page, pageErrors } = await openPage(browser, srv.url + "/repositories");
+    const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/repositories");
     // 1. Add the repository.
     await page.getByLabel("Path").fill(repo.path);
     await page.getByRole("button", { name: "Add repository" }).click();

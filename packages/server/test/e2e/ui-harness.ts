@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { freshDatabase } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
@@ -20,17 +20,59 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** The browser and the server one describe block shares (see uiSuite). */
+export interface UiSuite {
+  readonly browser: Browser;
+  readonly srv: TestServer;
+}
+
+/**
+ * The set-up every UI test file shares: one Chromium and one server (SQLite by default) for
+ * the describe block it is called in, both closed after it. Read `ui.browser`/`ui.srv` inside
+ * tests (they exist once beforeAll ran).
+ */
+export function uiSuite(start: () => Promise<TestServer> = () => startTestServer("sqlite")): UiSuite {
+  let browser: Browser | undefined;
+  let srv: TestServer | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    srv = await start();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+  return {
+    get browser() {
+      if (!browser) throw new Error("uiSuite: the browser is not up (read it inside a test)");
+      return browser;
+    },
+    get srv() {
+      if (!srv) throw new Error("uiSuite: the server is not up (read it inside a test)");
+      return srv;
+    },
+  };
+}
+
+/** A server whose home's agents.json configures `agents` (each a profile: name, command, args, …). */
+export async function serverWithAgents(agents: (home: string) => Record<string, unknown>[], extraEnv: Record<string, string> = {}): Promise<TestServer> {
+  const db = await freshDatabase("sqlite");
+  mkdirSync(db.home, { recursive: true });
+  writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: agents(db.home) }));
+  return startTestServer("sqlite", db, extraEnv);
+}
+
 /**
  * A server whose home also configures `careful`: the scripted agent with permission policy
  * "ask", so permission requests reach the page (SES-5).
  */
 export async function serverWithCarefulAgent(extraEnv: Record<string, string> = {}): Promise<TestServer> {
-  const db = await freshDatabase("sqlite");
-  mkdirSync(db.home, { recursive: true });
   const { command, args } = scriptedAgentCommand();
-  writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "careful", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(db.home, "agents", "careful") }, permissionPolicy: "ask" }] }));
-  return startTestServer("sqlite", db, extraEnv);
+  return serverWithAgents((home) => [{ name: "careful", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", "careful") }, permissionPolicy: "ask" }], extraEnv);
 }
+
+/** `planner`: test/fixture/planning-agent.mjs, an ACP agent that reports modes, slash commands and plans (AG-2). */
+export const PLANNING_AGENT = { name: "planner", command: process.execPath, args: [resolve(import.meta.dirname, "../fixture/planning-agent.mjs")] };
 
 /**
  * A page that records uncaught script errors and console errors (a failed request, e.g. a 404,

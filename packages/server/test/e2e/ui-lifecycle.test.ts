@@ -1,43 +1,34 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
-import { eventually, launchBrowser, openPage, shot, uniqueRepoAndTask } from "./ui-harness.js";
+
+import { describe, expect, it } from "vitest";
+import { waitForSession } from "../fixture/server.js";
+import { eventually, openPage, shot, uniqueRepoAndTask, uiSuite } from "./ui-harness.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, stdio: "ignore" });
 
 describe("UX-2 web UI: archive, unarchive, delete and cleanup jobs (Chromium)", () => {
-  let browser: Browser;
-  let srv: TestServer;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    srv = await startTestServer("sqlite");
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.close();
-  });
+  const ui = uiSuite();
 
   /** A task whose worktree exists, with the agent's uncommitted file in it. */
   async function dirtyTask(title: string) {
-    const { task } = await uniqueRepoAndTask(srv, title);
-    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write dirty.txt not committed" });
+    const { task } = await uniqueRepoAndTask(ui.srv, title);
+    const s = await ui.srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write dirty.txt not committed" });
     expect(s.status).toBe(201);
-    await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
+    await waitForSession(ui.srv.api, s.body.id, ["waiting_for_input"]);
     return task;
   }
 
   it("WEB-11.1 Archive runs a cleanup job shown live; the archived page is read-only with Unarchive, which brings the task back", async () => {
     const task = await dirtyTask("Archive me");
-    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
     await page.getByRole("button", { name: "Archive", exact: true }).click();
     const job = page.locator(".jobs tbody tr", { hasText: "archive" });
     await job.waitFor();
     // The job reaches its end state through cleanup_job.updated events (no reload).
     await eventually(() => job.getAttribute("data-state")).toBe("succeeded");
-    const jobs = (await srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { id: string; attempts: number; state: string }[];
+    const jobs = (await ui.srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { id: string; attempts: number; state: string }[];
     expect(jobs).toHaveLength(1);
     expect(await job.getAttribute("data-job-id")).toBe(jobs[0]!.id);
     expect(await job.locator("td.num").textContent()).toBe(String(jobs[0]!.attempts));
@@ -58,13 +49,13 @@ describe("UX-2 web UI: archive, unarchive, delete and cleanup jobs (Chromium)", 
     await page.getByRole("button", { name: "Archive", exact: true }).waitFor();
     await eventually(() => page.locator(".task-head .badge.archived").count()).toBe(0);
     await page.getByRole("form", { name: "Start a session" }).waitFor();
-    expect((await srv.api("GET", `/tasks/${task.id}`)).body.archivedAt).toBeNull();
+    expect((await ui.srv.api("GET", `/tasks/${task.id}`)).body.archivedAt).toBeNull();
     expect(pageErrors).toEqual([]);
   });
 
   it("WEB-11.2 Delete of a dirty worktree asks in the person's words; Keep changes nothing; Delete anyway goes back to the board with a notice", async () => {
     const task = await dirtyTask("Delete me");
-    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
     await page.getByRole("button", { name: "Delete task" }).click();
     const confirm = page.getByRole("alertdialog", { name: "Confirm delete" });
     await confirm.waitFor();
@@ -74,41 +65,41 @@ describe("UX-2 web UI: archive, unarchive, delete and cleanup jobs (Chromium)", 
     await shot(page, "ui-delete-confirm");
     await confirm.getByRole("button", { name: "Keep the task" }).click();
     await confirm.waitFor({ state: "detached" });
-    expect((await srv.api("GET", `/tasks/${task.id}`)).status).toBe(200);
-    expect((await srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body).toEqual([]);
+    expect((await ui.srv.api("GET", `/tasks/${task.id}`)).status).toBe(200);
+    expect((await ui.srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body).toEqual([]);
     await eventually(() => page.locator(".jobs tbody tr").count()).toBe(0);
 
     await page.getByRole("button", { name: "Delete task" }).click();
     await confirm.getByRole("button", { name: "Delete anyway (discard changes)" }).click();
-    await page.waitForURL(srv.url + "/");
+    await page.waitForURL(ui.srv.url + "/");
     await page.getByRole("status").filter({ hasText: "This task was deleted: Delete me" }).waitFor();
     expect(await page.locator(`.task-card[data-task-id="${task.id}"]`).count()).toBe(0);
-    await eventually(async () => (await srv.api("GET", `/tasks/${task.id}`)).status).toBe(404);
-    const jobs = (await srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { trigger: string }[];
+    await eventually(async () => (await ui.srv.api("GET", `/tasks/${task.id}`)).status).toBe(404);
+    const jobs = (await ui.srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { trigger: string }[];
     expect(jobs.map((j) => j.trigger)).toEqual(["delete"]);
     // The refused first attempt answered 409 by design; nothing else failed.
     expect(pageErrors.filter((e) => !/^http 409 DELETE /.test(e) && !/status of 409/.test(e))).toEqual([]);
   });
 
   it("WEB-11.3 a task deleted elsewhere while its page is open: back to the board with a notice, no request to the gone task", async () => {
-    const { task } = await uniqueRepoAndTask(srv, "Deleted elsewhere");
-    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    const { task } = await uniqueRepoAndTask(ui.srv, "Deleted elsewhere");
+    const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
     await page.locator("#task-title", { hasText: "Deleted elsewhere" }).waitFor();
-    expect((await srv.api("DELETE", `/tasks/${task.id}`)).status).toBe(202);
-    await page.waitForURL(srv.url + "/");
+    expect((await ui.srv.api("DELETE", `/tasks/${task.id}`)).status).toBe(202);
+    await page.waitForURL(ui.srv.url + "/");
     await page.getByRole("status").filter({ hasText: "This task was deleted" }).waitFor();
     expect(pageErrors).toEqual([]);
   });
 
   it("WEB-11.4 a missing worktree shows Restore, which recreates it in place", async () => {
     const task = await dirtyTask("Lose my worktree");
-    const env = (await srv.api("GET", `/tasks/${task.id}/environment`)).body as { repositories: { worktreePath: string }[] };
+    const env = (await ui.srv.api("GET", `/tasks/${task.id}/environment`)).body as { repositories: { worktreePath: string }[] };
     const wt = env.repositories[0]!.worktreePath;
     // The agent committed nothing; commit the file so it survives on the branch.
     git(wt, "add", "-A");
     git(wt, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "keep");
     rmSync(wt, { recursive: true, force: true });
-    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
     const warn = page.locator("[data-missing-worktree]");
     await warn.waitFor();
     expect(await warn.textContent()).toContain("missing on disk");

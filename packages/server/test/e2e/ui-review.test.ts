@@ -1,44 +1,37 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
-import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
-import { axeSerious, eventually, launchBrowser, openPage, shot } from "./ui-harness.js";
+import { waitForSession } from "../fixture/server.js";
+import { axeSerious, eventually, openPage, shot, uiSuite } from "./ui-harness.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, stdio: "ignore" });
 const file = (page: Page, path: string) => page.locator(`.review-file[data-path="${path}"]`);
 
 describe("Issue 12 review: all files of a task, diffs, markers, viewed ticks; axe on every page (Chromium)", () => {
-  let browser: Browser;
-  let srv: TestServer;
+  const ui = uiSuite();
   let taskId = "";
   beforeAll(async () => {
-    browser = await launchBrowser();
-    srv = await startTestServer("sqlite");
     const repo = await makeRepo({ name: "shop", files: { "src/app.ts": "export const answer = 42;\n", "docs/old-name.md": "# guide\n\nsome words\n" } });
-    const r = await srv.api("POST", "/repositories", { path: repo.path });
-    const t = await srv.api("POST", "/tasks", { title: "Review me", repositories: [{ repositoryId: r.body.id }] });
+    const r = await ui.srv.api("POST", "/repositories", { path: repo.path });
+    const t = await ui.srv.api("POST", "/tasks", { title: "Review me", repositories: [{ repositoryId: r.body.id }] });
     taskId = t.body.id;
     const big = Array.from({ length: 500 }, (_, i) => `line ${i}`).join("\\n");
-    const s = await srv.api("POST", `/tasks/${taskId}/sessions`, {
+    const s = await ui.srv.api("POST", `/tasks/${taskId}/sessions`, {
       prompt: ["write src/app.ts export const answer = 43;\\nexport function hello(name: string): string {\\n  return `hi ${name}`;\\n}", "commit change app", "write notes.md hello notes", `write big.txt ${big}`, "say **done**"].join("\n"),
     });
-    await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
+    await waitForSession(ui.srv.api, s.body.id, ["waiting_for_input"]);
     // What a person does by hand in the worktree: a rename and a binary file.
-    const env = (await srv.api("GET", `/tasks/${taskId}/environment`)).body as { repositories: { worktreePath: string }[] };
+    const env = (await ui.srv.api("GET", `/tasks/${taskId}/environment`)).body as { repositories: { worktreePath: string }[] };
     const wt = env.repositories[0]!.worktreePath;
     git(wt, "mv", "docs/old-name.md", "docs/new-name.md");
     writeFileSync(join(wt, "logo.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3, 0, 0, 255]));
   });
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.close();
-  });
 
   it("REV-UI-1 committed and uncommitted files apart; highlighting; unified/split; large file collapsed; binary and rename markers; viewed ticks persist", async () => {
-    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${taskId}`);
+    const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${taskId}`);
     await page.getByRole("link", { name: "Review changes" }).click();
     await page.waitForURL(`**/tasks/${taskId}/review`);
     const tree = page.getByRole("navigation", { name: "Changed files" });
@@ -94,7 +87,7 @@ describe("Issue 12 review: all files of a task, diffs, markers, viewed ticks; ax
       ["/repositories", "table.repos"],
       ["/archived", ".board .column"],
     ] as const) {
-      const { page, pageErrors } = await openPage(browser, srv.url + path);
+      const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + path);
       await page.locator(ready).first().waitFor();
       expect(await axeSerious(page), path).toEqual([]);
       expect(pageErrors, path).toEqual([]);

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
-import { waitForSession, type TestServer } from "../fixture/server.js";
-import { eventually, launchBrowser, openPage, uniqueRepoAndTask, serverWithCarefulAgent, shot } from "./ui-harness.js";
+import { waitForSession } from "../fixture/server.js";
+import { eventually, openPage, uniqueRepoAndTask, serverWithCarefulAgent, shot, uiSuite } from "./ui-harness.js";
 
 /** The open session's state badge. */
 const sessionState = (page: Page) => page.locator(".session-panel .session-state").textContent();
@@ -17,21 +17,12 @@ async function messageIdsUnique(page: Page): Promise<string[]> {
 }
 
 describe("UX-2 web UI: a session driven from the task page (Chromium, scripted agent)", () => {
-  let browser: Browser;
-  let srv: TestServer;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    srv = await serverWithCarefulAgent();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.close();
-  });
+  const ui = uiSuite(serverWithCarefulAgent);
 
   it("WEB-4.1 WEB-5.1 WEB-8.1 WEB-8.2 WEB-9.1 form → session → live messages → Changes and diff → follow-up prompt", async () => {
     const repo = await makeRepo({ name: "flow" });
-    const r = await srv.api("POST", "/repositories", { path: repo.path });
-    const { page, pageErrors } = await openPage(browser, srv.url + "/");
+    const r = await ui.srv.api("POST", "/repositories", { path: repo.path });
+    const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/");
     const form = page.getByRole("form", { name: "Create a task" });
     await form.getByLabel("Title").fill("Say hello and write a file");
     await form.getByLabel("Repository", { exact: true }).selectOption(r.body.id);
@@ -54,10 +45,10 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     expect(await page.locator(".session-panel .msg.role-user").first().textContent()).toContain("say hello");
     // Agent text is Markdown: **there** is bold, not asterisks.
     expect(await page.locator(".session-panel .msg.role-agent .markdown strong").first().textContent()).toBe("there");
-    const sessions = (await srv.api("GET", `/tasks/${taskId}/sessions`)).body as { id: string }[];
+    const sessions = (await ui.srv.api("GET", `/tasks/${taskId}/sessions`)).body as { id: string }[];
     expect(sessions).toHaveLength(1);
     const sid = sessions[0]!.id;
-    const apiMessages = (await srv.api("GET", `/sessions/${sid}/messages`)).body as { id: string; role: string; data?: { status?: string } }[];
+    const apiMessages = (await ui.srv.api("GET", `/sessions/${sid}/messages`)).body as { id: string; role: string; data?: { status?: string } }[];
     await eventually(async () => (await messageIdsUnique(page)).length).toBe(apiMessages.length);
     // Tool calls went pending → completed, yet each is one message showing its final status.
     const toolStatuses = await page.locator(".session-panel .msg.role-tool").evaluateAll((els) => els.map((e) => e.getAttribute("data-status")));
@@ -76,7 +67,7 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     expect(await page.locator(".changes .repo-changes").textContent()).toMatch(/0 ahead, 0 behind/);
 
     // Environment: the worktree path and branch the API reports.
-    const env = (await srv.api("GET", `/tasks/${taskId}/environment`)).body as { repositories: { worktreePath: string; worktreeBranch: string }[] };
+    const env = (await ui.srv.api("GET", `/tasks/${taskId}/environment`)).body as { repositories: { worktreePath: string; worktreeBranch: string }[] };
     await page.locator(".environment table.worktrees code", { hasText: env.repositories[0]!.worktreePath }).waitFor();
     expect(await page.locator(".environment").textContent()).toContain(env.repositories[0]!.worktreeBranch);
 
@@ -107,8 +98,8 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
   });
 
   it("WEB-5.2 Cancel ends a `sleep 30000` turn at once; the session waits for input again", async () => {
-    const { task } = await uniqueRepoAndTask(srv, "Long turn");
-    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    const { task } = await uniqueRepoAndTask(ui.srv, "Long turn");
+    const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
     await page.getByLabel("First prompt (optional)").fill("sleep 30000");
     await page.getByRole("button", { name: "Start session" }).click();
     await eventually(() => sessionState(page)).toBe("running");
@@ -122,12 +113,12 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
   });
 
   it("WEB-6.1 WEB-5.3 a `crash 3` session shows its lastError; Resume relaunches it; Delete removes it", async () => {
-    const { task } = await uniqueRepoAndTask(srv, "Crashing agent");
-    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    const { task } = await uniqueRepoAndTask(ui.srv, "Crashing agent");
+    const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
     await page.getByLabel("First prompt (optional)").fill("crash 3");
     await page.getByRole("button", { name: "Start session" }).click();
     await eventually(() => sessionState(page)).toBe("failed");
-    const s = ((await srv.api("GET", `/tasks/${task.id}/sessions`)).body as { id: string; lastError: { code: string; message: string } }[])[0]!;
+    const s = ((await ui.srv.api("GET", `/tasks/${task.id}/sessions`)).body as { id: string; lastError: { code: string; message: string } }[])[0]!;
     expect(s.lastError).not.toBeNull();
     await eventually(() => page.locator(".session-panel .last-error").textContent()).toBe(`${s.lastError.code}: ${s.lastError.message}`);
     expect(await page.locator(`.session-list li[data-session-id="${s.id}"]`).textContent()).toContain(s.lastError.code);
@@ -137,14 +128,14 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     await eventually(() => sessionState(page)).toBe("waiting_for_input");
     await page.getByRole("button", { name: "Delete session" }).click();
     await page.locator(`.session-list li[data-session-id="${s.id}"]`).waitFor({ state: "detached" });
-    expect((await srv.api("GET", `/sessions/${s.id}`)).status).toBe(404);
+    expect((await ui.srv.api("GET", `/sessions/${s.id}`)).status).toBe(404);
     expect(await page.locator(".session-panel").count()).toBe(0);
     expect(pageErrors).toEqual([]);
   });
 
   it("WEB-7.1 a permission request shows its options as buttons; Allow lets the turn go on", async () => {
-    const { task } = await uniqueRepoAndTask(srv, "Asks first");
-    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    const { task } = await uniqueRepoAndTask(ui.srv, "Asks first");
+    const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
     await page.getByLabel("Agent").selectOption("careful");
     await page.getByLabel("First prompt (optional)").fill("ask may I write?\nwrite allowed.txt yes");
     await page.getByRole("button", { name: "Start session" }).click();
@@ -155,17 +146,17 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     await shot(page, "ui-permission");
     await ask.getByRole("button", { name: "Allow", exact: true }).click();
     await ask.waitFor({ state: "detached" });
-    const sid = ((await srv.api("GET", `/tasks/${task.id}/sessions`)).body as { id: string }[])[0]!.id;
-    await waitForSession(srv.api, sid, ["waiting_for_input"]);
-    const ws = (await srv.api("GET", `/sessions/${sid}/workspace`)).body as { workspacePath: string };
+    const sid = ((await ui.srv.api("GET", `/tasks/${task.id}/sessions`)).body as { id: string }[])[0]!.id;
+    await waitForSession(ui.srv.api, sid, ["waiting_for_input"]);
+    const ws = (await ui.srv.api("GET", `/sessions/${sid}/workspace`)).body as { workspacePath: string };
     expect(existsSync(join(ws.workspacePath, "allowed.txt"))).toBe(true);
     await page.locator(".changes tr[data-path='allowed.txt']").waitFor();
     expect(pageErrors).toEqual([]);
   });
 
   it("WEB-5.4 Send is disabled while a turn runs (nothing is queued); the typed text stays and Send returns when the turn ends", async () => {
-    const { task } = await uniqueRepoAndTask(srv, "Busy session");
-    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    const { task } = await uniqueRepoAndTask(ui.srv, "Busy session");
+    const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
     await page.getByLabel("First prompt (optional)").fill("sleep 30000");
     await page.getByRole("button", { name: "Start session" }).click();
     await eventually(() => sessionState(page)).toBe("running");

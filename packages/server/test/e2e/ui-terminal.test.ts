@@ -1,8 +1,8 @@
-import { type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { terminals } from "../../src/orchestrator/terminals.js";
-import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
-import { eventually, launchBrowser, openPage, shot, uniqueRepoAndTask } from "./ui-harness.js";
+import { waitForSession } from "../fixture/server.js";
+import { eventually, openPage, shot, uniqueRepoAndTask, uiSuite } from "./ui-harness.js";
 
 const alive = (pid: number) => {
   try {
@@ -17,25 +17,16 @@ const alive = (pid: number) => {
 const screen = (page: Page) => page.locator(".terminal-box .xterm-rows").textContent();
 
 describe("Issue 12 terminal: a shell in the task's worktree (Chromium, node-pty)", () => {
-  let browser: Browser;
-  let srv: TestServer;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    srv = await startTestServer("sqlite");
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.close();
-  });
+  const ui = uiSuite();
 
   it("TERM-1 TERM-2 TERM-3 `git status` runs in the worktree; a reload reattaches with the output; archive kills the shell", async () => {
-    const { task, repositoryId } = await uniqueRepoAndTask(srv, "Terminal task");
-    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write made-by-agent.txt hello" });
-    await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
-    const env = (await srv.api("GET", `/tasks/${task.id}/environment`)).body as { repositories: { worktreePath: string }[] };
+    const { task, repositoryId } = await uniqueRepoAndTask(ui.srv, "Terminal task");
+    const s = await ui.srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write made-by-agent.txt hello" });
+    await waitForSession(ui.srv.api, s.body.id, ["waiting_for_input"]);
+    const env = (await ui.srv.api("GET", `/tasks/${task.id}/environment`)).body as { repositories: { worktreePath: string }[] };
     const worktree = env.repositories[0]!.worktreePath;
 
-    const { page, pageErrors } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
+    const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
     const term = page.getByRole("region", { name: "Terminal" });
     await term.locator(".terminal-state", { hasText: "connected" }).waitFor();
     expect(await term.locator(".terminal-box").getAttribute("data-repository-id")).toBe(repositoryId);
@@ -52,6 +43,8 @@ describe("Issue 12 terminal: a shell in the task's worktree (Chromium, node-pty)
     // A reload: the same shell (same pid), its recent output replayed.
     await page.reload();
     await term.locator(".terminal-state", { hasText: "connected" }).waitFor();
+    // xterm draws its rows only while the terminal is in view (as a person looking at it).
+    await term.locator(".terminal-box").scrollIntoViewIfNeeded();
     await eventually(() => screen(page)).toContain("?? made-by-agent.txt");
     expect(terminals.pidsOf(task.id)).toEqual(pids);
 
@@ -63,7 +56,7 @@ describe("Issue 12 terminal: a shell in the task's worktree (Chromium, node-pty)
     await eventually(() => screen(page)).toMatch(/\n?\d+ \d+/);
 
     // Archive: cleanup kills the task's shell before it removes the worktree.
-    expect((await srv.api("POST", `/tasks/${task.id}/archive`)).status).toBe(202);
+    expect((await ui.srv.api("POST", `/tasks/${task.id}/archive`)).status).toBe(202);
     await eventually(() => alive(pids[0]!)).toBe(false);
     expect(terminals.pidsOf(task.id)).toEqual([]);
     // The archived task is read-only: no terminal on its page any more.
@@ -73,8 +66,8 @@ describe("Issue 12 terminal: a shell in the task's worktree (Chromium, node-pty)
   });
 
   it("TERM-4 the terminal socket refuses a task without a worktree (409 terminal_unavailable) and an unknown task (404)", async () => {
-    const { task, repositoryId } = await uniqueRepoAndTask(srv, "No worktree yet");
-    const url = (id: string) => `${srv.url.replace(/^http/, "ws")}/api/v1/tasks/${id}/terminal?repositoryId=${repositoryId}`;
+    const { task, repositoryId } = await uniqueRepoAndTask(ui.srv, "No worktree yet");
+    const url = (id: string) => `${ui.srv.url.replace(/^http/, "ws")}/api/v1/tasks/${id}/terminal?repositoryId=${repositoryId}`;
     const { default: WebSocket } = await import("ws");
     const status = (u: string) =>
       new Promise<number>((resolve) => {
@@ -92,11 +85,11 @@ describe("Issue 12 terminal: a shell in the task's worktree (Chromium, node-pty)
   });
 
   it("TERM-5 open in editor: without GROVE_EDITOR the answer is 409 editor_not_configured, in the person's words on the page", async () => {
-    const { task } = await uniqueRepoAndTask(srv, "Editor task");
-    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say hi" });
-    await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
-    const { page } = await openPage(browser, `${srv.url}/tasks/${task.id}`);
-    const env = (await srv.api("GET", `/tasks/${task.id}/environment`)).body as { repositories: { worktreePath: string }[] };
+    const { task } = await uniqueRepoAndTask(ui.srv, "Editor task");
+    const s = await ui.srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say hi" });
+    await waitForSession(ui.srv.api, s.body.id, ["waiting_for_input"]);
+    const { page } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
+    const env = (await ui.srv.api("GET", `/tasks/${task.id}/environment`)).body as { repositories: { worktreePath: string }[] };
     expect(await page.getByRole("link", { name: "Open in VS Code" }).getAttribute("href")).toBe(`vscode://file${env.repositories[0]!.worktreePath}`);
     await page.getByRole("button", { name: "Open in editor" }).click();
     await eventually(() => page.locator(".environment [role=alert]").getAttribute("data-error-code")).toBe("editor_not_configured");

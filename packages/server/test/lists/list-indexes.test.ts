@@ -76,6 +76,15 @@ describe.each(DATABASES)("issue 13 list indexes on %s", (kind) => {
     }
   });
 
+  it("issue 13 the newest-first order (the board's) walks the same indexes backwards", async () => {
+    const p = await plan(taskPageQuery(ctx, { archived: false }, { limit: 50, after: AFTER, newest: true }));
+    expect(p).toContain("tasks_active_order_ix");
+    expectNoScan(p, "tasks");
+    const s = await plan(taskPageQuery(ctx, { archived: false, states: ["failed"] }, { limit: 50, after: AFTER, newest: true }));
+    expect(s).toContain("tasks_state_order_ix");
+    expectNoScan(s, "tasks");
+  });
+
   it("issue 13 the state filter uses tasks_state_order_ix", async () => {
     const p = await plan(tasks({ states: ["failed"] }, true));
     expect(p).toContain("tasks_state_order_ix");

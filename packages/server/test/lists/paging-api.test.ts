@@ -189,6 +189,21 @@ describe.each(DATABASES)("issue 13 paged lists over HTTP (%s)", (kind) => {
     events.close();
   });
 
+  it("issue 13 order=newest pages the board's list newest first, every task once, filters still combining", async () => {
+    srv = await startTestServer(kind);
+    const a = await repository("newest-a");
+    const b = await repository("newest-b");
+    const made: any[] = [];
+    for (let i = 0; i < 7; i++) made.push(await task(`newest ${i}`, [i % 2 ? b.id : a.id]));
+    const oldest = (await allPages(srv, "/tasks?view=summary", 3)).flat().map((t) => t.id);
+    expect(oldest).toEqual(made.map((t) => t.id));
+    const newest = (await allPages(srv, "/tasks?view=summary&order=newest", 3)).flat().map((t) => t.id);
+    expect(newest).toEqual([...oldest].reverse());
+    const onlyB = (await allPages(srv, `/tasks?order=newest&repositoryId=${b.id}`, 2)).flat().map((t) => t.id);
+    expect(onlyB).toEqual(made.filter((_, i) => i % 2).map((t) => t.id).reverse());
+    expect((await srv.api("GET", "/tasks?order=sideways")).status).toBe(400);
+  });
+
   it("issue 13 sessions, messages (from the newest) and cleanup jobs page without gaps or repeats", async () => {
     srv = await startTestServer(kind);
     const repo = await repository("pages");

@@ -14,6 +14,7 @@ const EXPECTED_TABLES = [
   "pull_requests",
   "repositories",
   "repository_credentials",
+  "repository_runners",
   "review_comments",
   "runners",
   "sessions",
@@ -21,6 +22,7 @@ const EXPECTED_TABLES = [
   "task_environment_repos",
   "task_environments",
   "task_repositories",
+  "task_runner_labels",
   "tasks",
 ];
 

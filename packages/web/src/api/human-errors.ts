@@ -37,6 +37,7 @@ const WORDS: Record<string, Entry> = {
   not_found: { text: "This item does not exist (any more).", action: { kind: "back_to_board", label: "Back to the board" } },
   unauthorized: { text: "The server needs its access token. Open the page once with the link the server printed (…/?token=…)." },
   agent_unknown: { text: "That agent is not configured on the server." },
+  agent_unavailable: { text: "That agent is not installed on the server." },
   agent_start_failed: { text: "The agent could not be started. Check its command in agents.json, then resume.", action: { kind: "resume", label: "Resume" } },
   agent_crashed: { text: "The agent stopped unexpectedly during its turn. Resume to go on.", action: { kind: "resume", label: "Resume" } },
   merge_conflict: { text: "The branch conflicts with its base. Resolve the conflicts (or ask the agent to), then try again." },
@@ -53,8 +54,12 @@ export function humanError(e: unknown): HumanError {
     const entry = WORDS[e.code];
     const raw = e.toString();
     if (!entry) return { text: e.message, code: e.code, raw };
-    const field = e.code === "invalid_request" && typeof e.details?.field === "string" ? ` (${e.details.field}: ${e.message})` : "";
-    return { ...entry, text: entry.text + field, code: e.code, raw };
+    // The server's message often starts with the field already ("path: …"): name it once.
+    const f = e.details?.field;
+    const field = e.code === "invalid_request" && typeof f === "string" ? ` (${e.message.startsWith(`${f}: `) ? e.message : `${f}: ${e.message}`})` : "";
+    // The command that installs a missing agent, from details.fix.
+    const fix = e.code === "agent_unavailable" && typeof e.details?.fix === "string" ? ` On the server's machine, run: ${e.details.fix}` : "";
+    return { ...entry, text: entry.text + field + fix, code: e.code, raw };
   }
   const msg = (e as Error)?.message ?? String(e);
   return { text: "The server cannot be reached. Check that it is running; the page reconnects by itself.", code: "network_error", raw: `network_error: ${msg}` };

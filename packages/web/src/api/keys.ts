@@ -1,6 +1,7 @@
 /** React Query keys: one place, so the event feed (live/cache.ts) and the views agree. */
 export const keys = {
-  tasks: (archived: boolean) => ["tasks", archived] as const,
+  /** Pages of one board column: `taskPages`, archived, state, repositoryId, q, page size. */
+  taskPages: (archived: boolean, state: string, repositoryId: string, q: string, limit: number) => ["taskPages", archived, state, repositoryId, q, limit] as const,
   task: (id: string) => ["task", id] as const,
   sessions: (taskId: string) => ["sessions", taskId] as const,
   messages: (sessionId: string) => ["messages", sessionId] as const,

@@ -2,18 +2,31 @@
  * Data access: every read the page makes goes through one of these functions, so a change of
  * the API (list paging) touches one place.
  */
-import type { AgentProfile, Changes, CleanupJob, Environment, FileDiff, Health, Message, Repository, Session, Task } from "@grove/protocol";
+import type { AgentProfile, Changes, CleanupJob, Environment, FileDiff, Health, Message, Page, Repository, Session, Task, TaskSummary } from "@grove/protocol";
 import { api, enc } from "./client.js";
 import type { PermissionAsk, PullRequest, ReviewComment } from "./types.js";
 
+/** The board's page size: one screen of every column, and a little more. */
+export const BOARD_PAGE = 50;
+
+/** What the server filters a board column by (the agent filter is applied in the page). */
+export interface TaskQuery {
+  archived: boolean;
+  state: Task["state"];
+  repositoryId: string;
+  q: string;
+}
+
 /**
- * The tasks of the board (active or archived). Today the plain array of `GET /tasks`; the
- * board filters it in the page (board/filter.ts). When the API answers
- * `?limit=&cursor=&q=&state=&repositoryId=` with `{items, nextCursor}`, this is the function
- * that switches to pages.
+ * One page of a board column: `GET /tasks?view=summary&order=newest&limit=N[&cursor=C]` with
+ * the server-side filters (docs/specs/lists.md). `cursor` is the previous page's `nextCursor`.
  */
-export function listTasks(archived: boolean): Promise<Task[]> {
-  return api.get<Task[]>(`/tasks?archived=${archived}`);
+export function listTaskSummaries(f: TaskQuery, cursor: string | undefined, limit = BOARD_PAGE): Promise<Page<TaskSummary>> {
+  const p = new URLSearchParams({ view: "summary", order: "newest", limit: String(limit), archived: String(f.archived), state: f.state });
+  if (f.repositoryId) p.set("repositoryId", f.repositoryId);
+  if (f.q) p.set("q", f.q);
+  if (cursor) p.set("cursor", cursor);
+  return api.get<Page<TaskSummary>>(`/tasks?${p.toString()}`);
 }
 
 export const getTask = (id: string) => api.get<Task>(`/tasks/${enc(id)}`);

@@ -43,6 +43,6 @@ export interface TaskFilter {
   q: string;
   repositoryId: string;
   state: string;
-  /** An agent state (`running`, `waiting`, `needs_permission`, `failed`, `idle`) or an agent name. */
+  /** `state:<agent state>` of the summaries (`running`, `needs_permission`, `waiting`, `failed`, `none`), or empty. */
   agent: string;
 }

@@ -2,19 +2,22 @@
 import type { Repository } from "@grove/protocol";
 import type { TaskFilter } from "../api/types.js";
 import { Field, label } from "../ui/Field.js";
-import { AGENT_STATE_LABEL, type AgentState } from "./filter.js";
+import { AGENT_STATE_LABEL, AGENT_STATES } from "./filter.js";
 
 type F = Omit<TaskFilter, "archived">;
 const STATES = ["todo", "in_progress", "review", "done", "failed"];
-const AGENT_STATES: AgentState[] = ["running", "needs_permission", "waiting", "failed", "idle", "none"];
 
-export function Filters({ value, onChange, onClear, repositories, shown, total }: { value: F; onChange(f: F): void; onClear(): void; repositories: Repository[]; shown: number; total: number }) {
+/**
+ * `shown` counts the cards loaded so far (columns load page by page as they scroll); `more`
+ * says some column has further pages, so the count reads "50+".
+ */
+export function Filters({ value, onChange, onClear, repositories, shown, more }: { value: F; onChange(f: F): void; onClear(): void; repositories: Repository[]; shown: number; more: boolean }) {
   const set = (patch: Partial<F>) => onChange({ ...value, ...patch });
   const active = value.q || value.repositoryId || value.state || value.agent;
   return (
     <div role="search" className="filters" aria-label="Search and filter tasks">
       <Field label="Search">
-        <input type="search" value={value.q} placeholder="title, description, repository…" onChange={(e) => set({ q: e.target.value })} />
+        <input type="search" value={value.q} placeholder="title or description…" onChange={(e) => set({ q: e.target.value })} />
       </Field>
       <Field label="Repository filter">
         <select value={value.repositoryId} onChange={(e) => set({ repositoryId: e.target.value })}>
@@ -47,7 +50,7 @@ export function Filters({ value, onChange, onClear, repositories, shown, total }
         </select>
       </Field>
       <p className="muted filter-count" aria-live="polite">
-        {active ? `${shown} of ${total} tasks` : `${total} tasks`}
+        {`${shown}${more ? "+" : ""} ${shown === 1 && !more ? "task" : "tasks"}${active ? " match" : ""}`}
       </p>
       {active ? (
         <button type="button" className="secondary small" onClick={onClear}>

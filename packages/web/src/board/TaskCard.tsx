@@ -1,52 +1,46 @@
 /**
- * One card of the board: title (opens the task), repositories with branch, task state, agent
- * state, ± stat when known, PR state when there is one. Dragged by the mouse anywhere on the
- * card, or with the keyboard from its "Move" handle (Space, arrows, Space).
+ * One card of the board, drawn from the task's summary alone (no read per card): title (opens
+ * the task), repositories with branch, task state, agent state, ± stat when known, PR state
+ * when there is one. Dragged by the mouse anywhere on the card, or with the keyboard from its
+ * "Move" handle (Space, arrows, Space).
  */
-import type { Task } from "@grove/protocol";
+import type { TaskSummary } from "@grove/protocol";
 import { useDraggable } from "@dnd-kit/core";
-import type { CSSProperties, KeyboardEventHandler, PointerEventHandler } from "react";
+import { memo, type CSSProperties, type KeyboardEventHandler, type PointerEventHandler } from "react";
 import { label } from "../ui/Field.js";
 import { Link } from "../router.js";
-import { AGENT_STATE_LABEL, agentState } from "./filter.js";
-import { useActivity } from "./use-activity.js";
+import { AGENT_STATE_LABEL } from "./filter.js";
 
-export function CardBody({ task, repoName }: { task: Task; repoName: (id: string) => string }) {
-  const act = useActivity(task.id, task.archivedAt !== null);
-  const agent = agentState(act.sessions, act.asks);
-  const files = act.changes?.repositories.flatMap((r) => r.files) ?? [];
-  const adds = files.reduce((n, f) => n + f.additions, 0);
-  const dels = files.reduce((n, f) => n + f.deletions, 0);
-  const branchOf = (repositoryId: string) => act.changes?.repositories.find((r) => r.repositoryId === repositoryId)?.branch;
+export function CardBody({ task }: { task: TaskSummary }) {
+  const agent = task.agent.state;
+  const stat = task.diffStat;
   return (
     <>
       <Link href={`/tasks/${task.id}`} className="task-title">
         {task.title}
       </Link>
       <ul className="card-repos plain">
-        {[...task.repositories]
-          .sort((a, b) => a.position - b.position)
-          .map((r) => (
-            <li key={r.repositoryId + r.position}>
-              <span className="repo-name">{repoName(r.repositoryId)}</span>
-              <code className="branch">{branchOf(r.repositoryId) ?? r.checkoutBranch ?? `from ${r.baseBranch}`}</code>
-            </li>
-          ))}
+        {task.repositories.map((r, i) => (
+          <li key={r.repositoryId + i}>
+            <span className="repo-name">{r.name}</span>
+            <code className="branch">{r.branch}</code>
+          </li>
+        ))}
       </ul>
       <div className="meta">
         <span className={`badge state-${task.state}`}>{label(task.state)}</span>
-        {agent && agent !== "none" ? (
+        {agent !== "none" ? (
           <span className={`badge agent agent-${agent}`} data-agent-state={agent}>
             {AGENT_STATE_LABEL[agent]}
           </span>
         ) : null}
-        {act.changes && files.length > 0 ? (
-          <span className="stat" aria-label={`${files.length} files changed, ${adds} additions, ${dels} deletions`}>
-            <span className="add">+{adds}</span> {dels > 0 ? <span className="del">−{dels}</span> : null}
+        {stat && stat.files > 0 ? (
+          <span className="stat" aria-label={`${stat.files} files changed, ${stat.additions} additions, ${stat.deletions} deletions`}>
+            <span className="add">+{stat.additions}</span> {stat.deletions > 0 ? <span className="del">−{stat.deletions}</span> : null}
           </span>
         ) : null}
-        {act.pullRequests?.map((pr) => (
-          <a key={pr.repositoryId + pr.number} className={`badge pr pr-${pr.state} checks-${pr.checks}`} href={pr.url} target="_blank" rel="noreferrer">
+        {task.pullRequests.map((pr) => (
+          <a key={pr.repositoryId + pr.number} className={`badge pr pr-${pr.state} checks-${pr.checks}`} data-pr-state={pr.state} href={pr.url} target="_blank" rel="noreferrer">
             PR #{pr.number} {pr.state}
             {pr.checks !== "none" ? ` · checks ${pr.checks}` : ""}
           </a>
@@ -57,7 +51,7 @@ export function CardBody({ task, repoName }: { task: Task; repoName: (id: string
   );
 }
 
-export function TaskCard({ task, repoName, draggable }: { task: Task; repoName: (id: string) => string; draggable: boolean }) {
+export const TaskCard = memo(function TaskCard({ task, draggable }: { task: TaskSummary; draggable: boolean }) {
   const { attributes, listeners, setNodeRef, isDragging } = useDraggable({ id: task.id, data: { task }, disabled: !draggable });
   const style: CSSProperties = { opacity: isDragging ? 0.4 : 1 };
   // dnd-kit types its listeners loosely; the pointer starts a drag anywhere on the card, the
@@ -66,7 +60,7 @@ export function TaskCard({ task, repoName, draggable }: { task: Task; repoName: 
   const onKeyDown = listeners?.onKeyDown as KeyboardEventHandler<HTMLButtonElement> | undefined;
   return (
     <article ref={setNodeRef} className="task-card" data-task-id={task.id} data-state={task.state} style={style} onPointerDown={onPointerDown}>
-      <CardBody task={task} repoName={repoName} />
+      <CardBody task={task} />
       {draggable ? (
         <button type="button" className="drag-handle secondary small" {...attributes} onKeyDown={onKeyDown} aria-label={`Move ${task.title}`}>
           Move
@@ -74,4 +68,4 @@ export function TaskCard({ task, repoName, draggable }: { task: Task; repoName: 
       ) : null}
     </article>
   );
-}
+});

@@ -6,6 +6,7 @@
 import type { CleanupJob, Message, Session, Task } from "@grove/protocol";
 import type { QueryClient } from "@tanstack/react-query";
 import { keys } from "../api/keys.js";
+import { dropSummary, putSummary } from "./board-cache.js";
 import type { EventStream } from "./events.js";
 
 const newer = <T extends { updatedAt: string }>(cur: T | undefined, next: T) => cur === undefined || next.updatedAt >= cur.updatedAt;
@@ -30,16 +31,10 @@ export function upsertMessage(list: Message[] | undefined, m: Message): Message[
   return [...list, m].sort(byCreated);
 }
 
+/** A task page's record; the board's columns follow `task.summary` frames instead. */
 function putTask(qc: QueryClient, task: Task): void {
   if (!newer(qc.getQueryData<Task>(keys.task(task.id)), task)) return;
   qc.setQueryData(keys.task(task.id), task);
-  for (const archived of [false, true]) {
-    qc.setQueryData<Task[]>(keys.tasks(archived), (list) => {
-      if (!list) return list;
-      const without = list.filter((t) => t.id !== task.id);
-      return (task.archivedAt !== null) === archived ? [task, ...without] : without;
-    });
-  }
 }
 
 function putSession(qc: QueryClient, s: Session): void {
@@ -96,11 +91,14 @@ export function feedCache(qc: QueryClient, stream: EventStream): () => void {
   const offs = [
     stream.on("task.created", ({ task }) => putTask(qc, task)),
     stream.on("task.updated", ({ task }) => putTask(qc, task)),
+    stream.on("task.summary", ({ summary }) => putSummary(qc, summary)),
     stream.on("task.deleted", ({ taskId }) => {
       for (const k of [keys.changes(taskId), keys.environment(taskId), ["diff", taskId], keys.cleanupJobs(taskId)]) qc.removeQueries({ queryKey: k });
-      for (const archived of [false, true]) qc.setQueryData<Task[]>(keys.tasks(archived), (list) => list?.filter((t) => t.id !== taskId));
+      dropSummary(qc, taskId);
     }),
     stream.on("session.created", ({ session }) => putSession(qc, session)),
+    // AG-2: the agent's mode, model, slash commands or plan changed.
+    stream.on("session.updated", ({ session }) => putSession(qc, session)),
     stream.on("session.state_changed", ({ session }) => {
       putSession(qc, session);
       soon(keys.permissions(session.id), 100);

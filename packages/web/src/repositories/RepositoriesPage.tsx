@@ -91,12 +91,12 @@ export function RepositoriesPage() {
         </Field>
         {kind === "path" ? (
           <Field label="Path" hint="absolute path of a git repository on this machine">
-            <input name="path" placeholder="/home/me/src/project" autoComplete="off" value={f.path} onChange={set("path")} />
+            <input name="path" required placeholder="/home/me/src/project" autoComplete="off" value={f.path} onChange={set("path")} />
           </Field>
         ) : (
           <>
             <Field label="URL">
-              <input name="url" placeholder="https://github.com/owner/name.git" autoComplete="off" value={f.url} onChange={set("url")} />
+              <input name="url" required placeholder="https://github.com/owner/name.git" autoComplete="off" value={f.url} onChange={set("url")} />
             </Field>
             <Field label="Provider">
               <select name="provider" value={f.provider} onChange={set("provider")}>

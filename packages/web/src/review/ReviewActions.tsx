@@ -13,7 +13,7 @@ import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
 
-export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, hasUncommitted }: { taskId: string; caps: Set<string>; comments: ReviewComment[]; sessions: Session[]; pullRequests: PullRequest[]; hasUncommitted: boolean }) {
+export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, hasUncommitted, hasFiles }: { taskId: string; caps: Set<string>; comments: ReviewComment[]; sessions: Session[]; pullRequests: PullRequest[]; hasUncommitted: boolean; hasFiles: boolean }) {
   const qc = useQueryClient();
   const action = useAction();
   const [message, setMessage] = useState("");
@@ -56,7 +56,13 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
             <button type="submit" disabled={!target || open.length === 0 || busyTurn || action.busy}>
               Send {open.length} comment{open.length === 1 ? "" : "s"} to the agent
             </button>
-            {!target ? <span className="muted">Start a session to send comments.</span> : busyTurn ? <span className="muted">The agent is working; send when its turn ends.</span> : null}
+            {!target ? (
+              <span className="muted">Start a session to send comments.</span>
+            ) : busyTurn ? (
+              <span className="muted">The agent is working; send when its turn ends.</span>
+            ) : open.length === 0 && hasFiles ? (
+              <span className="muted">Click a line number in a diff below to comment on that line.</span>
+            ) : null}
           </div>
         </form>
       ) : null}

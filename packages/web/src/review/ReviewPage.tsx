@@ -11,7 +11,7 @@ import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getChanges, getTask, listComments, listPullRequests, listRepositories, listSessions } from "../api/resources.js";
 import type { ReviewComment } from "../api/types.js";
-import { useCapabilities } from "../board/use-activity.js";
+import { useCapabilities } from "../api/capabilities.js";
 import { setWatchingTask } from "../live/attention.js";
 import { Link } from "../router.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
@@ -105,8 +105,11 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
               <ul className="plain">
                 {s.items.map((e) => (
                   <li key={id(e)} className={viewed.has(id(e)) ? "viewed" : ""}>
+                    <span className={`badge file-${e.file.status}`} title={e.file.status}>
+                      {e.file.status[0]!.toUpperCase()}
+                    </span>{" "}
                     <a href={`#${encodeURIComponent(id(e))}`} onClick={(ev) => (ev.preventDefault(), document.getElementById(id(e))?.scrollIntoView())}>
-                      <span className={`badge file-${e.file.status}`}>{e.file.status[0]!.toUpperCase()}</span> {e.file.path}
+                      {e.file.path}
                     </a>{" "}
                     <span className="stat">{e.file.binary ? "bin" : <><span className="add">+{e.file.additions}</span> {e.file.deletions ? <span className="del">−{e.file.deletions}</span> : null}</>}</span>
                     {viewed.has(id(e)) ? <span aria-label="viewed"> ✓</span> : null}
@@ -119,7 +122,7 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
           {changes.data && entries.length === 0 ? <p className="empty">No changes to review.</p> : null}
         </nav>
         <div className="review-files">
-          {caps && !archived ? <ReviewActions taskId={taskId} caps={caps} comments={comments.data ?? []} sessions={sessions.data ?? []} pullRequests={prs.data ?? []} hasUncommitted={entries.some((e) => uncommitted(e.file))} /> : null}
+          {caps && !archived ? <ReviewActions taskId={taskId} caps={caps} comments={comments.data ?? []} sessions={sessions.data ?? []} pullRequests={prs.data ?? []} hasUncommitted={entries.some((e) => uncommitted(e.file))} hasFiles={entries.length > 0} /> : null}
           {sections.map((s) => (
             <section key={s.title} aria-label={s.title}>
               <h2>{s.title}</h2>

@@ -9,7 +9,7 @@ import { useQuery } from "@tanstack/react-query";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getEnvironment } from "../api/resources.js";
-import { useCapabilities } from "../board/use-activity.js";
+import { useCapabilities } from "../api/capabilities.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
 

@@ -7,6 +7,13 @@ import type { Message } from "@grove/protocol";
 import { memo, useMemo, type CSSProperties } from "react";
 import { markdownHtml } from "../ui/markdown.js";
 
+/** One formatter for every row (building one per row costs more than the row). */
+const CLOCK = new Intl.DateTimeFormat(undefined, { timeStyle: "medium" });
+const clock = (iso: string) => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : CLOCK.format(d);
+};
+
 const ROLE_LABEL: Record<Message["role"], string> = { user: "You", agent: "Agent", thought: "Thinking", tool: "Tool", plan: "Plan", system: "System" };
 
 interface ToolData {
@@ -82,7 +89,7 @@ export const MessageItem = memo(function MessageItem({ m, index, start, measure 
       <span className="msg-role">{ROLE_LABEL[m.role] ?? m.role}</span>
       {status ? <span className={`badge tool-${status}`}>{status}</span> : null}
       {m.role === "tool" ? <span className="msg-text tool-title">{m.text}</span> : null}
-      <time dateTime={m.createdAt}>{new Date(m.createdAt).toLocaleTimeString()}</time>
+      <time dateTime={m.createdAt}>{clock(m.createdAt)}</time>
     </span>
   );
   return (

@@ -1,6 +1,6 @@
 /**
  * One session: state and last error, cancel / resume / delete, permission questions, the live
- * messages and the prompt box. Send is disabled while a turn runs (ADR 2026-11-30-web-ui-react):
+ * messages and the prompt box; the agent's mode switch, plan and slash commands (AG-2). Send is disabled while a turn runs (ADR 2026-11-30-web-ui-react):
  * the person cancels the turn or waits; nothing is queued behind their back.
  */
 import type { Session } from "@grove/protocol";
@@ -13,6 +13,7 @@ import { mergeEarly } from "../live/cache.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
+import { CommandHints, ModeSwitch, PlanView } from "./AgentControls.js";
 import { MessageList } from "./MessageList.js";
 import { Permissions } from "./Permissions.js";
 
@@ -69,8 +70,10 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
           </div>
         )}
       </div>
+      <ModeSwitch session={session} readOnly={readOnly} onSaved={refresh} />
       <ErrorBox error={action.error ?? messages.error} fixes={{ cancel_turn: () => post("cancel"), resume: () => post("resume") }} />
       {readOnly ? null : <Permissions sessionId={id} active={active} />}
+      <PlanView session={session} />
       <MessageList messages={messages.data ?? []} />
       {readOnly ? null : (
         <form className="prompt-form" aria-label="Send a prompt" onSubmit={send}>
@@ -86,6 +89,7 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
               }}
             />
           </Field>
+          <CommandHints commands={session.commands} prompt={prompt} onPick={setPrompt} />
           <div className="actions">
             <button type="submit" disabled={active || action.busy || !prompt.trim()}>
               Send

@@ -66,6 +66,7 @@ export function Sessions({ taskId, readOnly, fixes }: { taskId: string; readOnly
               {(agents.data ?? []).map((p) => (
                 <option key={p.name} value={p.name}>
                   {p.builtIn ? p.name : `${p.name} (configured)`}
+                  {p.available === false ? " (not installed)" : ""}
                 </option>
               ))}
             </select>

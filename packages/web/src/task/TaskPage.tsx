@@ -10,8 +10,8 @@ import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import { ApiError, api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getChanges, getTask, listRepositories, listSessions } from "../api/resources.js";
-import { TASK_STATES } from "../board/Board.js";
-import { useCapabilities } from "../board/use-activity.js";
+import { TASK_STATES } from "../board/column-query.js";
+import { useCapabilities } from "../api/capabilities.js";
 import { dismiss, setWatchingTask } from "../live/attention.js";
 import { events } from "../live/events.js";
 import { notice } from "../live/store.js";
@@ -82,7 +82,15 @@ export function TaskPage({ taskId }: { taskId: string }) {
     void qc.invalidateQueries({ queryKey: keys.environment(taskId) });
   };
   const doRestore = () => void restore.run(() => api.post(`/tasks/${enc(taskId)}/environment/restore`).then(refreshFiles));
-  const doUnarchive = () => void unarchive.run(() => api.post<Task>(`/tasks/${enc(taskId)}/unarchive`).then((next) => qc.setQueryData(keys.task(taskId), next)));
+  // The worktrees come back with the next session, not with the unarchive: what Changes said before
+  // the archive is dropped first, so nothing (the terminal) acts on worktrees that are not there yet.
+  const doUnarchive = () =>
+    void unarchive.run(() =>
+      api.post<Task>(`/tasks/${enc(taskId)}/unarchive`).then(async (next) => {
+        await Promise.all([qc.resetQueries({ queryKey: keys.changes(taskId) }), qc.resetQueries({ queryKey: keys.environment(taskId) })]);
+        qc.setQueryData(keys.task(taskId), next);
+      }),
+    );
   const doMove = () => void move.run(() => api.patch<Task>(`/tasks/${enc(taskId)}`, { state: state || t.state }).then((next) => qc.setQueryData(keys.task(taskId), next)));
   const worktrees = (changes.data?.repositories ?? []).filter((r) => r.status !== "missing");
 
@@ -95,9 +103,14 @@ export function TaskPage({ taskId }: { taskId: string }) {
         <h1 id="task-title">{t.title}</h1>
         <div className="task-meta">
           <span className={`badge state-${t.state}`} id="task-state" data-state={t.state}>
-            {t.state}
+            {label(t.state)}
           </span>
           {archived ? <span className="badge archived">archived {when(t.archivedAt)}</span> : null}
+          {t.runnerState === "offline" ? (
+            <span className="badge archived" id="task-runner-offline" title="its worktrees live on that runner: file operations are refused until it is back">
+              runner {t.runnerId} offline
+            </span>
+          ) : null}
           <span className="muted">
             created {when(t.createdAt)} · <code>{t.id}</code>
           </span>

@@ -13,8 +13,16 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   }
 });
 
+/** Rendered texts, so a row scrolled out and back in (a virtual list remounts it) is not parsed again. */
+const cache = new Map<string, string>();
+const CACHE_MAX = 2000;
+
 /** Safe HTML for `dangerouslySetInnerHTML`. */
 export function markdownHtml(text: string): string {
-  const html = marked.parse(text, { async: false, gfm: true, breaks: true });
-  return DOMPurify.sanitize(html, { USE_PROFILES: { html: true }, FORBID_TAGS: ["style", "form", "input", "button", "img"], FORBID_ATTR: ["style"] });
+  const hit = cache.get(text);
+  if (hit !== undefined) return hit;
+  const html = DOMPurify.sanitize(marked.parse(text, { async: false, gfm: true, breaks: true }), { USE_PROFILES: { html: true }, FORBID_TAGS: ["style", "form", "input", "button", "img"], FORBID_ATTR: ["style"] });
+  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(text, html);
+  return html;
 }

@@ -6,6 +6,7 @@ import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { openInEditor } from "../../orchestrator/editor.js";
 import { terminals } from "../../orchestrator/terminals.js";
 import { parse } from "../validate.js";
+import { pipeWebSocket } from "../forward-ws.js";
 
 const TerminalQuery = z.object({
   repositoryId: z.string().min(1).max(100),
@@ -40,7 +41,7 @@ async function worktreeOf(orch: Orchestrator, taskId: string, repositoryId: stri
  * from the page: `{type:"input",data}` and `{type:"resize",cols,rows}`; frames to the page:
  * the shell's output as text. `POST /tasks/:id/open-in-editor` runs `GROVE_EDITOR`.
  */
-export function terminalRoutes(app: FastifyInstance, orch: Orchestrator, opts: { editor?: string | undefined; env: NodeJS.ProcessEnv }): void {
+export function terminalRoutes(app: FastifyInstance, orch: Orchestrator, opts: { editor?: string | undefined; env: NodeJS.ProcessEnv; cluster?: { runnerId: string; secret: string | undefined } }): void {
   const owner = {};
   app.addHook("onClose", async () => terminals.killOwner(owner));
   const cwdOf = new WeakMap<FastifyRequest, { cwd: string; q: z.infer<typeof TerminalQuery> }>();
@@ -52,10 +53,13 @@ export function terminalRoutes(app: FastifyInstance, orch: Orchestrator, opts: {
       // Refuse before the upgrade, so a bad request gets an ordinary JSON error answer.
       preValidation: async (req) => {
         const q = parse(TerminalQuery, req.query, "query");
+        // Issue 15: the task lives on another runner; the handler pipes to it (forward.ts).
+        if (req.groveForwardTo) return;
         cwdOf.set(req, { cwd: await worktreeOf(orch, req.params.id, q.repositoryId), q });
       },
     },
     (socket, req) => {
+      if (req.groveForwardTo && opts.cluster?.secret) return pipeWebSocket(socket, req.groveForwardTo, req.url, opts.cluster.runnerId, opts.cluster.secret);
       const { cwd, q } = cwdOf.get(req)!;
       const session = terminals.attach(
         { taskId: req.params.id, repositoryId: q.repositoryId, cwd, cols: q.cols, rows: q.rows, env: opts.env, owner },

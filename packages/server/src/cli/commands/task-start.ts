@@ -8,6 +8,7 @@ interface TaskStartOptions {
   agent?: string;
   prompt?: string;
   wait?: boolean;
+  runner?: string;
   quiet?: boolean;
 }
 
@@ -20,6 +21,7 @@ export function registerTaskStartCommand(task: Command): void {
       .option("--agent <name>", "agent profile (see GET /api/v1/agents), e.g. scripted, claude, codex")
       .option("--prompt <text>", "first prompt; for the scripted agent, one command per line")
       .option("--wait", "wait until the first turn ends; exit 1 if the session or the turn fails")
+      .option("--runner <runnerId>", "place the task's worktrees on this runner (first session only; see grove runners)")
       .option("-q, --quiet", "print only the new session's id (for scripts: SESSION=$(grove task start …))"),
   ).action(async (taskId: string, opts: TaskStartOptions, cmd: Command) => {
     const { client, out } = contextOf(cmd);
@@ -42,6 +44,7 @@ export function registerTaskStartCommand(task: Command): void {
     const body: CreateSessionBody = {};
     if (opts.agent !== undefined) body.agent = opts.agent;
     if (opts.prompt !== undefined) body.prompt = opts.prompt;
+    if (opts.runner !== undefined) body.runnerId = opts.runner;
     let session = await client.post<Session>(`/tasks/${id}/sessions`, body);
     out.progress(`session ${session.id}: ${session.state}`);
     if (opts.wait) session = await waitForSession(client, out, session);

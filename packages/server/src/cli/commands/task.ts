@@ -14,6 +14,7 @@ interface TaskCreateOptions {
   description?: string;
   repo: string[];
   pr?: string;
+  runnerLabel?: string[];
   quiet?: boolean;
 }
 
@@ -31,6 +32,7 @@ export function registerTaskCommands(program: Command): void {
       .option("--description <text>", "task description (the agent's brief)")
       .requiredOption("--repo <repoIdOrName[@baseBranch]>", "repository to attach, by id or name, with an optional base branch; repeat for several", collect)
       .option("--pr <number>", "check out this pull request in the first --repo")
+      .option("--runner-label <label>", "a label the runner of the task's worktrees must advertise (GROVE_RUNNER_LABELS); repeat for several", collect)
       .option("-q, --quiet", "print only the new task's id (for scripts: TASK=$(grove task create …))"),
   ).action(async (opts: TaskCreateOptions, cmd: Command) => {
     const { client, out } = contextOf(cmd);
@@ -43,6 +45,7 @@ export function registerTaskCommands(program: Command): void {
     }
     const body: CreateTaskBody = { title: opts.title, repositories };
     if (opts.description !== undefined) body.description = opts.description;
+    if (opts.runnerLabel !== undefined) body.runnerLabels = opts.runnerLabel;
     const created = await client.post<Task>("/tasks", body);
     out.result(created, () => (opts.quiet ? [created.id] : [`created task ${created.id}: ${created.title}`]));
   });

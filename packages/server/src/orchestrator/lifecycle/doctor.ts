@@ -34,8 +34,13 @@ function markerTaskId(dir: string): string | undefined {
 export async function runDoctor(deps: Deps): Promise<DoctorReport> {
   const findings: DoctorFinding[] = [];
   const tasksDir = await norm(join(deps.home, "tasks"));
-  const inventory = await deps.store.listTaskInventory();
-  const repositories = await deps.store.listRepositories();
+  // Issue 15: only this runner's environments and repositories are on this disk; the others are skipped, not judged.
+  const all = await deps.store.listTaskInventory();
+  const inventory = all.filter((t) => !t.environment || t.environment.runnerId === deps.runnerId);
+  const skipped = all.filter((t) => t.environment && t.environment.runnerId !== deps.runnerId).map((t) => ({ taskId: t.taskId, runnerId: t.environment!.runnerId }));
+  const every = await deps.store.listRepositories();
+  const holders = await deps.store.placement.repositoryRunners(every.map((r) => r.id));
+  const repositories = every.filter((r) => (holders.get(r.id) ?? deps.runnerId) === deps.runnerId);
 
   const registered = new Map<string, { entry: WorktreeEntry; repositoryId: string }>();
   for (const repo of repositories) {
@@ -105,5 +110,5 @@ export async function runDoctor(deps: Deps): Promise<DoctorReport> {
   }
 
   findings.push(...(await reviewFindings(deps, inventory)));
-  return { ok: findings.length === 0, checked: { environmentRows: rowCount, repositories: repositories.length, taskDirectories: taskDirs }, findings };
+  return { ok: findings.length === 0, checked: { environmentRows: rowCount, repositories: repositories.length, taskDirectories: taskDirs }, findings, ...(skipped.length ? { skipped } : {}) };
 }

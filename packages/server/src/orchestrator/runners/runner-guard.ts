@@ -35,9 +35,11 @@ export class RunnerGuard {
   }
 
   /**
-   * `POST /tasks/:id/sessions` with `runnerId`: this runner is accepted; an unregistered id is
-   * `runner_unknown`; another runner is `runner_offline` or, while online, `no_runner_available`
-   * (running on another runner needs forwarding, which this slice does not build).
+   * `POST /tasks/:id/sessions` with `runnerId`, once the request is on this runner (the API's
+   * forwarding seam sends it to the named runner first): this runner is accepted; an
+   * unregistered id is `runner_unknown`; another offline runner is `runner_offline`; another
+   * online one means the environment is already placed here or the request was sent to the
+   * wrong runner: `no_runner_available` (`placed_elsewhere`), never a silent move.
    */
   async assertRequestedRunner(runnerId: string | undefined): Promise<void> {
     if (runnerId === undefined || runnerId === this.deps.runnerId) return;
@@ -46,10 +48,9 @@ export class RunnerGuard {
     if ((await this.registry.stateOf(runnerId)) === "offline") {
       throw new AppError("runner_offline", `runner ${runnerId} is offline`, { runnerId });
     }
-    throw new AppError("no_runner_available", `runner ${runnerId} is online, but forwarding a launch to another runner is not built yet: send the request to ${row.url}`, {
-      reason: "forwarding_not_supported",
-      runnerId,
-      url: row.url,
+    throw new AppError("no_runner_available", `the task's environment is on runner ${this.deps.runnerId}; it is never moved to ${runnerId}`, {
+      reason: "placed_elsewhere",
+      runnerId: this.deps.runnerId,
     });
   }
 

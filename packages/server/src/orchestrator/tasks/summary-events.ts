@@ -69,6 +69,8 @@ export class TaskSummaryEvents {
         if (d.message.role === "system") this.touch(d.taskId);
         return;
       }
+      case "pull_request.updated":
+        return this.touch((f as EventFrame<"pull_request.updated">).data.taskId);
       case "changes.updated":
         return this.refreshDiffStat((f as EventFrame<"changes.updated">).data.taskId);
       case "task.deleted":

@@ -1,7 +1,7 @@
 import type { ListTasksQuery, Page, Task, TaskSummary } from "@grove/protocol";
 import { decodeCursor, encodeCursor } from "../../domain/cursor.js";
 import type { TaskRecord } from "../../domain/records.js";
-import { taskSummary } from "../../domain/task-summary.js";
+import { taskSummary, type SummaryPullRequest } from "../../domain/task-summary.js";
 import { taskView } from "../../domain/views.js";
 import type { TaskFilter } from "../../store/list-pages.js";
 import type { Deps } from "../context.js";
@@ -20,6 +20,7 @@ export async function summariesOf(deps: Deps, tasks: readonly TaskRecord[], aski
       sessions: parts.sessions.get(t.id) ?? [],
       diffStat: parts.diffStats.get(t.id),
       asking: askingNow,
+      pullRequests: parts.pullRequests.get(t.id) as SummaryPullRequest[] | undefined,
     }),
   );
 }
@@ -31,7 +32,7 @@ export async function summariesOf(deps: Deps, tasks: readonly TaskRecord[], aski
 export async function listTasks(deps: Deps, q: ListTasksQuery, asking: AskingSessions): Promise<Task[] | TaskSummary[] | Page<Task | TaskSummary>> {
   const filter: TaskFilter = { archived: q.archived === "true", states: q.state, repositoryId: q.repositoryId, q: q.q };
   const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-  const { rows, more } = await deps.store.listTaskPage(filter, { after, limit: q.limit });
+  const { rows, more } = await deps.store.listTaskPage(filter, { after, limit: q.limit, newest: q.order === "newest" });
   const items = q.view === "summary" ? await summariesOf(deps, rows, asking) : rows.map(taskView);
   if (q.limit === undefined) return items;
   const last = rows.at(-1);

@@ -5,9 +5,10 @@ import { m005Review } from "./005-review.js";
 import { m006ListIndexes } from "./006-list-indexes.js";
 import { m007AgentState } from "./007-agent-state.js";
 import { m012Runners } from "./012-runners.js";
+import { m013Placement } from "./013-placement.js";
 import type { Migration } from "./migration.js";
 
 /** Every migration, in the order they are applied. Append only. */
-export const MIGRATIONS: readonly Migration[] = [m001Initial, m002CleanupJobs, m003Credentials, m005Review, m006ListIndexes, m007AgentState, m012Runners];
+export const MIGRATIONS: readonly Migration[] = [m001Initial, m002CleanupJobs, m003Credentials, m005Review, m006ListIndexes, m007AgentState, m012Runners, m013Placement];
 
 export type { Migration } from "./migration.js";

@@ -1,0 +1,122 @@
+import type { Runner } from "@grove/protocol";
+import { AppError } from "../../domain/errors.js";
+import { runnerState } from "../../domain/runner.js";
+import type { Deps } from "../context.js";
+import type { RunnerRegistry } from "./runner-registry.js";
+
+/** Where a task's operations run: its environment's runner, or none yet. */
+export interface TaskOwner {
+  runnerId: string;
+  local: boolean;
+  state: "online" | "offline";
+  /** The runner's advertised URL (`GROVE_RUNNER_URL`); undefined when it has no row. */
+  url: string | undefined;
+}
+
+/** A runner a first materialization may go to. */
+export interface Candidate {
+  runnerId: string;
+  local: boolean;
+  url: string;
+}
+
+/**
+ * Issue 15 placement. A task's environment is placed when first materialized: on the runner
+ * named in the request, else on an online runner advertising every label the task requires and
+ * holding every repository of the task (a repository is held by the runner that registered it;
+ * one registered before migration 013 by every runner), least loaded first. Once the
+ * environment exists its `runnerId` is the answer, never changed here.
+ *
+ * Load counts placements this process has sent and not yet seen answered (`inflight`), so
+ * concurrent launches through one runner spread instead of all choosing the same idle runner;
+ * the chosen runner still enforces its own capacity, and a refusal moves on to the next one.
+ */
+export class RunnerPlacement {
+  private readonly inflight = new Map<string, number>();
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly registry: RunnerRegistry,
+  ) {}
+
+  /**
+   * The task of a request (by its id or one of its sessions) and the runner of its environment
+   * (`owner` undefined before one exists), in one database read. Undefined: no such task/session.
+   * A runner id without a row counts as offline (registry.stateOf).
+   */
+  async resolve(by: { taskId: string } | { sessionId: string }): Promise<{ taskId: string; owner: TaskOwner | undefined } | undefined> {
+    const row = await this.deps.store.placement.owner(by);
+    if (!row) return undefined;
+    if (row.runnerId === null) return { taskId: row.taskId, owner: undefined };
+    if (row.runnerId === this.deps.runnerId) return { taskId: row.taskId, owner: { runnerId: row.runnerId, local: true, state: "online", url: undefined } };
+    const state = row.runner ? runnerState(row.runner, Date.now()) : "offline";
+    return { taskId: row.taskId, owner: { runnerId: row.runnerId, local: false, state, url: row.runner?.url } };
+  }
+
+  /**
+   * Picks the best runner for a first materialization of `taskId` not in `tried` (`runnerId`
+   * given: that one only) and holds a slot for it (call `release` once the launch answered).
+   * Undefined when every fitting runner was tried. Refuses `runner_unknown`, `runner_offline`,
+   * or `no_runner_available` (`no_match`: no online runner has the labels and repositories).
+   */
+  async pick(taskId: string, requested: string | undefined, tried: ReadonlySet<string>): Promise<(Candidate & { release: () => void }) | undefined> {
+    const task = await this.deps.store.getTask(taskId);
+    if (!task) throw new AppError("not_found", `task ${taskId} not found`, { taskId });
+    const labels = await this.deps.store.placement.taskLabels(taskId);
+    const holders = new Set((await this.deps.store.placement.repositoryRunners(task.repositories.map((r) => r.repositoryId))).values());
+    const runners = await this.registry.list();
+    // No await from here on: the choice and its hold are one step, so concurrent picks see each other.
+    if (requested !== undefined && !runners.some((r) => r.id === requested)) {
+      throw new AppError("runner_unknown", `no runner ${requested} is registered (see GET /runners)`, { field: "runnerId", runnerId: requested });
+    }
+    const fits = (r: Runner): boolean => labels.every((l) => r.labels.includes(l)) && [...holders].every((h) => h === r.id);
+    let pool = runners.filter((r) => (r.id === this.deps.runnerId || r.state === "online") && fits(r));
+    if (requested !== undefined) {
+      const named = runners.find((r) => r.id === requested)!;
+      if (named.id !== this.deps.runnerId && named.state === "offline") throw new AppError("runner_offline", `runner ${requested} is offline`, { runnerId: requested });
+      if (!fits(named)) {
+        throw new AppError("no_runner_available", `runner ${requested} cannot hold task ${taskId}: it lacks a required label (${labels.join(", ") || "none required"}) or a repository of the task`, {
+          reason: "no_match",
+          runnerId: requested,
+          labels,
+        });
+      }
+      pool = [named];
+    }
+    if (pool.length === 0) {
+      throw new AppError("no_runner_available", `no online runner advertises ${labels.length ? `the labels ${labels.join(", ")}` : "what the task needs"} and holds every repository of task ${taskId}`, {
+        reason: "no_match",
+        labels,
+        ...(holders.size ? { repositoryRunners: [...holders] } : {}),
+      });
+    }
+    const load = (r: Runner): number => (r.id === this.deps.runnerId ? this.deps.agents.liveCount() : r.liveAgents) + (this.inflight.get(r.id) ?? 0);
+    const free = (r: Runner): number => (r.maxAgents === null ? Number.MAX_SAFE_INTEGER : r.maxAgents - load(r));
+    // Runners that look full last (their load may be a heartbeat old: they answer for themselves);
+    // among equals the least loaded, then this runner (no hop), then by id.
+    const best = pool
+      .filter((r) => !tried.has(r.id))
+      .sort((a, b) => Number(free(b) > 0) - Number(free(a) > 0) || load(a) - load(b) || Number(b.id === this.deps.runnerId) - Number(a.id === this.deps.runnerId) || a.id.localeCompare(b.id))[0];
+    if (!best) return undefined;
+    return { runnerId: best.id, local: best.id === this.deps.runnerId, url: best.url, release: this.hold(best.id) };
+  }
+
+  /** Counts a placement sent to `runnerId` until the returned function is called (once). */
+  hold(runnerId: string): () => void {
+    this.inflight.set(runnerId, (this.inflight.get(runnerId) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const n = (this.inflight.get(runnerId) ?? 1) - 1;
+      if (n <= 0) this.inflight.delete(runnerId);
+      else this.inflight.set(runnerId, n);
+    };
+  }
+
+  /** Whether this runner has a free slot now, counting placements held for it. */
+  localHasRoom(): boolean {
+    const max = this.registry.settings.maxAgents;
+    return max === null || this.deps.agents.liveCount() + (this.inflight.get(this.deps.runnerId) ?? 0) <= max;
+  }
+}

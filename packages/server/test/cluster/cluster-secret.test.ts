@@ -1,0 +1,74 @@
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { makeRepo } from "../fixture/git.js";
+import { waitForSession } from "../fixture/server.js";
+import type { Cleanups } from "./helpers.js";
+import { canUnshare, stopRunner } from "./isolated.js";
+import { threeRunners } from "./three-runners.js";
+
+/** Every file under `dir`, concatenated (logs, state): where a leaked secret would be. */
+function allText(dir: string): string {
+  let out = "";
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    try {
+      out += readFileSync(join(e.parentPath, e.name), "latin1");
+    } catch {
+      // vanished meanwhile
+    }
+  }
+  return out;
+}
+
+describe("issue 15 the cluster secret (PostgreSQL)", { timeout: 300_000 }, () => {
+  const cleanups: Cleanups = [];
+  beforeAll(() => expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true));
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  it("RUN-12: a forwarded request without or with a wrong cluster secret is 401 before anything runs; the secret is in no log, no home file and no response", async () => {
+    const { secret, homes, a, b, c } = await threeRunners(cleanups, { env: { GROVE_LOG_LEVEL: "debug" } });
+    const reg = await c.api("POST", "/repositories", { path: (await makeRepo()).path });
+    const task = (await a.api("POST", "/tasks", { title: "Secret", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as { id: string };
+    const started = await a.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write a.txt x" });
+    expect(started.status).toBe(201);
+    await waitForSession(b.api, started.body.id, ["waiting_for_input"], 60_000);
+    const responses: string[] = [JSON.stringify(started.body)];
+
+    const direct = (headers: Record<string, string>) => fetch(`${c.url}/api/v1/tasks/${task.id}/changes`, { headers });
+    const cases = {
+      noSecret: await direct({ "x-grove-forwarded-by": "runner_a" }),
+      wrongSecret: await direct({ "x-grove-forwarded-by": "runner_a", "x-grove-cluster-secret": `${secret.slice(0, -1)}0` }),
+      secretWithoutRunner: await direct({ "x-grove-cluster-secret": "not-the-secret-at-all" }),
+    };
+    for (const [what, r] of Object.entries(cases)) {
+      const text = await r.text();
+      responses.push(text);
+      expect({ what, status: r.status, code: (JSON.parse(text) as { error: { code: string } }).error.code }).toEqual({ what, status: 401, code: "unauthorized" });
+    }
+    // The right secret is accepted (what a runner sends), and so is the same request through B, forwarded.
+    const ok = await direct({ "x-grove-forwarded-by": "runner_a", "x-grove-cluster-secret": secret });
+    expect(ok.status).toBe(200);
+    responses.push(await ok.text());
+    for (const r of [await b.api("GET", `/tasks/${task.id}/changes`), await b.api("GET", `/tasks/${task.id}/environment`), await a.api("GET", "/runners"), await b.api("GET", "/health")]) {
+      expect(r.status).toBe(200);
+      responses.push(JSON.stringify(r.body));
+    }
+    // A forwarded prompt and a refused one are logged at debug level: still no secret.
+    expect((await b.api("POST", `/sessions/${started.body.id}/prompt`, { prompt: "write b.txt y" })).status).toBe(202);
+    await waitForSession(a.api, started.body.id, ["waiting_for_input"], 60_000);
+
+    await Promise.all([a, b, c].map((r) => stopRunner(r)));
+    for (const text of responses) expect(text).not.toContain(secret);
+    for (const r of [a, b, c]) {
+      expect(r.output()).not.toContain(secret);
+      const files = allText(r.home);
+      expect(files.length).toBeGreaterThan(0);
+      expect(files).toContain("request"); // debug request lines were written
+      expect(files, `a file under ${r.id}'s home holds the secret`).not.toContain(secret);
+    }
+    expect(homes.c).toBe(c.home);
+  });
+});

@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { tempHome } from "../fixture/server.js";
+import { killGroups, sharedDatabase, type Cleanups } from "./helpers.js";
+import { isolatedRunner, sql } from "./isolated.js";
+
+export const BEAT = "200";
+
+/** Three runners on one PostgreSQL, each in its own mount namespace where the others' homes are hidden (empty tmpfs). */
+export async function threeRunners(cleanups: Cleanups, o: { trace?: boolean; env?: Record<string, string> } = {}) {
+  const { databaseUrl, home: scratch } = await sharedDatabase(cleanups);
+  // Agents a kill -9'd runner left behind (their groups outlive it by design).
+  cleanups.push(async () => killGroups((await sql<{ pid: number }>(databaseUrl, "SELECT pid FROM agent_processes")).map((r) => Number(r.pid))));
+  const secret = randomBytes(24).toString("hex");
+  const homes = { a: await tempHome(), b: await tempHome(), c: await tempHome() };
+  cleanups.push(() => Promise.all(Object.values(homes).map((h) => rm(h, { recursive: true, force: true }))));
+  const common = { GROVE_RUNNER_HEARTBEAT_MS: BEAT, GROVE_CLUSTER_SECRET: secret, GROVE_RUNNER_MAX_AGENTS: "2", ...o.env };
+  const start = (id: "a" | "b" | "c", env: Record<string, string> = {}, trace = false) =>
+    isolatedRunner(cleanups, {
+      id: `runner_${id}`,
+      home: homes[id],
+      hide: Object.entries(homes)
+        .filter(([k]) => k !== id)
+        .map(([, h]) => h),
+      databaseUrl,
+      env: { ...common, ...env },
+      ...(trace ? { trace: `${scratch}/strace-${id}.log` } : {}),
+    });
+  const [a, b, c] = await Promise.all([start("a", {}, o.trace), start("b", {}, o.trace), start("c", { GROVE_RUNNER_LABELS: "gpu" })]);
+  return { databaseUrl, secret, homes, a, b, c, restartC: () => start("c", { GROVE_RUNNER_LABELS: "gpu" }) };
+}
+
+export async function agentPids(databaseUrl: string, runnerId: string): Promise<number[]> {
+  return (await sql<{ pid: number }>(databaseUrl, "SELECT pid FROM agent_processes WHERE runner_id = $1", [runnerId])).map((r) => Number(r.pid));
+}
+
