@@ -1,17 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { FakeModelApi, type ModelReply, type ModelRequest } from "./fake-model-api.js";
 
-/** What the scripted "model" answers to one main-conversation request. */
-export type ModelReply =
-  | { text: string; chunkDelayMs?: number; chunks?: number }
-  | { toolUse: { name: string; input: Record<string, unknown> }; text?: string };
+export type { ModelReply } from "./fake-model-api.js";
 
 /** One request as the fake received it (the conversation the model was shown). */
-export interface SeenRequest {
-  path: string;
-  main: boolean;
-  body: { model?: string; system?: unknown; messages?: { role: string; content: unknown }[]; tools?: { name: string }[]; stream?: boolean };
-}
+export type SeenRequest = ModelRequest<{ model?: string; system?: unknown; messages?: { role: string; content: unknown }[]; tools?: { name: string }[]; stream?: boolean }>;
 
 /**
  * A fake Anthropic Messages API on loopback (test-only: there is no model here). Streams SSE
@@ -20,41 +13,8 @@ export interface SeenRequest {
  * the agent's tools are the main conversation and go to `script`; side requests (titles,
  * suggestions, quota checks) get a short text.
  */
-export class FakeAnthropic {
-  readonly requests: SeenRequest[] = [];
-  private server: Server | undefined;
-  private open = new Set<ServerResponse>();
-  url = "";
-
-  constructor(public script: (req: SeenRequest, mainIndex: number) => ModelReply) {}
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, "127.0.0.1", r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    for (const r of this.open) r.destroy();
-    await new Promise<void>((r) => this.server?.close(() => r()) ?? r());
-  }
-
-  /** The main-conversation requests, in order. */
-  get main(): SeenRequest[] {
-    return this.requests.filter((r) => r.main);
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString("utf8");
-    const path = (req.url ?? "").split("?")[0] ?? "";
-    let body: SeenRequest["body"] = {};
-    try {
-      body = raw ? JSON.parse(raw) : {};
-    } catch {
-      // not JSON: answered below like any unknown request
-    }
+export class FakeAnthropic extends FakeModelApi<SeenRequest["body"]> {
+  protected async respond(req: IncomingMessage, res: ServerResponse, path: string, body: SeenRequest["body"]): Promise<void> {
     if (req.method !== "POST" || !path.startsWith("/v1/messages")) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not found" } }));
       return;
@@ -88,8 +48,7 @@ export class FakeAnthropic {
   }
 
   private async stream(res: ServerResponse, model: string, reply: ModelReply): Promise<void> {
-    this.open.add(res);
-    res.on("close", () => this.open.delete(res));
+    this.streaming(res);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     const send = (event: string, data: unknown) => {
       if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);

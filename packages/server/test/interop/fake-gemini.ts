@@ -1,19 +1,14 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { ModelReply } from "./fake-anthropic.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { FakeModelApi, type ModelReply, type ModelRequest } from "./fake-model-api.js";
 
 type Part = { text?: string; functionCall?: { name: string; args?: unknown }; functionResponse?: { name: string; response?: unknown } };
 
 /** One request as the fake received it (the conversation the model was shown). */
-export interface GeminiRequest {
-  path: string;
-  main: boolean;
-  body: {
-    contents?: { role: string; parts?: Part[] }[];
-    tools?: { functionDeclarations?: { name: string }[] }[];
-    generationConfig?: { responseMimeType?: string; responseJsonSchema?: unknown; responseSchema?: unknown };
-  };
-}
+export type GeminiRequest = ModelRequest<{
+  contents?: { role: string; parts?: Part[] }[];
+  tools?: { functionDeclarations?: { name: string }[] }[];
+  generationConfig?: { responseMimeType?: string; responseJsonSchema?: unknown; responseSchema?: unknown };
+}>;
 
 /**
  * A fake Gemini API on loopback (test-only: there is no model here): `models/<m>:generateContent`
@@ -22,41 +17,8 @@ export interface GeminiRequest {
  * conversation and go to `script`; side requests (the model router, the next-speaker check,
  * titles) get a JSON text that satisfies each of them.
  */
-export class FakeGemini {
-  readonly requests: GeminiRequest[] = [];
-  private server: Server | undefined;
-  private open = new Set<ServerResponse>();
-  url = "";
-
-  constructor(public script: (req: GeminiRequest, mainIndex: number) => ModelReply) {}
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, "127.0.0.1", r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    for (const r of this.open) r.destroy();
-    await new Promise<void>((r) => this.server?.close(() => r()) ?? r());
-  }
-
-  /** The main-conversation requests, in order. */
-  get main(): GeminiRequest[] {
-    return this.requests.filter((r) => r.main);
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString("utf8");
-    const path = (req.url ?? "").split("?")[0] ?? "";
-    let body: GeminiRequest["body"] = {};
-    try {
-      body = raw ? JSON.parse(raw) : {};
-    } catch {
-      // not JSON: answered below like any unknown request
-    }
+export class FakeGemini extends FakeModelApi<GeminiRequest["body"]> {
+  protected async respond(req: IncomingMessage, res: ServerResponse, path: string, body: GeminiRequest["body"]): Promise<void> {
     const action = /^\/v1(?:beta|alpha)?\/models\/[^:]+:(\w+)$/.exec(path)?.[1];
     if (req.method !== "POST" || !action) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: 404, message: "not found", status: "NOT_FOUND" } }));
@@ -76,8 +38,7 @@ export class FakeGemini {
   }
 
   private async stream(res: ServerResponse, reply: ModelReply): Promise<void> {
-    this.open.add(res);
-    res.on("close", () => this.open.delete(res));
+    this.streaming(res);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     const send = (data: unknown) => {
       if (!res.destroyed) res.write(`data: ${JSON.stringify(data)}\r\n\r\n`);
