@@ -5,18 +5,23 @@ import { freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { openEvents, startTestServer, tempHome, waitFor, type TestServer } from "../fixture/server.js";
 
-/** Two server processes (runners A and B, separate homes) sharing one fresh PostgreSQL database. */
+const CLUSTER_SECRET = "multi-process-test-secret-0123456789";
+
+/**
+ * Two server processes (runners A and B, separate homes) sharing one fresh PostgreSQL database,
+ * with a cluster secret so each forwards what belongs to the other's tasks (issue 15).
+ */
 async function twoRunners(cleanups: (() => Promise<unknown>)[]): Promise<{ a: TestServer; b: TestServer }> {
   const db = await freshDatabase("postgres");
   cleanups.push(async () => {
     await db.drop();
     await rm(db.home, { recursive: true, force: true });
   });
-  const a = await startTestServer("postgres", { home: db.home, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_a" });
+  const a = await startTestServer("postgres", { home: db.home, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_a", GROVE_CLUSTER_SECRET: CLUSTER_SECRET });
   cleanups.push(() => a.stop());
   const homeB = await tempHome();
   cleanups.push(() => rm(homeB, { recursive: true, force: true }));
-  const b = await startTestServer("postgres", { home: homeB, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_b" });
+  const b = await startTestServer("postgres", { home: homeB, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_b", GROVE_CLUSTER_SECRET: CLUSTER_SECRET });
   cleanups.push(() => b.stop());
   return { a, b };
 }
@@ -65,7 +70,7 @@ describe("ST-3 LC-3 an archive stops the agents of every server process sharing 
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
-  it("LC-3 ST-3: a session attached through runner B has its agent stopped by runner A's archive before the worktree goes", async () => {
+  it("LC-3 ST-3 RUN-9: a session started through runner B runs on the task's runner A; the archive, sent through B, stops every agent before the worktree goes", async () => {
     const { a, b } = await twoRunners(cleanups);
 
     const { task } = await repoAndTask(a, { title: "Two runners" });
@@ -74,11 +79,13 @@ describe("ST-3 LC-3 an archive stops the agents of every server process sharing 
     const s2 = await b.api("POST", `/tasks/${task.id}/sessions`, {});
     expect(s2.status).toBe(201);
     expect(s2.body.state).toBe("waiting_for_input");
-    const pidB = b.server.orchestrator.deps.agents.get(s2.body.id)?.pid;
-    expect(pidB).toBeTypeOf("number");
+    // Forwarded: the agent lives where the worktree is, never on the runner that took the request.
+    expect(b.server.orchestrator.deps.agents.get(s2.body.id)).toBeUndefined();
+    const pids = [s1, s2].map((s) => a.server.orchestrator.deps.agents.get(s.body.id)?.pid);
+    expect(pids.every((p) => typeof p === "number")).toBe(true);
     const ws = (await a.api("GET", `/sessions/${s1.body.id}/workspace`)).body;
 
-    const archive = await a.api("POST", `/tasks/${task.id}/archive`);
+    const archive = await b.api("POST", `/tasks/${task.id}/archive`);
     expect(archive.status).toBe(202);
     const job = await waitFor(async () => {
       const jobs = (await a.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { id: string; state: string; lastError: string | null }[];
@@ -94,7 +101,7 @@ describe("ST-3 LC-3 an archive stops the agents of every server process sharing 
         return false;
       }
     };
-    expect(alive(pidB!)).toBe(false);
+    expect(pids.filter((p) => alive(p!))).toEqual([]);
     expect(existsSync(ws.workspacePath)).toBe(false);
   });
 });
