@@ -1,14 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CleanupJobRecord, CleanupSlot } from "../../domain/cleanup-job.js";
-import { newId } from "../../domain/ids.js";
-import type { EnvironmentRepoRecord, MessageRecord } from "../../domain/records.js";
-import { messageView } from "../../domain/views.js";
+import type { EnvironmentRepoRecord } from "../../domain/records.js";
 import { archivedWorkRef, deleteRef, ignoredAmong, moveRef, readRef, restoreWorkFromRef, saveWorkToRef, savedParents } from "../../git/archive-ref.js";
 import { branchExists } from "../../git/repository.js";
 import type { Deps } from "../context.js";
 import type { RefreshContext } from "../planned-slot.js";
 import { expandGlobs } from "./worktree-copy.js";
+import { warnOnSession } from "./session-warning.js";
 
 /**
  * LC-8 on archive / reset (one slot, no delete consent): saves the worktree's uncommitted work
@@ -93,19 +92,8 @@ export async function restoreSavedWork(deps: Deps, slot: SavedWorkSlot, ctx?: Re
   }
 }
 
-/** A system message on the launching session (and the log when there is none or it fails). */
-async function report(deps: Deps, ctx: RefreshContext | undefined, text: string, data: Record<string, unknown>): Promise<void> {
-  if (!ctx?.sessionId) {
-    deps.log.warn({ taskId: ctx?.taskId, text, ...data }, "saved work report without a session");
-    return;
-  }
-  const m: MessageRecord = { id: newId("msg"), sessionId: ctx.sessionId, role: "system", text, data: { warning: true, ...data }, createdAt: deps.now() };
-  try {
-    await deps.store.insertMessage(m);
-    deps.bus.publish("session.message", { sessionId: ctx.sessionId, taskId: ctx.taskId, message: messageView(m) });
-  } catch (err) {
-    deps.log.warn({ err, sessionId: ctx.sessionId, text }, "could not record a saved-work message");
-  }
+function report(deps: Deps, ctx: RefreshContext | undefined, text: string, data: Record<string, unknown>): Promise<void> {
+  return warnOnSession(deps, ctx, text, data, "saved-work message");
 }
 
 /**

@@ -1,25 +1,11 @@
-import { newId } from "../../domain/ids.js";
-import type { MessageRecord } from "../../domain/records.js";
-import { messageView } from "../../domain/views.js";
 import { runSetupScript } from "../../git/setup-script.js";
 import type { Deps } from "../context.js";
-import type { PlannedSlot } from "../planned-slot.js";
-import type { RefreshContext } from "../planned-slot.js";
+import type { PlannedSlot, RefreshContext } from "../planned-slot.js";
 import { copyIntoWorktree } from "./worktree-copy.js";
+import { warnOnSession } from "./session-warning.js";
 
-async function warn(deps: Deps, ctx: RefreshContext, text: string, data: Record<string, unknown>): Promise<void> {
-  if (!ctx.sessionId) {
-    deps.log.warn({ taskId: ctx.taskId, text, ...data }, "setup warning without a session");
-    return;
-  }
-  const m: MessageRecord = { id: newId("msg"), sessionId: ctx.sessionId, role: "system", text, data: { warning: true, ...data }, createdAt: deps.now() };
-  try {
-    await deps.store.insertMessage(m);
-    deps.bus.publish("session.message", { sessionId: ctx.sessionId, taskId: ctx.taskId, message: messageView(m) });
-  } catch (err) {
-    // A warning that cannot be stored must not fail the launch (WT-9): the log keeps it.
-    deps.log.warn({ err, sessionId: ctx.sessionId, text }, "could not record a setup warning");
-  }
+function warn(deps: Deps, ctx: RefreshContext, text: string, data: Record<string, unknown>): Promise<void> {
+  return warnOnSession(deps, ctx, text, data, "setup warning");
 }
 
 /**
