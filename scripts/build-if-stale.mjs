@@ -29,7 +29,7 @@ function built(path) {
 }
 
 /** The server bundle `npm start` runs (see packages/server/scripts/build-server.mjs). */
-export const SERVER_BUNDLE = join(root, "packages/server/dist/server/grove-server.mjs");
+export const SERVER_BUNDLE = join(root, "packages/server/dist/server/grove-server.cjs");
 
 /** Rebuilds each stale part; resolves when all are fresh. */
 export async function buildIfStale() {

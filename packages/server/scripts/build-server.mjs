@@ -1,9 +1,14 @@
 // Bundles the server and the `grove` commands into one plain-JS file
-// (dist/server/grove-server.mjs) so `npm start` neither compiles ~200 TypeScript files through
+// (dist/server/grove-server.cjs) so `npm start` neither compiles ~200 TypeScript files through
 // tsx nor resolves and reads ~1,000 small files of npm packages on every start (issue 13:
 // start-up that does not grow). Only native modules and optional native helpers stay external.
 // Each of our modules keeps its own `import.meta.url` (the source file's), so paths it resolves
 // relative to itself do not move.
+// The bundle is a CommonJS function body, not an ES module: scripts/load-server.mjs compiles it
+// with V8's code cache (Node 20 has no module compile cache), which cuts the parse and the lazy
+// compilation of ~4 MB of JavaScript from every start. A function restored from that cache cannot
+// call `import()`, so dynamic imports of packages become require() here, and the one import of a
+// file URL (provider plugins) goes through the loader's hook.
 import { readFile } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -11,7 +16,7 @@ import { build } from "esbuild";
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 
 /** Where the bundle goes; scripts/start.mjs imports it. */
-export const SERVER_BUNDLE = here("../dist/server/grove-server.mjs");
+export const SERVER_BUNDLE = here("../dist/server/grove-server.cjs");
 
 const ownUrl = {
   name: "own-import-meta-url",
@@ -30,12 +35,11 @@ export async function buildServer() {
     outfile: SERVER_BUNDLE,
     bundle: true,
     platform: "node",
-    format: "esm",
+    format: "cjs",
     target: "node20",
+    supported: { "dynamic-import": false },
     plugins: [ownUrl],
     external: ["better-sqlite3", "node-pty", "pg-native", "bufferutil", "utf-8-validate", "tsx", "tsx/*"],
-    // Bundled CommonJS packages call require() for Node's built-ins.
-    banner: { js: 'import { createRequire as __groveRequire } from "node:module"; const require = __groveRequire(import.meta.url);' },
     legalComments: "none",
     logLevel: "warning",
   });

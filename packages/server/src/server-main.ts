@@ -5,8 +5,14 @@ import { ConfigError } from "./config.js";
 /**
  * `npm start`'s entry (bundled by scripts/build-server.mjs): the CLI with the server's modules
  * linked in, so `grove serve` starts without compiling TypeScript at run time (issue 13). The
- * `grove` launcher (bin/grove.mjs) keeps client commands free of these modules.
+ * `grove` launcher (bin/grove.mjs) keeps client commands free of these modules. `onListening`
+ * runs once the server listens (the loader then saves its code cache).
  */
-export function runServerCli(argv: readonly string[]): Promise<number> {
-  return runCli(argv, { loadServer: async () => ({ startServer, ConfigError }) });
+export function runServerCli(argv: readonly string[], hooks: { onListening?: () => void } = {}): Promise<number> {
+  const start: typeof startServer = async (...args) => {
+    const server = await startServer(...args);
+    hooks.onListening?.();
+    return server;
+  };
+  return runCli(argv, { loadServer: async () => ({ startServer: start, ConfigError }) });
 }

@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { Readable, Writable } from "node:stream";
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentModes } from "@grove/protocol";
 import type { AgentConfigOption } from "../domain/agent-state.js";
+import type { AcpSdk } from "./acp-sdk.js";
 import { toAgentEvent, toConfigOptions, type AgentEvent, type PermissionAsk } from "./agent-events.js";
 
 export type { AgentEvent, PermissionAsk } from "./agent-events.js";
@@ -46,16 +47,20 @@ export class AcpClientConnection {
   private authKind: string | undefined;
   private readonly authWaiters: (() => void)[] = [];
 
-  constructor(private readonly opts: AcpConnectionOptions) {
+  /** `sdk`: the loaded ACP SDK (see acp-sdk.ts). */
+  constructor(
+    private readonly opts: AcpConnectionOptions,
+    private readonly sdk: AcpSdk,
+  ) {
     mkdirSync(dirname(opts.logFile), { recursive: true, mode: 0o700 });
     // SEC-6: prompts and agent output are private to the user.
     this.logFd = openSync(opts.logFile, "a", 0o600);
-    const base = acp.ndJsonStream(Writable.toWeb(opts.output) as WritableStream<Uint8Array>, Readable.toWeb(opts.input) as ReadableStream<Uint8Array>);
+    const base = sdk.ndJsonStream(Writable.toWeb(opts.output) as WritableStream<Uint8Array>, Readable.toWeb(opts.input) as ReadableStream<Uint8Array>);
     const outTap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
       transform: (m, c) => {
         const msg = m as Msg;
         this.record("out", msg);
-        if (msg.method === acp.methods.agent.session.load && msg.id !== undefined) this.loading.add(msg.id);
+        if (msg.method === this.sdk.methods.agent.session.load && msg.id !== undefined) this.loading.add(msg.id);
         c.enqueue(m);
       },
     });
@@ -66,21 +71,21 @@ export class AcpClientConnection {
         if (msg.method === AUTH_STATUS_METHOD) this.noteAuthStatus(msg.params);
         if (msg.method === undefined && this.loading.has(msg.id)) this.loading.delete(msg.id);
         // Replayed history arrives before the load's response: log it, never deliver it.
-        if (msg.method === acp.methods.client.session.update && this.loading.size > 0) return;
+        if (msg.method === this.sdk.methods.client.session.update && this.loading.size > 0) return;
         c.enqueue(m);
       },
     });
     outTap.readable.pipeTo(base.writable).catch(() => undefined);
-    this.conn = acp
+    this.conn = sdk
       .client({ name: "grove" })
-      .onNotification(acp.methods.client.session.update, ({ params }) => {
+      .onNotification(sdk.methods.client.session.update, ({ params }) => {
         try {
           opts.onEvent(toAgentEvent(params.update));
         } catch {
           // A consumer's failure must not stop the stream of later updates.
         }
       })
-      .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => this.answerPermission(params, signal))
+      .onRequest(sdk.methods.client.session.requestPermission, ({ params, signal }) => this.answerPermission(params, signal))
       .connect({ writable: outTap.writable, readable: base.readable.pipeThrough(inTap) });
   }
 
@@ -110,22 +115,22 @@ export class AcpClientConnection {
   /** `initialize` with protocol v1 and no client capabilities; gives up after `timeoutMs`. */
   initialize(timeoutMs: number): Promise<acp.InitializeResponse> {
     return this.conn.agent.request(
-      acp.methods.agent.initialize,
-      { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {}, clientInfo: { name: "grove", version: "0.1.0" } },
+      this.sdk.methods.agent.initialize,
+      { protocolVersion: this.sdk.PROTOCOL_VERSION, clientCapabilities: {}, clientInfo: { name: "grove", version: "0.1.0" } },
       timeout(timeoutMs),
     );
   }
 
   /** `session/new` in `cwd`; the agent's ACP session id and the modes and config options it reports (AG-2). */
   async newSession(cwd: string, timeoutMs: number): Promise<SessionSetup & { sessionId: string }> {
-    const res = await this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] }, timeout(timeoutMs));
+    const res = await this.conn.agent.request(this.sdk.methods.agent.session.new, { cwd, mcpServers: [] }, timeout(timeoutMs));
     return { sessionId: res.sessionId, ...setupOf(res) };
   }
 
   /** `session/load`; the replayed history is suppressed (see the class comment). */
   async loadSession(sessionId: string, cwd: string, timeoutMs: number): Promise<SessionSetup> {
     try {
-      return setupOf(await this.conn.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] }, timeout(timeoutMs)));
+      return setupOf(await this.conn.agent.request(this.sdk.methods.agent.session.load, { sessionId, cwd, mcpServers: [] }, timeout(timeoutMs)));
     } finally {
       // After a timeout no response may ever come: never suppress later, live updates.
       this.loading.clear();
@@ -138,18 +143,18 @@ export class AcpClientConnection {
    */
   async prompt(sessionId: string, texts: readonly string[]): Promise<{ stopReason: string }> {
     const prompt: acp.ContentBlock[] = texts.map((text) => ({ type: "text", text }));
-    const res = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt });
+    const res = await this.conn.agent.request(this.sdk.methods.agent.session.prompt, { sessionId, prompt });
     return { stopReason: res.stopReason };
   }
 
   /** AG-2: `session/set_mode`. */
   async setMode(sessionId: string, modeId: string, timeoutMs: number): Promise<void> {
-    await this.conn.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId }, timeout(timeoutMs));
+    await this.conn.agent.request(this.sdk.methods.agent.session.setMode, { sessionId, modeId }, timeout(timeoutMs));
   }
 
   /** AG-2: `session/set_config_option` (a model, for instance); the agent's config options after it. */
   async setConfigOption(sessionId: string, configId: string, value: string, timeoutMs: number): Promise<AgentConfigOption[]> {
-    const res = (await this.conn.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId, value }, timeout(timeoutMs))) as {
+    const res = (await this.conn.agent.request(this.sdk.methods.agent.session.setConfigOption, { sessionId, configId, value }, timeout(timeoutMs))) as {
       configOptions?: acp.SessionConfigOption[] | null;
     };
     return toConfigOptions(res.configOptions);
@@ -159,7 +164,7 @@ export class AcpClientConnection {
   async cancel(sessionId: string): Promise<void> {
     for (const cancelAsk of [...this.pendingAsks.values()]) cancelAsk();
     if (this.conn.signal.aborted) return;
-    await this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    await this.conn.agent.notify(this.sdk.methods.agent.session.cancel, { sessionId });
   }
 
   /** Closes the connection (pending requests reject) and flushes the raw log. */

@@ -1,5 +1,6 @@
 import { AppError } from "../domain/errors.js";
 import { AcpClientConnection } from "./acp-connection.js";
+import { acpSdk } from "./acp-sdk.js";
 import { writeInitializeCache, requireLaunch, type InitializeInfo } from "./agent-install.js";
 import { authMethodsOf } from "./agent-setup.js";
 import { AgentProcess } from "./agent-process.js";
@@ -13,15 +14,19 @@ import type { AgentProfileConfig } from "./profiles.js";
 export async function checkAgent(p: AgentProfileConfig, home: string, opts: { cwd: string; logFile: string; timeoutMs?: number; now(): string }): Promise<InitializeInfo & { startMs: number }> {
   const launch = requireLaunch(p, home);
   const t0 = Date.now();
+  const sdk = await acpSdk();
   const proc = await AgentProcess.spawn(launch.command, launch.args, opts.cwd, p.env);
-  const conn = new AcpClientConnection({
-    output: proc.child.stdin,
-    input: proc.child.stdout,
-    logFile: opts.logFile,
-    permissionPolicy: "ask",
-    onEvent: () => undefined,
-    onPermission: async () => "cancelled",
-  });
+  const conn = new AcpClientConnection(
+    {
+      output: proc.child.stdin,
+      input: proc.child.stdout,
+      logFile: opts.logFile,
+      permissionPolicy: "ask",
+      onEvent: () => undefined,
+      onPermission: async () => "cancelled",
+    },
+    sdk,
+  );
   void proc.exited.then(() => conn.close());
   try {
     const init = await conn.initialize(opts.timeoutMs ?? 60_000);

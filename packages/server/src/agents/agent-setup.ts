@@ -1,14 +1,15 @@
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
 import { wantedMode } from "../domain/agent-state.js";
 import { AppError } from "../domain/errors.js";
 import type { AcpClientConnection, SessionSetup } from "./acp-connection.js";
+import { loadedAcpSdk } from "./acp-sdk.js";
 import type { AgentProfileConfig } from "./profiles.js";
-
-const AUTH_REQUIRED = acp.RequestError.authRequired().code;
 
 /** The agent refused with ACP's `authRequired` error (a session or a turn needs credentials). */
 export function isAuthRequired(e: unknown): boolean {
-  return e instanceof acp.RequestError && e.code === AUTH_REQUIRED;
+  // Before the SDK is loaded no agent has answered, so no SDK error can exist.
+  const sdk = loadedAcpSdk();
+  return sdk !== undefined && e instanceof sdk.RequestError && e.code === sdk.RequestError.authRequired().code;
 }
 
 /** An auth method an agent advertised in `initialize`. */

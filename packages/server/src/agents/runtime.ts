@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import * as acp from "@agentclientprotocol/sdk";
 import { AppError, isAppError } from "../domain/errors.js";
 import { AcpClientConnection, type SessionSetup } from "./acp-connection.js";
+import { acpSdk, loadedAcpSdk } from "./acp-sdk.js";
 import { applyPreferences, authMethodsOf, authRequiredError, isAuthRequired, type AuthMethodInfo } from "./agent-setup.js";
 import { LiveAgentHandle } from "./agent-handle.js";
 import { AgentProcess } from "./agent-process.js";
@@ -68,14 +68,18 @@ export class AgentRuntime {
       this.startingProcs.set(sessionId, proc);
       const startTime = proc.startTime;
       const started = proc;
-      conn = new AcpClientConnection({
-        output: proc.child.stdin,
-        input: proc.child.stdout,
-        logFile: input.logFile,
-        permissionPolicy: profile.permissionPolicy,
-        onEvent: (e) => input.callbacks.onEvent(e),
-        onPermission: (ask) => input.callbacks.onPermission(ask),
-      });
+      const sdk = await acpSdk();
+      conn = new AcpClientConnection(
+        {
+          output: proc.child.stdin,
+          input: proc.child.stdout,
+          logFile: input.logFile,
+          permissionPolicy: profile.permissionPolicy,
+          onEvent: (e) => input.callbacks.onEvent(e),
+          onPermission: (ask) => input.callbacks.onPermission(ask),
+        },
+        sdk,
+      );
       const connection = conn;
       // A dead agent cannot answer: fail pending requests now instead of at the timeout.
       void proc.exited.then(() => connection.close());
@@ -107,7 +111,7 @@ export class AgentRuntime {
       // AG-3: an agent that pushes its identity and has none fails now, not at the first prompt.
       if ((init.agentCapabilities?._meta as Record<string, unknown> | undefined)?.authStatus !== undefined) {
         const kind = await conn.authStatus(initSentAt + this.authStatusDeadlineMs - Date.now());
-        if (kind === "none") throw acp.RequestError.authRequired(undefined, "the agent reports no credentials (auth status: none)");
+        if (kind === "none") throw sdk.RequestError.authRequired(undefined, "the agent reports no credentials (auth status: none)");
       }
       step = "session/set_mode";
       setup = await applyPreferences(conn, acpSessionId, setup ?? { configOptions: [] }, input, this.startTimeoutMs);
@@ -118,7 +122,8 @@ export class AgentRuntime {
       this.handles.set(sessionId, handle);
       return handle;
     } catch (e) {
-      const timedOut = e instanceof acp.RequestError && e.code === REQUEST_CANCELLED;
+      const RequestError = loadedAcpSdk()?.RequestError;
+      const timedOut = RequestError !== undefined && e instanceof RequestError && e.code === REQUEST_CANCELLED;
       // A closed connection usually means the process is exiting: wait a moment for its code,
       // and read how it ended before we kill it ourselves.
       if (proc && conn?.signal.aborted && !timedOut) await Promise.race([proc.exited, new Promise((r) => setTimeout(r, EXIT_WAIT_MS))]);
