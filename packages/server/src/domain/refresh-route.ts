@@ -37,3 +37,13 @@ export function refreshRoute(repo: RepositoryRecord): RefreshRouteKind {
   if (!repo.pullBeforeWorktree) return "none";
   return repo.credentialPolicy === "executor" && allowsExecutorPolicy(repo.provider) ? "executor" : "managed";
 }
+
+/**
+ * Issue 15: whether a runner must open the repository's stored credential to clone and refresh
+ * it — a remote repository with a credential whose route is not GitHub's `executor` (which uses
+ * the host's own git credentials). Such a repository is placed only on runners holding the key
+ * that sealed the credential; every other repository fits every runner as far as keys go.
+ */
+export function needsCredentialKey(repo: RepositoryRecord): boolean {
+  return isRemoteRepository(repo) && repo.hasCredential && !(repo.credentialPolicy === "executor" && allowsExecutorPolicy(repo.provider));
+}

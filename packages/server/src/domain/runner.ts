@@ -13,6 +13,11 @@ export interface RunnerRecord {
   startedAt: string;
   lastSeenAt: string;
   stoppedAt: string | null;
+  /**
+   * The public id of the runner's credential key (git/credential-vault.ts credentialKeyId):
+   * a stored credential sealed under another id cannot be opened there. Null before migration 014.
+   */
+  credentialKeyId: string | null;
 }
 
 /** A runner is offline after three missed heartbeats (its own interval), or once it stopped. */

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AppError } from "../domain/errors.js";
@@ -21,6 +21,15 @@ export function loadCredentialKey(home: string): Buffer {
   const key = readFileSync(file);
   if (key.length !== 32) throw new Error(`${file} is not a 32-byte key`);
   return key;
+}
+
+/**
+ * Issue 15: a public name of a credential key, so runners can tell whether they hold the same key
+ * without ever showing it: HMAC-SHA256 keyed by the key over a fixed label, first 16 hex digits
+ * (64 bits; not a secret, and no help in guessing a random 256-bit key).
+ */
+export function credentialKeyId(key: Buffer): string {
+  return createHmac("sha256", key).update("grove credential key id").digest("hex").slice(0, 16);
 }
 
 /**

@@ -35,11 +35,21 @@ export class PlacementStore {
   }
 
   /**
+   * Migration 014: for each of `ids` that has a stored credential, the id of the key that sealed
+   * it (null: sealed before the migration, by the registering runner's key).
+   */
+  async credentialKeyIds(ids: string[]): Promise<Map<string, string | null>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db().selectFrom("repository_credentials").select(["repository_id", "key_id"]).where("repository_id", "in", ids).execute();
+    return new Map(rows.map((r) => [r.repository_id, r.key_id]));
+  }
+
+  /**
    * The forwarding seam's one read per request: the task (by id, or by one of its sessions),
    * its environment's runner and that runner's row, in one query. Undefined: no such task/session.
    */
   async owner(by: { taskId: string } | { sessionId: string }): Promise<TaskOwnerRow | undefined> {
-    const cols = ["e.runner_id as env_runner", "r.id", "r.host", "r.url", "r.labels", "r.max_agents", "r.live_agents", "r.version", "r.heartbeat_ms", "r.started_at", "r.last_seen_at", "r.stopped_at"] as const;
+    const cols = ["e.runner_id as env_runner", "r.id", "r.host", "r.url", "r.labels", "r.max_agents", "r.live_agents", "r.version", "r.heartbeat_ms", "r.started_at", "r.last_seen_at", "r.stopped_at", "r.credential_key_id"] as const;
     const row =
       "taskId" in by
         ? await this.db()

@@ -14,6 +14,7 @@ export function fromRow(r: RunnersTable): RunnerRecord {
     startedAt: r.started_at,
     lastSeenAt: r.last_seen_at,
     stoppedAt: r.stopped_at,
+    credentialKeyId: r.credential_key_id,
   };
 }
 
@@ -30,6 +31,7 @@ export async function registerRunner(db: Db, r: RunnerRecord): Promise<void> {
     started_at: r.startedAt,
     last_seen_at: r.lastSeenAt,
     stopped_at: r.stoppedAt,
+    credential_key_id: r.credentialKeyId,
   };
   await db
     .insertInto("runners")

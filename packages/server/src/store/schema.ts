@@ -135,6 +135,8 @@ export interface CleanupJobsTable {
 export interface RepositoryCredentialsTable {
   repository_id: string;
   sealed: string;
+  /** Migration 014: credentialKeyId of the key that sealed it; null before that migration. */
+  key_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -200,6 +202,8 @@ export interface RunnersTable {
   started_at: string;
   last_seen_at: string;
   stopped_at: string | null;
+  /** Migration 014: credentialKeyId of the runner's credential key; null before that migration. */
+  credential_key_id: string | null;
 }
 
 /** Issue 15 placement (migration 013): labels a task requires, JSON array. */

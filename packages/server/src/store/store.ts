@@ -135,9 +135,9 @@ export class Store {
     return this.tx((ctx) => deleteRepositoryIfUnused(ctx, id));
   }
 
-  /** RR-2: stores a repository's sealed credential (replacing any), in the caller's transaction if any. */
-  putCredential(repositoryId: string, sealed: string, now: string): Promise<void> {
-    return credentials.putCredential(this.q, repositoryId, sealed, now);
+  /** RR-2: stores a repository's sealed credential and the id of the key that sealed it (replacing any), in the caller's transaction if any. */
+  putCredential(repositoryId: string, sealed: string, keyId: string, now: string): Promise<void> {
+    return credentials.putCredential(this.q, repositoryId, sealed, keyId, now);
   }
   /** RR-2: the sealed credential text, or undefined. Only the refresh path opens it. */
   getCredential(repositoryId: string): Promise<string | undefined> {

@@ -6,14 +6,18 @@ import { isolatedRunner, sql } from "./isolated.js";
 
 export const BEAT = "200";
 
-/** Three runners on one PostgreSQL, each in its own mount namespace where the others' homes are hidden (empty tmpfs). */
-export async function threeRunners(cleanups: Cleanups, o: { trace?: boolean; env?: Record<string, string> } = {}) {
+/**
+ * Three runners on one PostgreSQL, each in its own mount namespace where the others' homes are
+ * hidden (empty tmpfs). C has the label `gpu`. `beforeStart` may seed the (empty) homes, e.g. with a shared credential key.
+ */
+export async function threeRunners(cleanups: Cleanups, o: { trace?: boolean; env?: Record<string, string>; beforeStart?: (homes: { a: string; b: string; c: string }) => Promise<void> } = {}) {
   const { databaseUrl, home: scratch } = await sharedDatabase(cleanups);
   // Agents a kill -9'd runner left behind (their groups outlive it by design).
   cleanups.push(async () => killGroups((await sql<{ pid: number }>(databaseUrl, "SELECT pid FROM agent_processes")).map((r) => Number(r.pid))));
   const secret = randomBytes(24).toString("hex");
   const homes = { a: await tempHome(), b: await tempHome(), c: await tempHome() };
   cleanups.push(() => Promise.all(Object.values(homes).map((h) => rm(h, { recursive: true, force: true }))));
+  await o.beforeStart?.(homes);
   const common = { GROVE_RUNNER_HEARTBEAT_MS: BEAT, GROVE_CLUSTER_SECRET: secret, GROVE_RUNNER_MAX_AGENTS: "2", ...o.env };
   const start = (id: "a" | "b" | "c", env: Record<string, string> = {}, trace = false) =>
     isolatedRunner(cleanups, {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { waitForSession } from "../fixture/server.js";
 import { addRemote, launch, makeRemoteRepo, remoteWorld, type RemoteWorld } from "./helpers.js";
+import { credentialKeyIdOf } from "../../src/orchestrator/refresh/remote-context.js";
 
 const PLUGIN = join(import.meta.dirname, "harness", "forge-provider.mjs");
 
@@ -46,7 +47,7 @@ describe.each(DATABASES)("refresh routes decided up front (%s)", (kind) => {
 
   async function corruptCredential(world: RemoteWorld, repositoryId: string): Promise<void> {
     const deps = world.srv.server.orchestrator.deps;
-    await deps.store.putCredential(repositoryId, "v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", deps.now());
+    await deps.store.putCredential(repositoryId, "v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", credentialKeyIdOf(deps), deps.now());
   }
 
   test("RR-4 / RR-7 seed 004 on resume and restore: two worktrees gone, the SECOND route unreadable → the first is neither fetched nor recreated; credential_unreadable names task, session and repository", async () => {

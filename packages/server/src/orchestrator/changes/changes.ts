@@ -10,6 +10,7 @@ import { recordDiffStat } from "./diff-stat.js";
 import { isRemoteRepository } from "../refresh/refresh-remote.js";
 import { getTaskOr404 } from "../tasks/tasks.js";
 import { checkSlotOnDisk, restoreCommand, reuseAction } from "../worktrees/workspace-check.js";
+import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /**
  * What a slot's Changes are compared with: the base name for a local checkout; for a remote
@@ -55,7 +56,7 @@ async function slotChanges(deps: Deps, taskId: string, r: EnvironmentRepoRecord)
     return unavailable(r, "no_identity", "workspace_missing", `repository slot ${r.repositoryId}/${r.branchSlug || "(flat)"} has no recorded worktree`, `reset the task's environment (POST /tasks/${taskId}/environment/reset); Grove never guesses a worktree from the filesystem`);
   }
   if (r.status === "deleted") return unavailable(r, "missing", "workspace_missing", `the worktree ${r.worktreePath} was removed by an archive or reset`, restore);
-  const repo = await deps.store.getRepository(r.repositoryId);
+  const repo = await getRepositoryOnThisRunner(deps, r.repositoryId);
   if (!repo) return unavailable(r, "no_identity", "workspace_missing", `repository ${r.repositoryId} is no longer registered`, "register the repository again or delete the task");
   const disk = await checkSlotOnDisk(deps, { repoPath: repo.path, worktreePath: r.worktreePath, branch: r.worktreeBranch });
   if (disk.state === "missing") return unavailable(r, "missing", "workspace_missing", `the worktree ${r.worktreePath} does not exist`, restore);

@@ -5,6 +5,7 @@ import { slotSlug } from "../../domain/layout.js";
 import type { EnvironmentRepoRecord, RepositoryRecord, TaskRecord } from "../../domain/records.js";
 import type { Deps } from "../context.js";
 import { taskRoot } from "../worktrees/paths.js";
+import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /**
  * FLOWS "Archive" step 2: the task's sessions, their recorded agent processes and every
@@ -20,7 +21,7 @@ export async function takeInventory(deps: Deps, task: TaskRecord): Promise<Clean
   const slots: CleanupSlot[] = [];
   for (const r of rows) {
     if (!r.worktreeId || !r.worktreePath || !r.worktreeBranch) continue;
-    const repo = await deps.store.getRepository(r.repositoryId);
+    const repo = await getRepositoryOnThisRunner(deps, r.repositoryId);
     if (!repo) continue;
     slots.push({
       rowId: r.id,

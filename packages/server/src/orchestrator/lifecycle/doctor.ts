@@ -6,6 +6,8 @@ import type { WorktreeEntry } from "../../git/worktrees.js";
 import type { Deps } from "../context.js";
 import { TASK_MARKER } from "../worktrees/paths.js";
 import { reviewFindings } from "../review/review-doctor.js";
+import { isRemoteRepository } from "../refresh/refresh-routes.js";
+import { repositoryOnThisRunner, repositoryPathOnThisRunner } from "../refresh/repository-on-runner.js";
 
 async function norm(p: string): Promise<string> {
   return realpath(p).catch(() => resolve(p));
@@ -40,7 +42,10 @@ export async function runDoctor(deps: Deps): Promise<DoctorReport> {
   const skipped = all.filter((t) => t.environment && t.environment.runnerId !== deps.runnerId).map((t) => ({ taskId: t.taskId, runnerId: t.environment!.runnerId }));
   const every = await deps.store.listRepositories();
   const holders = await deps.store.placement.repositoryRunners(every.map((r) => r.id));
-  const repositories = every.filter((r) => (holders.get(r.id) ?? deps.runnerId) === deps.runnerId);
+  // A remote repository is also audited where this runner made its own clone (issue 15), at that path.
+  const repositories = every
+    .filter((r) => (holders.get(r.id) ?? deps.runnerId) === deps.runnerId || (isRemoteRepository(r) && existsSync(repositoryPathOnThisRunner(deps, r))))
+    .map((r) => repositoryOnThisRunner(deps, r));
 
   const registered = new Map<string, { entry: WorktreeEntry; repositoryId: string }>();
   for (const repo of repositories) {

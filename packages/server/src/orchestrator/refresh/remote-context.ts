@@ -1,4 +1,4 @@
-import { loadCredentialKey } from "../../git/credential-vault.js";
+import { credentialKeyId, loadCredentialKey } from "../../git/credential-vault.js";
 import { ProviderRegistry } from "../../providers/registry.js";
 import type { Deps, RemoteServices } from "../context.js";
 
@@ -26,6 +26,11 @@ export function credentialKey(deps: Deps): Buffer {
     keys.set(deps.home, k);
   }
   return k;
+}
+
+/** The public id of this runner's credential key (issue 15: recorded in its runners row and with each sealed credential). */
+export function credentialKeyIdOf(deps: Deps): string {
+  return credentialKeyId(credentialKey(deps));
 }
 
 /** Positive integer milliseconds from an environment variable, or the default. */

@@ -13,7 +13,7 @@ import { branchExists, inspectRepository } from "../../git/repository.js";
 import type { GitProvider, RemoteUrl, RepoLocation } from "../../providers/provider.js";
 import { hostDir, parseRemoteUrl } from "../../providers/url.js";
 import type { Deps } from "../context.js";
-import { credentialKey, remoteOf } from "./remote-context.js";
+import { credentialKey, credentialKeyIdOf, remoteOf } from "./remote-context.js";
 import { allowsExecutorPolicy } from "../../domain/refresh-route.js";
 
 /** Where a provider repository's managed clone lives (RR-1): `$GROVE_HOME/clones/<provider>/<host>/<owner>/<name>`. */
@@ -39,6 +39,47 @@ export function remoteIdentity(deps: Deps, rawUrl: string, providerId: string | 
   if ("error" in loc) throw new AppError("invalid_request", loc.error, { field: "url" });
   const managedUrl = url.scheme === "ssh" ? provider.cloneUrl({ ...url, scheme: "https", port: null }, loc) : provider.cloneUrl(url, loc);
   return { provider, url, loc, managedUrl, expectedPath: clonePath(deps.home, provider.id, url, loc) };
+}
+
+/**
+ * RR-1: `git clone` of a remote repository into `dest` (its managed clone path on this runner)
+ * with progress as `repository.clone_progress` events. Clones into a temporary sibling and
+ * renames it into place only after success: `dest` either does not exist or is a whole clone.
+ * The origin is the provider's managed URL for `managed` access (the credential reaches git only
+ * through the origin-bound helper, RR-2), the URL as registered for `executor` (RR-3). A `dest`
+ * that exists already is `repository_exists` (details.path). Clone failures are RR-7 errors
+ * carrying `ids`.
+ */
+export async function cloneManaged(
+  deps: Deps,
+  o: { identity: RemoteIdentity; access: RemoteAccess; dest: string; repositoryId: string; name: string; tmpTag: string; ids: Record<string, string> },
+): Promise<void> {
+  const { identity: id, access } = o;
+  // Managed: the provider's origin rule; executor: the origin exactly as given (an SSH URL stays SSH, RR-3).
+  const origin = access.kind === "managed" ? id.managedUrl : id.url.original;
+  const parent = dirname(o.dest);
+  await mkdir(parent, { recursive: true });
+  const tmp = join(parent, `.${id.loc.name}.clone-${o.tmpTag}`);
+  try {
+    await cloneRemote(deps.git, {
+      url: origin,
+      dest: tmp,
+      cwd: parent,
+      access,
+      timeoutMs: remoteOf(deps).cloneTimeoutMs,
+      onProgress: (p) => deps.bus.publish("repository.clone_progress", { repositoryId: o.repositoryId, url: origin, phase: p.phase, percent: p.percent }),
+    });
+    await rename(tmp, o.dest);
+  } catch (e) {
+    await rm(tmp, { recursive: true, force: true });
+    if (e instanceof AppError && (e.code === "git_failed" || e.code === "git_timeout")) {
+      throw refreshError(e, { action: "clone", repository: `${o.name} (${id.provider.displayName} ${id.loc.owner}/${id.loc.name})`, ids: o.ids });
+    }
+    if ((e as NodeJS.ErrnoException).code === "ENOTEMPTY" || (e as NodeJS.ErrnoException).code === "EEXIST") {
+      throw new AppError("repository_exists", `${o.dest} already exists`, { path: o.dest });
+    }
+    throw e;
+  }
 }
 
 /**
@@ -77,31 +118,7 @@ export async function addRemoteRepository(deps: Deps, body: CreateRepositoryBody
   const repoId = newId("repo");
   const access: RemoteAccess =
     policy === "managed" && cred ? { kind: "managed", originUrl: id.managedUrl, credential: id.provider.credentialForm(cred) } : { kind: "executor" };
-  // Managed: the provider's origin rule; executor: the origin exactly as given (an SSH URL stays SSH, RR-3).
-  const origin = access.kind === "managed" ? id.managedUrl : id.url.original;
-  const parent = dirname(id.expectedPath);
-  await mkdir(parent, { recursive: true });
-  const tmp = join(parent, `.${id.loc.name}.clone-${repoId}`);
-  try {
-    await cloneRemote(deps.git, {
-      url: origin,
-      dest: tmp,
-      cwd: parent,
-      access,
-      timeoutMs: remoteOf(deps).cloneTimeoutMs,
-      onProgress: (p) => deps.bus.publish("repository.clone_progress", { repositoryId: repoId, url: origin, phase: p.phase, percent: p.percent }),
-    });
-    await rename(tmp, id.expectedPath);
-  } catch (e) {
-    await rm(tmp, { recursive: true, force: true });
-    if (e instanceof AppError && (e.code === "git_failed" || e.code === "git_timeout")) {
-      throw refreshError(e, { action: "clone", repository: `${name} (${id.provider.displayName} ${id.loc.owner}/${id.loc.name})`, ids: { repositoryId: repoId } });
-    }
-    if ((e as NodeJS.ErrnoException).code === "ENOTEMPTY" || (e as NodeJS.ErrnoException).code === "EEXIST") {
-      throw new AppError("repository_exists", `${id.expectedPath} already exists`, { path: id.expectedPath });
-    }
-    throw e;
-  }
+  await cloneManaged(deps, { identity: id, access, dest: id.expectedPath, repositoryId: repoId, name, tmpTag: repoId, ids: { repositoryId: repoId } });
   try {
     const info = await inspectRepository(deps.git, id.expectedPath);
     const defaultBranch = body.defaultBranch ?? info.defaultBranch;
@@ -131,7 +148,7 @@ export async function addRemoteRepository(deps: Deps, body: CreateRepositoryBody
     const sealed = cred ? sealSecret(credentialKey(deps), repoId, JSON.stringify({ token: cred.token, username: cred.username ?? null })) : null;
     await deps.store.transaction(async () => {
       await deps.store.insertRepository(rec);
-      if (sealed) await deps.store.putCredential(repoId, sealed, now);
+      if (sealed) await deps.store.putCredential(repoId, sealed, credentialKeyIdOf(deps), now);
     });
     return rec;
   } catch (e) {

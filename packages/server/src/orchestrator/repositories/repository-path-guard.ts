@@ -3,6 +3,7 @@ import { sep } from "node:path";
 import { AppError } from "../../domain/errors.js";
 import type { RepositoryInfo } from "../../git/repository.js";
 import type { Deps } from "../context.js";
+import { repositoryPathOnThisRunner } from "../refresh/repository-on-runner.js";
 
 function inside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
@@ -34,7 +35,7 @@ async function linkedWorktrees(deps: Deps, repoPath: string): Promise<string[]> 
  */
 export async function assertRegistrablePath(deps: Deps, info: RepositoryInfo): Promise<void> {
   for (const repo of await deps.store.listRepositories()) {
-    for (const wt of await linkedWorktrees(deps, repo.path)) {
+    for (const wt of await linkedWorktrees(deps, repositoryPathOnThisRunner(deps, repo))) {
       if (inside(info.path, wt)) {
         throw new AppError("path_is_worktree", `${info.path} lies inside ${wt}, a worktree of repository ${repo.name}`, { field: "path", repositoryId: repo.id });
       }

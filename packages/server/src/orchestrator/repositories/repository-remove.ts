@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import { relative, resolve, sep } from "node:path";
 import type { Deps } from "../context.js";
 import { getRepositoryOr404 } from "./repositories.js";
+import { repositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /**
  * `DELETE /repositories/:id` (issue 14): unregisters a repository no task refers to (the store
@@ -11,7 +12,8 @@ import { getRepositoryOr404 } from "./repositories.js";
  * directory, never a row pointing at nothing.
  */
 export async function removeRepository(deps: Deps, id: string): Promise<void> {
-  const repo = await getRepositoryOr404(deps, id);
+  // Issue 15: this runner's own clone (other runners' clones stay on their disks).
+  const repo = repositoryOnThisRunner(deps, await getRepositoryOr404(deps, id));
   await deps.store.deleteRepository(id);
   const clones = resolve(deps.home, "clones");
   const inside = relative(clones, resolve(repo.path));

@@ -4,6 +4,7 @@ import { assertBranchName, renderBranchName } from "../../domain/layout.js";
 import type { RepositoryRecord } from "../../domain/records.js";
 import { branchExists } from "../../git/repository.js";
 import type { Deps } from "../context.js";
+import { repositoryPathOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /**
  * WT-9: a copy-files glob is relative to the checkout and stays inside it: no absolute
@@ -39,7 +40,7 @@ export async function validateSettings(deps: Deps, repoPath: string, s: PatchRep
 export async function patchRepositorySettings(deps: Deps, id: string, body: PatchRepositoryBody): Promise<RepositoryRecord> {
   const repo = await deps.store.getRepository(id);
   if (!repo) throw new AppError("not_found", `repository ${id} not found`, { id });
-  await validateSettings(deps, repo.path, body);
+  await validateSettings(deps, repositoryPathOnThisRunner(deps, repo), body);
   const updated = await deps.store.updateRepositorySettings(id, body, deps.now());
   if (!updated) throw new AppError("not_found", `repository ${id} not found`, { id });
   return updated;

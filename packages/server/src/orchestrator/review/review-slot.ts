@@ -4,6 +4,7 @@ import { resolveBaseRef } from "../../git/repository.js";
 import type { Deps } from "../context.js";
 import { isRemoteRepository } from "../refresh/refresh-remote.js";
 import { getTaskOr404 } from "../tasks/tasks.js";
+import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /** One repository of a task as the review actions see it: its attachment, row and worktree. */
 export interface ReviewSlot {
@@ -40,7 +41,7 @@ export async function reviewSlots(deps: Deps, taskId: string, repositoryId: stri
   const out: ReviewSlot[] = [];
   for (const att of task.repositories) {
     if (repositoryId !== undefined && att.repositoryId !== repositoryId) continue;
-    const repository = await deps.store.getRepository(att.repositoryId);
+    const repository = await getRepositoryOnThisRunner(deps, att.repositoryId);
     const row = rows.find((r) => r.repositoryId === att.repositoryId && r.baseBranch === att.baseBranch) ?? rows.find((r) => r.repositoryId === att.repositoryId);
     if (!repository || !row?.worktreePath || !row.worktreeBranch) {
       throw new AppError("workspace_missing", `task ${taskId} has no worktree for repository ${att.repositoryId}; start a session first`, { taskId, repositoryId: att.repositoryId });

@@ -1,6 +1,8 @@
 import type { Runner } from "@grove/protocol";
 import { AppError } from "../../domain/errors.js";
-import { runnerState } from "../../domain/runner.js";
+import { needsCredentialKey, isRemoteRepository } from "../../domain/refresh-route.js";
+import { runnerState, toRunner } from "../../domain/runner.js";
+import { credentialKeyIdOf } from "../refresh/remote-context.js";
 import type { Deps } from "../context.js";
 import type { RunnerRegistry } from "./runner-registry.js";
 
@@ -20,11 +22,41 @@ export interface Candidate {
   url: string;
 }
 
+/** A registered runner as placement sees it: its API shape plus its credential key id. */
+type PlacedRunner = Runner & { credentialKeyId: string | null };
+
+/** A repository of the task whose stored credential only a runner with the sealing key can open. */
+interface KeyNeed {
+  repositoryId: string;
+  repositoryName: string;
+  /** The sealing key's id; null for a credential sealed before migration 014. */
+  keyId: string | null;
+  registeredBy: string | undefined;
+}
+
+/** `409 no_runner_available` (`credential_key`): `runner` (or every fitting runner) lacks the key of `need`. */
+function credentialKeyRefusal(taskId: string, need: KeyNeed, runner: PlacedRunner | undefined): AppError {
+  const from = need.registeredBy ? `runner ${need.registeredBy} (which registered it)` : "the runner that registered it";
+  const who = runner ? `runner ${runner.id} cannot` : "no online runner that fits the task can";
+  return new AppError(
+    "no_runner_available",
+    `${who} open the stored credential of repository ${need.repositoryName}: it is sealed with credential key ${need.keyId ?? "(unrecorded)"}${runner ? `, runner ${runner.id} has key ${runner.credentialKeyId ?? "(unknown)"}` : ""}. Copy credential.key from the GROVE_HOME of ${from} into ${runner ? `runner ${runner.id}'s` : "the chosen runner's"} GROVE_HOME (mode 0600) and restart it, or place task ${taskId} on a runner that has that key`,
+    {
+      reason: "credential_key",
+      repositoryId: need.repositoryId,
+      credentialKeyId: need.keyId,
+      ...(need.registeredBy ? { registeredBy: need.registeredBy } : {}),
+      ...(runner ? { runnerId: runner.id, runnerCredentialKeyId: runner.credentialKeyId } : {}),
+    },
+  );
+}
+
 /**
  * Issue 15 placement. A task's environment is placed when first materialized: on the runner
  * named in the request, else on an online runner advertising every label the task requires and
- * holding every repository of the task (a repository is held by the runner that registered it;
- * one registered before migration 013 by every runner), least loaded first. Once the
+ * holding every repository of the task (a local checkout is held by the runner that registered
+ * it, one registered before migration 013 by every runner; a remote repository by every runner
+ * that can open its stored credential, see repositoryNeeds), least loaded first. Once the
  * environment exists its `runnerId` is the answer, never changed here.
  *
  * Load counts placements this process has sent and not yet seen answered (`inflight`), so
@@ -63,27 +95,39 @@ export class RunnerPlacement {
     const task = await this.deps.store.getTask(taskId);
     if (!task) throw new AppError("not_found", `task ${taskId} not found`, { taskId });
     const labels = await this.deps.store.placement.taskLabels(taskId);
-    const holders = new Set((await this.deps.store.placement.repositoryRunners(task.repositories.map((r) => r.repositoryId))).values());
-    const runners = await this.registry.list();
+    const needs = await this.repositoryNeeds(task.repositories.map((r) => r.repositoryId));
+    const holders = needs.holders;
+    const now = Date.now();
+    const ownKey = credentialKeyIdOf(this.deps);
+    const runners: PlacedRunner[] = (await this.deps.store.runners.list()).map((r) => ({ ...toRunner(r, now), credentialKeyId: r.id === this.deps.runnerId ? ownKey : r.credentialKeyId }));
     // No await from here on: the choice and its hold are one step, so concurrent picks see each other.
     if (requested !== undefined && !runners.some((r) => r.id === requested)) {
       throw new AppError("runner_unknown", `no runner ${requested} is registered (see GET /runners)`, { field: "runnerId", runnerId: requested });
     }
-    const fits = (r: Runner): boolean => labels.every((l) => r.labels.includes(l)) && [...holders].every((h) => h === r.id);
-    let pool = runners.filter((r) => (r.id === this.deps.runnerId || r.state === "online") && fits(r));
+    const fitsPlace = (r: Runner): boolean => labels.every((l) => r.labels.includes(l)) && [...holders].every((h) => h === r.id);
+    const lacksKey = (r: PlacedRunner): KeyNeed | undefined => needs.keys.find((k) => (k.keyId !== null ? r.credentialKeyId !== k.keyId : (k.registeredBy ?? r.id) !== r.id));
+    const fits = (r: PlacedRunner): boolean => fitsPlace(r) && lacksKey(r) === undefined;
+    const reachable = runners.filter((r) => r.id === this.deps.runnerId || r.state === "online");
+    let pool = reachable.filter(fits);
     if (requested !== undefined) {
       const named = runners.find((r) => r.id === requested)!;
       if (named.id !== this.deps.runnerId && named.state === "offline") throw new AppError("runner_offline", `runner ${requested} is offline`, { runnerId: requested });
-      if (!fits(named)) {
+      if (!fitsPlace(named)) {
         throw new AppError("no_runner_available", `runner ${requested} cannot hold task ${taskId}: it lacks a required label (${labels.join(", ") || "none required"}) or a repository of the task`, {
           reason: "no_match",
           runnerId: requested,
           labels,
         });
       }
+      const missing = lacksKey(named);
+      if (missing) throw credentialKeyRefusal(taskId, missing, named);
       pool = [named];
     }
     if (pool.length === 0) {
+      // Everything fits somewhere but the credential key: say so, naming what to copy.
+      const keyless = reachable.filter(fitsPlace);
+      const missing = keyless.length > 0 ? lacksKey(keyless[0]!) : undefined;
+      if (missing) throw credentialKeyRefusal(taskId, missing, undefined);
       throw new AppError("no_runner_available", `no online runner advertises ${labels.length ? `the labels ${labels.join(", ")}` : "what the task needs"} and holds every repository of task ${taskId}`, {
         reason: "no_match",
         labels,
@@ -99,6 +143,31 @@ export class RunnerPlacement {
       .sort((a, b) => Number(free(b) > 0) - Number(free(a) > 0) || load(a) - load(b) || Number(b.id === this.deps.runnerId) - Number(a.id === this.deps.runnerId) || a.id.localeCompare(b.id))[0];
     if (!best) return undefined;
     return { runnerId: best.id, local: best.id === this.deps.runnerId, url: best.url, release: this.hold(best.id) };
+  }
+
+  /**
+   * What the task's repositories ask of a runner: a local checkout is held by the runner that
+   * registered it (`holders`); a remote repository is on every runner (each clones its own),
+   * but one whose refresh and first clone use a stored credential needs a runner whose
+   * credential key sealed it (`keys`; a credential sealed before migration 014 has no key id
+   * and is opened only by the registering runner).
+   */
+  private async repositoryNeeds(ids: string[]): Promise<{ holders: Set<string>; keys: KeyNeed[] }> {
+    const registering = await this.deps.store.placement.repositoryRunners(ids);
+    const keyIds = await this.deps.store.placement.credentialKeyIds(ids);
+    const holders = new Set<string>();
+    const keys: KeyNeed[] = [];
+    for (const id of ids) {
+      const repo = await this.deps.store.getRepository(id);
+      if (!repo) continue;
+      const registeredBy = registering.get(id);
+      if (!isRemoteRepository(repo)) {
+        if (registeredBy !== undefined) holders.add(registeredBy);
+      } else if (needsCredentialKey(repo) && keyIds.has(id)) {
+        keys.push({ repositoryId: id, repositoryName: repo.name, keyId: keyIds.get(id) ?? null, registeredBy });
+      }
+    }
+    return { holders, keys };
   }
 
   /** Counts a placement sent to `runnerId` until the returned function is called (once). */

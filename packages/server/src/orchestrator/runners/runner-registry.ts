@@ -1,6 +1,7 @@
 import type { Runner, RunnerState } from "@grove/protocol";
 import { runnerState, toRunner, type RunnerRecord } from "../../domain/runner.js";
 import type { Deps, RunnerSettings } from "../context.js";
+import { credentialKeyIdOf } from "../refresh/remote-context.js";
 
 export type { RunnerSettings } from "../context.js";
 
@@ -38,6 +39,8 @@ export class RunnerRegistry {
       startedAt: now,
       lastSeenAt: now,
       stoppedAt: null,
+      // Placement reads it: credentials sealed under another key cannot be opened here.
+      credentialKeyId: credentialKeyIdOf(this.deps),
     };
     await this.deps.store.runners.register(this.record);
     this.publish(this.record);

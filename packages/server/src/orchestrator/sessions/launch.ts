@@ -16,6 +16,7 @@ import { startTurn } from "./turns.js";
 import { projectSessionWorkspace, restoreWorkspace } from "../worktrees/workspace.js";
 import { reuseAction } from "../worktrees/workspace-check.js";
 import { projectWorkspace } from "../../domain/workspace-projection.js";
+import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /**
  * `POST /tasks/:id/sessions` (FLOWS "Launch" and "Attach"). The first session materializes
@@ -135,7 +136,7 @@ export async function validateAttach(deps: Deps, env: EnvironmentRecord): Promis
   const rows = (await deps.store.listEnvironmentRepos(env.id)).filter((r) => r.status === "active");
   if (rows.length === 0) throw new AppError("workspace_reuse_unsafe", "the environment has no active worktree", { reason: "missing" });
   for (const row of rows) {
-    const repo = await deps.store.getRepository(row.repositoryId);
+    const repo = await getRepositoryOnThisRunner(deps, row.repositoryId);
     if (!repo || !row.worktreePath || !row.worktreeBranch) {
       throw new AppError("workspace_reuse_unsafe", `slot ${row.repositoryId} has no recorded worktree`, { reason: "missing", repositoryId: row.repositoryId });
     }

@@ -3,12 +3,13 @@ import type { EnvironmentRecord, EnvironmentRepoRecord } from "../../domain/reco
 import { environmentView } from "../../domain/views.js";
 import type { Deps } from "../context.js";
 import { checkSlotOnDisk, restoreCommand, reuseAction } from "./workspace-check.js";
+import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /** WT-5: one active row's projected on-disk state, with the action that fixes anything but `ok`. */
 async function rowState(deps: Deps, taskId: string, r: EnvironmentRepoRecord): Promise<Pick<EnvironmentRepository, "worktreeState" | "action">> {
   if (r.status !== "active") return {};
   if (!r.worktreePath || !r.worktreeBranch) return { worktreeState: "no_identity", action: `reset the task's environment (POST /tasks/${taskId}/environment/reset)` };
-  const repo = await deps.store.getRepository(r.repositoryId);
+  const repo = await getRepositoryOnThisRunner(deps, r.repositoryId);
   if (!repo) return { worktreeState: "no_identity", action: "register the repository again or delete the task" };
   const disk = await checkSlotOnDisk(deps, { repoPath: repo.path, worktreePath: r.worktreePath, branch: r.worktreeBranch });
   if (disk.state === "ok") return { worktreeState: "ok" };

@@ -15,6 +15,7 @@ import { prepareStartPoint } from "../refresh/refresh.js";
 import type { PlannedSlot, RefreshContext } from "../planned-slot.js";
 import { assertRemoteRoutes, refreshBeforeRecreate } from "../refresh/refresh-remote.js";
 import { setupNewWorktree } from "./worktree-setup.js";
+import { ensureRepositoryOnThisRunner, getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /** WT-1 / WT-2: where each attachment's worktree goes and which branch it is on. */
 export async function planSlots(deps: Deps, task: TaskRecord): Promise<PlannedSlot[]> {
@@ -22,7 +23,7 @@ export async function planSlots(deps: Deps, task: TaskRecord): Promise<PlannedSl
   const seenRepos = new Set<string>();
   const out: PlannedSlot[] = [];
   for (const att of task.repositories) {
-    const repository = await deps.store.getRepository(att.repositoryId);
+    const repository = await getRepositoryOnThisRunner(deps, att.repositoryId);
     if (!repository) throw new AppError("not_found", `repository ${att.repositoryId} not found`, { repositoryId: att.repositoryId });
     const branchSlug = slotSlug(att);
     const first = !seenRepos.has(repository.id);
@@ -67,6 +68,8 @@ export async function materializeSlots(deps: Deps, task: TaskRecord, env: Enviro
     let rows = await deps.store.listEnvironmentRepos(env.id);
     for (const slot of slots) {
       try {
+        // Issue 15: a remote repository's first use on this runner clones it into this runner's home.
+        await ensureRepositoryOnThisRunner(deps, slot.repository, ctx);
         rows = await materializeOne(deps, env, slot, rows, created, ctx);
       } catch (e) {
         throw new SlotError(e, slot.repository.id, ctx);

@@ -8,6 +8,7 @@ import { taskRoot } from "./paths.js";
 import { refreshForRecreate } from "../refresh/refresh-remote.js";
 import { resolveTaskRefreshRoutes, scoped, type RefreshScope } from "../refresh/refresh-routes.js";
 import { checkSlotOnDisk, reuseUnsafe, type SlotDiskState } from "./workspace-check.js";
+import { ensureRepositoryOnThisRunner, getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /** ENV-5: a session's workspace, from persisted rows only; fails closed. */
 export async function projectSessionWorkspace(deps: Deps, session: SessionRecord): Promise<ProjectedWorkspace> {
@@ -42,7 +43,7 @@ interface CheckedSlot {
 export async function checkWorkspace(deps: Deps, ws: ProjectedWorkspace, scope: RefreshScope): Promise<CheckedSlot[]> {
   const out: CheckedSlot[] = [];
   for (const slot of ws.slots) {
-    const repo = await deps.store.getRepository(slot.row.repositoryId);
+    const repo = await getRepositoryOnThisRunner(deps, slot.row.repositoryId);
     if (!repo) {
       throw new AppError("workspace_missing", `repository ${slot.row.repositoryId} of the workspace is gone`, { taskId: scope.taskId, ...(scope.sessionId ? { sessionId: scope.sessionId } : {}), repositoryId: slot.row.repositoryId });
     }
@@ -71,6 +72,8 @@ export async function restoreWorkspace(deps: Deps, ws: ProjectedWorkspace, scope
   const routes = await resolveTaskRefreshRoutes(deps, checked.map((c) => ({ repository: c.repo })), scope);
   for (const { slot, repo } of missing) {
     try {
+      // Issue 15: a vanished clone of a remote repository comes back first (this runner's own).
+      await ensureRepositoryOnThisRunner(deps, repo, scope);
       // RR-5: a vanished worktree is recreated only after its refresh.
       await refreshForRecreate(deps, repo, { baseBranch: slot.row.baseBranch }, scope, routes.get(repo.id));
       await deps.worktrees.recreate({ repoPath: repo.path, worktreePath: slot.worktreePath, branch: slot.worktreeBranch });
