@@ -107,7 +107,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
           </span>
           {archived ? <span className="badge archived">archived {when(t.archivedAt)}</span> : null}
           {t.runnerState === "offline" ? (
-            <span className="badge archived" id="task-runner-offline" title="its worktrees live on that runner: file operations are refused until it is back">
+            <span className="badge runner-offline" id="task-runner-offline" data-runner-state="offline" title="its worktrees live on that runner: file and agent operations are refused until it is back">
               runner {t.runnerId} offline
             </span>
           ) : null}
