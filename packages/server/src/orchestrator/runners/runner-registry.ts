@@ -18,7 +18,6 @@ export class RunnerRegistry {
   private beating: Promise<void> = Promise.resolve();
   /** The other runners' states as this runner last judged them (see watchOthers). */
   private readonly seen = new Map<string, RunnerState>();
-  private watched = false;
 
   constructor(
     private readonly deps: Deps,
@@ -69,13 +68,12 @@ export class RunnerRegistry {
    * at each heartbeat this runner reads the registry once and tells its own clients
    * (`runner.updated`, not relayed: every runner does the same) about each other runner whose
    * state changed since the last beat, so pages patch their tasks' `runnerState` without
-   * re-reading lists. The first reading only records the states (lists were read with them).
+   * re-reading lists. A first reading (of the registry, or of a runner) only records the state:
+   * lists were read with it, and a registering runner announces itself.
    */
   private async watchOthers(): Promise<void> {
     const rows = await this.deps.store.runners.list();
     const now = Date.now();
-    const first = !this.watched;
-    this.watched = true;
     const present = new Set<string>();
     for (const r of rows) {
       if (r.id === this.deps.runnerId) continue;
@@ -83,7 +81,8 @@ export class RunnerRegistry {
       const state = runnerState(r, now);
       const before = this.seen.get(r.id);
       this.seen.set(r.id, state);
-      if (!first && before !== state) this.deps.bus.publishLocal("runner.updated", { runner: toRunner(r, now) });
+      // A runner seen for the first time announced itself when it registered.
+      if (before !== undefined && before !== state) this.deps.bus.publishLocal("runner.updated", { runner: toRunner(r, now) });
     }
     for (const id of this.seen.keys()) if (!present.has(id)) this.seen.delete(id);
   }
