@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DB } from "../../src/store/schema.js";
+import { runGrove } from "../cli/run-cli.js";
 import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { openEvents, startTestServer, waitFor, type TestServer } from "../fixture/server.js";
@@ -18,7 +19,7 @@ describe.each(DATABASES)("issue 15 task lists show the runner of each task's env
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
-  it("RUN-17 GET /tasks (plain, paged, summary) and task.summary frames carry runnerId/runnerState, computed at read time; a stale heartbeat and its return reach clients as runner.updated", async () => {
+  it("RUN-17 GET /tasks (plain, paged, summary), task.summary frames and grove task ls/show carry runnerId/runnerState, computed at read time; a stale heartbeat and its return reach clients as runner.updated", async () => {
     const srv = await startTestServer(kind, undefined, { GROVE_RUNNER_ID: "runner_here", GROVE_RUNNER_HEARTBEAT_MS: "100" });
     cleanups.push(() => srv.close());
     const repo = await makeRepo();
@@ -95,10 +96,28 @@ describe.each(DATABASES)("issue 15 task lists show the runner of each task's env
     const summary = await waitFor(() => events.frames.find((x) => x.type === "task.summary" && x.data.summary.id === ghost && x.data.summary.title.startsWith("renamed")), "task.summary");
     expect(summary.data.summary).toMatchObject({ runnerId: "runner_ghost", runnerState: "offline" });
 
+    // The CLI says what the API will answer operations on it: runner_offline.
+    const ls = await runGrove(["task", "ls", "--server", srv.url]);
+    expect(ls.code).toBe(0);
+    const lines = ls.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^ID\s+STATE\s+RUNNER\s+TITLE$/);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(new RegExp(`^${none}\\s+todo\\s+-\\s+no environment yet$`)),
+        expect.stringMatching(new RegExp(`^${here}\\s+todo\\s+runner_here\\s+on this runner$`)),
+        expect.stringMatching(new RegExp(`^${ghost}\\s+todo\\s+runner_ghost runner_offline\\s+renamed while its runner is away$`)),
+        expect.stringMatching(new RegExp(`^${unknown}\\s+todo\\s+runner_nowhere runner_offline\\s+on a runner without a row$`)),
+      ]),
+    );
+    const show = await runGrove(["task", "show", ghost, "--server", srv.url]);
+    expect(show.stdout).toMatch(/^runner: runner_ghost runner_offline \(/m);
+    expect(JSON.parse((await runGrove(["task", "ls", "--json", "--server", srv.url])).stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ id: ghost, runnerState: "offline" })]));
+
     // It beats again: the next read and a runner.updated frame say online.
     await onDb(srv, (db) => db.updateTable("runners").set({ last_seen_at: new Date().toISOString() }).where("id", "=", "runner_ghost").execute());
     expect((await everyView())[ghost]).toEqual(["runner_ghost", "online"]);
     await waitFor(() => events.frames.some((x) => x.type === "runner.updated" && x.data.runner.id === "runner_ghost" && x.data.runner.state === "online"), "runner.updated online");
     expect(events.frames.filter((x) => x.type === "runner.updated" && x.data.runner.id === "runner_ghost").map((f) => f.data.runner.state)).toEqual(["offline", "online"]);
+    expect((await runGrove(["task", "show", ghost, "--server", srv.url])).stdout).toMatch(/^runner: runner_ghost online$/m);
   });
 });
