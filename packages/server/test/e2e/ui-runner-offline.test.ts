@@ -41,6 +41,12 @@ describe("Issue 15 runner offline on the board and the task page (Chromium)", ()
     const pageBadge = taskPage.page.locator("#task-runner-offline");
     await eventually(() => pageBadge.textContent()).toBe("runner runner_far offline");
     await shot(taskPage.page, "ui-runner-offline-task");
+    // Moving the task (its PATCH answer and task.updated frame carry the row only) keeps the badge.
+    await taskPage.page.locator("select[name=state]").selectOption("review");
+    await taskPage.page.getByRole("button", { name: "Move", exact: true }).click();
+    await taskPage.page.locator("#task-state[data-state=review]").waitFor();
+    await board.page.locator(`.column[data-state=review] .task-card[data-task-id="${task.id}"] .badge.runner-offline`).waitFor();
+    expect(await pageBadge.textContent()).toBe("runner runner_far offline");
 
     // It beats again: runner.updated reaches both pages, the badges go without a reload.
     await setLastSeen(new Date().toISOString());

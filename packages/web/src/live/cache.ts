@@ -33,9 +33,10 @@ export function upsertMessage(list: Message[] | undefined, m: Message): Message[
 
 /**
  * A task page's record; the board's columns follow `task.summary` frames instead. `task.*`
- * frames carry the task row only: the runner fields `GET /tasks/:id` added are kept.
+ * frames and the answers of PATCH/unarchive carry the task row only: the runner fields
+ * `GET /tasks/:id` added are kept.
  */
-function putTask(qc: QueryClient, task: Task): void {
+export function putTask(qc: QueryClient, task: Task): void {
   const cur = qc.getQueryData<Task>(keys.task(task.id));
   if (!newer(cur, task)) return;
   qc.setQueryData(keys.task(task.id), cur ? { runnerId: cur.runnerId, runnerState: cur.runnerState, runnerLabels: cur.runnerLabels, ...task } : task);
