@@ -81,6 +81,21 @@ describe.each(DATABASES)("issue 15 task lists show the runner of each task's env
       [unknown]: ["runner_nowhere", "offline"],
     });
 
+    // One join per page, not a read per task: count the store calls a list read makes.
+    const store = srv.server.orchestrator.deps.store;
+    const calls = { join: 0, perTask: 0 };
+    const { taskRunners } = store.placement;
+    const { get } = store.runners;
+    const { getEnvironmentByTask } = store;
+    store.placement.taskRunners = (ids) => (calls.join++, taskRunners.call(store.placement, ids));
+    store.runners.get = (id) => (calls.perTask++, get.call(store.runners, id));
+    store.getEnvironmentByTask = (id) => (calls.perTask++, getEnvironmentByTask.call(store, id));
+    for (const q of ["", "?limit=10", "?view=summary&order=newest&limit=10"]) expect((await srv.api("GET", `/tasks${q}`)).status).toBe(200);
+    expect(calls).toEqual({ join: 3, perTask: 0 });
+    Object.assign(store.placement, { taskRunners });
+    Object.assign(store.runners, { get });
+    Object.assign(store, { getEnvironmentByTask });
+
     // The ghost's heartbeat goes stale: nobody announces it, the next read says so.
     const old = new Date(Date.now() - 10 * 60_000).toISOString();
     await onDb(srv, (db) => db.updateTable("runners").set({ last_seen_at: old }).where("id", "=", "runner_ghost").execute());
