@@ -30,7 +30,11 @@ export interface EventMap {
    * Follows the frame that caused it; bursts are coalesced into one frame per task.
    */
   "task.summary": { summary: TaskSummary };
-  /** Issue 15: a runner registered, its live load changed, or it stopped gracefully. */
+  /**
+   * Issue 15: a runner registered, its live load changed, or it stopped gracefully; also sent by
+   * each runner to its own clients when it sees another runner's heartbeat go stale or return
+   * (pages set `runnerState` of the tasks with that `runnerId`).
+   */
   "runner.updated": { runner: Runner };
 }
 

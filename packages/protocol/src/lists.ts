@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ChecksState, PullRequestState } from "./review.js";
+import { RunnerState } from "./runners.js";
 import { TaskState } from "./schemas.js";
 
 /**
@@ -38,6 +39,7 @@ export type DiffStat = z.infer<typeof DiffStat>;
  * The common fields equal the full `Task`'s; `repositories` follow the task's attachment
  * order, `branch` is the worktree branch once materialized, else the branch the task starts from.
  * `diffStat` is null until the task's Changes have been computed once; `pullRequests` as last polled.
+ * `runnerId`/`runnerState` as in the full `Task` (issue 15): null before an environment exists.
  */
 export const TaskSummary = z.object({
   id: z.string(),
@@ -51,6 +53,10 @@ export const TaskSummary = z.object({
   diffStat: DiffStat.nullable(),
   /** The task's pull requests (one per repository at most), as the provider last reported them. */
   pullRequests: z.array(z.object({ repositoryId: z.string(), number: z.number().int(), url: z.string(), state: PullRequestState, checks: ChecksState })),
+  /** Issue 15: the runner holding the task's environment; null before one exists. */
+  runnerId: z.string().nullable(),
+  /** Issue 15: that runner's state when the summary was read (`runner.updated` frames follow changes); null before an environment exists. */
+  runnerState: RunnerState.nullable(),
 });
 export type TaskSummary = z.infer<typeof TaskSummary>;
 

@@ -47,9 +47,12 @@ export const Task = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   repositories: z.array(TaskRepository),
-  /** Issue 15 (GET /tasks/:id): the runner holding the task's environment; null before one exists. */
+  /**
+   * Issue 15 (GET /tasks, GET /tasks/:id; absent from task.* event frames): the runner holding
+   * the task's environment; null before one exists.
+   */
   runnerId: z.string().nullable().optional(),
-  /** Issue 15 (GET /tasks/:id): that runner's state; null before an environment exists. */
+  /** Issue 15 (GET /tasks, GET /tasks/:id): that runner's state, computed at read time from its heartbeat; null before an environment exists. */
   runnerState: z.enum(["online", "offline"]).nullable().optional(),
   /** Issue 15 (GET /tasks/:id): labels the task's runner must advertise (`runnerLabels` of POST /tasks). */
   runnerLabels: z.array(z.string()).optional(),

@@ -16,6 +16,15 @@ export class EventBus {
   }
 
   /**
+   * Delivers a frame to this process's listeners only: for what every process derives by
+   * itself (issue 15: a runner whose heartbeat went stale), so the relay does not multiply it.
+   * Listeners see it as `isRemoteDelivery`, like a frame from another process.
+   */
+  publishLocal<T extends EventType>(type: T, data: EventMap[T]): void {
+    this.deliverRemote({ type, data, at: new Date().toISOString() } as EventFrame);
+  }
+
+  /**
    * Delivers a frame another server process published (ST-3). While it is delivered
    * `isRemoteDelivery` is true, so the relay that brought it does not send it back out.
    */

@@ -24,7 +24,7 @@ export interface RunnerRecord {
 export const OFFLINE_AFTER_HEARTBEATS = 3;
 
 /** `online` while `now` is within 3 × the runner's heartbeat of its last one and it has not stopped. */
-export function runnerState(r: RunnerRecord, nowMs: number): RunnerState {
+export function runnerState(r: Pick<RunnerRecord, "stoppedAt" | "lastSeenAt" | "heartbeatMs">, nowMs: number): RunnerState {
   if (r.stoppedAt) return "offline";
   return nowMs - Date.parse(r.lastSeenAt) <= OFFLINE_AFTER_HEARTBEATS * r.heartbeatMs ? "online" : "offline";
 }
@@ -42,4 +42,21 @@ export function toRunner(r: RunnerRecord, nowMs: number): Runner {
     version: r.version,
     lastSeenAt: r.lastSeenAt,
   };
+}
+
+/** `{runnerId, runnerState}` of a task (Task, TaskSummary): both null before it has an environment. */
+export interface TaskRunner {
+  runnerId: string | null;
+  runnerState: RunnerState | null;
+}
+
+/**
+ * A task's runner as lists and summaries show it, at time `nowMs`: none before an environment
+ * exists; the runner answering (`selfId`) is online while it serves; a runner id without a row
+ * counts as offline (its files cannot be reached); any other is judged by its heartbeat.
+ */
+export function taskRunner(env: { runnerId: string; runner: RunnerRecord | undefined } | undefined, selfId: string, nowMs: number): TaskRunner {
+  if (!env) return { runnerId: null, runnerState: null };
+  if (env.runnerId === selfId) return { runnerId: env.runnerId, runnerState: "online" };
+  return { runnerId: env.runnerId, runnerState: env.runner ? runnerState(env.runner, nowMs) : "offline" };
 }

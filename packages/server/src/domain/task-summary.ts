@@ -4,6 +4,7 @@ import type { AgentActivity, DiffStat, TaskSummary } from "@grove/protocol";
 export type SummaryPullRequest = TaskSummary["pullRequests"][number];
 import { slotSlug } from "./layout.js";
 import type { SessionRecord, TaskRecord } from "./records.js";
+import type { TaskRunner } from "./runner.js";
 
 /** A session as the summary sees it. */
 export type SummarySession = Pick<SessionRecord, "id" | "state" | "createdAt">;
@@ -38,7 +39,7 @@ export function agentActivity(sessions: readonly SummarySession[], asking: Reado
  */
 export function taskSummary(
   t: TaskRecord,
-  parts: { repositoryNames: ReadonlyMap<string, string>; slots: readonly SummarySlot[]; sessions: readonly SummarySession[]; diffStat: DiffStat | undefined; asking: ReadonlySet<string>; pullRequests?: readonly SummaryPullRequest[] | undefined },
+  parts: { repositoryNames: ReadonlyMap<string, string>; slots: readonly SummarySlot[]; sessions: readonly SummarySession[]; diffStat: DiffStat | undefined; asking: ReadonlySet<string>; pullRequests?: readonly SummaryPullRequest[] | undefined; runner?: TaskRunner | undefined },
 ): TaskSummary {
   return {
     id: t.id,
@@ -56,5 +57,7 @@ export function taskSummary(
     agent: t.archivedAt ? { state: "none" } : agentActivity(parts.sessions, parts.asking),
     diffStat: parts.diffStat ?? null,
     pullRequests: [...(parts.pullRequests ?? [])],
+    runnerId: parts.runner?.runnerId ?? null,
+    runnerState: parts.runner?.runnerState ?? null,
   };
 }

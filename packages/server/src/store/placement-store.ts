@@ -70,4 +70,23 @@ export class PlacementStore {
     const { task_id, env_runner, ...runner } = row;
     return { taskId: task_id, runnerId: env_runner, runner: runner.id === null ? undefined : fromRow(runner as RunnersTable) };
   }
+
+  /**
+   * The environment runner of each of `taskIds` that has an environment, with that runner's row
+   * (undefined when it has none): one indexed join per 500 tasks, whatever the page size, so a
+   * list computes `runnerState` without a read per task.
+   */
+  async taskRunners(taskIds: readonly string[]): Promise<Map<string, { runnerId: string; runner: RunnerRecord | undefined }>> {
+    const out = new Map<string, { runnerId: string; runner: RunnerRecord | undefined }>();
+    for (let i = 0; i < taskIds.length; i += 500) {
+      const rows = await this.db()
+        .selectFrom("task_environments as e")
+        .leftJoin("runners as r", "r.id", "e.runner_id")
+        .select(["e.task_id", "e.runner_id as env_runner", "r.id", "r.host", "r.url", "r.labels", "r.max_agents", "r.live_agents", "r.version", "r.heartbeat_ms", "r.started_at", "r.last_seen_at", "r.stopped_at"])
+        .where("e.task_id", "in", taskIds.slice(i, i + 500))
+        .execute();
+      for (const { task_id, env_runner, ...runner } of rows) out.set(task_id, { runnerId: env_runner, runner: runner.id === null ? undefined : fromRow(runner as RunnersTable) });
+    }
+    return out;
+  }
 }

@@ -14,6 +14,7 @@ import { keys } from "../api/keys.js";
 import { listRepositories } from "../api/resources.js";
 import type { TaskFilter } from "../api/types.js";
 import { putSummary } from "../live/board-cache.js";
+import { putTask } from "../live/cache.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { label } from "../ui/Field.js";
 import { Column } from "./Column.js";
@@ -66,7 +67,7 @@ export function Board({ archived }: { archived: boolean }) {
     putSummary(qc, { ...task, state });
     try {
       const saved = await api.patch<Task>(`/tasks/${enc(task.id)}`, { state });
-      qc.setQueryData(keys.task(saved.id), saved);
+      putTask(qc, saved);
     } catch (e) {
       putSummary(qc, task);
       setMoveError(e);

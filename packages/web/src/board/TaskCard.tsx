@@ -1,7 +1,8 @@
 /**
  * One card of the board, drawn from the task's summary alone (no read per card): title (opens
  * the task), repositories with branch, task state, agent state, ± stat when known, PR state
- * when there is one. Dragged by the mouse anywhere on the card, or with the keyboard from its
+ * when there is one, and a "runner offline" badge while the runner holding its worktrees is
+ * offline (issue 15). Dragged by the mouse anywhere on the card, or with the keyboard from its
  * "Move" handle (Space, arrows, Space).
  */
 import type { TaskSummary } from "@grove/protocol";
@@ -46,6 +47,11 @@ export function CardBody({ task }: { task: TaskSummary }) {
           </a>
         ))}
         {task.archivedAt ? <span className="badge archived">archived</span> : null}
+        {task.runnerState === "offline" ? (
+          <span className="badge runner-offline" data-runner-state="offline" title={`its worktrees live on runner ${task.runnerId ?? "?"}, which is offline: file and agent operations are refused until it is back`}>
+            runner {task.runnerId} offline
+          </span>
+        ) : null}
       </div>
     </>
   );

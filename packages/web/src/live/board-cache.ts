@@ -4,7 +4,7 @@
  * longer belongs to, and enters the loaded range of the columns it matches, at its place in
  * the newest-first order. The board never refetches a list for an event.
  */
-import type { Page, TaskSummary } from "@grove/protocol";
+import type { Page, RunnerState, TaskSummary } from "@grove/protocol";
 import type { InfiniteData, QueryClient, QueryKey } from "@tanstack/react-query";
 
 type Pages = InfiniteData<Page<TaskSummary>, string | undefined>;
@@ -56,6 +56,18 @@ export function putSummary(qc: QueryClient, s: TaskSummary): void {
     const structural = (s.archivedAt !== null) === f.archived && s.state === f.state && (!f.repositoryId || s.repositories.some((r) => r.repositoryId === f.repositoryId));
     const titleMatch = !f.q || s.title.toLowerCase().includes(f.q.toLowerCase());
     qc.setQueryData<Pages>(key, place(data, s, structural && titleMatch, structural && !!f.q));
+  }
+}
+
+/**
+ * Issue 15: sets `runnerState` on every cached card whose worktrees `runnerId` holds (a
+ * `runner.updated` frame: the runner stopped, its heartbeat went stale, or it came back).
+ */
+export function putRunnerState(qc: QueryClient, runnerId: string, state: RunnerState): void {
+  for (const [key, data] of qc.getQueriesData<Pages>({ queryKey: ["taskPages"] })) {
+    if (!data || !data.pages.some((p) => p.items.some((x) => x.runnerId === runnerId && x.runnerState !== state))) continue;
+    const pages = data.pages.map((p) => ({ ...p, items: p.items.map((x) => (x.runnerId === runnerId && x.runnerState !== state ? { ...x, runnerState: state } : x)) }));
+    qc.setQueryData<Pages>(key, { ...data, pages });
   }
 }
 

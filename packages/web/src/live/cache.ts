@@ -3,10 +3,10 @@
  * the cached reads it affects, so views render from one place and never poll. Records carry
  * `updatedAt`; an older answer never overwrites a newer event.
  */
-import type { CleanupJob, Message, Session, Task } from "@grove/protocol";
+import type { CleanupJob, Message, Runner, Session, Task } from "@grove/protocol";
 import type { QueryClient } from "@tanstack/react-query";
 import { keys } from "../api/keys.js";
-import { dropSummary, putSummary } from "./board-cache.js";
+import { dropSummary, putRunnerState, putSummary } from "./board-cache.js";
 import type { EventStream } from "./events.js";
 
 const newer = <T extends { updatedAt: string }>(cur: T | undefined, next: T) => cur === undefined || next.updatedAt >= cur.updatedAt;
@@ -31,10 +31,23 @@ export function upsertMessage(list: Message[] | undefined, m: Message): Message[
   return [...list, m].sort(byCreated);
 }
 
-/** A task page's record; the board's columns follow `task.summary` frames instead. */
-function putTask(qc: QueryClient, task: Task): void {
-  if (!newer(qc.getQueryData<Task>(keys.task(task.id)), task)) return;
-  qc.setQueryData(keys.task(task.id), task);
+/**
+ * A task page's record; the board's columns follow `task.summary` frames instead. `task.*`
+ * frames and the answers of PATCH/unarchive carry the task row only: the runner fields
+ * `GET /tasks/:id` added are kept.
+ */
+export function putTask(qc: QueryClient, task: Task): void {
+  const cur = qc.getQueryData<Task>(keys.task(task.id));
+  if (!newer(cur, task)) return;
+  qc.setQueryData(keys.task(task.id), cur ? { runnerId: cur.runnerId, runnerState: cur.runnerState, runnerLabels: cur.runnerLabels, ...task } : task);
+}
+
+/** Issue 15: a runner went offline or came back: every cached task it holds shows it, no list re-read. */
+function putRunner(qc: QueryClient, runner: Runner): void {
+  for (const [key, t] of qc.getQueriesData<Task>({ queryKey: ["task"] })) {
+    if (t && t.runnerId === runner.id && t.runnerState !== runner.state) qc.setQueryData<Task>(key, { ...t, runnerState: runner.state });
+  }
+  putRunnerState(qc, runner.id, runner.state);
 }
 
 function putSession(qc: QueryClient, s: Session): void {
@@ -92,6 +105,7 @@ export function feedCache(qc: QueryClient, stream: EventStream): () => void {
     stream.on("task.created", ({ task }) => putTask(qc, task)),
     stream.on("task.updated", ({ task }) => putTask(qc, task)),
     stream.on("task.summary", ({ summary }) => putSummary(qc, summary)),
+    stream.on("runner.updated", ({ runner }) => putRunner(qc, runner)),
     stream.on("task.deleted", ({ taskId }) => {
       for (const k of [keys.changes(taskId), keys.environment(taskId), ["diff", taskId], keys.cleanupJobs(taskId)]) qc.removeQueries({ queryKey: k });
       dropSummary(qc, taskId);

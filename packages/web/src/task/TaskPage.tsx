@@ -13,6 +13,7 @@ import { getChanges, getTask, listRepositories, listSessions } from "../api/reso
 import { TASK_STATES } from "../board/column-query.js";
 import { useCapabilities } from "../api/capabilities.js";
 import { dismiss, setWatchingTask } from "../live/attention.js";
+import { putTask } from "../live/cache.js";
 import { events } from "../live/events.js";
 import { notice } from "../live/store.js";
 import { Link, navigate } from "../router.js";
@@ -88,10 +89,10 @@ export function TaskPage({ taskId }: { taskId: string }) {
     void unarchive.run(() =>
       api.post<Task>(`/tasks/${enc(taskId)}/unarchive`).then(async (next) => {
         await Promise.all([qc.resetQueries({ queryKey: keys.changes(taskId) }), qc.resetQueries({ queryKey: keys.environment(taskId) })]);
-        qc.setQueryData(keys.task(taskId), next);
+        putTask(qc, next);
       }),
     );
-  const doMove = () => void move.run(() => api.patch<Task>(`/tasks/${enc(taskId)}`, { state: state || t.state }).then((next) => qc.setQueryData(keys.task(taskId), next)));
+  const doMove = () => void move.run(() => api.patch<Task>(`/tasks/${enc(taskId)}`, { state: state || t.state }).then((next) => putTask(qc, next)));
   const worktrees = (changes.data?.repositories ?? []).filter((r) => r.status !== "missing");
 
   return (
@@ -107,7 +108,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
           </span>
           {archived ? <span className="badge archived">archived {when(t.archivedAt)}</span> : null}
           {t.runnerState === "offline" ? (
-            <span className="badge archived" id="task-runner-offline" title="its worktrees live on that runner: file operations are refused until it is back">
+            <span className="badge runner-offline" id="task-runner-offline" data-runner-state="offline" title="its worktrees live on that runner: file and agent operations are refused until it is back">
               runner {t.runnerId} offline
             </span>
           ) : null}

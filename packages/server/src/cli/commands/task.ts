@@ -55,7 +55,7 @@ export function registerTaskCommands(program: Command): void {
       const { client, out } = contextOf(cmd);
       const tasks = await client.get<Task[]>("/tasks", { archived: opts.archived === true });
       out.result(tasks, () =>
-        tasks.length === 0 ? [opts.archived ? "no archived tasks" : "no tasks"] : formatTable(tasks.map((t) => [t.id, t.state, t.title]), ["ID", "STATE", "TITLE"]),
+        tasks.length === 0 ? [opts.archived ? "no archived tasks" : "no tasks"] : taskTable(tasks),
       );
     },
   );
@@ -117,12 +117,28 @@ export function registerTaskCommands(program: Command): void {
   });
 }
 
+/**
+ * `runner_offline` while the runner holding the task's worktrees is offline (issue 15): what
+ * the API answers operations on it; else the runner's id; `-` before an environment exists.
+ */
+export function runnerCell(t: Pick<Task, "runnerId" | "runnerState">): string {
+  if (!t.runnerId) return "-";
+  return t.runnerState === "offline" ? `${t.runnerId} runner_offline` : t.runnerId;
+}
+
+/** The `task ls` table: a RUNNER column once any listed task has an environment (issue 15). */
+export function taskTable(tasks: readonly Task[]): string[] {
+  if (!tasks.some((t) => t.runnerId)) return formatTable(tasks.map((t) => [t.id, t.state, t.title]), ["ID", "STATE", "TITLE"]);
+  return formatTable(tasks.map((t) => [t.id, t.state, runnerCell(t), t.title]), ["ID", "STATE", "RUNNER", "TITLE"]);
+}
+
 /** Human lines for `task show`. */
 export function describeTask(t: Task, repos: readonly Repository[], sessions: readonly Session[]): string[] {
   const nameOf = (id: string) => repos.find((r) => r.id === id)?.name;
   const lines = [`task ${t.id}  ${t.state}  ${t.title}`];
   if (t.description) lines.push(`description: ${t.description}`);
   lines.push(`created: ${shortTime(t.createdAt)}  updated: ${shortTime(t.updatedAt)}${t.archivedAt ? `  archived: ${shortTime(t.archivedAt)}` : ""}`);
+  if (t.runnerId) lines.push(`runner: ${t.runnerId} ${t.runnerState === "offline" ? "runner_offline (its worktrees are there: operations are refused until it is back)" : (t.runnerState ?? "")}`.trimEnd());
   lines.push("repositories:");
   const repoRows = [...t.repositories]
     .sort((a, b) => a.position - b.position)

@@ -17,6 +17,8 @@ export class RunnerRegistry {
   private timer: NodeJS.Timeout | undefined;
   private record: RunnerRecord | undefined;
   private beating: Promise<void> = Promise.resolve();
+  /** The other runners' states as this runner last judged them (see watchOthers). */
+  private readonly seen = new Map<string, RunnerState>();
 
   constructor(
     private readonly deps: Deps,
@@ -61,6 +63,31 @@ export class RunnerRegistry {
     // The row vanished or was marked stopped (another process stopping with our id): announce again.
     if (!(await this.deps.store.runners.heartbeat(rec.id, now, live))) await this.deps.store.runners.register(rec);
     if (changed) this.publish(rec);
+    await this.watchOthers();
+  }
+
+  /**
+   * A runner that dies cannot announce it, and one whose row is written again comes back:
+   * at each heartbeat this runner reads the registry once and tells its own clients
+   * (`runner.updated`, not relayed: every runner does the same) about each other runner whose
+   * state changed since the last beat, so pages patch their tasks' `runnerState` without
+   * re-reading lists. A first reading (of the registry, or of a runner) only records the state:
+   * lists were read with it, and a registering runner announces itself.
+   */
+  private async watchOthers(): Promise<void> {
+    const rows = await this.deps.store.runners.list();
+    const now = Date.now();
+    const present = new Set<string>();
+    for (const r of rows) {
+      if (r.id === this.deps.runnerId) continue;
+      present.add(r.id);
+      const state = runnerState(r, now);
+      const before = this.seen.get(r.id);
+      this.seen.set(r.id, state);
+      // A runner seen for the first time announced itself when it registered.
+      if (before !== undefined && before !== state) this.deps.bus.publishLocal("runner.updated", { runner: toRunner(r, now) });
+    }
+    for (const id of this.seen.keys()) if (!present.has(id)) this.seen.delete(id);
   }
 
   /** Graceful stop: no more heartbeats; the row shows offline at once. */

@@ -1,6 +1,7 @@
 import type { ListTasksQuery, Page, Task, TaskSummary } from "@grove/protocol";
 import { decodeCursor, encodeCursor } from "../../domain/cursor.js";
 import type { TaskRecord } from "../../domain/records.js";
+import { taskRunner, type TaskRunner } from "../../domain/runner.js";
 import { taskSummary, type SummaryPullRequest } from "../../domain/task-summary.js";
 import { taskView } from "../../domain/views.js";
 import type { TaskFilter } from "../../store/list-pages.js";
@@ -9,12 +10,25 @@ import type { Deps } from "../context.js";
 /** Which sessions wait for a person's answer (in this process: permission questions live here). */
 export type AskingSessions = () => ReadonlySet<string>;
 
+/**
+ * Issue 15: `{runnerId, runnerState}` of each task, from one join of environments and runners
+ * per batch (not a read per task). The state is computed now, from each runner's heartbeat, so a
+ * runner that went quiet shows offline on the next read without anyone announcing it.
+ */
+export async function runnersOf(deps: Deps, taskIds: readonly string[]): Promise<Map<string, TaskRunner>> {
+  const rows = await deps.store.placement.taskRunners(taskIds);
+  const now = Date.now();
+  return new Map(taskIds.map((id) => [id, taskRunner(rows.get(id), deps.runnerId, now)]));
+}
+
 /** Summaries of already loaded tasks: a few indexed queries for the whole batch, never git. */
 export async function summariesOf(deps: Deps, tasks: readonly TaskRecord[], asking: AskingSessions): Promise<TaskSummary[]> {
-  const parts = await deps.store.taskSummaryParts(tasks.map((t) => t.id));
+  const ids = tasks.map((t) => t.id);
+  const [parts, runners] = await Promise.all([deps.store.taskSummaryParts(ids), runnersOf(deps, ids)]);
   const askingNow = asking();
   return tasks.map((t) =>
     taskSummary(t, {
+      runner: runners.get(t.id),
       repositoryNames: parts.repositoryNames,
       slots: parts.slots.get(t.id) ?? [],
       sessions: parts.sessions.get(t.id) ?? [],
@@ -25,6 +39,12 @@ export async function summariesOf(deps: Deps, tasks: readonly TaskRecord[], aski
   );
 }
 
+/** Full tasks of a list, each with its runner (issue 15). */
+async function fullTasksOf(deps: Deps, rows: readonly TaskRecord[]): Promise<Task[]> {
+  const runners = await runnersOf(deps, rows.map((t) => t.id));
+  return rows.map((t) => ({ ...taskView(t), ...(runners.get(t.id) ?? { runnerId: null, runnerState: null }) }));
+}
+
 /**
  * `GET /tasks` (issue 13): filters combine; `view=summary` gives the board's shape; with
  * `limit` one keyset page `{items, nextCursor}`, without it the plain array (CONTRACT.md).
@@ -33,7 +53,7 @@ export async function listTasks(deps: Deps, q: ListTasksQuery, asking: AskingSes
   const filter: TaskFilter = { archived: q.archived === "true", states: q.state, repositoryId: q.repositoryId, q: q.q };
   const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
   const { rows, more } = await deps.store.listTaskPage(filter, { after, limit: q.limit, newest: q.order === "newest" });
-  const items = q.view === "summary" ? await summariesOf(deps, rows, asking) : rows.map(taskView);
+  const items = q.view === "summary" ? await summariesOf(deps, rows, asking) : await fullTasksOf(deps, rows);
   if (q.limit === undefined) return items;
   const last = rows.at(-1);
   return { items, nextCursor: more && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null };

@@ -1,0 +1,63 @@
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { makeRepo } from "../fixture/git.js";
+import { waitFor } from "../fixture/server.js";
+import type { Cleanups } from "./helpers.js";
+import { canUnshare, sql } from "./isolated.js";
+import { threeRunners } from "./three-runners.js";
+
+describe("issue 15 placement by load (PostgreSQL)", { timeout: 300_000 }, () => {
+  const cleanups: Cleanups = [];
+  beforeAll(() => expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true));
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  it("RUN-21: every runner fits the task, A and C already run an agent (1 of 2) and B none: a launch through A, and later one through C, goes to B", async () => {
+    const { databaseUrl, a, b, c } = await threeRunners(cleanups);
+    const repo = await makeRepo({ name: "shared" });
+    cleanups.push(() => repo.cleanup());
+    const reg = await a.api("POST", "/repositories", { path: repo.path });
+    expect(reg.status).toBe(201);
+    // No holder (as registered before migration 013): every runner can hold it, and its path is
+    // outside every hidden home, so each runner can make worktrees of it.
+    await sql(databaseUrl, "DELETE FROM repository_runners WHERE repository_id = $1", [reg.body.id]);
+    const newTask = async (title: string) => {
+      const t = await a.api("POST", "/tasks", { title, repositories: [{ repositoryId: reg.body.id }] });
+      expect(t.status).toBe(201);
+      return t.body.id as string;
+    };
+    const runnerOf = async (id: string) => ((await b.api("GET", `/tasks/${id}`)).body as { runnerId: string }).runnerId;
+    const loadSeenBy = (via: typeof a, want: Record<string, number>) =>
+      waitFor(async () => {
+        const rows = (await via.api("GET", "/runners")).body as { id: string; liveAgents: number }[];
+        const got = Object.fromEntries(rows.map((r) => [r.id, r.liveAgents]));
+        return JSON.stringify(got) === JSON.stringify(want);
+      }, `load ${JSON.stringify(want)} seen through ${via.id}`);
+
+    // A and C each run one agent (placed there by name); B runs none.
+    for (const [title, runnerId] of [["busy a", "runner_a"], ["busy c", "runner_c"]] as const) {
+      const id = await newTask(title);
+      expect((await a.api("POST", `/tasks/${id}/sessions`, { runnerId })).status).toBe(201);
+      expect(await runnerOf(id)).toBe(runnerId);
+    }
+    await loadSeenBy(a, { runner_a: 1, runner_b: 0, runner_c: 1 });
+
+    // Through A (which has room: it would be first among equals): to B, the least loaded.
+    const first = await newTask("goes to the idle runner");
+    expect((await a.api("POST", `/tasks/${first}/sessions`, {})).status).toBe(201);
+    expect(await runnerOf(first)).toBe("runner_b");
+
+    // B idle again (its task archived: the agent stopped), then through C: to B again.
+    expect((await a.api("POST", `/tasks/${first}/archive`)).status).toBe(202);
+    await loadSeenBy(c, { runner_a: 1, runner_b: 0, runner_c: 1 });
+    const second = await newTask("goes to the idle runner too");
+    expect((await c.api("POST", `/tasks/${second}/sessions`, {})).status).toBe(201);
+    expect(await runnerOf(second)).toBe("runner_b");
+    const agents = await sql<{ runner_id: string; n: string }>(databaseUrl, "SELECT runner_id, count(*) AS n FROM agent_processes GROUP BY runner_id ORDER BY runner_id");
+    expect(agents.map((r) => [r.runner_id, Number(r.n)])).toEqual([
+      ["runner_a", 1],
+      ["runner_b", 1],
+      ["runner_c", 1],
+    ]);
+  });
+});
