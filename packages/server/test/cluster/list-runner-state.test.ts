@@ -39,7 +39,7 @@ describe.each(DATABASES)("issue 15 task lists show the runner of each task's env
     // Another runner's row, seen a moment ago with a long interval: online until aged below.
     const now = new Date().toISOString();
     await srv.server.orchestrator.deps.store.runners.register({
-      id: "runner_ghost", host: "elsewhere", url: "http://127.0.0.1:9", labels: [], maxAgents: null, liveAgents: 0, version: "0.0.0", heartbeatMs: 60_000, startedAt: now, lastSeenAt: now, stoppedAt: null,
+      id: "runner_ghost", host: "elsewhere", url: "http://127.0.0.1:9", labels: [], maxAgents: null, liveAgents: 0, version: "0.0.0", heartbeatMs: 60_000, startedAt: now, lastSeenAt: now, stoppedAt: null, credentialKeyId: null,
     });
     // Environments written as placement would have (the files are not what this test is about).
     await onDb(srv, (db) =>

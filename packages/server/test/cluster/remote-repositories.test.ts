@@ -55,8 +55,8 @@ describe("issue 15 remote repositories on every runner (PostgreSQL)", { timeout:
     expect(existsSync(clonePath(homes.c))).toBe(false);
     const pushed = remote.commit("b.txt", "b\n");
 
-    const newTask = async (title: string) => {
-      const t = await a.api("POST", "/tasks", { title, repositories: [{ repositoryId: repo.id }], runnerLabels: ["gpu"] });
+    const newTask = async (title: string, via = a) => {
+      const t = await via.api("POST", "/tasks", { title, repositories: [{ repositoryId: repo.id }], runnerLabels: ["gpu"] });
       expect(t.status).toBe(201);
       return t.body.id as string;
     };
@@ -99,9 +99,12 @@ describe("issue 15 remote repositories on every runner (PostgreSQL)", { timeout:
     expect(gitSync(repo.path, "worktree", "list", "--porcelain")).toBe(aWorktreesBefore);
     expect(existsSync(join(homes.a, "tasks")) ? readdirSync(join(homes.a, "tasks")) : []).toEqual([]);
 
-    // A later task on C reuses C's clone: no second clone (the marker survives), one fetch.
+    // A later task on C reuses C's clone: no second clone (the marker survives), one fetch. It is
+    // created through B, which has no clone of its own (and cannot see A's): accepted, the base
+    // branch is checked where the worktree is made.
     writeFileSync(join(cClone, ".git", "grove-test-marker"), "one clone\n");
-    const later = await newTask("on C three");
+    expect(existsSync(clonePath(homes.b))).toBe(false);
+    const later = await newTask("on C three", b);
     const before = http.fetches("/acme/widget", true);
     const s3 = await a.api("POST", `/tasks/${later}/sessions`, { prompt: "say hi" });
     expect(s3.status).toBe(201);
