@@ -4,9 +4,11 @@
 // functions start-up ran already compiled); later starts skip most parsing and compiling (issue
 // 13: `npm start` → listening). A cache V8 rejects (another Node version, a rebuilt bundle) is
 // replaced the same way; one that cannot be written (a read-only install) only costs speed.
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+// V8 checks a cache against the source's length only, so the cache file is named after the
+// bundle's size and modification time: a rebuilt bundle never meets an older bundle's cache.
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 import vm from "node:vm";
 
 /**
@@ -14,7 +16,9 @@ import vm from "node:vm";
  * server listens) and `cache`: "accepted", "rejected" or "none" (no cache file yet).
  */
 export function loadServerBundle(bundle) {
-  const cacheFile = bundle.replace(/\.cjs$/, ".cache");
+  const stem = basename(bundle).replace(/\.cjs$/, "");
+  const built = statSync(bundle);
+  const cacheFile = join(dirname(bundle), `${stem}.${built.size}-${Math.trunc(built.mtimeMs)}.cache`);
   const source = readFileSync(bundle, "utf8");
   let cachedData;
   try {
@@ -38,6 +42,10 @@ export function loadServerBundle(bundle) {
     try {
       writeFileSync(tmp, script.createCachedData());
       renameSync(tmp, cacheFile);
+      // Caches of earlier builds of this bundle are never read again.
+      for (const f of readdirSync(dirname(bundle))) {
+        if (f.startsWith(`${stem}.`) && f.endsWith(".cache") && f !== basename(cacheFile)) rmSync(join(dirname(bundle), f), { force: true });
+      }
     } catch {
       rmSync(tmp, { force: true });
     }

@@ -41,6 +41,10 @@ export async function buildServer() {
     plugins: [ownUrl],
     external: ["better-sqlite3", "node-pty", "pg-native", "bufferutil", "utf-8-validate", "tsx", "tsx/*"],
     legalComments: "none",
+    // Whitespace and syntax only: a third less to read and hash at every start; names stay, so
+    // stack traces in server.log still name their functions.
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: "warning",
   });
 }

@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync, existsSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { copyFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import { apiClient, tempHome, waitFor, waitForSession } from "../fixture/server.js";
@@ -41,12 +41,13 @@ async function stop(s: Started): Promise<void> {
 }
 
 describe("issue 13: `npm start` runs the server bundle from V8's code cache", () => {
-  // A copy next to the real bundle (its externals resolve from there), with its own cache file.
-  const bundle = join(DIST, `start-bundle-test-${process.pid}.cjs`);
-  const cache = bundle.replace(/\.cjs$/, ".cache");
-  const badPlugin = join(DIST, `start-bundle-test-${process.pid}-plugin.mjs`);
+  // A copy next to the real bundle (its externals resolve from there), with its own cache files.
+  const stem = `start-bundle-test-${process.pid}`;
+  const bundle = join(DIST, `${stem}.cjs`);
+  const caches = () => readdirSync(DIST).filter((f) => f.startsWith(`${stem}.`) && f.endsWith(".cache"));
+  const badPlugin = join(DIST, `${stem}-plugin.mjs`);
   afterAll(() => {
-    for (const f of [bundle, cache, badPlugin]) rmSync(f, { force: true });
+    for (const f of [bundle, badPlugin, ...caches().map((c) => join(DIST, c))]) rmSync(f, { force: true });
   });
 
   it("the first start saves the cache after listening; the next start accepts it (no rewrite) and still imports provider plugins and runs an agent", async () => {
@@ -58,8 +59,9 @@ describe("issue 13: `npm start` runs the server bundle from V8's code cache", ()
     const first = startBundle(bundle, env);
     await first.url;
     expect(first.output()).toContain("code cache: none");
-    await waitFor(() => existsSync(cache), "the code cache file", 20_000);
+    await waitFor(() => caches().length === 1, "the code cache file", 20_000);
     await stop(first);
+    const cache = join(DIST, caches()[0]!);
     const saved = statSync(cache);
     expect(saved.size).toBeGreaterThan(100_000);
 
@@ -82,6 +84,16 @@ describe("issue 13: `npm start` runs the server bundle from V8's code cache", ()
     }
     const after = statSync(cache);
     expect(after.mtimeMs, "a rejected cache would have been rewritten").toBe(saved.mtimeMs);
+
+    // A rebuilt bundle (another modification time, V8 would only compare lengths) never meets
+    // the old cache: the start compiles afresh and replaces it.
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(bundle, later, later);
+    const rebuilt = startBundle(bundle, env);
+    await rebuilt.url;
+    expect(rebuilt.output()).toContain("code cache: none");
+    await waitFor(() => caches().length === 1 && caches()[0] !== basename(cache), "the new build's cache replacing the old one", 20_000);
+    await stop(rebuilt);
 
     // A plugin is still imported by URL from cached code (through the loader's hook): a broken
     // one stops the start with the plugin's own complaint, not a missing dynamic-import callback.
