@@ -5,6 +5,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { startServer, type RunningServer } from "../src/app.js";
 import { generatedRepo, median, type Row } from "./util.js";
+import { series } from "./stats.js";
 
 const PG = process.env.GROVE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432";
 
@@ -85,15 +86,21 @@ export async function forwardBench(rounds: number): Promise<Row[]> {
     await idle();
     const added = median(forwarded) - median(direct);
     // Rounds pair up (direct, forwarded, one after the other): the median of the differences is steadier under load.
-    const paired = median(forwarded.map((f, i) => f - direct[i]!));
+    const diffs = forwarded.map((f, i) => f - direct[i]!);
+    const paired = median(diffs);
     const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(1)} ms`;
+    const spread = (xs: number[]) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
+    // The middle half of the paired differences: single rounds swing with the machine's load.
+    const sorted = [...diffs].sort((x, y) => x - y);
+    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
     return [
       {
-        benchmark: `prompt forwarded A→C (issue 15, n=${n})`,
-        grove: `${median(forwarded).toFixed(1)} ms`,
-        raw: `${median(direct).toFixed(1)} ms direct`,
-        ratio: `${signed(added)} (paired ${signed(paired)})`,
+        benchmark: `prompt forwarded A→C (issue 15) [${n} rounds]`,
+        grove: `${median(forwarded).toFixed(1)} ms (${spread(forwarded)})`,
+        raw: `direct to C: ${median(direct).toFixed(1)} ms (${spread(direct)})`,
+        ratio: `${signed(added)} (paired ${signed(paired)}, middle half ${signed(q(0.25))}…${signed(q(0.75))})`,
         target: "< +10 ms median",
+        data: { grove: series(forwarded), raw: series(direct), addedMs: added, pairedMs: paired, pairedQ1Ms: q(0.25), pairedQ3Ms: q(0.75) },
       },
     ];
   } finally {

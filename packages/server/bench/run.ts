@@ -27,7 +27,7 @@ const benches: Record<string, () => Promise<Row[]>> = {
   claude: () => claudeStartBench(rounds),
   startup: () => startupBench(rounds),
   scale: () => scaleBench(rounds),
-  web: () => webBench(),
+  web: () => webBench(rounds),
   forward: () => forwardBench(rounds),
 };
 const only = process.env.GROVE_BENCH_ONLY?.split(",").map((s) => s.trim());
