@@ -45,14 +45,20 @@ function statusOf(diffStatus: string | undefined, st: StatusEntry | undefined): 
  * counts are exactly `git diff --numstat -z <merge-base>` (working tree against the merge-base,
  * HEAD when there is none) plus `git ls-files --others --exclude-standard` (untracked files,
  * every line counted as added). Statuses come from the same diff's raw records; staged/unstaged
- * from `git status --porcelain=v2` XY. Four git processes per call.
+ * from `git status --porcelain=v2` XY. Four git processes per call, all started at once.
  */
 export async function computeChanges(git: GitRunner, input: { worktreePath: string; baseBranch: string; maxFiles?: number }): Promise<WorktreeChanges> {
   const { worktreePath: cwd, baseBranch } = input;
   const maxFiles = input.maxFiles ?? 5000;
-  // The merge-base is cheap; the two expensive walks of the work tree (status, diff) then run in
-  // parallel so the critical path is the slower of them, as with raw git (bench/changes.ts).
-  const mergeBase = await mergeBaseOf(git, cwd, baseBranch);
+  // The two expensive walks of the work tree (status, diff) start at once, in parallel with the
+  // merge-base and the ahead/behind count: the diff finds the merge-base itself
+  // (`--merge-base`), so nothing waits for another git process before it (raw git's
+  // merge-base-then-diff is one step longer; bench/changes.ts). The merge-base is still read for
+  // the answer, and decides the rare cases the diff cannot: no common history (then the diff is
+  // against HEAD) or a missing base (`base_branch_not_found`).
+  const mergeBaseRun = mergeBaseOf(git, cwd, baseBranch);
+  const diffArgs = ["diff", "--raw", "--numstat", "-z", "--no-ext-diff", "--no-textconv"];
+  const diffOnBase = git.run([...diffArgs, "--merge-base", "--end-of-options", baseBranch], { cwd, okExitCodes: [128] });
   // -uall lists untracked files one by one, the same set as `ls-files --others --exclude-standard`.
   const statusRun = git.run(["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignore-submodules=none"], { cwd });
   // Untracked files are counted while the diff still runs (status is the quicker walk), as many as
@@ -62,11 +68,19 @@ export async function computeChanges(git: GitRunner, input: { worktreePath: stri
     const all = status.entries.filter((e) => e.kind === "untracked").map((e) => e.path).sort();
     return { status, all, counted: await countUntracked(cwd, all.slice(0, maxFiles)) };
   });
-  const [{ status, all: allUntracked, counted }, counts, diffRun] = await Promise.all([
+  // A missing base fails the three reads of it alike: only the merge-base read may reject for
+  // it, with `base_branch_not_found`; the others accept exit 128 and are decided below.
+  const countArgs = ["rev-list", "--left-right", "--count", "--end-of-options", `${baseBranch}...HEAD`];
+  const [mergeBase, { status, all: allUntracked, counted }, firstCounts, firstDiff] = await Promise.all([
+    mergeBaseRun,
     untrackedRun,
-    git.run(["rev-list", "--left-right", "--count", "--end-of-options", `${baseBranch}...HEAD`], { cwd }),
-    git.run(["diff", "--raw", "--numstat", "-z", "--no-ext-diff", "--no-textconv", mergeBase ?? "HEAD"], { cwd }),
+    git.run(countArgs, { cwd, okExitCodes: [128] }),
+    diffOnBase,
   ]);
+  const counts = firstCounts.exitCode === 0 ? firstCounts : await git.run(countArgs, { cwd });
+  // 128: no merge-base (unrelated histories), or HEAD moved between the two reads: diff against
+  // what the merge-base read found, HEAD when there is none.
+  const diffRun = firstDiff.exitCode === 0 ? firstDiff : await git.run([...diffArgs, mergeBase ?? "HEAD"], { cwd });
 
   const byPath = new Map(status.entries.map((e) => [e.path, e] as const));
   const [behind = 0, ahead = 0] = counts.stdout.trim().split(/\s+/).map(Number);

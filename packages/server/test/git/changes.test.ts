@@ -58,6 +58,10 @@ beforeAll(async () => {
   await writeFile(join(wt, "dir", "sub", "deep.txt"), "deep\n"); // untracked files are listed one by one
   await writeFile(join(wt, ".gitignore"), "ignored.log\n");
   await writeFile(join(wt, "ignored.log"), "never listed\n");
+  // Untracked files on both counting paths: small ones are read at once, larger ones in chunks.
+  await writeFile(join(wt, "large-untracked.txt"), LINES(9000, "large"));
+  await writeFile(join(wt, "late-nul.txt"), Buffer.concat([Buffer.from(LINES(300, "text")), Buffer.from([0]), Buffer.from("\ntail")]));
+  await writeFile(join(wt, "no-final-newline.txt"), "one\ntwo");
 });
 
 afterAll(async () => {
@@ -123,6 +127,21 @@ describe("computeChanges (CHG-1)", () => {
     } finally {
       await r.cleanup();
     }
+  });
+
+  it("CHG-1 histories with no common commit: mergeBase null, Changes against HEAD (what git's numstat says)", async () => {
+    const other = join(home, "tasks", "t-orphan", "repo");
+    gitSync(repo.path, "worktree", "add", "-q", "--detach", other, "main");
+    gitSync(other, "switch", "-q", "--orphan", "alone");
+    await writeFile(join(other, "only.txt"), LINES(3, "only"));
+    gitSync(other, "add", "only.txt");
+    gitSync(other, "commit", "-qm", "no shared history");
+    await writeFile(join(other, "only.txt"), LINES(4, "only"));
+    const c = await computeChanges(git, { worktreePath: other, baseBranch: "main" });
+    expect(c).toMatchObject({ branch: "alone", mergeBase: null, ahead: 1 });
+    const expected = rawExpectation(other, "HEAD");
+    expect(c.files.map((f) => [f.path, f.additions, f.deletions])).toEqual([...expected.entries()].map(([p, e]) => [p, e.additions, e.deletions]));
+    expect(c.files).toHaveLength(1);
   });
 
   it("SEC-3 a base branch that looks like an option is a name: base_branch_not_found, no file written", async () => {
