@@ -105,6 +105,9 @@ describe("issue 15 remote repositories on every runner (PostgreSQL)", { timeout:
     writeFileSync(join(cClone, ".git", "grove-test-marker"), "one clone\n");
     expect(existsSync(clonePath(homes.b))).toBe(false);
     const later = await newTask("on C three", b);
+    // Settings too: B checks a new default branch in no other runner's clone (it has none).
+    const patched = await b.api("PATCH", `/repositories/${repo.id}`, { defaultBranch: "main", setupScript: "true" });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     const before = http.fetches("/acme/widget", true);
     const s3 = await a.api("POST", `/tasks/${later}/sessions`, { prompt: "say hi" });
     expect(s3.status).toBe(201);

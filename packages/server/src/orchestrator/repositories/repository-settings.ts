@@ -1,9 +1,11 @@
+import { existsSync } from "node:fs";
 import type { PatchRepositoryBody } from "@grove/protocol";
 import { AppError } from "../../domain/errors.js";
 import { assertBranchName, renderBranchName } from "../../domain/layout.js";
 import type { RepositoryRecord } from "../../domain/records.js";
 import { branchExists } from "../../git/repository.js";
 import type { Deps } from "../context.js";
+import { isRemoteRepository } from "../refresh/refresh-remote.js";
 import { repositoryPathOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /**
@@ -19,11 +21,15 @@ export function assertCopyGlobs(globs: readonly string[]): void {
   }
 }
 
-/** Validates the settings shared by `POST` and `PATCH /repositories` before anything is written (SEC-3). */
-export async function validateSettings(deps: Deps, repoPath: string, s: PatchRepositoryBody): Promise<void> {
+/**
+ * Validates the settings shared by `POST` and `PATCH /repositories` before anything is written
+ * (SEC-3); `repoPath` null skips the default branch's existence check only.
+ */
+export async function validateSettings(deps: Deps, repoPath: string | null, s: PatchRepositoryBody): Promise<void> {
   if (s.defaultBranch !== undefined) {
     assertBranchName(s.defaultBranch, "defaultBranch");
-    if (!(await branchExists(deps.git, repoPath, s.defaultBranch))) {
+    // null: no copy of the repository on this runner to look in (see patchRepositorySettings).
+    if (repoPath !== null && !(await branchExists(deps.git, repoPath, s.defaultBranch))) {
       throw new AppError("base_branch_not_found", `branch ${s.defaultBranch} does not exist in ${repoPath}`, { field: "defaultBranch" });
     }
   }
@@ -40,7 +46,10 @@ export async function validateSettings(deps: Deps, repoPath: string, s: PatchRep
 export async function patchRepositorySettings(deps: Deps, id: string, body: PatchRepositoryBody): Promise<RepositoryRecord> {
   const repo = await deps.store.getRepository(id);
   if (!repo) throw new AppError("not_found", `repository ${id} not found`, { id });
-  await validateSettings(deps, repositoryPathOnThisRunner(deps, repo), body);
+  // Issue 15: a remote repository this runner has not cloned yet is checked where a worktree is
+  // made from it (the placed runner refuses a missing base then), never in another runner's path.
+  const path = repositoryPathOnThisRunner(deps, repo);
+  await validateSettings(deps, isRemoteRepository(repo) && !existsSync(path) ? null : path, body);
   const updated = await deps.store.updateRepositorySettings(id, body, deps.now());
   if (!updated) throw new AppError("not_found", `repository ${id} not found`, { id });
   return updated;
