@@ -18,5 +18,10 @@ export const Runner = z.object({
   state: RunnerState,
   version: z.string(),
   lastSeenAt: z.string(),
+  /**
+   * Public id of the runner's credential key (HMAC of the key, never the key): runners showing the
+   * same id can open each other's sealed repository credentials; null before migration 014.
+   */
+  credentialKeyId: z.string().nullable().optional(),
 });
 export type Runner = z.infer<typeof Runner>;

@@ -41,6 +41,7 @@ export function toRunner(r: RunnerRecord, nowMs: number): Runner {
     state: runnerState(r, nowMs),
     version: r.version,
     lastSeenAt: r.lastSeenAt,
+    credentialKeyId: r.credentialKeyId,
   };
 }
 

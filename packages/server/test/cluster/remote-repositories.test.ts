@@ -131,6 +131,11 @@ describe("issue 15 remote repositories on every runner (PostgreSQL)", { timeout:
     expect(refused.body.error.details.credentialKeyId).toMatch(/^[0-9a-f]{16}$/);
     expect(refused.body.error.details.runnerCredentialKeyId).not.toBe(refused.body.error.details.credentialKeyId);
     expect(refused.body.error.message).toContain("credential.key");
+    // GET /runners tells an operator which runners share a key (the id, never the key).
+    const keyIds = Object.fromEntries(((await b.api("GET", "/runners")).body as { id: string; credentialKeyId: string }[]).map((r) => [r.id, r.credentialKeyId]));
+    expect(keyIds.runner_a).toBe(refused.body.error.details.credentialKeyId);
+    expect(keyIds.runner_c).toBe(keyIds.runner_a);
+    expect(keyIds.runner_b).toBe(refused.body.error.details.runnerCredentialKeyId);
     expect((await a.api("GET", `/tasks/${named}/sessions`)).body).toEqual([]);
     expect((await a.api("GET", `/tasks/${named}/environment`)).status).toBe(404);
 
