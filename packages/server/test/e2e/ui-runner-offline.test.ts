@@ -8,7 +8,7 @@ describe("Issue 15 runner offline on the board and the task page (Chromium)", ()
   // A fast heartbeat: the server's watch of the registry runs at each beat.
   const ui = uiSuite(() => startTestServer("sqlite", undefined, { GROVE_RUNNER_HEARTBEAT_MS: "100" }));
 
-  it("RUN-20 UX-2 a task whose runner's heartbeat goes stale shows a runner-offline badge on its card and its page, live, and loses it when the runner beats again", async () => {
+  it("RUN-20 BOARD-6 UX-2 a task whose runner's heartbeat goes stale shows a runner-offline badge on its card and its page, live, and loses it when the runner beats again", async () => {
     const { srv, browser } = ui;
     const store = srv.server.orchestrator.deps.store;
     const onDb = (fn: (db: Kysely<DB>) => Promise<unknown>) => store.transaction((trx) => fn(trx as Kysely<DB>));
@@ -40,6 +40,9 @@ describe("Issue 15 runner offline on the board and the task page (Chromium)", ()
     const taskPage = await openPage(browser, `${srv.url}/tasks/${task.id}`);
     const pageBadge = taskPage.page.locator("#task-runner-offline");
     await eventually(() => pageBadge.textContent()).toBe("runner runner_far offline");
+    // The environment section says where the worktrees are, not "not created yet".
+    await eventually(() => taskPage.page.locator("#environment-runner-offline").textContent()).toContain("On runner runner_far, which is offline");
+    expect(await taskPage.page.getByText("Not created yet").count()).toBe(0);
     await shot(taskPage.page, "ui-runner-offline-task");
     // Moving the task (its PATCH answer and task.updated frame carry the row only) keeps the badge.
     await taskPage.page.locator("select[name=state]").selectOption("review");

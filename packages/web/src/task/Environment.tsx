@@ -52,6 +52,10 @@ export function Environment({ task, known, changes, repoName, onRestore, restori
       <ErrorBox error={restoreError} context="Restore" />
       {task.archivedAt ? (
         <p className="empty">Archived: the worktrees were removed (branches and saved changes are kept). Unarchive to work on it again.</p>
+      ) : task.runnerId && task.runnerState === "offline" ? (
+        <p className="empty" id="environment-runner-offline">
+          On runner <code>{task.runnerId}</code>, which is offline: its worktrees stay there untouched. Start that runner again to work on this task.
+        </p>
       ) : !known || (env.error as { status?: number } | null)?.status === 404 ? (
         <p className="empty">Not created yet: the first session creates the worktrees.</p>
       ) : (
