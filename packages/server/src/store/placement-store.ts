@@ -9,6 +9,9 @@ export interface TaskOwnerRow {
   runner: RunnerRecord | undefined;
 }
 
+/** A runner row's columns read through a join on `runners as r` (fromRow's input). */
+const RUNNER_COLUMNS = ["r.id", "r.host", "r.url", "r.labels", "r.max_agents", "r.live_agents", "r.version", "r.heartbeat_ms", "r.started_at", "r.last_seen_at", "r.stopped_at", "r.credential_key_id"] as const;
+
 /** Issue 15 persistence for placement (migration 013). Reached as `store.placement`. */
 export class PlacementStore {
   constructor(private readonly db: () => Db) {}
@@ -49,7 +52,7 @@ export class PlacementStore {
    * its environment's runner and that runner's row, in one query. Undefined: no such task/session.
    */
   async owner(by: { taskId: string } | { sessionId: string }): Promise<TaskOwnerRow | undefined> {
-    const cols = ["e.runner_id as env_runner", "r.id", "r.host", "r.url", "r.labels", "r.max_agents", "r.live_agents", "r.version", "r.heartbeat_ms", "r.started_at", "r.last_seen_at", "r.stopped_at", "r.credential_key_id"] as const;
+    const cols = ["e.runner_id as env_runner", ...RUNNER_COLUMNS] as const;
     const row =
       "taskId" in by
         ? await this.db()
@@ -82,7 +85,7 @@ export class PlacementStore {
       const rows = await this.db()
         .selectFrom("task_environments as e")
         .leftJoin("runners as r", "r.id", "e.runner_id")
-        .select(["e.task_id", "e.runner_id as env_runner", "r.id", "r.host", "r.url", "r.labels", "r.max_agents", "r.live_agents", "r.version", "r.heartbeat_ms", "r.started_at", "r.last_seen_at", "r.stopped_at"])
+        .select(["e.task_id", "e.runner_id as env_runner", ...RUNNER_COLUMNS])
         .where("e.task_id", "in", taskIds.slice(i, i + 500))
         .execute();
       for (const { task_id, env_runner, ...runner } of rows) out.set(task_id, { runnerId: env_runner, runner: runner.id === null ? undefined : fromRow(runner as RunnersTable) });

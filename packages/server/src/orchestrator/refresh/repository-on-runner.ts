@@ -25,6 +25,17 @@ export function repositoryPathOnThisRunner(deps: Deps, repo: RepositoryRecord): 
   return remoteIdentity(deps, repo.url ?? "", repo.provider).expectedPath;
 }
 
+/**
+ * Where this runner can read the repository's branches now: its path here, or null for a remote
+ * repository this runner has not cloned yet. Checks that need one (a base branch at task
+ * creation, a new default branch) are then left to the runner that makes the worktree, which
+ * clones first and refuses a missing base itself; another runner's path is never read.
+ */
+export function readablePathOnThisRunner(deps: Deps, repo: RepositoryRecord): string | null {
+  const path = repositoryPathOnThisRunner(deps, repo);
+  return isRemoteRepository(repo) && !existsSync(path) ? null : path;
+}
+
 /** The row with `path` as on this runner (see repositoryPathOnThisRunner). Idempotent. */
 export function repositoryOnThisRunner(deps: Deps, repo: RepositoryRecord): RepositoryRecord {
   const path = repositoryPathOnThisRunner(deps, repo);

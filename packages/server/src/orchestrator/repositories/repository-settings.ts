@@ -1,12 +1,10 @@
-import { existsSync } from "node:fs";
 import type { PatchRepositoryBody } from "@grove/protocol";
 import { AppError } from "../../domain/errors.js";
 import { assertBranchName, renderBranchName } from "../../domain/layout.js";
 import type { RepositoryRecord } from "../../domain/records.js";
 import { branchExists } from "../../git/repository.js";
 import type { Deps } from "../context.js";
-import { isRemoteRepository } from "../refresh/refresh-remote.js";
-import { repositoryPathOnThisRunner } from "../refresh/repository-on-runner.js";
+import { readablePathOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /**
  * WT-9: a copy-files glob is relative to the checkout and stays inside it: no absolute
@@ -46,10 +44,8 @@ export async function validateSettings(deps: Deps, repoPath: string | null, s: P
 export async function patchRepositorySettings(deps: Deps, id: string, body: PatchRepositoryBody): Promise<RepositoryRecord> {
   const repo = await deps.store.getRepository(id);
   if (!repo) throw new AppError("not_found", `repository ${id} not found`, { id });
-  // Issue 15: a remote repository this runner has not cloned yet is checked where a worktree is
-  // made from it (the placed runner refuses a missing base then), never in another runner's path.
-  const path = repositoryPathOnThisRunner(deps, repo);
-  await validateSettings(deps, isRemoteRepository(repo) && !existsSync(path) ? null : path, body);
+  // Issue 15: checked in this runner's own copy (see readablePathOnThisRunner).
+  await validateSettings(deps, readablePathOnThisRunner(deps, repo), body);
   const updated = await deps.store.updateRepositorySettings(id, body, deps.now());
   if (!updated) throw new AppError("not_found", `repository ${id} not found`, { id });
   return updated;

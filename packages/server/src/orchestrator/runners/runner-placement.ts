@@ -1,7 +1,7 @@
 import type { Runner } from "@grove/protocol";
 import { AppError } from "../../domain/errors.js";
 import { needsCredentialKey, isRemoteRepository } from "../../domain/refresh-route.js";
-import { runnerState, toRunner } from "../../domain/runner.js";
+import { runnerState } from "../../domain/runner.js";
 import { credentialKeyIdOf } from "../refresh/remote-context.js";
 import type { Deps } from "../context.js";
 import type { RunnerRegistry } from "./runner-registry.js";
@@ -22,9 +22,6 @@ export interface Candidate {
   url: string;
 }
 
-/** A registered runner as placement sees it: its API shape plus its credential key id. */
-type PlacedRunner = Runner & { credentialKeyId: string | null };
-
 /** A repository of the task whose stored credential only a runner with the sealing key can open. */
 interface KeyNeed {
   repositoryId: string;
@@ -35,7 +32,7 @@ interface KeyNeed {
 }
 
 /** `409 no_runner_available` (`credential_key`): `runner` (or every fitting runner) lacks the key of `need`. */
-function credentialKeyRefusal(taskId: string, need: KeyNeed, runner: PlacedRunner | undefined): AppError {
+function credentialKeyRefusal(taskId: string, need: KeyNeed, runner: Runner | undefined): AppError {
   const from = need.registeredBy ? `runner ${need.registeredBy} (which registered it)` : "the runner that registered it";
   const who = runner ? `runner ${runner.id} cannot` : "no online runner that fits the task can";
   return new AppError(
@@ -97,16 +94,16 @@ export class RunnerPlacement {
     const labels = await this.deps.store.placement.taskLabels(taskId);
     const needs = await this.repositoryNeeds(task.repositories.map((r) => r.repositoryId));
     const holders = needs.holders;
-    const now = Date.now();
+    // This runner's key as loaded now (its row says the same unless the key file was replaced).
     const ownKey = credentialKeyIdOf(this.deps);
-    const runners: PlacedRunner[] = (await this.deps.store.runners.list()).map((r) => ({ ...toRunner(r, now), credentialKeyId: r.id === this.deps.runnerId ? ownKey : r.credentialKeyId }));
+    const runners = (await this.registry.list()).map((r) => (r.id === this.deps.runnerId ? { ...r, credentialKeyId: ownKey } : r));
     // No await from here on: the choice and its hold are one step, so concurrent picks see each other.
     if (requested !== undefined && !runners.some((r) => r.id === requested)) {
       throw new AppError("runner_unknown", `no runner ${requested} is registered (see GET /runners)`, { field: "runnerId", runnerId: requested });
     }
     const fitsPlace = (r: Runner): boolean => labels.every((l) => r.labels.includes(l)) && [...holders].every((h) => h === r.id);
-    const lacksKey = (r: PlacedRunner): KeyNeed | undefined => needs.keys.find((k) => (k.keyId !== null ? r.credentialKeyId !== k.keyId : (k.registeredBy ?? r.id) !== r.id));
-    const fits = (r: PlacedRunner): boolean => fitsPlace(r) && lacksKey(r) === undefined;
+    const lacksKey = (r: Runner): KeyNeed | undefined => needs.keys.find((k) => (k.keyId !== null ? r.credentialKeyId !== k.keyId : (k.registeredBy ?? r.id) !== r.id));
+    const fits = (r: Runner): boolean => fitsPlace(r) && lacksKey(r) === undefined;
     const reachable = runners.filter((r) => r.id === this.deps.runnerId || r.state === "online");
     let pool = reachable.filter(fits);
     if (requested !== undefined) {

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import type { CreateTaskBody, PatchTaskBody } from "@grove/protocol";
 import { AppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
@@ -10,7 +9,7 @@ import { branchExists } from "../../git/repository.js";
 import type { Deps } from "../context.js";
 import { isRemoteRepository } from "../refresh/refresh-remote.js";
 import { remoteBranchExists } from "../../git/remote-sync.js";
-import { repositoryPathOnThisRunner } from "../refresh/repository-on-runner.js";
+import { readablePathOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /** Creates a task with its ordered repository attachments (WT-8). Validates everything first. */
 export async function createTask(deps: Deps, body: CreateTaskBody): Promise<TaskRecord> {
@@ -26,12 +25,9 @@ export async function createTask(deps: Deps, body: CreateTaskBody): Promise<Task
     if (input.prNumber !== undefined && !isRemoteRepository(repo)) {
       throw new AppError("invalid_request", "pull-request checkouts need a remote repository", { field: `repositories.${position}.prNumber` });
     }
-    // Issue 15: checked in this runner's own clone. A remote repository this runner has not cloned
-    // yet is checked where its worktree is made (the placed runner clones it first and refuses a
-    // missing base with the same code), never in another runner's path.
-    const path = repositoryPathOnThisRunner(deps, repo);
-    const checkable = !isRemoteRepository(repo) || existsSync(path);
-    if (checkable && !(await branchExists(deps.git, path, baseBranch)) && !(isRemoteRepository(repo) && (await remoteBranchExists(deps.git, path, baseBranch)))) {
+    // Issue 15: checked in this runner's own copy (see readablePathOnThisRunner).
+    const path = readablePathOnThisRunner(deps, repo);
+    if (path !== null && !(await branchExists(deps.git, path, baseBranch)) && !(isRemoteRepository(repo) && (await remoteBranchExists(deps.git, path, baseBranch)))) {
       throw new AppError("base_branch_not_found", `base branch ${baseBranch} does not exist in ${repo.name}`, {
         field: `repositories.${position}.baseBranch`,
         repositoryId: repo.id,
