@@ -46,6 +46,7 @@ export class AcpClientConnection {
   private readonly pendingAsks = new Map<string, () => void>();
   private authKind: string | undefined;
   private readonly authWaiters: (() => void)[] = [];
+  private readonly updateWaiters = new Set<() => void>();
 
   /** `sdk`: the loaded ACP SDK (see acp-sdk.ts). */
   constructor(
@@ -69,6 +70,7 @@ export class AcpClientConnection {
         const msg = m as Msg;
         this.record("in", msg);
         if (msg.method === AUTH_STATUS_METHOD) this.noteAuthStatus(msg.params);
+        if (msg.method === this.sdk.methods.client.session.update || msg.method === this.sdk.methods.client.session.requestPermission) for (const w of [...this.updateWaiters]) w();
         if (msg.method === undefined && this.loading.has(msg.id)) this.loading.delete(msg.id);
         // Replayed history arrives before the load's response: log it, never deliver it.
         if (msg.method === this.sdk.methods.client.session.update && this.loading.size > 0) return;
@@ -119,6 +121,32 @@ export class AcpClientConnection {
       { protocolVersion: this.sdk.PROTOCOL_VERSION, clientCapabilities: {}, clientInfo: { name: "grove", version: "0.1.0" } },
       timeout(timeoutMs),
     );
+  }
+
+  /** ACP `authenticate` with one of the agent's advertised methods (AG-3). */
+  async authenticate(methodId: string, timeoutMs: number): Promise<void> {
+    await this.conn.agent.request(this.sdk.methods.agent.authenticate, { methodId }, timeout(timeoutMs));
+  }
+
+  /**
+   * Resolves true at the next `session/update` the agent sends (delivered or not), false after
+   * `ms` without one, or when the connection closes.
+   */
+  nextUpdate(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => done(false), ms);
+      t.unref();
+      const done = (v: boolean) => {
+        clearTimeout(t);
+        this.updateWaiters.delete(waiter);
+        this.signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      };
+      const waiter = () => done(true);
+      const onAbort = () => done(false);
+      this.updateWaiters.add(waiter);
+      this.signal.addEventListener("abort", onAbort, { once: true });
+    });
   }
 
   /** `session/new` in `cwd`; the agent's ACP session id and the modes and config options it reports (AG-2). */

@@ -1,4 +1,4 @@
-import { AppError } from "../domain/errors.js";
+import { AppError, isAppError } from "../domain/errors.js";
 import type { AgentConfigOption } from "../domain/agent-state.js";
 import type { AcpClientConnection, SessionSetup } from "./acp-connection.js";
 import { authRequiredError, isAuthRequired, type AuthMethodInfo } from "./agent-setup.js";
@@ -18,6 +18,7 @@ const SETTING_TIMEOUT_MS = 15_000;
 export class LiveAgentHandle implements AgentHandle {
   readonly pid: number;
   private turn = false;
+  private turns = 0;
   private stopping: Promise<void> | null = null;
   /** Settles once the exit has been handled (connection closed, log flushed, onExit called). */
   private readonly gone: Promise<void>;
@@ -58,9 +59,14 @@ export class LiveAgentHandle implements AgentHandle {
     if (this.turn) throw new AppError("session_busy", "a turn is already running in this agent");
     if (this.proc.hasExited || this.stopping) throw this.crashed();
     this.turn = true;
+    const first = this.turns++ === 0;
     try {
-      return await this.conn.prompt(this.acpSessionId, texts);
+      const turn = this.conn.prompt(this.acpSessionId, texts);
+      const bound = this.profile.auth?.firstTurnProgressMs;
+      if (!first || bound === undefined) return await turn;
+      return await this.progressOrAuthRequired(turn, bound);
     } catch (e) {
+      if (isAppError(e)) throw e;
       if (isAuthRequired(e)) throw authRequiredError(this.profile, e, this.authMethods, this.proc.stderrTail);
       if (this.proc.hasExited || this.conn.signal.aborted) {
         await Promise.race([this.proc.exited, new Promise((r) => setTimeout(r, EXIT_WAIT_MS))]);
@@ -71,6 +77,19 @@ export class LiveAgentHandle implements AgentHandle {
     } finally {
       this.turn = false;
     }
+  }
+
+  /**
+   * AG-3: the first turn of an agent known to hang without credentials must show progress (any
+   * update) within `bound` ms; else the turn is cancelled and fails `agent_auth_required`.
+   */
+  private async progressOrAuthRequired(turn: Promise<{ stopReason: string }>, bound: number): Promise<{ stopReason: string }> {
+    const first = await Promise.race([turn.then((r) => ({ r })), this.conn.nextUpdate(bound).then((moved) => (moved ? turn.then((r) => ({ r })) : undefined))]);
+    if (first !== undefined) return first.r;
+    await this.conn.cancel(this.acpSessionId).catch(() => undefined);
+    // The cancelled turn's own answer no longer matters (it may never come).
+    turn.catch(() => undefined);
+    throw authRequiredError(this.profile, new Error(`no progress within ${Math.round(bound / 1000)} s on its first turn`), this.authMethods, this.proc.stderrTail);
   }
 
   async setMode(modeId: string): Promise<void> {

@@ -28,6 +28,22 @@ export function authMethodsOf(init: acp.InitializeResponse): AuthMethodInfo[] {
 }
 
 /**
+ * AG-3: the auth method to send with ACP `authenticate` before the session starts: the first
+ * advertised `env_var` method (codex-acp: `codex-api-key`, `openai-api-key`) whose variables are
+ * all set in the agent's environment. Such an agent reads the key itself once told which method to
+ * use; without the call it answers `authRequired` even with the key set. Other kinds (a browser
+ * login, the agent's own terminal flow) are never started by Grove.
+ */
+export function envAuthMethod(init: acp.InitializeResponse, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  for (const m of init.authMethods ?? []) {
+    const x = m as { id: string; type?: string; vars?: { name: string; optional?: boolean }[] };
+    if (x.type !== "env_var" || !Array.isArray(x.vars) || x.vars.length === 0) continue;
+    if (x.vars.every((v) => v.optional === true || (env[v.name] ?? "") !== "")) return x.id;
+  }
+  return undefined;
+}
+
+/**
  * AG-3: `agent_auth_required`, naming the agent's auth methods and what fixes it (the
  * profile's `auth.fix`, else a generic hint), so a person knows what to do before any turn.
  */
