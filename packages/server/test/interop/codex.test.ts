@@ -94,6 +94,11 @@ describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () =>
   }, 400_000);
 
   it("AG-3 Codex with no key fails at start with agent_auth_required naming the fix; setting OPENAI_API_KEY as it says makes the next session work", async () => {
+    // A person who never signed Codex in: a CODEX_HOME with the endpoint but no auth.json (an
+    // `authenticate` is remembered there, so the other tests' home would still be signed in).
+    const fresh = mkdtempSync(join(tmpdir(), "grove-codex-fresh-"));
+    writeFileSync(join(fresh, "config.toml"), `model = "gpt-5.5"\nopenai_base_url = "${fake.url}/v1"\n`);
+    const restoreHome = setEnv({ CODEX_HOME: fresh });
     try {
       await authFixWorks(server, "codex", {
         withoutCredentials: () => setEnv({ OPENAI_API_KEY: undefined, CODEX_API_KEY: undefined }),
@@ -104,7 +109,9 @@ describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () =>
       });
     } finally {
       setEnv({ CODEX_API_KEY: undefined });
+      restoreHome();
       await server.close();
+      rmSync(fresh, { recursive: true, force: true });
     }
   }, 240_000);
 
