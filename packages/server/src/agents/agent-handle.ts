@@ -81,10 +81,20 @@ export class LiveAgentHandle implements AgentHandle {
 
   /**
    * AG-3: the first turn of an agent known to hang without credentials must show progress (any
-   * update) within `bound` ms; else the turn is cancelled and fails `agent_auth_required`.
+   * update) within `bound` ms; else the turn is cancelled and fails `agent_auth_required`. Such an
+   * agent may instead give up by itself (opencode: "Cannot connect to API" once its retries of its
+   * vendor's hosts are spent): an error answer before any update means the same.
    */
   private async progressOrAuthRequired(turn: Promise<{ stopReason: string }>, bound: number): Promise<{ stopReason: string }> {
-    const first = await Promise.race([turn.then((r) => ({ r })), this.conn.nextUpdate(bound).then((moved) => (moved ? turn.then((r) => ({ r })) : undefined))]);
+    let moved = false;
+    const watch = this.conn.nextUpdate(bound).then((m) => (moved = m));
+    let first: { r: { stopReason: string } } | undefined;
+    try {
+      first = await Promise.race([turn.then((r) => ({ r })), watch.then((m) => (m ? turn.then((r) => ({ r })) : undefined))]);
+    } catch (e) {
+      if (moved || this.proc.hasExited || this.conn.signal.aborted || isAuthRequired(e)) throw e;
+      throw authRequiredError(this.profile, new Error(`its first turn failed before any progress: ${e instanceof Error ? e.message : String(e)}`), this.authMethods, this.proc.stderrTail);
+    }
     if (first !== undefined) return first.r;
     await this.conn.cancel(this.acpSessionId).catch(() => undefined);
     // The cancelled turn's own answer no longer matters (it may never come).
@@ -93,7 +103,9 @@ export class LiveAgentHandle implements AgentHandle {
   }
 
   async setMode(modeId: string): Promise<void> {
-    await this.conn.setMode(this.acpSessionId, modeId, SETTING_TIMEOUT_MS);
+    // AG-2: an agent whose modes are a config option switches through that option.
+    if (this.setup.modeOption !== undefined) await this.conn.setConfigOption(this.acpSessionId, this.setup.modeOption, modeId, SETTING_TIMEOUT_MS);
+    else await this.conn.setMode(this.acpSessionId, modeId, SETTING_TIMEOUT_MS);
   }
 
   setConfigOption(configId: string, value: string): Promise<AgentConfigOption[]> {

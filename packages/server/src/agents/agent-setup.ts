@@ -82,7 +82,8 @@ export async function applyPreferences(
       modes.availableModes.map((m) => m.id),
     );
     if (wanted !== undefined && wanted !== modes.currentModeId) {
-      await conn.setMode(acpSessionId, wanted, timeoutMs);
+      if (setup.modeOption !== undefined) await conn.setConfigOption(acpSessionId, setup.modeOption, wanted, timeoutMs);
+      else await conn.setMode(acpSessionId, wanted, timeoutMs);
       modes = { ...modes, currentModeId: wanted };
       configOptions = configOptions.map((o) => (o.category === "mode" && o.options.some((x) => x.value === wanted) ? { ...o, currentValue: wanted } : o));
     }
@@ -93,5 +94,5 @@ export async function applyPreferences(
     const after = await conn.setConfigOption(acpSessionId, model.id, modelId, timeoutMs);
     configOptions = after.length > 0 ? after : configOptions.map((o) => (o === model ? { ...o, currentValue: modelId } : o));
   }
-  return { ...(modes ? { modes } : {}), configOptions };
+  return { ...(modes ? { modes } : {}), configOptions, ...(setup.modeOption !== undefined ? { modeOption: setup.modeOption } : {}) };
 }

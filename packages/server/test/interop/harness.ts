@@ -303,7 +303,7 @@ export async function authFixWorks(
   } finally {
     restore();
   }
-  expect(failed.lastError.code).toBe("agent_auth_required");
+  expect(failed.lastError.code, failed.lastError.message).toBe("agent_auth_required");
   for (const m of opts.mentions) expect(failed.lastError.message).toContain(m);
   opts.follow();
   opts.answer("Signed in and working.");
