@@ -65,7 +65,7 @@ function installedPackage(dir: string, pkg: string): InstalledPackage | undefine
  */
 export function binLaunch(bin: string): { command: string; args: string[] } {
   const head = Buffer.alloc(256);
-  let n = 0;
+  let n: number;
   const fd = openSync(bin, "r");
   try {
     n = readSync(fd, head, 0, head.length, 0);
