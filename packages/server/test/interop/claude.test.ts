@@ -1,12 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitForSession } from "../fixture/server.js";
-import { runGrove } from "../cli/run-cli.js";
 import { ensureBridge } from "./bridges.js";
 import { contentText, FakeAnthropic, lastIsToolResult, type ModelReply, type SeenRequest } from "./fake-anthropic.js";
-import { agentNetworkEnv, authFixWorks, cancelEndsTurnFast, InteropServer, killRestartResume, pendingAsk, RefusingProxy, setEnv, writeLandsInWorktree } from "./harness.js";
+import { agentNetworkEnv, authFixWorks, cancelEndsTurnFast, InteropServer, killRestartResume, RefusingProxy, setEnv, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness.js";
 
 /**
  * Issue 10 interop suite: the real Claude Code ACP bridge (pinned, installed with npm into the
@@ -70,21 +68,11 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
 
   it("AG-2 CLI: a Bash tool call asks too and is answered with `grove session answer … allow`; `session show` prints tool status and the pending request", async () => {
     try {
-      const { sid, worktree, api, url } = await server.launch();
-      fake.script = toolThenText({ name: "Bash", input: { command: "echo from-bash > bash.txt", description: "write bash.txt" } }, "Bash done.");
-      expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "run a command" })).status).toBe(202);
-      const ask = await pendingAsk(api, sid);
-      expect(ask.toolKind).toBe("execute");
-      const show = await runGrove(["session", "show", sid, "--server", url]);
-      expect(show.code).toBe(0);
-      expect(show.stdout).toContain(`permission ${ask.requestId}`);
-      expect(show.stdout).toMatch(/tool \[(pending|in_progress)\]/);
-      const answered = await runGrove(["session", "answer", sid, ask.requestId, "allow", "--server", url]);
-      expect(answered.code, answered.stderr).toBe(0);
-      await waitForSession(api, sid, ["waiting_for_input"], 60_000);
-      expect(readFileSync(join(worktree, "bash.txt"), "utf8")).toBe("from-bash\n");
-      const after = await runGrove(["session", "show", sid, "--server", url]);
-      expect(after.stdout).toMatch(/tool \[completed\]/);
+      await shellAskAnsweredByCli(server, {
+        script: () => (fake.script = toolThenText({ name: "Bash", input: { command: "echo from-bash > bash.txt", description: "write bash.txt" } }, "Bash done.")),
+        file: "bash.txt",
+        content: "from-bash\n",
+      });
     } finally {
       await server.close();
     }

@@ -270,6 +270,7 @@ export async function shellAskAnsweredByCli(server: InteropServer, opts: { scrip
   const show = await runGrove(["session", "show", sid, "--server", url]);
   expect(show.code).toBe(0);
   expect(show.stdout).toContain(`permission ${ask.requestId}`);
+  expect(show.stdout).toMatch(/tool \[(pending|in_progress)\]/);
   const answered = await runGrove(["session", "answer", sid, ask.requestId, "allow", "--server", url]);
   expect(answered.code, answered.stderr).toBe(0);
   await waitForSession(api, sid, ["waiting_for_input"], 60_000);
