@@ -223,6 +223,10 @@ export async function killRestartResume(
     expect(loads[0].params.cwd).toBe(cwd);
     expect((await messages(api2, sid)).some((m) => m.role === "agent" && m.text.includes("The word was PAPAYA."))).toBe(true);
   } finally {
+    // A graceful stop ends the resumed agent too (codex-acp does not exit when its stdin closes;
+    // after a kill -9 only the next start's recovery would stop it, and there is none here).
+    server.child.kill("SIGTERM");
+    await Promise.race([server.exited, new Promise((r) => setTimeout(r, 20_000))]);
     server.child.kill("SIGKILL");
     await server.exited;
     await db.drop();
