@@ -65,6 +65,8 @@ export const LastError = z.object({
   repositoryId: z.string().optional(),
   /** What fixes it (e.g. for `workspace_reuse_unsafe`: move the foreign directory, then restore). */
   action: z.string().optional(),
+  /** AG-3: the last few KB of the agent's stderr when an agent failed to start or authenticate. */
+  stderr: z.string().optional(),
   at: z.string(),
 });
 export type LastError = z.infer<typeof LastError>;

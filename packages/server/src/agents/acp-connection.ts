@@ -46,6 +46,7 @@ export class AcpClientConnection {
   private readonly pendingAsks = new Map<string, () => void>();
   private authKind: string | undefined;
   private readonly authWaiters: (() => void)[] = [];
+  private readonly updateWaiters = new Set<() => void>();
 
   /** `sdk`: the loaded ACP SDK (see acp-sdk.ts). */
   constructor(
@@ -69,6 +70,7 @@ export class AcpClientConnection {
         const msg = m as Msg;
         this.record("in", msg);
         if (msg.method === AUTH_STATUS_METHOD) this.noteAuthStatus(msg.params);
+        if (isProgress(msg, this.sdk)) for (const w of [...this.updateWaiters]) w();
         if (msg.method === undefined && this.loading.has(msg.id)) this.loading.delete(msg.id);
         // Replayed history arrives before the load's response: log it, never deliver it.
         if (msg.method === this.sdk.methods.client.session.update && this.loading.size > 0) return;
@@ -119,6 +121,32 @@ export class AcpClientConnection {
       { protocolVersion: this.sdk.PROTOCOL_VERSION, clientCapabilities: {}, clientInfo: { name: "grove", version: "0.1.0" } },
       timeout(timeoutMs),
     );
+  }
+
+  /** ACP `authenticate` with one of the agent's advertised methods (AG-3). */
+  async authenticate(methodId: string, timeoutMs: number): Promise<void> {
+    await this.conn.agent.request(this.sdk.methods.agent.authenticate, { methodId }, timeout(timeoutMs));
+  }
+
+  /**
+   * Resolves true at the next sign of work from the agent (see {@link isProgress}; delivered or
+   * not), false after `ms` without one, or when the connection closes.
+   */
+  nextUpdate(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => done(false), ms);
+      t.unref();
+      const done = (v: boolean) => {
+        clearTimeout(t);
+        this.updateWaiters.delete(waiter);
+        this.signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      };
+      const waiter = () => done(true);
+      const onAbort = () => done(false);
+      this.updateWaiters.add(waiter);
+      this.signal.addEventListener("abort", onAbort, { once: true });
+    });
   }
 
   /** `session/new` in `cwd`; the agent's ACP session id and the modes and config options it reports (AG-2). */
@@ -228,6 +256,16 @@ export class AcpClientConnection {
   }
 }
 
+/** What counts as a turn's progress: output of the model (text, thought, a tool call, a plan) or a permission ask, not bookkeeping such as commands, titles or usage. */
+const PROGRESS_UPDATES = new Set(["agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan"]);
+
+function isProgress(msg: Msg, sdk: AcpSdk): boolean {
+  if (msg.method === sdk.methods.client.session.requestPermission) return true;
+  if (msg.method !== sdk.methods.client.session.update) return false;
+  const kind = (msg.params as { update?: { sessionUpdate?: unknown } } | undefined)?.update?.sessionUpdate;
+  return typeof kind === "string" && PROGRESS_UPDATES.has(kind);
+}
+
 /** ACP has no request timeout: abort via `$/cancel_request` and stop waiting (gotcha 5). */
 function timeout(ms: number): acp.SendRequestOptions {
   return { cancellationSignal: AbortSignal.timeout(ms), stopWaitingOnCancel: true };
@@ -237,6 +275,12 @@ function timeout(ms: number): acp.SendRequestOptions {
 export interface SessionSetup {
   modes?: AgentModes;
   configOptions: AgentConfigOption[];
+  /**
+   * AG-2: the id of the `mode` config option when the agent reports its modes only that way
+   * (opencode: `build`/`plan`); `modes` is then derived from it and a mode is set with
+   * `session/set_config_option`, not `session/set_mode`.
+   */
+  modeOption?: string;
 }
 
 function setupOf(res: { modes?: acp.SessionModeState | null; configOptions?: acp.SessionConfigOption[] | null }): SessionSetup {
@@ -246,5 +290,13 @@ function setupOf(res: { modes?: acp.SessionModeState | null; configOptions?: acp
         availableModes: res.modes.availableModes.map((m) => ({ id: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) })),
       }
     : undefined;
-  return { ...(modes ? { modes } : {}), configOptions: toConfigOptions(res.configOptions) };
+  const configOptions = toConfigOptions(res.configOptions);
+  if (modes) return { modes, configOptions };
+  const mode = configOptions.find((o) => o.category === "mode");
+  if (!mode) return { configOptions };
+  return {
+    modes: { currentModeId: mode.currentValue, availableModes: mode.options.map((o) => ({ id: o.value, name: o.name, ...(o.description ? { description: o.description } : {}) })) },
+    configOptions,
+    modeOption: mode.id,
+  };
 }

@@ -9,13 +9,15 @@ import type { AgentProfileConfig } from "./profiles.js";
 /**
  * AG-3 `grove agents check <name>`: starts the agent, asks `initialize` (nothing else: no
  * session, no model call), caches what it said (version, auth methods) for `GET /agents`, and
- * stops it. Unavailable → `agent_unavailable`; no ACP answer → `agent_start_failed`.
+ * stops it. The agent's environment is the one a session gets (SEC-7 allow-list + the profile's
+ * `inheritEnv`, then `env`). Unavailable → `agent_unavailable`; no ACP answer →
+ * `agent_start_failed` with the agent's stderr in `details.stderr`.
  */
 export async function checkAgent(p: AgentProfileConfig, home: string, opts: { cwd: string; logFile: string; timeoutMs?: number; now(): string }): Promise<InitializeInfo & { startMs: number }> {
   const launch = requireLaunch(p, home);
   const t0 = Date.now();
   const sdk = await acpSdk();
-  const proc = await AgentProcess.spawn(launch.command, launch.args, opts.cwd, p.env);
+  const proc = await AgentProcess.spawn(launch.command, launch.args, opts.cwd, p.env, p.inheritEnv);
   const conn = new AcpClientConnection(
     {
       output: proc.child.stdin,

@@ -1,4 +1,4 @@
-import { AppError } from "../domain/errors.js";
+import { AppError, isAppError } from "../domain/errors.js";
 import type { AgentConfigOption } from "../domain/agent-state.js";
 import type { AcpClientConnection, SessionSetup } from "./acp-connection.js";
 import { authRequiredError, isAuthRequired, type AuthMethodInfo } from "./agent-setup.js";
@@ -18,6 +18,7 @@ const SETTING_TIMEOUT_MS = 15_000;
 export class LiveAgentHandle implements AgentHandle {
   readonly pid: number;
   private turn = false;
+  private turns = 0;
   private stopping: Promise<void> | null = null;
   /** Settles once the exit has been handled (connection closed, log flushed, onExit called). */
   private readonly gone: Promise<void>;
@@ -58,9 +59,14 @@ export class LiveAgentHandle implements AgentHandle {
     if (this.turn) throw new AppError("session_busy", "a turn is already running in this agent");
     if (this.proc.hasExited || this.stopping) throw this.crashed();
     this.turn = true;
+    const first = this.turns++ === 0;
     try {
-      return await this.conn.prompt(this.acpSessionId, texts);
+      const turn = this.conn.prompt(this.acpSessionId, texts);
+      const bound = this.profile.auth?.firstTurnProgressMs;
+      if (!first || bound === undefined) return await turn;
+      return await this.progressOrAuthRequired(turn, bound);
     } catch (e) {
+      if (isAppError(e)) throw e;
       if (isAuthRequired(e)) throw authRequiredError(this.profile, e, this.authMethods, this.proc.stderrTail);
       if (this.proc.hasExited || this.conn.signal.aborted) {
         await Promise.race([this.proc.exited, new Promise((r) => setTimeout(r, EXIT_WAIT_MS))]);
@@ -73,8 +79,33 @@ export class LiveAgentHandle implements AgentHandle {
     }
   }
 
+  /**
+   * AG-3: the first turn of an agent known to hang without credentials must show progress (any
+   * update) within `bound` ms; else the turn is cancelled and fails `agent_auth_required`. Such an
+   * agent may instead give up by itself (opencode: "Cannot connect to API" once its retries of its
+   * vendor's hosts are spent): an error answer before any update means the same.
+   */
+  private async progressOrAuthRequired(turn: Promise<{ stopReason: string }>, bound: number): Promise<{ stopReason: string }> {
+    let moved = false;
+    const watch = this.conn.nextUpdate(bound).then((m) => (moved = m));
+    let first: { r: { stopReason: string } } | undefined;
+    try {
+      first = await Promise.race([turn.then((r) => ({ r })), watch.then((m) => (m ? turn.then((r) => ({ r })) : undefined))]);
+    } catch (e) {
+      if (moved || this.proc.hasExited || this.conn.signal.aborted || isAuthRequired(e)) throw e;
+      throw authRequiredError(this.profile, new Error(`its first turn failed before any progress: ${e instanceof Error ? e.message : String(e)}`), this.authMethods, this.proc.stderrTail);
+    }
+    if (first !== undefined) return first.r;
+    await this.conn.cancel(this.acpSessionId).catch(() => undefined);
+    // The cancelled turn's own answer no longer matters (it may never come).
+    turn.catch(() => undefined);
+    throw authRequiredError(this.profile, new Error(`no progress within ${Math.round(bound / 1000)} s on its first turn`), this.authMethods, this.proc.stderrTail);
+  }
+
   async setMode(modeId: string): Promise<void> {
-    await this.conn.setMode(this.acpSessionId, modeId, SETTING_TIMEOUT_MS);
+    // AG-2: an agent whose modes are a config option switches through that option.
+    if (this.setup.modeOption !== undefined) await this.conn.setConfigOption(this.acpSessionId, this.setup.modeOption, modeId, SETTING_TIMEOUT_MS);
+    else await this.conn.setMode(this.acpSessionId, modeId, SETTING_TIMEOUT_MS);
   }
 
   setConfigOption(configId: string, value: string): Promise<AgentConfigOption[]> {

@@ -1,10 +1,10 @@
 import { execFile } from "node:child_process";
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { childEnv } from "../domain/child-env.js";
 import { AppError } from "../domain/errors.js";
 import type { AuthMethodInfo } from "./agent-setup.js";
-import type { AgentProfileConfig } from "./profiles.js";
+import { BRIDGE_ENV, type AgentProfileConfig } from "./profiles.js";
 
 /** AG-3: how a profile would start right now, and whether it can. */
 export interface LaunchInfo {
@@ -58,7 +58,31 @@ function installedPackage(dir: string, pkg: string): InstalledPackage | undefine
 }
 
 /**
- * AG-3: a managed bridge runs as `node <its bin>` from its install (no npx: no download, no
+ * AG-3: how an installed bin runs as what it is. A Node script (a `#!` line naming node, or no
+ * `#!` line at all: a `.js` file npm links) runs with this server's node; anything else — a
+ * native binary (opencode links a 185 MB ELF as `bin/opencode.exe`), a script for another
+ * interpreter — is executed directly (it must be executable, as npm leaves bins).
+ */
+export function binLaunch(bin: string): { command: string; args: string[] } {
+  const head = Buffer.alloc(256);
+  let n: number;
+  const fd = openSync(bin, "r");
+  try {
+    n = readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const text = head.subarray(0, n).toString("latin1");
+  if (text.startsWith("#!")) {
+    const shebang = text.slice(2).split("\n")[0] ?? "";
+    return /(^|[/\s])node(\s|$)/.test(shebang) ? { command: process.execPath, args: [bin] } : { command: bin, args: [] };
+  }
+  const binary = n >= 4 && (text.startsWith("\x7fELF") || [0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe].includes(head.readUInt32BE(0)) || text.startsWith("MZ"));
+  return binary ? { command: bin, args: [] } : { command: process.execPath, args: [bin] };
+}
+
+/**
+ * AG-3: a managed bridge runs from its install as what its bin is ({@link binLaunch}) (no npx: no download, no
  * registry look-up at start); it is unavailable until `grove agents install <name>` put the
  * pinned version there. Any other profile is available when its command is found.
  */
@@ -69,7 +93,8 @@ export function resolveLaunch(p: AgentProfileConfig, home: string): LaunchInfo {
     if (!got) {
       return { available: false, command: p.command, args: p.args, problem: `${p.install.package}@${p.install.version} is not installed in ${installDir(home, p.name)}`, fix };
     }
-    const info: LaunchInfo = { available: true, command: process.execPath, args: [got.bin, ...p.install.args], version: got.version };
+    const run = binLaunch(got.bin);
+    const info: LaunchInfo = { available: true, command: run.command, args: [...run.args, ...p.install.args], version: got.version };
     if (got.version !== p.install.version) return { ...info, problem: `installed ${got.version}, pinned ${p.install.version}`, fix };
     return info;
   }
@@ -88,7 +113,8 @@ export function requireLaunch(p: AgentProfileConfig, home: string): LaunchInfo {
 /**
  * AG-3: installs the profile's pinned bridge with npm into `GROVE_HOME/agents/<name>`.
  * Idempotent: an install of the pinned version is left alone. `npm` is the one on PATH
- * (override with `npmCommand`); its registry settings are the person's own.
+ * (override with `npmCommand`); its registry, cache, proxy and CA settings are the person's own
+ * (the variables of `BRIDGE_ENV` pass, on top of the SEC-7 allow-list).
  */
 export async function installAgent(p: AgentProfileConfig, home: string, opts: { npmCommand?: string; timeoutMs?: number } = {}): Promise<{ version: string; installed: boolean; dir: string }> {
   if (!p.install) throw new AppError("invalid_request", `agent ${p.name} is not a managed bridge; install its command yourself`, { agent: p.name });
@@ -103,7 +129,7 @@ export async function installAgent(p: AgentProfileConfig, home: string, opts: { 
     execFile(
       opts.npmCommand ?? "npm",
       ["install", "--no-audit", "--no-fund", "--save-exact", "--loglevel=error", spec],
-      { cwd: dir, env: childEnv(process.env), timeout: opts.timeoutMs ?? 600_000, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: dir, env: childEnv(process.env, {}, BRIDGE_ENV), timeout: opts.timeoutMs ?? 600_000, maxBuffer: 16 * 1024 * 1024 },
       (err, _stdout, stderr) => {
         if (err) reject(new AppError("agent_unavailable", `npm install ${spec} failed: ${String(stderr || err.message).trim().slice(-2000)}`, { agent: p.name, fix: `check npm's registry access, then grove agents install ${p.name}` }));
         else resolvePromise();

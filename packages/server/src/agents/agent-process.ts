@@ -24,7 +24,11 @@ export class AgentProcess {
   /** The agent's process group and session (SEC-7): its pid and its start time. */
   readonly group: RecordedGroup;
 
-  private constructor(readonly child: ChildProcessWithoutNullStreams, readonly pid: number, readonly startTime: string) {
+  /**
+   * `env`: the environment the agent was started with (AG-3 reads it to choose an auth method;
+   * it may hold secrets and never leaves the server).
+   */
+  private constructor(readonly child: ChildProcessWithoutNullStreams, readonly pid: number, readonly startTime: string, readonly env: Readonly<Record<string, string | undefined>>) {
     this.group = { pgid: pid, leaderStartTime: startTime };
     this.exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => {
@@ -49,14 +53,15 @@ export class AgentProcess {
    * exists; a command that cannot be started → AppError("agent_start_failed").
    */
   static async spawn(command: string, args: string[], cwd: string, env: Record<string, string>, inheritEnv: readonly string[] = []): Promise<AgentProcess> {
-    const child = spawn(command, args, { cwd, env: childEnv(process.env, env, inheritEnv), detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    const agentEnv = childEnv(process.env, env, inheritEnv);
+    const child = spawn(command, args, { cwd, env: agentEnv, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", (e) => reject(new AppError("agent_start_failed", `cannot start ${command}: ${e.message}`, { command })));
     });
     if (child.pid === undefined) throw new AppError("agent_start_failed", `cannot start ${command}`, { command });
     // Read at once: the pair (pid, start time) is what identifies the group after a crash.
-    return new AgentProcess(child, child.pid, readStartTime(child.pid) ?? "");
+    return new AgentProcess(child, child.pid, readStartTime(child.pid) ?? "", agentEnv);
   }
 
   /** The process has exited (its group may still have members until {@link kill}). */

@@ -28,6 +28,22 @@ export function authMethodsOf(init: acp.InitializeResponse): AuthMethodInfo[] {
 }
 
 /**
+ * AG-3: the auth method to send with ACP `authenticate` before the session starts: the first
+ * advertised `env_var` method (codex-acp: `codex-api-key`, `openai-api-key`) whose variables are
+ * all set in the agent's environment. Such an agent reads the key itself once told which method to
+ * use; without the call it answers `authRequired` even with the key set. Other kinds (a browser
+ * login, the agent's own terminal flow) are never started by Grove.
+ */
+export function envAuthMethod(init: acp.InitializeResponse, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  for (const m of init.authMethods ?? []) {
+    const x = m as { id: string; type?: string; vars?: { name: string; optional?: boolean }[] };
+    if (x.type !== "env_var" || !Array.isArray(x.vars) || x.vars.length === 0) continue;
+    if (x.vars.every((v) => v.optional === true || (env[v.name] ?? "") !== "")) return x.id;
+  }
+  return undefined;
+}
+
+/**
  * AG-3: `agent_auth_required`, naming the agent's auth methods and what fixes it (the
  * profile's `auth.fix`, else a generic hint), so a person knows what to do before any turn.
  */
@@ -66,7 +82,8 @@ export async function applyPreferences(
       modes.availableModes.map((m) => m.id),
     );
     if (wanted !== undefined && wanted !== modes.currentModeId) {
-      await conn.setMode(acpSessionId, wanted, timeoutMs);
+      if (setup.modeOption !== undefined) await conn.setConfigOption(acpSessionId, setup.modeOption, wanted, timeoutMs);
+      else await conn.setMode(acpSessionId, wanted, timeoutMs);
       modes = { ...modes, currentModeId: wanted };
       configOptions = configOptions.map((o) => (o.category === "mode" && o.options.some((x) => x.value === wanted) ? { ...o, currentValue: wanted } : o));
     }
@@ -77,5 +94,5 @@ export async function applyPreferences(
     const after = await conn.setConfigOption(acpSessionId, model.id, modelId, timeoutMs);
     configOptions = after.length > 0 ? after : configOptions.map((o) => (o === model ? { ...o, currentValue: modelId } : o));
   }
-  return { ...(modes ? { modes } : {}), configOptions };
+  return { ...(modes ? { modes } : {}), configOptions, ...(setup.modeOption !== undefined ? { modeOption: setup.modeOption } : {}) };
 }

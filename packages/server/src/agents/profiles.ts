@@ -28,11 +28,17 @@ export interface AgentProfileConfig {
   policyModes?: Partial<Record<"ask" | "auto_approve", string>>;
   /**
    * AG-3: a bridge Grove installs with npm under `GROVE_HOME/agents/<name>` at a pinned version
-   * (`grove agents install <name>`); it is started as `node <its bin> ...args`, never through npx.
+   * (`grove agents install <name>`); it is started as its bin (a Node script with node, a native
+   * binary directly) with `...args`, never through npx.
    */
   install?: { package: string; version: string; args: string[] };
-  /** AG-3: how the agent authenticates: the fix named in `agent_auth_required`, the variables it reads. */
-  auth?: { fix: string; env?: string[] };
+  /**
+   * AG-3: how the agent authenticates: the fix named in `agent_auth_required`, the variables it
+   * reads. `firstTurnProgressMs`: for an agent known to hang without credentials (it starts its
+   * session, then retries its vendor's hosts in silence), a first turn of a process that brings
+   * no `session/update` within this bound is cancelled and fails `agent_auth_required`.
+   */
+  auth?: { fix: string; env?: string[]; firstTurnProgressMs?: number };
 }
 
 /** Name of the default agent of a new install (SES-9). */
@@ -69,25 +75,36 @@ function isFresh(bundle: string, sourceDir: string): boolean {
     .every((f) => statSync(join(sourceDir, f)).mtimeMs <= built);
 }
 
-// What every bridge needs from the server's environment besides the base allow-list: npm's
-// registry/cache settings (a bridge may run npm), a proxy and private CAs to reach the model's
-// API, and the XDG dirs where these tools keep their configuration and logins.
-const BRIDGE_ENV: readonly string[] = [
-  "npm_config_registry", "npm_config_cache", "NPM_CONFIG_REGISTRY", "NPM_CONFIG_CACHE", "NODE_EXTRA_CA_CERTS",
-  "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "no_proxy", "NO_PROXY",
+/**
+ * What every bridge (and `npm install` of one) needs from the server's environment besides the
+ * base allow-list: npm's registry/cache/offline settings (a bridge may run npm; opencode's embedded
+ * npm honours `npm_config_offline`), a proxy and private CAs to reach the registry and the model's
+ * API, and the XDG dirs where these tools keep their configuration and logins.
+ */
+export const BRIDGE_ENV: readonly string[] = [
+  "npm_config_registry", "npm_config_cache", "npm_config_userconfig", "npm_config_offline", "npm_config_strict_ssl", "npm_config_cafile",
+  "NPM_CONFIG_REGISTRY", "NPM_CONFIG_CACHE", "NPM_CONFIG_USERCONFIG", "NPM_CONFIG_OFFLINE", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR",
+  "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY",
   "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
 ];
 
 /** The vendor credentials and settings each real agent reads from its environment (SEC-7). */
 const VENDOR_ENV: Record<string, readonly string[]> = {
   claude: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER"],
-  codex: ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"],
+  // OPENAI_BASE_URL does nothing for codex-acp 0.16 (openai_base_url in $CODEX_HOME/config.toml
+  // does); it stays for the tools codex runs.
+  codex: ["OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_HOME", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "RUST_LOG"],
   gemini: [
     "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA", "GOOGLE_APPLICATION_CREDENTIALS",
     // A gateway or proxy in front of the Gemini API (Gemini CLI then authenticates as `gateway`).
     "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL", "GEMINI_MODEL", "GEMINI_CLI_HOME",
   ],
-  opencode: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "OPENCODE_CONFIG"],
+  opencode: [
+    // The providers' keys opencode reads (its `{env:NAME}` config references may name others: list them in agents.json).
+    "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY", "MISTRAL_API_KEY", "OPENCODE_API_KEY",
+    // Its configuration: files, inline JSON, and the switches that keep it off the network.
+    "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "OPENCODE_CONFIG_CONTENT", "OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_DEFAULT_PLUGINS", "OPENCODE_DISABLE_SHARE", "OPENCODE_DISABLE_LSP_DOWNLOAD",
+  ],
 };
 
 /**
@@ -144,7 +161,16 @@ export function builtInProfiles(opts: { home: string }): AgentProfileConfig[] {
       policyModes: { ask: "default", auto_approve: "acceptEdits" },
       auth: { fix: "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) for the agent, or log in once with `claude /login`", env: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"] },
     }),
-    bridgeProfile("codex", { auth: { fix: "set OPENAI_API_KEY (or CODEX_API_KEY) for the agent, or log in once with `codex login`", env: ["OPENAI_API_KEY", "CODEX_API_KEY"] } }),
+    bridgeProfile("codex", {
+      // codex-acp starts in `read-only`, which asks before every edit and command.
+      policyModes: { ask: "read-only" },
+      auth: {
+        // codex-acp signs in only through ACP `authenticate` (Grove sends it when the variable is
+        // set) or `$CODEX_HOME/auth.json`; OPENAI_BASE_URL is ignored.
+        fix: "set OPENAI_API_KEY (or CODEX_API_KEY) for the agent (Grove signs Codex in with it), or log in once with `codex login`; for another endpoint than api.openai.com put `openai_base_url = \"https://…/v1\"` (or a [model_providers.NAME] with base_url, wire_api = \"responses\", env_key) in $CODEX_HOME/config.toml — OPENAI_BASE_URL has no effect",
+        env: ["OPENAI_API_KEY", "CODEX_API_KEY"],
+      },
+    }),
     bridgeProfile("gemini", {
       // Gemini CLI starts in `default`, which asks before edits and shell commands. No mode for
       // `auto_approve`: Grove answers every ask itself, and Gemini CLI refuses its approving
@@ -152,7 +178,18 @@ export function builtInProfiles(opts: { home: string }): AgentProfileConfig[] {
       policyModes: { ask: "default" },
       auth: { fix: "set GEMINI_API_KEY for the agent, or log in once with `gemini`", env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"] },
     }),
-    bridgeProfile("opencode", { auth: { fix: "run `opencode auth login` once, or set the provider's API key for the agent" } }),
+    bridgeProfile("opencode", {
+      // opencode has no asking mode (its `build` and `plan` agents reach the client only as a
+      // `mode` config option): its permission setting makes every edit, command and fetch ask.
+      // Grove answers the asks itself under `auto_approve`, as for Gemini CLI.
+      env: { OPENCODE_PERMISSION: JSON.stringify({ edit: "ask", bash: "ask", webfetch: "ask" }) },
+      auth: {
+        // Without a configured provider opencode starts on its vendor's free model and then retries
+        // its hosts in silence: a first turn with no update for this long means no usable provider.
+        fix: "give opencode a model provider: run `opencode auth login` once, or set a provider's API key for the agent (ANTHROPIC_API_KEY, OPENAI_API_KEY, …), or configure a provider and `model` in opencode.json (OPENCODE_CONFIG / OPENCODE_CONFIG_CONTENT)",
+        firstTurnProgressMs: 30_000,
+      },
+    }),
   ];
 }
 

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { AppError, isAppError } from "../domain/errors.js";
 import { AcpClientConnection, type SessionSetup } from "./acp-connection.js";
 import { acpSdk, loadedAcpSdk } from "./acp-sdk.js";
-import { applyPreferences, authMethodsOf, authRequiredError, isAuthRequired, type AuthMethodInfo } from "./agent-setup.js";
+import { applyPreferences, authMethodsOf, authRequiredError, envAuthMethod, isAuthRequired, type AuthMethodInfo } from "./agent-setup.js";
 import { LiveAgentHandle } from "./agent-handle.js";
 import { AgentProcess } from "./agent-process.js";
 
@@ -88,6 +88,12 @@ export class AgentRuntime {
       const init = await conn.initialize(this.startTimeoutMs);
       authMethods = authMethodsOf(init);
       input.onInitialize?.(init);
+      // AG-3: an agent that reads its key only once told to (codex-acp) is signed in with it.
+      const method = envAuthMethod(init, proc.env);
+      if (method !== undefined) {
+        step = "authenticate";
+        await conn.authenticate(method, this.startTimeoutMs);
+      }
       let acpSessionId: string | undefined;
       let setup: SessionSetup | undefined;
       let resumed = false;

@@ -16,7 +16,7 @@ import { Command, CommanderError } from "commander";
 import { isCliError } from "./client.js";
 import { withCommonOptions } from "./context.js";
 import { setServerLoader, type ServerLoader } from "./host.js";
-import { formatError } from "./output.js";
+import { agentStderr, formatError } from "./output.js";
 import { exitQuietlyOnClosedPipe } from "./pipe.js";
 
 type Register = (program: Command) => void;
@@ -101,7 +101,7 @@ export async function runCli(argv: readonly string[], opts: { stderr?: NodeJS.Wr
     if (isCliError(e)) {
       // SES-3 / WT-5: the server's `details.action` says what fixes the error.
       const action = typeof e.details?.action === "string" ? `\naction: ${e.details.action}` : "";
-      stderr.write(formatError(e.code, e.message) + action + "\n");
+      stderr.write(formatError(e.code, e.message) + action + agentStderr(e.details?.stderr) + "\n");
       return 1;
     }
     stderr.write(formatError("internal_error", e instanceof Error ? e.message : String(e)) + "\n");

@@ -65,3 +65,10 @@ export function shortTime(iso: string | null | undefined): string {
   if (Number.isNaN(d.getTime())) return iso;
   return d.toISOString().slice(0, 19).replace("T", " ");
 }
+
+/** AG-3: an agent's own stderr (an API error's `details.stderr`), indented under the error line. */
+export function agentStderr(text: unknown): string {
+  if (typeof text !== "string" || text.trim() === "") return "";
+  const lines = text.trimEnd().split("\n").slice(-40);
+  return `\nagent stderr:\n${lines.map((l) => `  ${l}`).join("\n")}`;
+}

@@ -1,13 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoAndTask } from "../fixture/scenario.js";
-import { waitForSession } from "../fixture/server.js";
-import { runGrove } from "../cli/run-cli.js";
 import { ensureBridge } from "./bridges.js";
 import { contentText, FakeAnthropic, lastIsToolResult, type ModelReply, type SeenRequest } from "./fake-anthropic.js";
-import { cancelEndsTurnFast, InteropServer, killRestartResume, pendingAsk, proxyEnv, RefusingProxy, setEnv, writeLandsInWorktree } from "./harness.js";
+import { agentNetworkEnv, authFixWorks, cancelEndsTurnFast, InteropServer, killRestartResume, RefusingProxy, setEnv, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness.js";
 
 /**
  * Issue 10 interop suite: the real Claude Code ACP bridge (pinned, installed with npm into the
@@ -41,9 +38,8 @@ beforeAll(async () => {
     CLAUDE_CONFIG_DIR: join(agentHome, ".claude"),
     ANTHROPIC_BASE_URL: fake.url,
     ANTHROPIC_API_KEY: "sk-ant-fake-key",
-    ...proxyEnv(proxy.url),
-    // Telemetry and update checks would otherwise try api.anthropic.com through the proxy.
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    // The refusing proxy, and no telemetry or update checks (they would try api.anthropic.com).
+    ...agentNetworkEnv("claude", proxy.url),
   });
 }, 600_000);
 
@@ -72,21 +68,11 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
 
   it("AG-2 CLI: a Bash tool call asks too and is answered with `grove session answer … allow`; `session show` prints tool status and the pending request", async () => {
     try {
-      const { sid, worktree, api, url } = await server.launch();
-      fake.script = toolThenText({ name: "Bash", input: { command: "echo from-bash > bash.txt", description: "write bash.txt" } }, "Bash done.");
-      expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "run a command" })).status).toBe(202);
-      const ask = await pendingAsk(api, sid);
-      expect(ask.toolKind).toBe("execute");
-      const show = await runGrove(["session", "show", sid, "--server", url]);
-      expect(show.code).toBe(0);
-      expect(show.stdout).toContain(`permission ${ask.requestId}`);
-      expect(show.stdout).toMatch(/tool \[(pending|in_progress)\]/);
-      const answered = await runGrove(["session", "answer", sid, ask.requestId, "allow", "--server", url]);
-      expect(answered.code, answered.stderr).toBe(0);
-      await waitForSession(api, sid, ["waiting_for_input"], 60_000);
-      expect(readFileSync(join(worktree, "bash.txt"), "utf8")).toBe("from-bash\n");
-      const after = await runGrove(["session", "show", sid, "--server", url]);
-      expect(after.stdout).toMatch(/tool \[completed\]/);
+      await shellAskAnsweredByCli(server, {
+        script: () => (fake.script = toolThenText({ name: "Bash", input: { command: "echo from-bash > bash.txt", description: "write bash.txt" } }, "Bash done.")),
+        file: "bash.txt",
+        content: "from-bash\n",
+      });
     } finally {
       await server.close();
     }
@@ -112,26 +98,22 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
     });
   }, 400_000);
 
-  it("AG-3 the bridge with no credentials fails at start with agent_auth_required naming the fix", async () => {
-    // No key and no model address: a person who never set Claude up.
-    const restore = setEnv({ ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined });
+  it("AG-3 the bridge with no credentials fails with agent_auth_required naming the fix; setting ANTHROPIC_API_KEY (and the model's address) as it says makes the next session work", async () => {
     try {
-      const t0 = Date.now();
-      const srv = await server.bare();
-      const { task } = await repoAndTask(srv);
-      const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "claude", prompt: "hello" });
-      expect(s.status).toBe(201);
-      // At start when the bridge's own auth probe reports "none" in time, else at its first
-      // turn (the bridge answers authRequired): never as an internal error after a model call.
-      const failed = s.body.state === "failed" ? s.body : await waitForSession(srv.api, s.body.id, ["failed"], 60_000);
-      expect(failed.lastError.code).toBe("agent_auth_required");
-      expect(failed.lastError.message).toContain("ANTHROPIC_API_KEY");
-      expect(Date.now() - t0).toBeLessThan(90_000);
+      // No key and no model address: a person who never set Claude up. At start when the
+      // bridge's own auth probe reports "none" in time, else at its first turn (the bridge
+      // answers authRequired): never as an internal error after a model call.
+      await authFixWorks(server, "claude", {
+        withoutCredentials: () => setEnv({ ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined }),
+        mentions: ["ANTHROPIC_API_KEY"],
+        follow: () => void setEnv({ ANTHROPIC_API_KEY: "sk-ant-fake-key", ANTHROPIC_BASE_URL: fake.url }),
+        answer: (text) => (fake.script = () => ({ text })),
+        sawPrompt: (text) => fake.main.some((r) => userTexts(r).includes(text) && r.auth === "sk-ant-fake-key"),
+      });
     } finally {
-      restore();
       await server.close();
     }
-  });
+  }, 300_000);
 
   it("issue 10: no traffic left loopback (every attempt through the proxy is refused and counted)", () => {
     expect(fake.main.length).toBeGreaterThan(0);

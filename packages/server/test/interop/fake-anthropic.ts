@@ -24,7 +24,7 @@ export class FakeAnthropic extends FakeModelApi<SeenRequest["body"]> {
       return;
     }
     const main = (body.tools ?? []).some((t) => t.name === "Write");
-    const seen: SeenRequest = { path, main, body };
+    const seen: SeenRequest = { path, main, body, ...this.authOf(req) };
     this.requests.push(seen);
     const reply: ModelReply = main ? this.script(seen, this.main.length - 1) : { text: "ok" };
     if (body.stream) await this.stream(res, body.model ?? "claude-fake", reply);

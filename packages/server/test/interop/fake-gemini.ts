@@ -29,7 +29,7 @@ export class FakeGemini extends FakeModelApi<GeminiRequest["body"]> {
       return;
     }
     const main = (body.tools ?? []).some((t) => (t.functionDeclarations ?? []).some((f) => f.name === "write_file"));
-    const seen: GeminiRequest = { path, main, body };
+    const seen: GeminiRequest = { path, main, body, ...this.authOf(req) };
     this.requests.push(seen);
     // The router wants `model_choice`, the next-speaker check `next_speaker`: one answer for both.
     const reply: ModelReply = main ? this.script(seen, this.main.length - 1) : { text: JSON.stringify({ reasoning: "ok", model_choice: "flash", next_speaker: "user", title: "ok" }) };

@@ -11,6 +11,8 @@ export interface ModelRequest<Body> {
   path: string;
   main: boolean;
   body: Body;
+  /** The request's `authorization` header (or `x-api-key` / `x-goog-api-key`), if any: which key reached the model. */
+  auth?: string;
 }
 
 /**
@@ -44,6 +46,13 @@ export abstract class FakeModelApi<Body extends object> {
 
   /** Answers one request whose body was read (`{}` when it was not JSON). */
   protected abstract respond(req: IncomingMessage, res: ServerResponse, path: string, body: Body): Promise<void>;
+
+  /** The credential a request carried (see {@link ModelRequest.auth}). */
+  protected authOf(req: IncomingMessage): { auth?: string } {
+    const h = req.headers.authorization ?? req.headers["x-api-key"] ?? req.headers["x-goog-api-key"];
+    const v = Array.isArray(h) ? h[0] : h;
+    return v ? { auth: v } : {};
+  }
 
   /** A streamed answer: kept open until it ends, destroyed by `close`. */
   protected streaming(res: ServerResponse): void {

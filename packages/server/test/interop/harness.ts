@@ -1,10 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { createServer, type Server } from "node:net";
 import { expect } from "vitest";
 import { freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { apiClient, spawnServer, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
+import { runGrove } from "../cli/run-cli.js";
 import { linkBridge } from "./bridges.js";
 
 /**
@@ -39,6 +41,27 @@ export class RefusingProxy {
 export function proxyEnv(proxyUrl: string): Record<string, string> {
   return { HTTPS_PROXY: proxyUrl, HTTP_PROXY: proxyUrl, https_proxy: proxyUrl, http_proxy: proxyUrl, NO_PROXY: "127.0.0.1,localhost", no_proxy: "127.0.0.1,localhost" };
 }
+
+/**
+ * The one place that decides an interop agent's network: the refusing proxy for everything that
+ * is not loopback, plus each agent's own switches for traffic it would otherwise try (each a
+ * variable its built-in profile inherits, so a person can set the same). opencode: no models.dev
+ * catalogue fetch, and its embedded npm offline (its background install of `@opencode-ai/plugin`
+ * into its config dir contacts the npm registry otherwise; nothing else switches it off). Claude
+ * Code: no telemetry or update checks. Gemini CLI has no variable for its usage statistics (its
+ * settings file says so); codex-acp tries nothing.
+ */
+export function agentNetworkEnv(agent: Agent, proxyUrl: string): Record<string, string> {
+  const own: Record<Agent, Record<string, string>> = {
+    claude: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
+    gemini: {},
+    codex: {},
+    opencode: { OPENCODE_DISABLE_MODELS_FETCH: "1", npm_config_offline: "true" },
+  };
+  return { ...proxyEnv(proxyUrl), ...own[agent] };
+}
+
+export type Agent = "claude" | "codex" | "gemini" | "opencode";
 
 /**
  * Sets variables in this process's environment (an in-process server's agents inherit it, pool:
@@ -93,7 +116,7 @@ export function allToolsClosed(msgs: Msg[]): boolean {
 export class InteropServer {
   private srv: TestServer | undefined;
 
-  constructor(private readonly agent: "claude" | "codex" | "gemini" | "opencode") {}
+  constructor(private readonly agent: Agent) {}
 
   async launch(prompt?: string) {
     const db = await freshDatabase("sqlite");
@@ -160,7 +183,7 @@ export async function writeLandsInWorktree(
  * same cwd, and the model sees the earlier prompt.
  */
 export async function killRestartResume(
-  agent: "claude" | "codex" | "gemini" | "opencode",
+  agent: Agent,
   model: { streamSlowly(text: string): void; answer(text: string): void; mainCount(): number; userTextsSince(index: number): string },
 ): Promise<void> {
   const db = await freshDatabase("sqlite");
@@ -200,6 +223,10 @@ export async function killRestartResume(
     expect(loads[0].params.cwd).toBe(cwd);
     expect((await messages(api2, sid)).some((m) => m.role === "agent" && m.text.includes("The word was PAPAYA."))).toBe(true);
   } finally {
+    // A graceful stop ends the resumed agent too (codex-acp does not exit when its stdin closes;
+    // after a kill -9 only the next start's recovery would stop it, and there is none here).
+    server.child.kill("SIGTERM");
+    await Promise.race([server.exited, new Promise((r) => setTimeout(r, 20_000))]);
     server.child.kill("SIGKILL");
     await server.exited;
     await db.drop();
@@ -231,4 +258,65 @@ export async function cancelEndsTurnFast(server: InteropServer, model: { streamS
   await waitForSession(api, sid, ["waiting_for_input"], 2000);
   await waitFor(async () => allToolsClosed(await messages(api, sid)), "every tool row closed", 2000);
   expect(Date.now() - t0).toBeLessThan(2000);
+}
+
+/**
+ * AG-2 CLI: a shell command the model runs asks Grove, `grove session show` lists the request and
+ * `grove session answer … allow` answers it; the command's file lands in the worktree and every
+ * tool row ends `completed`. `script(worktree)` makes the model run a command that writes `file`.
+ */
+export async function shellAskAnsweredByCli(server: InteropServer, opts: { script(worktree: string): void; file: string; content: string }): Promise<void> {
+  const { sid, worktree, api, url } = await server.launch();
+  opts.script(worktree);
+  expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "run a command" })).status).toBe(202);
+  const ask = await pendingAsk(api, sid);
+  expect(ask.toolKind).toBe("execute");
+  const show = await runGrove(["session", "show", sid, "--server", url]);
+  expect(show.code).toBe(0);
+  expect(show.stdout).toContain(`permission ${ask.requestId}`);
+  expect(show.stdout).toMatch(/tool \[(pending|in_progress)\]/);
+  const answered = await runGrove(["session", "answer", sid, ask.requestId, "allow", "--server", url]);
+  expect(answered.code, answered.stderr).toBe(0);
+  await waitForSession(api, sid, ["waiting_for_input"], 60_000);
+  expect(readFileSync(join(worktree, opts.file), "utf8")).toBe(opts.content);
+  const after = await runGrove(["session", "show", sid, "--server", url]);
+  expect(after.stdout).toMatch(/tool \[completed\]/);
+  expect(after.stdout).not.toMatch(/tool \[(pending|in_progress)\]/);
+}
+
+/**
+ * AG-3 no credentials → the start (or its first turn) fails `agent_auth_required` with the
+ * profile's fix, which names `mentions`; then the fix is followed (`follow()` gives the agent its
+ * credentials the way the fix says) and a new session on the same server does real work: the
+ * model sees the prompt and its answer lands in the transcript.
+ */
+export async function authFixWorks(
+  server: InteropServer,
+  agent: Agent,
+  opts: { withoutCredentials(): () => void; mentions: string[]; follow(): void; answer(text: string): void; sawPrompt(text: string): boolean; boundMs?: number },
+): Promise<void> {
+  const srv = await server.bare();
+  const { task } = await repoAndTask(srv);
+  const restore = opts.withoutCredentials();
+  let failed: { lastError: { code: string; message: string } };
+  try {
+    const t0 = Date.now();
+    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent, prompt: "hello" });
+    expect(s.status, JSON.stringify(s.body)).toBe(201);
+    failed = s.body.state === "failed" ? s.body : await waitForSession(srv.api, s.body.id, ["failed"], opts.boundMs ?? 60_000);
+    expect(Date.now() - t0).toBeLessThan(opts.boundMs ?? 90_000);
+  } finally {
+    restore();
+  }
+  expect(failed.lastError.code, failed.lastError.message).toBe("agent_auth_required");
+  for (const m of opts.mentions) expect(failed.lastError.message).toContain(m);
+  opts.follow();
+  opts.answer("Signed in and working.");
+  const again = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent, prompt: "Are you signed in?" });
+  expect(again.status, JSON.stringify(again.body)).toBe(201);
+  const sid = again.body.id as string;
+  const settled = await waitForSession(srv.api, sid, ["waiting_for_input", "failed"], 120_000);
+  expect(settled.lastError, JSON.stringify(settled.lastError)).toBeNull();
+  expect(opts.sawPrompt("Are you signed in?")).toBe(true);
+  expect((await messages(srv.api, sid)).some((m) => m.role === "agent" && m.text.includes("Signed in and working."))).toBe(true);
 }

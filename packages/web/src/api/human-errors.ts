@@ -52,7 +52,9 @@ const WORDS: Record<string, Entry> = {
 export function humanError(e: unknown): HumanError {
   if (e instanceof ApiError) {
     const entry = WORDS[e.code];
-    const raw = e.toString();
+    // AG-3: an agent that failed to start says why on its stderr (`details.stderr`).
+    const stderr = typeof e.details?.stderr === "string" && e.details.stderr.trim() !== "" ? `\nagent stderr:\n${e.details.stderr.trimEnd()}` : "";
+    const raw = e.toString() + stderr;
     if (!entry) return { text: e.message, code: e.code, raw };
     // The server's message often starts with the field already ("path: …"): name it once.
     const f = e.details?.field;

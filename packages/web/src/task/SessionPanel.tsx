@@ -52,9 +52,18 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
           <code className="muted">{session.id}</code>
         </div>
         {session.lastError ? (
-          <p className="error last-error" role="alert">
-            {`${session.lastError.code}: ${session.lastError.message}`}
-          </p>
+          <div className="last-error-block">
+            <p className="error last-error" role="alert">
+              {`${session.lastError.code}: ${session.lastError.message}`}
+            </p>
+            {session.lastError.stderr ? (
+              // AG-3: what the agent itself said when it failed to start or authenticate.
+              <details className="agent-stderr">
+                <summary>Agent output (stderr)</summary>
+                <pre>{session.lastError.stderr}</pre>
+              </details>
+            ) : null}
+          </div>
         ) : null}
         {readOnly ? null : (
           <div className="actions">

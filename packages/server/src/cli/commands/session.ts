@@ -3,7 +3,7 @@ import { registerSessionPromptCommand } from "./session-prompt.js";
 import type { Message, Session } from "@grove/protocol";
 import { allInOrder } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
-import { formatTable, shortTime } from "../output.js";
+import { agentStderr, formatTable, shortTime } from "../output.js";
 import { registerSessionResumeCommand } from "./session-resume.js";
 import { describeAgentState, describeAsks, describeTool, registerSessionAgentCommands } from "./session-agent.js";
 
@@ -67,6 +67,7 @@ export function describeSession(s: Session, messages: readonly Message[]): strin
     `session ${s.id}  task ${s.taskId}  agent ${s.agent}  updated ${shortTime(s.updatedAt)}`,
     `state: ${s.state}`,
     `lastError: ${s.lastError ? `${s.lastError.code}: ${s.lastError.message}` : "none"}`,
+    ...(s.lastError?.stderr ? agentStderr(s.lastError.stderr).slice(1).split("\n") : []),
     ...describeAgentState(s),
   ];
   if (messages.length > 0) lines.push("");

@@ -137,6 +137,9 @@ export class LiveSessions {
   }
 }
 
+/** How much of an agent's stderr a lastError keeps (the agent process keeps 4 KB). */
+const STDERR_SHOWN = 4096;
+
 export function errorOf(e: unknown, at: string, repositoryId?: string): LastError {
   const appErr = e instanceof AppError ? e : undefined;
   const repo = repositoryId ?? (typeof appErr?.details?.repositoryId === "string" ? appErr.details.repositoryId : undefined);
@@ -145,6 +148,8 @@ export function errorOf(e: unknown, at: string, repositoryId?: string): LastErro
     message: e instanceof Error ? e.message : String(e),
     ...(repo ? { repositoryId: repo } : {}),
     ...(typeof appErr?.details?.action === "string" ? { action: appErr.details.action } : {}),
+    // AG-3: what the agent itself said when it failed (shown by the page and `session show`).
+    ...(typeof appErr?.details?.stderr === "string" && appErr.details.stderr.trim() !== "" ? { stderr: appErr.details.stderr.slice(-STDERR_SHOWN) } : {}),
     at,
   };
 }
