@@ -85,7 +85,8 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
   const env = opts.env ?? process.env;
   const providers = await loadProviderRegistry(env.GROVE_PROVIDER_PLUGINS);
   const store = await openStore({ home: config.home, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
-  const git = new GitRunner();
+  // SBX-4: every git call inside a task worktree must come pinned to its recorded git dir.
+  const git = new GitRunner({ pinnedRoots: [join(config.home, "tasks")] });
   const bus = new EventBus();
   const agents = new AgentRuntime();
   const orchestrator = new Orchestrator({
