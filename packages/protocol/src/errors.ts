@@ -37,6 +37,7 @@ export const ERROR_CATALOG = {
   comment_resolved: { status: 409, description: "A resolved review comment cannot be sent to a session; reopen it first." },
   nothing_to_commit: { status: 409, description: "The worktree has no uncommitted changes (or none among the listed paths) to commit." },
   commit_rejected: { status: 409, description: "git refused the commit (a hook failed, or an identity is missing); details.output holds git's message." },
+  git_identity_missing: { status: 409, description: "No git identity for a commit Grove makes for the person (commit, update from base, merge): neither git's user.name/user.email nor GROVE_GIT_AUTHOR_NAME/GROVE_GIT_AUTHOR_EMAIL is set; details.fix names the command. Nothing was staged." },
   merge_conflict: { status: 409, description: "Update from base or merge stopped on conflicts; details.conflicts lists the paths. Nothing moved unless keepConflicts was asked." },
   update_in_progress: { status: 409, description: "A rebase or merge of update-from-base is stopped in the worktree; continue or abort it first." },
   update_not_in_progress: { status: 409, description: "continue/abort was asked but no rebase or merge is stopped in the worktree." },

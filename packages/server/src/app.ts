@@ -101,6 +101,7 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     runnerId: config.runnerId,
     launches: new LaunchRegistry(),
     now: () => new Date().toISOString(),
+    gitIdentity: config.gitIdentity,
     remote: {
       providers,
       refreshTimeoutMs: msFromEnv(env.GROVE_REFRESH_TIMEOUT_MS, 120_000),

@@ -16,6 +16,11 @@ export interface Config {
   allowedHosts: string[];
   /** SEC-5: `GROVE_ALLOWED_ORIGINS`, extra browser origins beyond the server's own. */
   allowedOrigins: string[];
+  /**
+   * `GROVE_GIT_AUTHOR_NAME` / `GROVE_GIT_AUTHOR_EMAIL`: the identity of commits Grove makes for
+   * the person (commit, update from base, merge) where git has none configured; both or neither.
+   */
+  gitIdentity: { name: string; email: string } | undefined;
 }
 
 /** SEC-1: the shortest GROVE_AUTH_TOKEN accepted for a bind beyond loopback. */
@@ -46,6 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOOPBACK.test(host) && authToken && authToken.length < MIN_TOKEN_LENGTH) {
     throw new ConfigError(`refusing to bind ${host} with a GROVE_AUTH_TOKEN shorter than ${MIN_TOKEN_LENGTH} characters`);
   }
+  const gitIdentity = identityFrom(env);
   mkdirSync(home, { recursive: true, mode: 0o700 });
   return {
     home,
@@ -57,7 +63,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.GROVE_LOG_LEVEL || "info",
     allowedHosts: list(env.GROVE_ALLOWED_HOSTS),
     allowedOrigins: list(env.GROVE_ALLOWED_ORIGINS),
+    gitIdentity,
   };
+}
+
+function identityFrom(env: NodeJS.ProcessEnv): Config["gitIdentity"] {
+  const name = env.GROVE_GIT_AUTHOR_NAME?.trim();
+  const email = env.GROVE_GIT_AUTHOR_EMAIL?.trim();
+  if (!name && !email) return undefined;
+  if (!name || !email) throw new ConfigError("GROVE_GIT_AUTHOR_NAME and GROVE_GIT_AUTHOR_EMAIL go together: set both or neither");
+  // git refuses `<`, `>` and line breaks in an identity; an address needs its `@`.
+  if (/[<>\n\r\0]/.test(name + email) || !/^[^\s@]+@[^\s@]+$/.test(email)) {
+    throw new ConfigError("GROVE_GIT_AUTHOR_NAME / GROVE_GIT_AUTHOR_EMAIL must be a plain name and an e-mail address (no <, >, line breaks)");
+  }
+  return { name, email };
 }
 
 /** ST-3: a stable runner id, derived once and kept in GROVE_HOME. */

@@ -22,9 +22,9 @@ export async function mergeTree(git: GitRunner, cwd: string, ours: string, their
 }
 
 /** A commit object for `tree` with `parents` and `message`, as the repository's configured identity. */
-export async function commitTree(git: GitRunner, cwd: string, tree: string, parents: readonly string[], message: string): Promise<string> {
+export async function commitTree(git: GitRunner, cwd: string, tree: string, parents: readonly string[], message: string, env?: Record<string, string>): Promise<string> {
   const args = ["commit-tree", tree, ...parents.flatMap((p) => ["-p", p]), "-F", "-"];
-  const r = await git.run(args, { cwd, input: message });
+  const r = await git.run(args, { cwd, input: message, ...(env && { env }) });
   return r.stdout.trim();
 }
 

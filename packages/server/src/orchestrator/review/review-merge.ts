@@ -5,6 +5,7 @@ import { advanceCheckout, changedPaths, checkoutState, commitTree, mergeTree, mo
 import { isAncestor } from "../../git/rebase.js";
 import { resolveCommit } from "../../git/repository.js";
 import type { GitCwd } from "../../git/worktree-link.js";
+import { personIdentityEnv } from "../../git/identity.js";
 import { tamperedError } from "../../git/worktrees.js";
 import type { Deps } from "../context.js";
 import { assertTaskWorkable } from "../lifecycle/lifecycle.js";
@@ -43,8 +44,9 @@ async function computeTarget(deps: Deps, slot: ReviewSlot, base: string, head: s
     if (e instanceof AppError && e.code === "merge_conflict") throw new AppError("merge_conflict", `${slot.repository.name}: ${e.message}`, { ...e.details, ...scopeOf(slot) });
     throw e;
   }
+  const identity = await personIdentityEnv(deps.git, cwd, deps.gitIdentity);
   const message = body.message ?? (strategy === "squash" ? `${slot.task.title} (squashed from ${slot.branch})` : `Merge branch '${slot.branch}': ${slot.task.title}`);
-  return commitTree(deps.git, cwd, tree, strategy === "squash" ? [base] : [base, head], message);
+  return commitTree(deps.git, cwd, tree, strategy === "squash" ? [base] : [base, head], message, identity);
 }
 
 /**

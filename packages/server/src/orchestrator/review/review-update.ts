@@ -2,6 +2,7 @@ import type { UpdateFromBaseBody, UpdateResult, UpdateStepBody } from "@grove/pr
 import { AppError } from "../../domain/errors.js";
 import { hasUncommitted } from "../../git/commit.js";
 import { headCommit } from "../../git/file-lines.js";
+import { personIdentityEnv } from "../../git/identity.js";
 import {
   abortIntegration,
   backupRefs,
@@ -31,6 +32,10 @@ type Result = UpdateResult["results"][number];
 async function updateSlot(deps: Deps, slot: ReviewSlot, body: UpdateFromBaseBody): Promise<Result> {
   const cwd = slot.worktree;
   const scope = scopeOf(slot);
+  // The person's identity for the commits a rebase rewrites or a merge makes, before anything moves.
+  const identity = await personIdentityEnv(deps.git, cwd, deps.gitIdentity).catch((e: unknown) => {
+    throw e instanceof AppError ? new AppError(e.code, `${slot.repository.name}: ${e.message}`, { ...e.details, ...scope }) : e;
+  });
   const stopped = await operationInProgress(deps.git, cwd);
   if (stopped) throw new AppError("update_in_progress", `a ${stopped} is stopped in the worktree of ${slot.repository.name}; continue or abort it first`, { ...scope, operation: stopped });
   if (!body.autostash && (await hasUncommitted(deps.git, cwd))) {
@@ -41,7 +46,7 @@ async function updateSlot(deps: Deps, slot: ReviewSlot, body: UpdateFromBaseBody
   const backupRef = await createBackupRef(deps.git, cwd, slot.task.id, head);
   await faultPoint("update.after_backup");
   if (await isAncestor(deps.git, cwd, base, head)) return { repositoryId: slot.repository.id, outcome: "up_to_date", backupRef, commit: head };
-  const { stopped: conflicted } = await integrateBase(deps.git, cwd, base, { mode: body.mode ?? "rebase", autostash: body.autostash ?? false });
+  const { stopped: conflicted } = await integrateBase(deps.git, cwd, base, { mode: body.mode ?? "rebase", autostash: body.autostash ?? false, env: identity });
   if (!conflicted) return { repositoryId: slot.repository.id, outcome: "updated", backupRef, commit: await headCommit(deps.git, cwd) };
   const conflicts = await conflictedPaths(deps.git, cwd);
   await faultPoint("update.after_conflict");
@@ -86,7 +91,8 @@ export async function continueUpdate(deps: Deps, taskId: string, body: UpdateSte
     const conflicts = await conflictedPaths(deps.git, cwd);
     const unresolved = await unresolvedPaths(cwd, conflicts);
     if (unresolved.length > 0) throw new AppError("conflicts_unresolved", `${unresolved.join(", ")} still hold conflict markers`, { ...scopeOf(slot), conflicts: unresolved });
-    const { stopped } = await continueIntegration(deps.git, cwd, kind, conflicts);
+    const identity = await personIdentityEnv(deps.git, cwd, deps.gitIdentity);
+    const { stopped } = await continueIntegration(deps.git, cwd, kind, conflicts, identity);
     if (stopped) return { repositoryId: slot.repository.id, outcome: "conflicts", conflicts: await conflictedPaths(deps.git, cwd), backupRef };
     return { repositoryId: slot.repository.id, outcome: "updated", backupRef, commit: await headCommit(deps.git, cwd) };
   });
