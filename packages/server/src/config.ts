@@ -37,6 +37,13 @@ export class ConfigError extends Error {}
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
+/** `GROVE_HOME` as an absolute path (default `~/.grove`), created `0700` if missing. */
+export function homeOf(env: NodeJS.ProcessEnv = process.env): string {
+  const home = resolve(env.GROVE_HOME || join(homedir(), ".grove"));
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  return home;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const home = resolve(env.GROVE_HOME || join(homedir(), ".grove"));
   const host = env.GROVE_HOST || "127.0.0.1";
