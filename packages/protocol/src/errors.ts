@@ -16,6 +16,7 @@ export const ERROR_CATALOG = {
   unauthorized: { status: 401, description: "Missing or wrong bearer token (GROVE_AUTH_TOKEN), or a runner-to-runner request without the right cluster secret (GROVE_CLUSTER_SECRET)." },
   host_not_allowed: { status: 403, description: "The Host header names neither this server's listen address, a loopback name, nor GROVE_ALLOWED_HOSTS (SEC-5, DNS rebinding)." },
   origin_not_allowed: { status: 403, description: "A browser request from another origin than the server's own or GROVE_ALLOWED_ORIGINS (SEC-5)." },
+  person_required: { status: 403, description: "Only the person answers permission requests and changes an agent's mode or model: the request carried neither the CLI's person token (bearer) nor the page's cookie on a same-origin request (SBX-5)." },
   unsupported_media_type: { status: 415, description: "A POST, PATCH, PUT or DELETE without Content-Type: application/json, body or not (SEC-5)." },
   too_many_clients: { status: 503, description: "GROVE_MAX_WS_CLIENTS WebSocket clients are already connected (SEC-8)." },
   path_inside_grove_home: { status: 400, description: "A repository path lies inside GROVE_HOME (SEC-3)." },

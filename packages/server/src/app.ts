@@ -9,6 +9,7 @@ import { loadProfiles } from "./agents/profile-config.js";
 import { buildApi, type RouteInfo } from "./api/server.js";
 import { ConfigError, homeOf, loadConfig, type Config } from "./config.js";
 import { AlreadyRunningError, lockHome, type HomeLock } from "./home-lock.js";
+import { ensurePersonToken, scrubStartEnvironment } from "./start-secrets.js";
 import { claimRunner, type RunnerClaim } from "./store/runner-claim.js";
 import { EventBus } from "./domain/event-bus.js";
 import { GitRunner } from "./git/runner.js";
@@ -97,6 +98,9 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   const config = loadConfig(opts.env ?? process.env);
   // Issue 15: a bad runner variable stops the start-up before anything opens.
   const runnerConfig = loadRunnerConfig(opts.env ?? process.env);
+  // SBX-5: secrets read, they leave this process's start-time environment (/proc/<pid>/environ)
+  // and every child's; the ADR on the person channel says why and what a parent still holds.
+  for (const name of ["GROVE_AUTH_TOKEN", "GROVE_CLUSTER_SECRET"]) scrubStartEnvironment(name);
   const profiles = agentProfiles(config.home);
   secureHome(config.home);
   const logger = pino(
@@ -156,6 +160,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     database: store.dialect,
     runnerId: config.runnerId,
     authToken: config.authToken,
+    personToken: config.authToken ?? ensurePersonToken(config.home),
     editor: env.GROVE_EDITOR,
     env,
     webDist: join(here, "..", "..", "web", "dist"),
