@@ -30,7 +30,8 @@ export function isPerson(req: FastifyRequest, token: string): boolean {
 
 /** SBX-5: a person-only route without a person's credential → `403 person_required`, before forwarding or the handler. */
 export function installPersonGuard(api: FastifyInstance, token: string): void {
-  api.addHook("onRequest", async (req) => {
+  // preValidation: after the root's input guard (a NUL in an id is a 400 first), before forwarding.
+  api.addHook("preValidation", async (req) => {
     const url = req.routeOptions.url;
     if (!url?.startsWith("/api/v1/") || !PERSON_ROUTES.has(`${req.method} ${url.slice("/api/v1".length)}`)) return;
     if (req.groveForwarded ? req.grovePersonForwarded === true : isPerson(req, token)) return;
