@@ -46,6 +46,12 @@ export function loadRunnerConfig(env: NodeJS.ProcessEnv): RunnerConfig {
     if (parsed.username || parsed.password || parsed.search || parsed.hash) {
       throw new ConfigError("GROVE_RUNNER_URL must be a plain base URL (no credentials, query or fragment)");
     }
+    // SBX-5: forwards carry requests and answers (prompts, diffs) in the clear over http://;
+    // only loopback, or a network the operator vouches for with GROVE_RUNNER_ALLOW_HTTP=1.
+    const loopback = /^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$/.test(parsed.hostname);
+    if (parsed.protocol === "http:" && !loopback && env.GROVE_RUNNER_ALLOW_HTTP !== "1") {
+      throw new ConfigError(`GROVE_RUNNER_URL ${parsed.host} is plain http:// beyond loopback: use https://, or set GROVE_RUNNER_ALLOW_HTTP=1 for a private network you trust`);
+    }
     url = parsed.toString().replace(/\/+$/, "");
   }
   const labels = (env.GROVE_RUNNER_LABELS ?? "")

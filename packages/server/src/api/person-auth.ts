@@ -13,6 +13,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** SBX-5: a runner forwarded this request and signed that the person sent it to that runner. */
     grovePersonForwarded?: boolean;
+    /** SBX-5: the person sent this request (checked here, or signed by the runner that forwarded it). */
+    grovePerson?: boolean;
   }
 }
 
@@ -32,9 +34,10 @@ export function isPerson(req: FastifyRequest, token: string): boolean {
 export function installPersonGuard(api: FastifyInstance, token: string): void {
   // preValidation: after the root's input guard (a NUL in an id is a 400 first), before forwarding.
   api.addHook("preValidation", async (req) => {
+    req.grovePerson = req.groveForwarded ? req.grovePersonForwarded === true : isPerson(req, token);
     const url = req.routeOptions.url;
     if (!url?.startsWith("/api/v1/") || !PERSON_ROUTES.has(`${req.method} ${url.slice("/api/v1".length)}`)) return;
-    if (req.groveForwarded ? req.grovePersonForwarded === true : isPerson(req, token)) return;
+    if (req.grovePerson) return;
     throw new AppError("person_required", "only the person answers permission requests and changes an agent's mode or model: use the page or the `grove` CLI (it sends the person token from GROVE_HOME)");
   });
 }

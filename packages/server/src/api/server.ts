@@ -102,8 +102,8 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
   installJsonParser(app);
   installInputGuard(app);
   installRequestLog(app);
-  // Issue 15: a forwarded request proves the cluster secret before the bearer-token check.
-  installClusterAuth(app, opts.cluster?.secret);
+  // SBX-5: a forwarded request proves its signature (the bearer-token check does not apply to it).
+  installClusterAuth(app, { secret: opts.cluster?.secret, runnerId: opts.runnerId, senderOnline: async (id) => id !== opts.runnerId && (await opts.orchestrator.runners.stateOf(id)) === "online" });
   if (opts.authToken) installTokenCookie(app, opts.authToken);
   else installPersonCookie(app, opts.personToken);
   await app.register(
