@@ -13,7 +13,7 @@ export const ERROR_CATALOG = {
   base_branch_not_found: { status: 400, description: "The base branch does not exist in the repository." },
   path_outside_worktree: { status: 400, description: "A requested path escapes the worktree (SEC-2)." },
   payload_too_large: { status: 413, description: "The request body exceeds the server's limit." },
-  unauthorized: { status: 401, description: "Missing or wrong bearer token (GROVE_AUTH_TOKEN), or a runner-to-runner request without the right cluster secret (GROVE_CLUSTER_SECRET)." },
+  unauthorized: { status: 401, description: "Missing or wrong bearer token (GROVE_AUTH_TOKEN), or a runner-to-runner request that is not correctly signed with GROVE_CLUSTER_SECRET (signature, target, time, nonce, route or sender, SBX-5)." },
   host_not_allowed: { status: 403, description: "The Host header names neither this server's listen address, a loopback name, nor GROVE_ALLOWED_HOSTS (SEC-5, DNS rebinding)." },
   origin_not_allowed: { status: 403, description: "A browser request from another origin than the server's own or GROVE_ALLOWED_ORIGINS (SEC-5)." },
   person_required: { status: 403, description: "Only the person answers permission requests and changes an agent's mode or model: the request carried neither the CLI's person token (bearer) nor the page's cookie on a same-origin request (SBX-5)." },

@@ -54,12 +54,14 @@ async function readTrimmed(path: string): Promise<string | null> {
 
 /**
  * Finds the admin dir of a linked worktree from the repository side: the one dir under
- * `<common>/worktrees/` whose `gitdir` file names `<worktreePath>/.git`. Cached per path; a cached
- * answer is re-checked (one small read) before use, so a pruned or re-added worktree is found
- * again. Only files outside the worktree are read.
+ * `<common>/worktrees/` whose `gitdir` file names `<worktreePath>/.git`. One scan of a common
+ * dir indexes every worktree it holds (a restart's watcher sweep over thousands of worktrees
+ * costs one scan, not one per worktree); a cached answer is re-checked with one small read, and
+ * a path not in the index rescans. Only files outside the worktree are read.
  */
 export class WorktreeLinks {
-  private readonly adminOf = new Map<string, string>();
+  private readonly index = new Map<string, Map<string, string>>();
+  private readonly scanning = new Map<string, Promise<Map<string, string>>>();
 
   private async records(adminDir: string, wanted: readonly string[]): Promise<boolean> {
     const recorded = await readTrimmed(join(adminDir, "gitdir"));
@@ -70,30 +72,45 @@ export class WorktreeLinks {
     return real !== null && wanted.includes(real);
   }
 
+  /** `<worktree>/.git` as recorded (lexical and real) → admin dir, for every worktree of the common dir. */
+  private scan(commonDir: string): Promise<Map<string, string>> {
+    const running = this.scanning.get(commonDir);
+    if (running) return running;
+    const next = (async () => {
+      const out = new Map<string, string>();
+      const root = join(commonDir, "worktrees");
+      const names = await readdir(root).catch(() => [] as string[]);
+      await Promise.all(
+        names.map(async (name) => {
+          const dir = join(root, name);
+          const recorded = await readTrimmed(join(dir, "gitdir"));
+          if (!recorded) return;
+          const abs = isAbsolute(recorded) ? recorded : resolve(dir, recorded);
+          out.set(abs, dir);
+          const real = await realOrNull(abs);
+          if (real !== null) out.set(real, dir);
+        }),
+      );
+      this.index.set(commonDir, out);
+      return out;
+    })().finally(() => this.scanning.delete(commonDir));
+    this.scanning.set(commonDir, next);
+    return next;
+  }
+
   /** The admin dir git records for `worktreePath` in the repository whose common dir is `commonDir`, or null. */
   async adminDir(commonDir: string, worktreePath: string): Promise<string | null> {
     const lexical = resolve(worktreePath);
     const realTop = await realOrNull(lexical);
     const wanted = [join(lexical, ".git"), ...(realTop ? [join(realTop, ".git")] : [])];
-    const key = `${commonDir}\0${lexical}`;
-    const cached = this.adminOf.get(key);
+    const lookup = (m: Map<string, string> | undefined) => wanted.map((w) => m?.get(w)).find((d) => d !== undefined);
+    const cached = lookup(this.index.get(commonDir));
     if (cached !== undefined && (await this.records(cached, wanted))) return cached;
-    this.adminOf.delete(key);
-    const root = join(commonDir, "worktrees");
-    let names: string[];
-    try {
-      names = await readdir(root);
-    } catch {
-      return null;
-    }
-    for (const name of names) {
-      const dir = join(root, name);
-      if (await this.records(dir, wanted)) {
-        this.adminOf.set(key, dir);
-        return dir;
-      }
-    }
-    return null;
+    // A scan already under way may have read the directory before this worktree was added.
+    const joined = this.scanning.has(commonDir);
+    let found = lookup(await this.scan(commonDir));
+    if (found === undefined && joined) found = lookup(await this.scan(commonDir));
+    return found !== undefined && (await this.records(found, wanted)) ? found : null;
   }
 
   /** SBX-4: the worktree's link state (see WorktreeLink). Reads `<worktree>/.git` without following it. */
