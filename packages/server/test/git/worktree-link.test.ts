@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readConfinedText } from "../../src/git/file-lines.js";
 import { GitRunner } from "../../src/git/runner.js";
 import { WorktreeManager } from "../../src/git/worktrees.js";
-import { gitSync, makeRepo, tempDir } from "../fixture/git.js";
+import { gitSync, makeRepo, plantGitDir, tempDir } from "../fixture/git.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -22,13 +22,7 @@ async function worktreeWithPlant() {
   const wt = new WorktreeManager(git);
   await wt.create({ repoPath: repo.path, worktreePath: path, branch: "grove/t-1", startPoint: "main", newBranch: true });
   const marker = join(home, "ran");
-  const evil = join(path, "evilgit");
-  mkdirSync(join(evil, "objects"), { recursive: true });
-  mkdirSync(join(evil, "refs"), { recursive: true });
-  writeFileSync(join(evil, "HEAD"), "ref: refs/heads/main\n");
-  writeFileSync(join(evil, "objects", "x"), "");
-  writeFileSync(join(evil, "refs", "x"), "");
-  writeFileSync(join(evil, "config"), `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "echo ran >> ${marker}; false"\n`);
+  plantGitDir(path, marker, { redirect: false });
   const original = readFileSync(join(path, ".git"), "utf8");
   return { repo, home, git, wt, path, marker, original };
 }

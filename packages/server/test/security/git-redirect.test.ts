@@ -1,26 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
-import { gitSync, tempDir } from "../fixture/git.js";
+import { gitSync, plantGitDir, tempDir } from "../fixture/git.js";
 import { openEvents, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { taskWithSession } from "../lifecycle/helpers.js";
-
-/**
- * What an agent that may only edit files in its worktree can do to Grove's own git: four plain
- * files make a git dir whose config names a `core.fsmonitor` command, and the worktree's `.git`
- * file is rewritten to point there. Every git call Grove makes afterwards must ignore it.
- */
-function plantGitDir(worktree: string, marker: string): void {
-  const evil = join(worktree, "evilgit");
-  mkdirSync(join(evil, "objects"), { recursive: true });
-  mkdirSync(join(evil, "refs"), { recursive: true });
-  writeFileSync(join(evil, "HEAD"), "ref: refs/heads/main\n");
-  writeFileSync(join(evil, "objects", "x"), "");
-  writeFileSync(join(evil, "refs", "x"), "");
-  writeFileSync(join(evil, "config"), `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "echo ran >> ${marker}; false"\n`);
-  writeFileSync(join(worktree, ".git"), "gitdir: evilgit\n");
-}
 
 describe.each(DATABASES)("SBX-4 Grove's git never trusts the worktree (%s)", (kind) => {
   let srv: TestServer | undefined;
@@ -40,7 +24,7 @@ describe.each(DATABASES)("SBX-4 Grove's git never trusts the worktree (%s)", (ki
     const wt = slot.worktreePath as string;
     const events = await openEvents(srv.url);
     try {
-      plantGitDir(wt, marker);
+      plantGitDir(wt, marker, { redirect: true });
       // The plant is real: plain git in the worktree runs the command.
       gitSync(wt, "status", "--porcelain");
       expect(existsSync(marker)).toBe(true);
