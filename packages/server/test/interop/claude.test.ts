@@ -72,7 +72,7 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
 
   it("AG-2 CLI: a Bash tool call asks too and is answered with `grove session answer … allow`; `session show` prints tool status and the pending request", async () => {
     try {
-      const { sid, worktree, api, url, home } = await server.launch();
+      const { sid, worktree, api, url } = await server.launch();
       fake.script = toolThenText({ name: "Bash", input: { command: "echo from-bash > bash.txt", description: "write bash.txt" } }, "Bash done.");
       expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "run a command" })).status).toBe(202);
       const ask = await pendingAsk(api, sid);
@@ -81,8 +81,7 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
       expect(show.code).toBe(0);
       expect(show.stdout).toContain(`permission ${ask.requestId}`);
       expect(show.stdout).toMatch(/tool \[(pending|in_progress)\]/);
-      // SBX-5: the CLI answers as the person, with the person token of the server's home.
-        const answered = await runGrove(["session", "answer", sid, ask.requestId, "allow", "--server", url], { env: { GROVE_HOME: home } });
+      const answered = await runGrove(["session", "answer", sid, ask.requestId, "allow", "--server", url]);
       expect(answered.code, answered.stderr).toBe(0);
       await waitForSession(api, sid, ["waiting_for_input"], 60_000);
       expect(readFileSync(join(worktree, "bash.txt"), "utf8")).toBe("from-bash\n");

@@ -63,7 +63,7 @@ describe("interop: Gemini CLI (ACP) against a fake Gemini API (issue 10)", () =>
 
   it("AG-2 CLI: an edit (replace) and a shell command ask too and are answered with `grove session answer`; `session show` prints tool status and the pending request", async () => {
     try {
-      const { sid, worktree, api, url, home } = await server.launch();
+      const { sid, worktree, api, url } = await server.launch();
       writeFileSync(join(worktree, "notes.txt"), "old line\n");
       let step = 0;
       fake.script = (req) => {
@@ -80,8 +80,7 @@ describe("interop: Gemini CLI (ACP) against a fake Gemini API (issue 10)", () =>
         const show = await runGrove(["session", "show", sid, "--server", url]);
         expect(show.code).toBe(0);
         expect(show.stdout).toContain(`permission ${ask.requestId}`);
-        // SBX-5: the CLI answers as the person, with the person token of the server's home.
-        const answered = await runGrove(["session", "answer", sid, ask.requestId, "allow", "--server", url], { env: { GROVE_HOME: home } });
+        const answered = await runGrove(["session", "answer", sid, ask.requestId, "allow", "--server", url]);
         expect(answered.code, answered.stderr).toBe(0);
         await waitForSession(api, sid, ["running", "waiting_for_input"], 10_000);
         // The next ask must be a new one (the answered one is gone).

@@ -169,7 +169,7 @@ export async function killRestartResume(
   // A loaded machine can take long to start a child server; the measure here is not its speed.
   let server = await spawnServer(env, { startTimeoutMs: 120_000 });
   try {
-    const api = apiClient(server.url, { home: db.home });
+    const api = apiClient(server.url);
     const { task } = await repoAndTask({ api } as TestServer);
     const s = await api("POST", `/tasks/${task.id}/sessions`, { agent });
     expect(s.status, JSON.stringify(s.body)).toBe(201);
@@ -182,7 +182,7 @@ export async function killRestartResume(
     await server.exited;
 
     server = await spawnServer(env, { startTimeoutMs: 120_000 });
-    const api2 = apiClient(server.url, { home: db.home });
+    const api2 = apiClient(server.url);
     await waitForSession(api2, sid, ["waiting_for_input"]);
     const marked = await messages(api2, sid);
     expect(marked.some((m) => m.role === "system" && /interrupted/.test(m.text))).toBe(true);
