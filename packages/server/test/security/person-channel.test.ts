@@ -67,7 +67,9 @@ describe.each(DATABASES)("SBX-5 only the person answers (%s)", (kind) => {
     expect(mode.code).toBe(0);
     expect(JSON.parse(mode.stdout).modes.currentModeId).toBe("auto");
     // Without the home (a process that cannot read it), the CLI is a plain process too.
-    const blind = await runGrove(["session", "mode", s.body.id, "ask", "--server", srv.url], { env: { GROVE_HOME: await tempDir("grove-other-home-") } });
+    const otherHome = await tempDir("grove-other-home-");
+    const blind = await runGrove(["session", "mode", s.body.id, "ask", "--server", srv.url], { env: { GROVE_HOME: otherHome } });
+    await rm(otherHome, { recursive: true, force: true });
     expect(blind.code).toBe(1);
     expect(blind.stderr).toContain("person_required");
     // The page's document load carries the person cookie (HttpOnly, SameSite=Strict).
