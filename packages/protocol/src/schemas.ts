@@ -124,9 +124,11 @@ export type Message = z.infer<typeof Message>;
  * What is on disk at a slot's recorded worktree path (WT-5, CHG-4, seed 000): `ok` the recorded
  * worktree; `missing` nothing there (recreated in place by the next prompt, resume, new session
  * or `grove task restore`); `foreign` a directory that is not the recorded worktree (never
- * overwritten); `no_identity` the row has no worktree tuple (fails closed, ENV-5).
+ * overwritten); `no_identity` the row has no worktree tuple (fails closed, ENV-5); `tampered` the
+ * worktree's `.git` no longer points at its recorded git dir (SBX-4: `workspace_tampered`, nothing
+ * runs in it until `POST /tasks/:id/environment/restore` writes the link back).
  */
-export const WorktreeState = z.enum(["ok", "missing", "foreign", "no_identity"]);
+export const WorktreeState = z.enum(["ok", "missing", "foreign", "no_identity", "tampered"]);
 export type WorktreeState = z.infer<typeof WorktreeState>;
 
 export const EnvironmentRepository = z.object({
@@ -261,7 +263,7 @@ export type CleanupAccepted = z.infer<typeof CleanupAccepted>;
 
 /** One finding of `GET /doctor` (read-only audit). */
 export const DoctorFinding = z.object({
-  kind: z.enum(["orphan", "missing", "mismatch", "unregistered", "rebase_in_progress"]),
+  kind: z.enum(["orphan", "missing", "mismatch", "unregistered", "rebase_in_progress", "tampered"]),
   message: z.string(),
   path: z.string(),
   taskId: z.string().optional(),

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { computeChanges } from "../src/git/changes.js";
 import { GitRunner } from "../src/git/runner.js";
+import { WorktreeManager } from "../src/git/worktrees.js";
 import { timedRow } from "./stats.js";
 import { generatedRepo, gitIn, type Row } from "./util.js";
 
@@ -51,10 +52,16 @@ export async function changesBench(rounds = 5): Promise<Row[]> {
     // Disjoint residues mod 10, so exactly 5,000 paths change.
     for (let i = 0; i < 2000; i++) writeFileSync(file(i * 10), `committed change ${i}\nline\n`);
     gitIn(repo, "commit", "-qam", "task work");
-    for (let i = 0; i < 2000; i++) writeFileSync(file(i * 10 + 1), `unstaged change ${i}\n`);
-    for (let i = 0; i < 500; i++) unlinkSync(file(i * 10 + 2));
-    mkdirSync(join(repo, "new"), { recursive: true });
-    for (let i = 0; i < 500; i++) writeFileSync(join(repo, "new", `u${i}.txt`), `untracked ${i}\nmore\n`);
+    // A linked worktree of the same commit gets the same uncommitted work (the SBX-4 row below).
+    const linked = `${repo}-linked`;
+    gitIn(repo, "worktree", "add", "-q", "-b", "task-linked", linked, "task");
+    for (const root of [repo, linked]) {
+      const at = (i: number) => join(root, file(i).slice(repo.length + 1));
+      for (let i = 0; i < 2000; i++) writeFileSync(at(i * 10 + 1), `unstaged change ${i}\n`);
+      for (let i = 0; i < 500; i++) unlinkSync(at(i * 10 + 2));
+      mkdirSync(join(root, "new"), { recursive: true });
+      for (let i = 0; i < 500; i++) writeFileSync(join(root, "new", `u${i}.txt`), `untracked ${i}\nmore\n`);
+    }
 
     const git = new GitRunner();
     const grove: number[] = [];
@@ -78,11 +85,31 @@ export async function changesBench(rounds = 5): Promise<Row[]> {
       await groveRound();
       if (i % 2 === 1) raw.push(await rawChanges(repo));
     }
+    // SBX-4: the same work in a linked worktree, pinned to its recorded git dir (link check, `-c`
+    // flags, GIT_DIR/GIT_WORK_TREE) against raw git run in that worktree.
+    const wt = new WorktreeManager(git);
+    const pinned: number[] = [];
+    const rawLinked: number[] = [];
+    const pinnedRound = async () => {
+      const t0 = performance.now();
+      await computeChanges(git, { worktreePath: await wt.pin({ repoPath: repo, worktreePath: linked }), baseBranch: "main" });
+      pinned.push(performance.now() - t0);
+    };
+    await rawChanges(linked);
+    await pinnedRound();
+    pinned.length = 0;
+    for (let i = 0; i < rounds; i++) {
+      if (i % 2 === 0) rawLinked.push(await rawChanges(linked));
+      await pinnedRound();
+      if (i % 2 === 1) rawLinked.push(await rawChanges(linked));
+    }
     return [
       timedRow(`changes: 50k files, ${files} changed`, grove, raw, "≤ 1.15×", "merge-base, then status ‖ diff --numstat: "),
+      timedRow("changes: the same in a pinned linked worktree (SBX-4)", pinned, rawLinked, "≤ 1.15×", "raw git in that worktree: "),
       { benchmark: "changes: peak RSS of the process", grove: `${(peak / 1048576).toFixed(0)} MB`, raw: "-", ratio: "-", target: "reported" },
     ];
   } finally {
     rmSync(repo, { recursive: true, force: true });
+    rmSync(`${repo}-linked`, { recursive: true, force: true });
   }
 }

@@ -7,7 +7,10 @@ import { AgentRuntime } from "./agents/runtime.js";
 import { builtInProfiles } from "./agents/profiles.js";
 import { loadProfiles } from "./agents/profile-config.js";
 import { buildApi, type RouteInfo } from "./api/server.js";
-import { ConfigError, loadConfig, type Config } from "./config.js";
+import { ConfigError, homeOf, loadConfig, type Config } from "./config.js";
+import { AlreadyRunningError, lockHome, type HomeLock } from "./home-lock.js";
+import { ensurePersonToken, scrubStartEnvironment } from "./start-secrets.js";
+import { claimRunner, type RunnerClaim } from "./store/runner-claim.js";
 import { EventBus } from "./domain/event-bus.js";
 import { GitRunner } from "./git/runner.js";
 import { WorktreeManager } from "./git/worktrees.js";
@@ -71,9 +74,33 @@ export interface RunningServer {
  * (start-up recovery) → HTTP API. Prints `listening on http://HOST:PORT` when ready.
  */
 export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean } = {}): Promise<RunningServer> {
+  // LIVE-1: the home is locked before anything of it is read or written (the runner id,
+  // migrations, recovery); a second start refuses here, touching nothing.
+  const lock = await lockHome(homeOf(opts.env ?? process.env));
+  try {
+    return await startLocked(opts, lock);
+  } catch (e) {
+    await lock.release();
+    throw e;
+  }
+}
+
+/** LIVE-1 on PostgreSQL: this process alone acts as its runner id (released when the returned claim is). */
+async function claimRunnerId(config: Config): Promise<RunnerClaim | undefined> {
+  if (!config.databaseUrl) return undefined;
+  const r = await claimRunner(config.databaseUrl, config.runnerId, { pid: process.pid, host: hostname() });
+  if ("claim" in r) return r.claim;
+  const { pid, host, url } = r.heldBy;
+  throw new AlreadyRunningError(`pid ${pid ?? "(unknown)"}${host ? ` on ${host}` : ""} serves runner ${config.runnerId} at ${url ?? "(an address it has not registered yet)"}`);
+}
+
+async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, lock: HomeLock): Promise<RunningServer> {
   const config = loadConfig(opts.env ?? process.env);
   // Issue 15: a bad runner variable stops the start-up before anything opens.
   const runnerConfig = loadRunnerConfig(opts.env ?? process.env);
+  // SBX-5: secrets read, they leave this process's start-time environment (/proc/<pid>/environ)
+  // and every child's; the ADR on the person channel says why and what a parent still holds.
+  for (const name of ["GROVE_AUTH_TOKEN", "GROVE_CLUSTER_SECRET"]) scrubStartEnvironment(name);
   const profiles = agentProfiles(config.home);
   secureHome(config.home);
   const logger = pino(
@@ -84,8 +111,16 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
   // RR-8: provider plugins load before anything opens, so a broken plugin fails the start-up loudly.
   const env = opts.env ?? process.env;
   const providers = await loadProviderRegistry(env.GROVE_PROVIDER_PLUGINS);
-  const store = await openStore({ home: config.home, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
-  const git = new GitRunner();
+  const claim = await claimRunnerId(config);
+  let store: Awaited<ReturnType<typeof openStore>>;
+  try {
+    store = await openStore({ home: config.home, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
+  } catch (e) {
+    await claim?.release();
+    throw e;
+  }
+  // SBX-4: every git call inside a task worktree must come pinned to its recorded git dir.
+  const git = new GitRunner({ pinnedRoots: [join(config.home, "tasks")] });
   const bus = new EventBus();
   const agents = new AgentRuntime();
   const orchestrator = new Orchestrator({
@@ -100,6 +135,7 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     runnerId: config.runnerId,
     launches: new LaunchRegistry(),
     now: () => new Date().toISOString(),
+    gitIdentity: config.gitIdentity,
     remote: {
       providers,
       refreshTimeoutMs: msFromEnv(env.GROVE_REFRESH_TIMEOUT_MS, 120_000),
@@ -113,6 +149,7 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     await orchestrator.start();
   } catch (e) {
     await store.close();
+    await claim?.release();
     throw e;
   }
   const { app, routes } = await buildApi({
@@ -123,6 +160,7 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     database: store.dialect,
     runnerId: config.runnerId,
     authToken: config.authToken,
+    personToken: config.authToken ?? ensurePersonToken(config.home),
     editor: env.GROVE_EDITOR,
     env,
     webDist: join(here, "..", "..", "web", "dist"),
@@ -143,8 +181,10 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
     await orchestrator.shutdown();
     await relay?.close();
     await store.close();
+    await claim?.release();
     throw e;
   }
+  lock.setUrl(url);
   if (!opts.quiet) process.stdout.write(`grove ${VERSION} listening on ${url} (data in ${config.home}, ${store.dialect})\n`);
   logger.info({ url, runnerId: config.runnerId, database: store.dialect }, "listening");
   // Recovery that no request needs before this point (issue 13: start-up that does not grow).
@@ -163,6 +203,8 @@ export async function startServer(opts: { env?: NodeJS.ProcessEnv; quiet?: boole
       await orchestrator.shutdown();
       await relay?.close();
       await store.close();
+      await claim?.release();
+      await lock.release();
       logger.info("stopped");
       logger.flush();
     },

@@ -1,4 +1,4 @@
-import { ConfigError } from "./config.js";
+import { ConfigError, readSecretFile } from "./config.js";
 
 /** Issue 15: how this server process announces itself in the runners registry. */
 export interface RunnerConfig {
@@ -46,6 +46,12 @@ export function loadRunnerConfig(env: NodeJS.ProcessEnv): RunnerConfig {
     if (parsed.username || parsed.password || parsed.search || parsed.hash) {
       throw new ConfigError("GROVE_RUNNER_URL must be a plain base URL (no credentials, query or fragment)");
     }
+    // SBX-5: forwards carry requests and answers (prompts, diffs) in the clear over http://;
+    // only loopback, or a network the operator vouches for with GROVE_RUNNER_ALLOW_HTTP=1.
+    const loopback = /^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$/.test(parsed.hostname);
+    if (parsed.protocol === "http:" && !loopback && env.GROVE_RUNNER_ALLOW_HTTP !== "1") {
+      throw new ConfigError(`GROVE_RUNNER_URL ${parsed.host} is plain http:// beyond loopback: use https://, or set GROVE_RUNNER_ALLOW_HTTP=1 for a private network you trust`);
+    }
     url = parsed.toString().replace(/\/+$/, "");
   }
   const labels = (env.GROVE_RUNNER_LABELS ?? "")
@@ -59,7 +65,8 @@ export function loadRunnerConfig(env: NodeJS.ProcessEnv): RunnerConfig {
   const maxAgents = maxText ? positiveInt("GROVE_RUNNER_MAX_AGENTS", maxText, 1, 10_000) : null;
   const hbText = env.GROVE_RUNNER_HEARTBEAT_MS?.trim();
   const heartbeatMs = hbText ? positiveInt("GROVE_RUNNER_HEARTBEAT_MS", hbText, MIN_HEARTBEAT_MS, MAX_HEARTBEAT_MS) : DEFAULT_HEARTBEAT_MS;
-  const secret = env.GROVE_CLUSTER_SECRET;
+  if (env.GROVE_CLUSTER_SECRET && env.GROVE_CLUSTER_SECRET_FILE) throw new ConfigError("set GROVE_CLUSTER_SECRET or GROVE_CLUSTER_SECRET_FILE, not both");
+  const secret = env.GROVE_CLUSTER_SECRET || (env.GROVE_CLUSTER_SECRET_FILE ? readSecretFile("GROVE_CLUSTER_SECRET_FILE", env.GROVE_CLUSTER_SECRET_FILE) : undefined);
   // The value itself is never echoed: a start-up error must not print a secret.
   if (secret !== undefined && secret !== "" && (secret.length < 16 || /[\s\0]/.test(secret))) {
     throw new ConfigError("GROVE_CLUSTER_SECRET must be at least 16 characters without spaces or control characters");

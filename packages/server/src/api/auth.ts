@@ -6,7 +6,8 @@ import "./cluster-auth.js";
 /** The cookie the web page authenticates with (SEC-6): set once from `/?token=…`, HttpOnly. */
 export const TOKEN_COOKIE = "grove_token";
 
-function tokenMatches(expected: string, given: string | undefined): boolean {
+/** Constant-time comparison of a presented token with the expected one. */
+export function tokenMatches(expected: string, given: string | undefined): boolean {
   if (given === undefined) return false;
   const a = Buffer.from(expected);
   const b = Buffer.from(given);

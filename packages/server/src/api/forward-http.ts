@@ -1,7 +1,7 @@
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { AppError } from "../domain/errors.js";
-import { CLUSTER_SECRET_HEADER, FORWARDED_BY_HEADER } from "./cluster-auth.js";
+import { signForward } from "./forward-sign.js";
 
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
 
@@ -19,7 +19,10 @@ export interface ForwardCall {
   body: string | undefined;
   accept: string | undefined;
   from: string;
+  /** Signs the forward (SBX-5); never sent. */
   secret: string;
+  /** The person sent this request to the first runner (their token or cookie checked there). */
+  person: boolean;
   timeoutMs: number;
 }
 
@@ -30,11 +33,14 @@ export function forwardPath(url: string): string {
   return u.pathname + u.search;
 }
 
-/** Headers of a forward: the secret in a header (never in the URL), no cookie, no Origin, no bearer token. */
-export function forwardHeaders(call: Pick<ForwardCall, "from" | "secret" | "accept">, withBody: boolean): Record<string, string> {
+/**
+ * Headers of a forward to `target`: its signature (SBX-5: HMAC of method, path, body, time,
+ * both runner ids, nonce, person flag — the secret itself never travels), no cookie, no Origin,
+ * no bearer token.
+ */
+export function forwardHeaders(target: string, call: Pick<ForwardCall, "method" | "path" | "body" | "from" | "secret" | "accept" | "person">, withBody: boolean): Record<string, string> {
   return {
-    [FORWARDED_BY_HEADER]: call.from,
-    [CLUSTER_SECRET_HEADER]: call.secret,
+    ...signForward(call.secret, { method: call.method, path: call.path, body: withBody ? (call.body ?? "") : "", from: call.from, target, person: call.person }),
     accept: call.accept ?? "application/json",
     ...(withBody ? { "content-type": "application/json" } : {}),
   };
@@ -58,7 +64,7 @@ export function sendForward(target: ForwardTarget, call: ForwardCall): Promise<I
       {
         method: call.method,
         agent: isHttps ? agents.https : agents.http,
-        headers: { ...forwardHeaders(call, hasBody), ...(hasBody ? { "content-length": String(Buffer.byteLength(body)) } : {}) },
+        headers: { ...forwardHeaders(target.runnerId, call, hasBody), ...(hasBody ? { "content-length": String(Buffer.byteLength(body)) } : {}) },
       },
       (res) => {
         req.setTimeout(0);

@@ -3,13 +3,14 @@ import { forwardHeaders, forwardPath, type ForwardTarget } from "./forward-http.
 
 /**
  * Issue 15: a WebSocket route (the terminal) of a task on another runner: opens the same path
- * on that runner with the cluster secret in a header and pipes frames both ways; either side
+ * on that runner, signed (SBX-5), and pipes frames both ways; either side
  * closing closes the other.
  */
-export function pipeWebSocket(client: WebSocket, target: ForwardTarget, reqUrl: string, from: string, secret: string): void {
-  const url = new URL(target.url.replace(/\/+$/, "") + forwardPath(reqUrl));
+export function pipeWebSocket(client: WebSocket, target: ForwardTarget, reqUrl: string, from: string, secret: string, person: boolean): void {
+  const path = forwardPath(reqUrl);
+  const url = new URL(target.url.replace(/\/+$/, "") + path);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  const upstream = new WebSocket(url, { headers: forwardHeaders({ from, secret, accept: undefined }, false) });
+  const upstream = new WebSocket(url, { headers: forwardHeaders(target.runnerId, { method: "GET", path, body: undefined, from, secret, accept: undefined, person }, false) });
   const pending: (Buffer | string)[] = [];
   client.on("message", (data: Buffer, isBinary: boolean) => {
     const frame = isBinary ? data : data.toString("utf8");

@@ -4,6 +4,9 @@ import { AppError } from "../domain/errors.js";
 import type { Orchestrator } from "../orchestrator/orchestrator.js";
 import type { TaskOwner } from "../orchestrator/runners/runner-placement.js";
 import { forwardPath, passedHeaders, readAll, sendForward, type ForwardTarget } from "./forward-http.js";
+import { LOCAL_WHEN_OFFLINE, ruleOf } from "./forward-routes.js";
+
+export { FORWARDED_ROUTES, ruleOf } from "./forward-routes.js";
 
 /** Issue 15: how this runner talks to the others. */
 export interface ClusterOptions {
@@ -19,66 +22,6 @@ declare module "fastify" {
     groveForwardTo?: ForwardTarget;
   }
 }
-
-/** How a route finds its task: the `:id` is the task's, a session's or a review comment's. */
-type Scope = "task" | "session" | "comment";
-interface Rule {
-  scope: Scope;
-  /** The first session places the environment (POST /tasks/:id/sessions). */
-  place?: true;
-  /** A WebSocket route: piped by its handler (see terminal.ts), not proxied here. */
-  ws?: true;
-}
-
-/**
- * Every route that acts where a task's files are or on its live agents. A request for one of
- * them whose task lives on another runner goes there; everything else is answered from the
- * shared database by whichever runner receives it (lists, task rows, messages, comments rows).
- */
-const RULES: Record<string, Rule> = {
-  "POST /tasks/:id/sessions": { scope: "task", place: true },
-  "GET /tasks/:id/environment": { scope: "task" },
-  "POST /tasks/:id/environment/restore": { scope: "task" },
-  "POST /tasks/:id/environment/reset": { scope: "task" },
-  "GET /tasks/:id/changes": { scope: "task" },
-  "GET /tasks/:id/changes/diff": { scope: "task" },
-  "POST /tasks/:id/archive": { scope: "task" },
-  "DELETE /tasks/:id": { scope: "task" },
-  "POST /tasks/:id/comments": { scope: "task" },
-  "GET /tasks/:id/comments": { scope: "task" },
-  "POST /tasks/:id/commit": { scope: "task" },
-  "POST /tasks/:id/update-from-base": { scope: "task" },
-  "POST /tasks/:id/update-from-base/continue": { scope: "task" },
-  "POST /tasks/:id/update-from-base/abort": { scope: "task" },
-  "POST /tasks/:id/merge": { scope: "task" },
-  "POST /tasks/:id/pull-requests": { scope: "task" },
-  "POST /tasks/:id/pull-requests/feedback": { scope: "task" },
-  "GET /tasks/:id/terminal": { scope: "task", ws: true },
-  "POST /tasks/:id/open-in-editor": { scope: "task" },
-  // Editing a comment answers with its `outdated` flag, read from the worktree.
-  "PATCH /comments/:id": { scope: "comment" },
-  "GET /sessions/:id/workspace": { scope: "session" },
-  "POST /sessions/:id/prompt": { scope: "session" },
-  "POST /sessions/:id/cancel": { scope: "session" },
-  "POST /sessions/:id/resume": { scope: "session" },
-  "DELETE /sessions/:id": { scope: "session" },
-  "GET /sessions/:id/permissions": { scope: "session" },
-  "POST /sessions/:id/permissions/:requestId": { scope: "session" },
-  "POST /sessions/:id/mode": { scope: "session" },
-  "POST /sessions/:id/model": { scope: "session" },
-};
-
-/** Routes that still answer from the database when the task's runner is offline (its state is part of the answer). */
-const LOCAL_WHEN_OFFLINE = new Set(["GET /tasks/:id/environment"]);
-
-/** The rule of a request's route, if any (route paths are registered under `/api/v1`). */
-export function ruleOf(method: string, routeUrl: string | undefined): Rule | undefined {
-  if (!routeUrl?.startsWith("/api/v1/")) return undefined;
-  return RULES[`${method} ${routeUrl.slice("/api/v1".length)}`];
-}
-
-/** The forwarded routes, for tests and docs (`METHOD /path`). */
-export const FORWARDED_ROUTES: readonly string[] = Object.keys(RULES);
 
 function offline(owner: TaskOwner, taskId: string): AppError {
   return new AppError("runner_offline", `task ${taskId} lives on runner ${owner.runnerId}, which is offline; nothing was done. Start that runner again.`, { taskId, runnerId: owner.runnerId });
@@ -145,6 +88,7 @@ function callOf(req: FastifyRequest, cluster: ClusterOptions) {
     accept: req.headers.accept,
     from: cluster.runnerId,
     secret: secretOrThrow(cluster),
+    person: req.grovePerson === true,
     timeoutMs: cluster.timeoutMs,
   };
 }

@@ -10,6 +10,7 @@ import { installErrorHandler } from "./error-handler.js";
 import { installClusterAuth } from "./cluster-auth.js";
 import { installForwarding, type ClusterOptions } from "./forward.js";
 import { installTokenCookie, requireToken } from "./auth.js";
+import { installPersonCookie, installPersonGuard } from "./person-auth.js";
 import { installInputGuard } from "./input-guard.js";
 import { installRequestLog } from "./request-log.js";
 import { installJsonParser, installTrustGuard, type TrustOptions } from "./trust-guard.js";
@@ -34,6 +35,11 @@ export interface ApiOptions {
   database: "sqlite" | "postgres";
   runnerId: string;
   authToken?: string | undefined;
+  /**
+   * SBX-5: the credential of the person's channels for person-only routes (answers, mode,
+   * model): `GROVE_AUTH_TOKEN` when set, else the home's minted person token.
+   */
+  personToken: string;
   /** `GROVE_EDITOR`: the command "open in editor" runs with a worktree path. */
   editor?: string | undefined;
   /** The server's environment, for the terminal's shell (minus secrets). */
@@ -96,12 +102,14 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
   installJsonParser(app);
   installInputGuard(app);
   installRequestLog(app);
-  // Issue 15: a forwarded request proves the cluster secret before the bearer-token check.
-  installClusterAuth(app, opts.cluster?.secret);
+  // SBX-5: a forwarded request proves its signature (the bearer-token check does not apply to it).
+  installClusterAuth(app, { secret: opts.cluster?.secret, runnerId: opts.runnerId, senderOnline: async (id) => id !== opts.runnerId && (await opts.orchestrator.runners.stateOf(id)) === "online" });
   if (opts.authToken) installTokenCookie(app, opts.authToken);
+  else installPersonCookie(app, opts.personToken);
   await app.register(
     async (api) => {
       if (opts.authToken) requireToken(api, opts.authToken);
+      installPersonGuard(api, opts.personToken);
       installForwarding(api, opts.orchestrator, { runnerId: opts.runnerId, secret: opts.cluster?.secret, timeoutMs: opts.cluster?.timeoutMs ?? 120_000 });
       metaRoutes(api, opts.orchestrator, { version: opts.version, database: opts.database, runnerId: opts.runnerId });
       repositoryRoutes(api, opts.orchestrator);

@@ -80,6 +80,13 @@ export function installTrustGuard(app: FastifyInstance, opts: TrustOptions): voi
   });
 }
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The request body as received (JSON routes), for the signature of a forwarded request. */
+    groveRawBody?: string;
+  }
+}
+
 /**
  * JSON bodies with Fastify's prototype-poisoning-safe parser, except that an empty body is
  * allowed (a body-less POST still carries `Content-Type: application/json`, SEC-5).
@@ -88,6 +95,8 @@ export function installJsonParser(app: FastifyInstance): void {
   const strict = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
+    // SBX-5: a forwarded request's signature covers the body exactly as it arrived.
+    req.groveRawBody = typeof body === "string" ? body : "";
     if (body === "" || (typeof body === "string" && body.trim() === "")) {
       done(null, undefined);
       return;

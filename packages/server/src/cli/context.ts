@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { GroveClient, defaultServerHelp, defaultServerUrl } from "./client.js";
 import { Output } from "./output.js";
+import { cliToken } from "./token.js";
 
 /** The options every command takes (CONTRACT.md "CLI: grove"). */
 export interface CommonOptions {
@@ -27,6 +28,7 @@ export function withCommonOptions(cmd: Command): Command {
  */
 export function contextOf(cmd: Command, env: NodeJS.ProcessEnv = process.env): CommandContext {
   const opts = cmd.optsWithGlobals<CommonOptions>();
-  const client = new GroveClient({ server: opts.server ?? defaultServerUrl(env), token: env.GROVE_AUTH_TOKEN });
+  const server = opts.server ?? defaultServerUrl(env);
+  const client = new GroveClient({ server, token: cliToken(env, server) });
   return { client, out: new Output({ json: opts.json === true }) };
 }

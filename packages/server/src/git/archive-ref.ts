@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { AppError } from "../domain/errors.js";
 import type { GitRunner } from "./runner.js";
+import { workTreeOf, type GitCwd } from "./worktree-link.js";
 
 /**
  * LC-8: uncommitted work saved outside the branch. A dirty worktree's tracked and untracked
@@ -31,14 +32,14 @@ export function archivedWorkRef(taskId: string, slot: string): string {
 const literal = (p: string): string => `:(literal)${p}`;
 
 /** `rev-parse --verify` of ONE revision; null when it does not resolve (e.g. an unborn HEAD). */
-async function resolve(git: GitRunner, cwd: string, rev: string): Promise<string | null> {
+async function resolve(git: GitRunner, cwd: GitCwd, rev: string): Promise<string | null> {
   const r = await git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", rev], { cwd, okExitCodes: [1, 128] });
   const sha = r.stdout.trim();
   return r.exitCode === 0 && sha ? sha : null;
 }
 
 /** The subset of `paths` (relative to the worktree) that exist and are untracked and ignored. */
-export async function ignoredAmong(git: GitRunner, worktreePath: string, paths: readonly string[]): Promise<string[]> {
+export async function ignoredAmong(git: GitRunner, worktreePath: GitCwd, paths: readonly string[]): Promise<string[]> {
   if (paths.length === 0) return [];
   const r = await git.run(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", ...paths.map(literal)], { cwd: worktreePath });
   return r.stdout.split("\0").filter(Boolean);
@@ -51,7 +52,7 @@ export async function ignoredAmong(git: GitRunner, worktreePath: string, paths: 
  * The ref is moved compare-and-set from the value read here, so a concurrent save fails
  * instead of silently dropping the other one.
  */
-export async function saveWorkToRef(git: GitRunner, worktreePath: string, ref: string, message: string, extraPaths: readonly string[] = []): Promise<string | null> {
+export async function saveWorkToRef(git: GitRunner, worktreePath: GitCwd, ref: string, message: string, extraPaths: readonly string[] = []): Promise<string | null> {
   const cwd = worktreePath;
   const indexPath = (await git.run(["rev-parse", "--path-format=absolute", "--git-path", "index"], { cwd })).stdout.trim();
   const tmpIndex = `${indexPath}.grove-archive-${randomBytes(4).toString("hex")}`;
@@ -97,7 +98,7 @@ export async function saveWorkToRef(git: GitRunner, worktreePath: string, ref: s
 const STAGED_TRAILER = "Grove-Staged: second-parent";
 
 /** The tree of the worktree's index, written from a throwaway copy; null without an index. */
-async function indexTree(git: GitRunner, cwd: string, indexPath: string, scratch: string): Promise<string | null> {
+async function indexTree(git: GitRunner, cwd: GitCwd, indexPath: string, scratch: string): Promise<string | null> {
   try {
     await copyFile(indexPath, scratch);
   } catch {
@@ -111,7 +112,7 @@ async function indexTree(git: GitRunner, cwd: string, indexPath: string, scratch
 }
 
 /** A parentless commit of the empty tree (the base of work saved on an unborn branch). */
-async function emptyRoot(git: GitRunner, cwd: string, scratchIndex: string): Promise<string> {
+async function emptyRoot(git: GitRunner, cwd: GitCwd, scratchIndex: string): Promise<string> {
   const empty = `${scratchIndex}.empty`;
   try {
     const tree = (await git.run(["write-tree"], { cwd, env: { GIT_INDEX_FILE: empty } })).stdout.trim();
@@ -122,7 +123,7 @@ async function emptyRoot(git: GitRunner, cwd: string, scratchIndex: string): Pro
 }
 
 /** The commit `ref` points at, or null. */
-export async function readRef(git: GitRunner, repoPath: string, ref: string): Promise<string | null> {
+export async function readRef(git: GitRunner, repoPath: GitCwd, ref: string): Promise<string | null> {
   return resolve(git, repoPath, `${ref}^{commit}`);
 }
 
@@ -130,7 +131,7 @@ export async function readRef(git: GitRunner, repoPath: string, ref: string): Pr
  * A saved commit's base (first parent), its staged part (the index as saved, when the save
  * carries one) and the earlier save it carries, if any.
  */
-export async function savedParents(git: GitRunner, cwd: string, commit: string): Promise<{ base: string | null; staged: string | null; earlier: string | null }> {
+export async function savedParents(git: GitRunner, cwd: GitCwd, commit: string): Promise<{ base: string | null; staged: string | null; earlier: string | null }> {
   const raw = (await git.run(["cat-file", "commit", commit], { cwd })).stdout;
   const split = raw.indexOf("\n\n");
   const header = split < 0 ? raw : raw.slice(0, split);
@@ -161,17 +162,17 @@ interface Aside {
  * (e.g. a `.env` just copied by WT-9) is replaced by the saved one. A conflict → `git_failed`
  * and the worktree is put back as it was.
  */
-export async function restoreWorkFromRef(git: GitRunner, worktreePath: string, commit: string): Promise<{ staged: "none" | "restored" | "left_unstaged" }> {
+export async function restoreWorkFromRef(git: GitRunner, worktreePath: GitCwd, commit: string): Promise<{ staged: "none" | "restored" | "left_unstaged" }> {
   const cwd = worktreePath;
   const dirty = await git.run(["status", "--porcelain", "-z", "--untracked-files=no"], { cwd });
-  if (dirty.stdoutBuffer.length > 0) throw new AppError("git_failed", `cannot restore ${commit}: ${worktreePath} has uncommitted changes`, { commit });
+  if (dirty.stdoutBuffer.length > 0) throw new AppError("git_failed", `cannot restore ${commit}: ${workTreeOf(worktreePath)} has uncommitted changes`, { commit });
   // A save from before saves were parented has no base: its tree is the whole worktree state.
   const parents = await savedParents(git, cwd, commit);
   const base = parents.base ?? "HEAD";
-  const patch = (await git.run(["diff", "--binary", "--full-index", "--no-renames", base, commit, "--"], { cwd })).stdoutBuffer;
+  const patch = (await git.run(["diff", "--no-ext-diff", "--no-textconv", "--binary", "--full-index", "--no-renames", base, commit, "--"], { cwd })).stdoutBuffer;
   if (patch.length === 0) return { staged: "none" };
   const added = (await git.run(["diff", "-z", "--name-only", "--no-renames", "--diff-filter=A", base, commit, "--"], { cwd })).stdout.split("\0").filter(Boolean);
-  const aside = await moveAside(cwd, added);
+  const aside = await moveAside(workTreeOf(cwd), added);
   try {
     await git.run(["apply", "--3way", "--whitespace=nowarn", "-"], { cwd, input: patch });
   } catch (e) {
@@ -183,7 +184,7 @@ export async function restoreWorkFromRef(git: GitRunner, worktreePath: string, c
   if (parents.staged === null) return { staged: "none" };
   // The staged part goes back into the index only; if it no longer applies (the branch moved
   // on), everything stays unstaged — the work itself is back either way.
-  const stagedPatch = (await git.run(["diff", "--binary", "--full-index", "--no-renames", base, parents.staged, "--"], { cwd })).stdoutBuffer;
+  const stagedPatch = (await git.run(["diff", "--no-ext-diff", "--no-textconv", "--binary", "--full-index", "--no-renames", base, parents.staged, "--"], { cwd })).stdoutBuffer;
   if (stagedPatch.length === 0) return { staged: "none" };
   const r = await git.run(["apply", "--cached", "--whitespace=nowarn", "-"], { cwd, input: stagedPatch, okExitCodes: [1] });
   return { staged: r.exitCode === 0 ? "restored" : "left_unstaged" };

@@ -2,6 +2,7 @@ import type { ChangedFile } from "@grove/protocol";
 import { parseRawNumstat, parseStatusV2, type StatusEntry } from "./changes-parse.js";
 import { mergeBaseOf } from "./merge-base.js";
 import type { GitRunner } from "./runner.js";
+import { workTreeOf, type GitCwd } from "./worktree-link.js";
 import { countUntracked } from "./untracked.js";
 
 export { fileDiff, type FilePatch } from "./file-diff.js";
@@ -47,8 +48,9 @@ function statusOf(diffStatus: string | undefined, st: StatusEntry | undefined): 
  * every line counted as added). Statuses come from the same diff's raw records; staged/unstaged
  * from `git status --porcelain=v2` XY. Four git processes per call, all started at once.
  */
-export async function computeChanges(git: GitRunner, input: { worktreePath: string; baseBranch: string; maxFiles?: number }): Promise<WorktreeChanges> {
+export async function computeChanges(git: GitRunner, input: { worktreePath: GitCwd; baseBranch: string; maxFiles?: number }): Promise<WorktreeChanges> {
   const { worktreePath: cwd, baseBranch } = input;
+  const top = workTreeOf(cwd);
   const maxFiles = input.maxFiles ?? 5000;
   // The two expensive walks of the work tree (status, diff) start at once, in parallel with the
   // merge-base and the ahead/behind count: the diff finds the merge-base itself
@@ -66,7 +68,7 @@ export async function computeChanges(git: GitRunner, input: { worktreePath: stri
   const untrackedRun = statusRun.then(async (run) => {
     const status = parseStatusV2(run.stdout);
     const all = status.entries.filter((e) => e.kind === "untracked").map((e) => e.path).sort();
-    return { status, all, counted: await countUntracked(cwd, all.slice(0, maxFiles)) };
+    return { status, all, counted: await countUntracked(top, all.slice(0, maxFiles)) };
   });
   // A missing base fails the three reads of it alike: only the merge-base read may reject for
   // it, with `base_branch_not_found`; the others accept exit 128 and are decided below.
@@ -113,7 +115,7 @@ export async function computeChanges(git: GitRunner, input: { worktreePath: stri
   // The first maxFiles untracked paths always hold the ones kept (each tracked path that hides
   // one also takes a kept place); anything else would be counted here rather than guessed.
   const missing = untrackedKept.filter((p) => !countOf.has(p));
-  for (const c of missing.length > 0 ? await countUntracked(cwd, missing) : []) countOf.set(c.path, c);
+  for (const c of missing.length > 0 ? await countUntracked(top, missing) : []) countOf.set(c.path, c);
   for (const path of untrackedKept) {
     const u = countOf.get(path);
     kept.push({ path, status: "untracked", staged: false, unstaged: true, additions: u?.lines ?? 0, deletions: 0, binary: u?.binary ?? false });

@@ -1,5 +1,6 @@
 import { mergeBaseOf } from "./merge-base.js";
 import type { GitResult, GitRunner } from "./runner.js";
+import type { GitCwd } from "./worktree-link.js";
 
 /** CHG-2: one file's unified patch. */
 export interface FilePatch {
@@ -36,7 +37,7 @@ function toPatch(r: GitResult, maxBytes: number): FilePatch {
  * `path` to the worktree (SEC-2); here it only ever follows `--` and matches literally.
  * A renamed file shows as added under its new path (only one path is known here).
  */
-export async function fileDiff(git: GitRunner, input: { worktreePath: string; baseBranch: string; path: string; maxBytes?: number }): Promise<FilePatch> {
+export async function fileDiff(git: GitRunner, input: { worktreePath: GitCwd; baseBranch: string; path: string; maxBytes?: number }): Promise<FilePatch> {
   const { worktreePath: cwd, baseBranch, path } = input;
   const maxBytes = input.maxBytes ?? 512 * 1024;
   const mergeBase = await mergeBaseOf(git, cwd, baseBranch);

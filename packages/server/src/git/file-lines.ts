@@ -1,6 +1,8 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { constants } from "node:fs";
+import { open, readlink, realpath } from "node:fs/promises";
+import { isAbsolute, join, sep } from "node:path";
 import type { GitRunner } from "./runner.js";
+import { workTreeOf, type GitCwd } from "./worktree-link.js";
 
 /** A file's text split into lines (a final newline does not open an empty last line). */
 export function splitLines(text: string): string[] {
@@ -9,26 +11,58 @@ export function splitLines(text: string): string[] {
   return lines.map((l) => l.replace(/\r$/, ""));
 }
 
+const MAX_FILE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * SEC-2 / SBX-4 on every read: the text of `rel` inside `root`, or null when it does not exist,
+ * is not a regular file, or resolves outside `root`. The last component is opened without
+ * following a symlink, and the opened descriptor's own path (`/proc/self/fd`) must still lie
+ * inside the real root, so a symlink swapped in after any earlier check cannot lead the read out.
+ */
+export async function readConfinedText(root: string, rel: string): Promise<string | null> {
+  if (rel === "" || isAbsolute(rel) || rel.includes("\0")) return null;
+  let realRoot: string;
+  try {
+    realRoot = await realpath(root);
+  } catch {
+    return null;
+  }
+  let handle;
+  try {
+    handle = await open(join(realRoot, rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
+    const where = opened ?? (await realpath(join(realRoot, rel)).catch(() => null));
+    if (where === null || !where.startsWith(realRoot + sep)) return null;
+    const st = await handle.stat();
+    if (!st.isFile() || st.size > MAX_FILE_BYTES) return null;
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * The lines of `path` (relative, already confined to the worktree) on one side of a review:
  * `new` = the working tree as it is now (uncommitted edits included, what the person reads in
- * Changes); `old` = the file in `commit` (the merge-base). null when the file does not exist there.
+ * Changes), read confined to the worktree every time; `old` = the file in `commit` (the
+ * merge-base). null when the file does not exist there (or, on the new side, leads outside).
  */
-export async function linesOnSide(git: GitRunner, input: { worktreePath: string; path: string; side: "new" | "old"; commit: string | null }): Promise<string[] | null> {
+export async function linesOnSide(git: GitRunner, input: { worktreePath: GitCwd; path: string; side: "new" | "old"; commit: string | null }): Promise<string[] | null> {
   if (input.side === "new") {
-    try {
-      return splitLines(await readFile(join(input.worktreePath, input.path), "utf8"));
-    } catch {
-      return null;
-    }
+    const text = await readConfinedText(workTreeOf(input.worktreePath), input.path);
+    return text === null ? null : splitLines(text);
   }
   if (input.commit === null) return null;
   // `<commit>:<path>` is one argument git parses itself; the path was confined by the caller.
-  const r = await git.run(["show", "--no-textconv", `${input.commit}:${input.path}`], { cwd: input.worktreePath, okExitCodes: [128], maxStdoutBytes: 32 * 1024 * 1024 });
+  const r = await git.run(["show", "--no-textconv", `${input.commit}:${input.path}`], { cwd: input.worktreePath, okExitCodes: [128], maxStdoutBytes: MAX_FILE_BYTES });
   return r.exitCode === 0 ? splitLines(r.stdout) : null;
 }
 
 /** The commit HEAD names in the worktree. */
-export async function headCommit(git: GitRunner, worktreePath: string): Promise<string> {
+export async function headCommit(git: GitRunner, worktreePath: GitCwd): Promise<string> {
   return (await git.run(["rev-parse", "--verify", "HEAD^{commit}"], { cwd: worktreePath })).stdout.trim();
 }

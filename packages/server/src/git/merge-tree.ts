@@ -1,5 +1,6 @@
 import { AppError } from "../domain/errors.js";
 import type { GitRunner } from "./runner.js";
+import type { GitCwd } from "./worktree-link.js";
 
 const SHA = /^[0-9a-f]{40,64}$/;
 
@@ -21,9 +22,9 @@ export async function mergeTree(git: GitRunner, cwd: string, ours: string, their
 }
 
 /** A commit object for `tree` with `parents` and `message`, as the repository's configured identity. */
-export async function commitTree(git: GitRunner, cwd: string, tree: string, parents: readonly string[], message: string): Promise<string> {
+export async function commitTree(git: GitRunner, cwd: string, tree: string, parents: readonly string[], message: string, env?: Record<string, string>): Promise<string> {
   const args = ["commit-tree", tree, ...parents.flatMap((p) => ["-p", p]), "-F", "-"];
-  const r = await git.run(args, { cwd, input: message });
+  const r = await git.run(args, { cwd, input: message, ...(env && { env }) });
   return r.stdout.trim();
 }
 
@@ -37,7 +38,7 @@ export async function moveRef(git: GitRunner, cwd: string, ref: string, next: st
 }
 
 /** Tracked changes (staged or not) in a checkout, and its untracked paths. */
-export async function checkoutState(git: GitRunner, cwd: string): Promise<{ trackedDirty: boolean; untracked: string[] }> {
+export async function checkoutState(git: GitRunner, cwd: GitCwd): Promise<{ trackedDirty: boolean; untracked: string[] }> {
   const r = await git.run(["status", "--porcelain=v1", "-z", "--untracked-files=all"], { cwd });
   const entries = r.stdout.split("\0").filter(Boolean);
   return { trackedDirty: entries.some((e) => !e.startsWith("??")), untracked: entries.filter((e) => e.startsWith("?? ")).map((e) => e.slice(3)) };
@@ -53,6 +54,6 @@ export async function changedPaths(git: GitRunner, cwd: string, from: string, to
  * Brings a clean checkout whose branch just moved from `from` to `to` along: index and files
  * go from `from`'s tree to `to`'s (a two-tree fast-forward; git refuses to overwrite local edits).
  */
-export async function advanceCheckout(git: GitRunner, cwd: string, from: string, to: string): Promise<void> {
+export async function advanceCheckout(git: GitRunner, cwd: GitCwd, from: string, to: string): Promise<void> {
   await git.run(["read-tree", "-m", "-u", from, to], { cwd });
 }

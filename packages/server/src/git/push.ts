@@ -4,6 +4,7 @@ import { classifyRemoteFailure } from "./remote-errors.js";
 import type { RemoteAccess } from "./remote-sync.js";
 import { credentialArgs, credentialPayload } from "./credential-helper.js";
 import type { GitRunner } from "./runner.js";
+import type { GitCwd } from "./worktree-link.js";
 
 const ANY_FAILURE = Array.from({ length: 255 }, (_, i) => i + 1);
 
@@ -15,7 +16,7 @@ const ANY_FAILURE = Array.from({ length: 255 }, (_, i) => i + 1);
  * overwritten. A refused push → `push_rejected`; other failures → the typed RR-7 codes, with
  * Grove's own wording (git's stderr may echo a URL).
  */
-export async function pushBranch(git: GitRunner, input: { cwd: string; branch: string; access: RemoteAccess; remote: string; lease?: string; timeoutMs: number; scope: Record<string, string>; repository: string }): Promise<void> {
+export async function pushBranch(git: GitRunner, input: { cwd: GitCwd; branch: string; access: RemoteAccess; remote: string; lease?: string; timeoutMs: number; scope: Record<string, string>; repository: string }): Promise<void> {
   assertBranchName(input.branch, "branch");
   const ref = `refs/heads/${input.branch}`;
   const lease = input.lease && /^[0-9a-f]{40,64}$/.test(input.lease) ? [`--force-with-lease=${ref}:${input.lease}`] : [];

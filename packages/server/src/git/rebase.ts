@@ -3,38 +3,39 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { AppError } from "../domain/errors.js";
 import type { GitRunner } from "./runner.js";
+import { workTreeOf, type GitCwd } from "./worktree-link.js";
 
 const ANY_FAILURE = Array.from({ length: 255 }, (_, i) => i + 1);
 
 /** A rebase or merge stopped in a worktree (conflicts kept, or a crash mid-way). */
 export type InProgress = "rebase" | "merge" | null;
 
-async function gitPath(git: GitRunner, cwd: string, name: string): Promise<string> {
-  const r = await git.run(["rev-parse", "--git-path", name], { cwd });
-  return resolve(cwd, r.stdout.trim());
+async function gitPath(git: GitRunner, cwd: GitCwd, name: string): Promise<string> {
+  const r = await git.run(["rev-parse", "--path-format=absolute", "--git-path", name], { cwd });
+  return resolve(workTreeOf(cwd), r.stdout.trim());
 }
 
 /** Which operation is stopped in the worktree, if any (git's own state files decide). */
-export async function operationInProgress(git: GitRunner, cwd: string): Promise<InProgress> {
+export async function operationInProgress(git: GitRunner, cwd: GitCwd): Promise<InProgress> {
   if (existsSync(await gitPath(git, cwd, "rebase-merge")) || existsSync(await gitPath(git, cwd, "rebase-apply"))) return "rebase";
   if (existsSync(await gitPath(git, cwd, "MERGE_HEAD"))) return "merge";
   return null;
 }
 
 /** Paths with unmerged index entries. */
-export async function conflictedPaths(git: GitRunner, cwd: string): Promise<string[]> {
+export async function conflictedPaths(git: GitRunner, cwd: GitCwd): Promise<string[]> {
   const r = await git.run(["diff", "--name-only", "--diff-filter=U", "-z"], { cwd });
   return [...new Set(r.stdout.split("\0").filter(Boolean))].sort();
 }
 
 /** Whether `ancestor` is reachable from `commit`. */
-export async function isAncestor(git: GitRunner, cwd: string, ancestor: string, commit: string): Promise<boolean> {
+export async function isAncestor(git: GitRunner, cwd: GitCwd, ancestor: string, commit: string): Promise<boolean> {
   const r = await git.run(["merge-base", "--is-ancestor", ancestor, commit], { cwd, okExitCodes: [1] });
   return r.exitCode === 0;
 }
 
 /** The backup refs of a task, oldest first. */
-export async function backupRefs(git: GitRunner, cwd: string, taskId: string): Promise<string[]> {
+export async function backupRefs(git: GitRunner, cwd: GitCwd, taskId: string): Promise<string[]> {
   const r = await git.run(["for-each-ref", "--format=%(refname)", `refs/grove/backup/${taskId}/`], { cwd });
   const refs = r.stdout.split("\n").filter(Boolean);
   return refs.sort((a, b) => Number(a.split("/").pop()) - Number(b.split("/").pop()));
@@ -44,7 +45,7 @@ export async function backupRefs(git: GitRunner, cwd: string, taskId: string): P
  * Records `commit` under the next free `refs/grove/backup/<task>/<n>`. Create-only
  * (`update-ref <ref> <new> ""` refuses an existing ref), so two updates never share a number.
  */
-export async function createBackupRef(git: GitRunner, cwd: string, taskId: string, commit: string): Promise<string> {
+export async function createBackupRef(git: GitRunner, cwd: GitCwd, taskId: string, commit: string): Promise<string> {
   if (!/^[A-Za-z0-9_-]+$/.test(taskId)) throw new Error("invalid task id for a backup ref");
   for (let attempt = 0; attempt < 5; attempt++) {
     const last = (await backupRefs(git, cwd, taskId)).pop();
@@ -60,11 +61,11 @@ export async function createBackupRef(git: GitRunner, cwd: string, taskId: strin
  * git's own autostash when asked. Answers whether it stopped on conflicts; any other failure
  * (e.g. an untracked file in the way) throws with nothing changed.
  */
-export async function integrateBase(git: GitRunner, cwd: string, base: string, opts: { mode: "rebase" | "merge"; autostash: boolean }): Promise<{ stopped: boolean }> {
+export async function integrateBase(git: GitRunner, cwd: GitCwd, base: string, opts: { mode: "rebase" | "merge"; autostash: boolean; env?: Record<string, string> }): Promise<{ stopped: boolean }> {
   if (!/^[0-9a-f]{40,64}$/.test(base)) throw new Error("base must be a commit id");
   const stash = opts.autostash ? "--autostash" : "--no-autostash";
   const args = opts.mode === "rebase" ? ["rebase", stash, "--no-autosquash", base] : ["merge", "--no-edit", stash, "-m", "Merge base into task branch", base];
-  const r = await git.run(args, { cwd, okExitCodes: ANY_FAILURE, timeoutMs: 600_000 });
+  const r = await git.run(args, { cwd, ...(opts.env && { env: opts.env }), okExitCodes: ANY_FAILURE, timeoutMs: 600_000, hooks: true });
   if (r.exitCode === 0) return { stopped: false };
   if ((await operationInProgress(git, cwd)) !== null) return { stopped: true };
   const why = `${r.stdout}${r.stderr}`.split("\n").map((l) => l.trim()).filter(Boolean).pop() ?? "no message";
@@ -72,27 +73,27 @@ export async function integrateBase(git: GitRunner, cwd: string, base: string, o
 }
 
 /** Undoes a stopped rebase/merge: branch, index and files as before it started (autostash re-applied). */
-export async function abortIntegration(git: GitRunner, cwd: string, kind: "rebase" | "merge"): Promise<void> {
+export async function abortIntegration(git: GitRunner, cwd: GitCwd, kind: "rebase" | "merge"): Promise<void> {
   await git.run([kind, "--abort"], { cwd, timeoutMs: 600_000 });
 }
 
 const MARKER = /^(<{7}|>{7})( |$)/m;
 
 /** Conflicted paths whose file still holds conflict markers (not yet resolved by a person or agent). */
-export async function unresolvedPaths(cwd: string, paths: readonly string[]): Promise<string[]> {
+export async function unresolvedPaths(cwd: GitCwd, paths: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const p of paths) {
-    const text = await readFile(join(cwd, p), "utf8").catch(() => "");
+    const text = await readFile(join(workTreeOf(cwd), p), "utf8").catch(() => "");
     if (MARKER.test(text)) out.push(p);
   }
   return out;
 }
 
 /** Stages the resolved paths and lets git go on; answers whether it stopped again (next commit conflicts). */
-export async function continueIntegration(git: GitRunner, cwd: string, kind: "rebase" | "merge", resolved: readonly string[]): Promise<{ stopped: boolean }> {
+export async function continueIntegration(git: GitRunner, cwd: GitCwd, kind: "rebase" | "merge", resolved: readonly string[], env?: Record<string, string>): Promise<{ stopped: boolean }> {
   if (resolved.length > 0) await git.run(["--literal-pathspecs", "add", "-A", "--", ...resolved], { cwd });
   const args = kind === "rebase" ? ["rebase", "--continue"] : ["commit", "--no-edit", "--no-verify"];
-  const r = await git.run(args, { cwd, okExitCodes: ANY_FAILURE, timeoutMs: 600_000 });
+  const r = await git.run(args, { cwd, ...(env && { env }), okExitCodes: ANY_FAILURE, timeoutMs: 600_000, hooks: true });
   if (r.exitCode === 0) return { stopped: (await operationInProgress(git, cwd)) !== null };
   if ((await conflictedPaths(git, cwd)).length > 0) return { stopped: true };
   const why = `${r.stdout}${r.stderr}`.split("\n").map((l) => l.trim()).filter(Boolean).pop() ?? "no message";

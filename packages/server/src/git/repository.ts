@@ -2,6 +2,7 @@ import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { AppError, isAppError } from "../domain/errors.js";
 import type { GitRunner } from "./runner.js";
+import type { GitCwd } from "./worktree-link.js";
 
 /** What Grove records about a local checkout when a person registers it. */
 export interface RepositoryInfo {
@@ -72,7 +73,7 @@ export async function branchExists(git: GitRunner, repoPath: string, branch: str
 }
 
 /** The commit `ref` names, or null when it names none. `--end-of-options` keeps `ref` from being an option (SEC-3). */
-export async function resolveCommit(git: GitRunner, repoPath: string, ref: string): Promise<string | null> {
+export async function resolveCommit(git: GitRunner, repoPath: GitCwd, ref: string): Promise<string | null> {
   const r = await git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], { cwd: repoPath, okExitCodes: [1, 128] });
   const sha = r.stdout.trim();
   return r.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(sha) ? sha : null;
@@ -85,7 +86,7 @@ export async function resolveCommit(git: GitRunner, repoPath: string, ref: strin
  * `origin/<base>` first — the freshest base of a remote repository. The bare name when neither
  * exists, so the caller's git command fails with its usual error.
  */
-export async function resolveBaseRef(git: GitRunner, repoPath: string, baseBranch: string, opts: { preferRemote: boolean }): Promise<string> {
+export async function resolveBaseRef(git: GitRunner, repoPath: GitCwd, baseBranch: string, opts: { preferRemote: boolean }): Promise<string> {
   const heads = `refs/heads/${baseBranch}`;
   const remote = `refs/remotes/origin/${baseBranch}`;
   for (const ref of opts.preferRemote ? [remote, heads] : [heads, remote]) {

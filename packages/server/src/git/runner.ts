@@ -1,16 +1,25 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { realpath } from "node:fs/promises";
-import { resolve } from "node:path";
+import { resolve, sep } from "node:path";
 import type { Writable } from "node:stream";
 import { childEnv } from "../domain/child-env.js";
 import { AppError } from "../domain/errors.js";
 import { Semaphore } from "./semaphore.js";
+import type { GitCwd } from "./worktree-link.js";
 
 /** Options of one git invocation (WT-6). */
 export interface GitRunOptions {
-  /** Working directory of the git process. */
-  cwd: string;
+  /**
+   * Working directory of the git process: a plain directory, or a task worktree pinned to its
+   * recorded admin dir (SBX-4: `GIT_DIR`/`GIT_WORK_TREE` set, its `.git` file never read).
+   */
+  cwd: GitCwd;
+  /**
+   * A pinned call may run the repository's hooks: only the person's own commit, rebase or merge.
+   * Every other call in a pinned worktree runs with `core.hooksPath=/dev/null` (SBX-4).
+   */
+  hooks?: boolean;
   /** Kill the process (and its process group) after this long; default: the runner's default (120 s). */
   timeoutMs?: number;
   /** Extra environment; wins over the runner's defaults (e.g. a credential helper for a managed token). */
@@ -64,6 +73,10 @@ const NETWORK_ENV: readonly string[] = [
   "GIT_SSL_CAINFO", "GIT_SSL_CAPATH", "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE",
 ];
 
+// SBX-4: what every call in a pinned worktree runs with, whatever any config file says.
+const PINNED_CONFIG: readonly string[] = ["-c", "core.fsmonitor=false"];
+const NO_HOOKS: readonly string[] = ["-c", "core.hooksPath=/dev/null"];
+
 // Global options that take a separate value: skipped when naming the subcommand in errors.
 const GLOBAL_WITH_VALUE = new Set(["-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"]);
 const WITH_ACTION = new Set(["worktree", "remote", "stash", "submodule", "sparse-checkout", "notes"]);
@@ -105,7 +118,15 @@ export class GitRunner {
   private readonly commonDirs = new Map<string, string>();
   private spawned = 0;
 
-  constructor(opts: { maxConcurrent?: number; defaultTimeoutMs?: number } = {}) {
+  private readonly pinnedRoots: string[];
+
+  /**
+   * `pinnedRoots` (the composition root passes `GROVE_HOME/tasks`): directories where every git
+   * call must come pinned (SBX-4). A plain-directory call inside one is refused before any
+   * process starts, so a call site that forgot to pin fails loudly instead of trusting `.git`.
+   */
+  constructor(opts: { maxConcurrent?: number; defaultTimeoutMs?: number; pinnedRoots?: readonly string[] } = {}) {
+    this.pinnedRoots = (opts.pinnedRoots ?? []).map((r) => resolve(r));
     const fromEnv = Number.parseInt(process.env.GROVE_GIT_MAX_CONCURRENCY ?? "", 10);
     const max = opts.maxConcurrent ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 8);
     this.semaphore = new Semaphore(Math.max(1, max));
@@ -135,6 +156,13 @@ export class GitRunner {
     return this.spawnGit(args, opts, releaseOnce);
   }
 
+  private refuseUnpinned(cwd: string, sub: string): void {
+    const at = resolve(cwd);
+    if (this.pinnedRoots.some((root) => at === root || at.startsWith(root + sep))) {
+      throw new AppError("internal_error", `git ${sub} was asked to run in ${at} without its recorded git dir (SBX-4); nothing ran`, { args: [sub] });
+    }
+  }
+
   private environment(opts: GitRunOptions): NodeJS.ProcessEnv {
     // SEC-7: git and every hook it runs get the children's allow-list, plus the variables that
     // only choose git's own configuration files (never secrets); network commands also keep
@@ -161,20 +189,40 @@ export class GitRunner {
       env.SSH_ASKPASS_REQUIRE = "never";
       env.GCM_INTERACTIVE = "never";
     }
-    return { ...env, ...opts.env };
+    const merged = { ...env, ...opts.env };
+    if (typeof opts.cwd !== "string") {
+      // SBX-4: set last, so nothing a caller passes can point git elsewhere.
+      merged.GIT_DIR = opts.cwd.gitDir;
+      merged.GIT_WORK_TREE = opts.cwd.workTree;
+    }
+    return merged;
   }
 
-  private spawnGit(args: string[], opts: GitRunOptions, release: () => void): Promise<GitResult> {
+  private spawnGit(givenArgs: string[], opts: GitRunOptions, release: () => void): Promise<GitResult> {
     const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
-    const sub = subcommandOf(args);
+    const sub = subcommandOf(givenArgs);
     const subText = sub.join(" ") || "git";
+    const pinned = typeof opts.cwd !== "string";
+    const cwd = typeof opts.cwd === "string" ? opts.cwd : opts.cwd.workTree;
+    // SBX-4: command-line `-c` wins over every config file (a rewritten common-dir config too):
+    // no fsmonitor command, and no hooks unless this is the person's own commit/rebase/merge.
+    const args = pinned ? [...PINNED_CONFIG, ...(opts.hooks ? [] : NO_HOOKS), ...givenArgs] : givenArgs;
     return new Promise<GitResult>((resolvePromise, reject) => {
+      if (!pinned) {
+        try {
+          this.refuseUnpinned(cwd, subText);
+        } catch (e) {
+          release();
+          reject(e);
+          return;
+        }
+      }
       // detached: git gets its own process group, so a timeout also kills ssh/remote helpers/hooks
       // that would otherwise keep the pipes open.
       let child: ChildProcess;
       try {
         child = spawn("git", args, {
-          cwd: opts.cwd,
+          cwd,
           env: this.environment(opts),
           stdio: opts.fd3 === undefined ? [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] : [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe", "pipe"],
           detached: true,

@@ -1,16 +1,17 @@
-import { lstat, mkdir, realpath } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { lstat, mkdir, readFile, realpath } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { AppError } from "../domain/errors.js";
 import { assertBranchName } from "../domain/layout.js";
 import { rebasingBranch } from "./rebase-head.js";
 import { branchExists } from "./repository.js";
 import type { GitRunner } from "./runner.js";
 import { parseWorktreeList, type WorktreeEntry } from "./worktree-list.js";
+import { WorktreeLinks, type GitCwd, type PinnedWorktree, type WorktreeLink } from "./worktree-link.js";
 
 export type { WorktreeEntry } from "./worktree-list.js";
 
 /** Why an existing worktree may not be reused (SES-3); `details.reason` of `workspace_reuse_unsafe`. */
-export type ReuseFailure = "missing" | "not_a_directory" | "not_a_worktree" | "wrong_repository" | "wrong_branch" | "detached_head";
+export type ReuseFailure = "missing" | "not_a_directory" | "not_a_worktree" | "wrong_repository" | "wrong_branch" | "detached_head" | "tampered";
 
 /** The outcome of the SES-3 validation of one slot. */
 export type WorktreeValidation = { ok: true } | { ok: false; reason: ReuseFailure; message: string };
@@ -30,7 +31,42 @@ async function pathKind(path: string): Promise<"missing" | "directory" | "other"
  * after `--` or as validated branch names (SEC-3). No database, no network.
  */
 export class WorktreeManager {
+  private readonly links = new WorktreeLinks();
+
   constructor(private readonly git: GitRunner) {}
+
+  /** SBX-4: the recorded worktree's link to its admin dir, judged from the repository's side (see WorktreeLink). */
+  async link(input: { repoPath: string; worktreePath: string }): Promise<WorktreeLink> {
+    return this.links.check(await this.git.commonDir(input.repoPath), input.worktreePath);
+  }
+
+  /**
+   * SBX-4: the pinned location of a recorded task worktree, for every git call in it. A `.git`
+   * that no longer points at the recorded admin dir → `409 workspace_tampered` (nothing runs);
+   * a path git records no worktree for → `409 workspace_reuse_unsafe`.
+   */
+  async pin(input: { repoPath: string; worktreePath: string }): Promise<PinnedWorktree> {
+    const l = await this.link(input);
+    if (l.state === "ok") return l.pin;
+    if (l.state === "tampered") throw tamperedError(input.worktreePath, l.message);
+    if (l.state === "unlinked") {
+      throw new AppError("workspace_reuse_unsafe", `${input.worktreePath} is not a git worktree any more (no .git link)`, { reason: "not_a_worktree", path: input.worktreePath });
+    }
+    if ((await pathKind(input.worktreePath)) === "missing") throw new AppError("workspace_missing", `the worktree ${input.worktreePath} does not exist`, { path: input.worktreePath });
+    throw new AppError("workspace_reuse_unsafe", `git records no worktree of this repository at ${input.worktreePath}`, { reason: "not_a_worktree", path: input.worktreePath });
+  }
+
+  /**
+   * SBX-4: puts a tampered worktree's `.git` link back to its recorded admin dir (the person's
+   * restore). A `.git` directory is refused (`workspace_tampered`): it is moved aside by hand.
+   */
+  async repairLink(input: { repoPath: string; worktreePath: string }): Promise<{ repaired: boolean }> {
+    const l = await this.link(input);
+    if (l.state !== "tampered") return { repaired: false };
+    if ((await lstat(join(input.worktreePath, ".git"))).isDirectory()) throw tamperedError(input.worktreePath, l.message);
+    await this.links.repair(l.adminDir, input.worktreePath);
+    return { repaired: true };
+  }
 
   /**
    * Adds a worktree at `worktreePath`. `newBranch: true` creates `branch` at `startPoint` and
@@ -85,11 +121,17 @@ export class WorktreeManager {
     if (kind === "missing") return fail("missing", `${worktreePath} does not exist`);
     if (kind === "other") return fail("not_a_directory", `${worktreePath} is not a directory`);
 
+    // SBX-4: judged from the repository's admin dirs, never by following the worktree's `.git`.
+    const link = await this.link({ repoPath, worktreePath });
+    if (link.state === "tampered") return fail("tampered", link.message);
+    if (link.state === "unlinked") return fail("not_a_worktree", `${worktreePath} is not a git worktree`);
+    if (link.state === "unregistered") return this.foreignReason(repoPath, worktreePath);
+
     let lines: string[];
     try {
       const r = await this.git.run(
         ["rev-parse", "--path-format=absolute", "--git-common-dir", "--show-toplevel", "--symbolic-full-name", "HEAD", "--git-dir"],
-        { cwd: worktreePath },
+        { cwd: link.pin },
       );
       lines = r.stdout.split("\n");
     } catch {
@@ -111,6 +153,23 @@ export class WorktreeManager {
       return fail("wrong_branch", `${worktreePath} is on ${head.replace(/^refs\/heads\//, "")}, expected ${branch}`);
     }
     return { ok: true };
+  }
+
+  /**
+   * Why a directory git records no worktree for is not ours: another repository's worktree, or
+   * no worktree at all. Read from its `.git` link without running git in it.
+   */
+  private async foreignReason(repoPath: string, worktreePath: string): Promise<WorktreeValidation> {
+    const text = await readFile(join(worktreePath, ".git"), "utf8").catch(() => null);
+    const m = text === null ? null : /^gitdir: (.+)$/m.exec(text);
+    if (m?.[1]) {
+      const target = await realpath(resolve(worktreePath, m[1].trim())).catch(() => null);
+      const expected = await this.git.commonDir(repoPath);
+      if (target !== null && dirname(dirname(target)) !== expected) {
+        return { ok: false, reason: "wrong_repository", message: `${worktreePath} belongs to ${dirname(dirname(target))}, not ${expected}` };
+      }
+    }
+    return { ok: false, reason: "not_a_worktree", message: `${worktreePath} is not a git worktree of this repository` };
   }
 
   /**
@@ -173,8 +232,17 @@ export class WorktreeManager {
   }
 
   /** Whether the worktree has tracked or untracked (not ignored) changes. */
-  async isDirty(worktreePath: string): Promise<boolean> {
+  async isDirty(worktreePath: GitCwd): Promise<boolean> {
     const r = await this.git.run(["status", "--porcelain", "-z", "--untracked-files=normal"], { cwd: worktreePath });
     return r.stdoutBuffer.length > 0;
   }
+}
+
+/** SBX-4: the refusal for a worktree whose `.git` was redirected, with the fix. */
+export function tamperedError(worktreePath: string, message: string, extra: Record<string, unknown> = {}): AppError {
+  return new AppError("workspace_tampered", `${message}: Grove runs nothing in ${worktreePath} until it is restored`, {
+    path: worktreePath,
+    ...extra,
+    action: "restore the task's environment (POST /tasks/:id/environment/restore, `grove task restore <taskId>`): the .git link is written back to the recorded git dir",
+  });
 }

@@ -6,6 +6,7 @@ import type { AgentProfileConfig } from "../agents/profiles.js";
 import type { EventBus } from "../domain/event-bus.js";
 import type { LaunchRegistry } from "./sessions/launch-registry.js";
 import type { ProviderRegistry } from "../providers/registry.js";
+import type { GitIdentity } from "../git/identity.js";
 
 /** Logging seam (pino in production); the orchestrator never writes to the console. */
 export interface Log {
@@ -32,6 +33,8 @@ export interface Deps {
   remote?: RemoteServices;
   /** Issue 15: how this runner registers (labels, capacity, heartbeat); defaults when absent. */
   runner?: RunnerSettings;
+  /** GROVE_GIT_AUTHOR_NAME/EMAIL: the person's commits where git has no identity configured. */
+  gitIdentity?: GitIdentity | undefined;
 }
 
 /** What remote repositories need beyond the core deps; built in app.ts (RR-1, RR-8). */

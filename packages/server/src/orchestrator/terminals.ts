@@ -1,8 +1,9 @@
 /**
  * Terminal registry: at most one shell per (task, repository) on this server process, kept
  * while the server runs so a page reload reattaches to it (the last output is replayed).
- * Shells belong to their task: cleanup (archive, delete, reset) kills them before it touches
- * the worktree (LC-3), and a closing server kills the ones it started.
+ * Shells belong to their task: cleanup (archive, delete, reset) kills them — in their own pid
+ * namespace, everything they started — and waits for that before it touches the worktree
+ * (LC-3), and a closing server kills the ones it started.
  */
 import { spawnShell, type Pty } from "../agents/pty.js";
 
@@ -15,6 +16,8 @@ interface Entry {
   pty: Pty;
   replay: string;
   clients: Set<Client>;
+  /** Settles when the shell (and, when confined, its whole pid namespace) is gone. */
+  exited: Promise<void>;
 }
 
 /** One attached page. */
@@ -36,12 +39,15 @@ export class TerminalRegistry {
     let e = this.entries.get(key);
     if (!e) {
       const pty = spawnShell({ cwd: opts.cwd, cols: opts.cols, rows: opts.rows, env: opts.env });
-      const entry: Entry = { key, taskId: opts.taskId, owner: opts.owner, pty, replay: "", clients: new Set() };
+      let gone!: () => void;
+      const exited = new Promise<void>((r) => (gone = r));
+      const entry: Entry = { key, taskId: opts.taskId, owner: opts.owner, pty, replay: "", clients: new Set(), exited };
       pty.onData((d) => {
         entry.replay = (entry.replay + d).slice(-REPLAY_BYTES);
         for (const c of entry.clients) c.send(d);
       });
       pty.onExit((code) => {
+        gone();
         if (this.entries.get(key) === entry) this.entries.delete(key);
         for (const c of entry.clients) c.ended(`shell exited (${code})`);
         entry.clients.clear();
@@ -63,26 +69,41 @@ export class TerminalRegistry {
     return [...this.entries.values()].filter((e) => e.taskId === taskId).map((e) => e.pty.pid);
   }
 
-  /** Kills every shell of the task (LC-3: before its worktrees are removed). */
-  killTask(taskId: string): void {
-    this.killWhere((e) => e.taskId === taskId);
+  /**
+   * Kills every shell of the task (LC-3: before its worktrees are removed) and resolves once they
+   * are gone: SIGHUP first, like closing the window, then SIGKILL. A shell in its own pid
+   * namespace takes everything it started with it, `nohup` and `setsid` jobs included.
+   */
+  killTask(taskId: string): Promise<void> {
+    return this.killWhere((e) => e.taskId === taskId);
   }
 
   /** Kills the shells a closing server started. */
-  killOwner(owner: object): void {
-    this.killWhere((e) => e.owner === owner);
+  killOwner(owner: object): Promise<void> {
+    return this.killWhere((e) => e.owner === owner);
   }
 
-  private killWhere(pred: (e: Entry) => boolean): void {
-    for (const e of [...this.entries.values()].filter(pred)) {
-      this.entries.delete(e.key);
-      e.pty.kill("SIGHUP");
-      const t = setTimeout(() => e.pty.kill("SIGKILL"), 1000);
-      t.unref();
-      for (const c of e.clients) c.ended("the task's terminal was closed by cleanup");
-      e.clients.clear();
-    }
+  private async killWhere(pred: (e: Entry) => boolean): Promise<void> {
+    const victims = [...this.entries.values()].filter(pred);
+    await Promise.all(
+      victims.map(async (e) => {
+        this.entries.delete(e.key);
+        for (const c of e.clients) c.ended("the task's terminal was closed by cleanup");
+        e.clients.clear();
+        e.pty.kill("SIGHUP");
+        if (await exitedWithin(e, HANGUP_GRACE_MS)) return;
+        e.pty.kill("SIGKILL");
+        await exitedWithin(e, KILL_WAIT_MS);
+      }),
+    );
   }
+}
+
+const HANGUP_GRACE_MS = 1000;
+const KILL_WAIT_MS = 5000;
+
+function exitedWithin(e: Entry, ms: number): Promise<boolean> {
+  return Promise.race([e.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
 }
 
 /** This server process's terminals. */

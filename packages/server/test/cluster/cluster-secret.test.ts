@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { signForward } from "../../src/api/forward-sign.js";
 import { makeRepo } from "../fixture/git.js";
 import { waitForSession } from "../fixture/server.js";
 import type { Cleanups } from "./helpers.js";
@@ -28,7 +29,7 @@ describe("issue 15 the cluster secret (PostgreSQL)", { timeout: 300_000 }, () =>
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
-  it("RUN-12: a forwarded request without or with a wrong cluster secret is 401 before anything runs; the secret is in no log, no home file and no response", async () => {
+  it("RUN-12 SBX-5: a forwarded request without a signature, with a wrong secret or with the secret itself is 401 before anything runs; the secret is in no log, no home file and no response", async () => {
     const { secret, homes, a, b, c } = await threeRunners(cleanups, { env: { GROVE_LOG_LEVEL: "debug" } });
     const reg = await c.api("POST", "/repositories", { path: (await makeRepo()).path });
     const task = (await a.api("POST", "/tasks", { title: "Secret", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as { id: string };
@@ -42,6 +43,8 @@ describe("issue 15 the cluster secret (PostgreSQL)", { timeout: 300_000 }, () =>
       noSecret: await direct({ "x-grove-forwarded-by": "runner_a" }),
       wrongSecret: await direct({ "x-grove-forwarded-by": "runner_a", "x-grove-cluster-secret": `${secret.slice(0, -1)}0` }),
       secretWithoutRunner: await direct({ "x-grove-cluster-secret": "not-the-secret-at-all" }),
+      // SBX-5: the secret itself is no credential; forwards are signed.
+      theSecretItself: await direct({ "x-grove-forwarded-by": "runner_a", "x-grove-cluster-secret": secret }),
     };
     for (const [what, r] of Object.entries(cases)) {
       const text = await r.text();
@@ -54,8 +57,8 @@ describe("issue 15 the cluster secret (PostgreSQL)", { timeout: 300_000 }, () =>
       }
       expect({ what, status: r.status, code: code ?? text }).toEqual({ what, status: 401, code: "unauthorized" });
     }
-    // The right secret is accepted (what a runner sends), and so is the same request through B, forwarded.
-    const ok = await direct({ "x-grove-forwarded-by": "runner_a", "x-grove-cluster-secret": secret });
+    // A request signed with the right secret is accepted (what a runner sends), and so is the same request through B, forwarded.
+    const ok = await direct(signForward(secret, { method: "GET", path: `/api/v1/tasks/${task.id}/changes`, body: "", from: "runner_a", target: "runner_c", person: false }));
     expect(ok.status).toBe(200);
     responses.push(await ok.text());
     for (const r of [await b.api("GET", `/tasks/${task.id}/changes`), await b.api("GET", `/tasks/${task.id}/environment`), await a.api("GET", "/runners"), await b.api("GET", "/health")]) {

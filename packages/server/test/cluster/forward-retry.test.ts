@@ -63,7 +63,7 @@ describe("issue 15 a forwarded launch that times out (PostgreSQL)", { timeout: 1
 
   it("RUN-14: the Host of a runner's own GROVE_RUNNER_URL is trusted (SEC-5), other names still are not", async () => {
     const { databaseUrl } = await sharedDatabase(cleanups);
-    const c = await inProcessRunner(cleanups, databaseUrl, "runner_c", { GROVE_RUNNER_URL: "http://runner-c.internal:7999" });
+    const c = await inProcessRunner(cleanups, databaseUrl, "runner_c", { GROVE_RUNNER_URL: "http://runner-c.internal:7999", GROVE_RUNNER_ALLOW_HTTP: "1" });
     expect((await getWithHost(c.url, "/api/v1/health", "runner-c.internal:7999")).status).toBe(200);
     const other = await getWithHost(c.url, "/api/v1/health", "runner-d.internal:7999");
     expect(other.status).toBe(403);

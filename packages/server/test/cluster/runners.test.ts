@@ -24,6 +24,7 @@ describe("issue 15 runners registry on PostgreSQL", { timeout: 240_000 }, () => 
       GROVE_RUNNER_LABELS: "GPU, big,gpu",
       GROVE_RUNNER_MAX_AGENTS: "3",
       GROVE_RUNNER_URL: "http://a.internal:7420/",
+      GROVE_RUNNER_ALLOW_HTTP: "1",
     });
     const events = await openEvents(a.url);
     cleanups.push(async () => events.close());

@@ -1,6 +1,6 @@
 /**
  * The task's repositories and its environment (worktree paths and branches), with Restore for
- * a worktree that vanished (WT-5) and "open in editor" (the server's GROVE_EDITOR, or a
+ * a worktree that vanished (WT-5) or whose `.git` was redirected (SBX-4), and "open in editor" (the server's GROVE_EDITOR, or a
  * vscode:// link). The environment is read only once the task has sessions or Changes, so a
  * new task never asks for a resource that does not exist yet.
  */
@@ -18,6 +18,7 @@ export function Environment({ task, known, changes, repoName, onRestore, restori
   const caps = useCapabilities();
   const editor = useAction();
   const missing = (changes?.repositories ?? []).filter((r) => r.status === "missing");
+  const tampered = (changes?.repositories ?? []).filter((r) => r.status === "tampered");
   const openInEditor = (repositoryId: string) => void editor.run(() => api.post(`/tasks/${enc(task.id)}/open-in-editor`, { repositoryId }));
   return (
     <section className="card environment" aria-label="Environment">
@@ -46,6 +47,17 @@ export function Environment({ task, known, changes, repoName, onRestore, restori
           </p>
           <button type="button" onClick={onRestore} disabled={restoring}>
             Restore worktree
+          </button>
+        </div>
+      ) : null}
+      {tampered.length > 0 && !task.archivedAt ? (
+        <div className="warning" role="alert" data-tampered-worktree="true">
+          <p>
+            The .git link of {tampered.map((r) => repoName(r.repositoryId)).join(", ")} no longer points at the git directory Grove recorded for it (something in the worktree rewrote it). Grove runs nothing there —
+            no agent, commit, update or merge — until you restore it. Restore writes the link back; the files in the worktree stay as they are.
+          </p>
+          <button type="button" onClick={onRestore} disabled={restoring}>
+            Restore .git link
           </button>
         </div>
       ) : null}

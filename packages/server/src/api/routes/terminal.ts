@@ -59,7 +59,7 @@ export function terminalRoutes(app: FastifyInstance, orch: Orchestrator, opts: {
       },
     },
     (socket, req) => {
-      if (req.groveForwardTo && opts.cluster?.secret) return pipeWebSocket(socket, req.groveForwardTo, req.url, opts.cluster.runnerId, opts.cluster.secret);
+      if (req.groveForwardTo && opts.cluster?.secret) return pipeWebSocket(socket, req.groveForwardTo, req.url, opts.cluster.runnerId, opts.cluster.secret, req.grovePerson === true);
       const { cwd, q } = cwdOf.get(req)!;
       const session = terminals.attach(
         { taskId: req.params.id, repositoryId: q.repositoryId, cwd, cols: q.cols, rows: q.rows, env: opts.env, owner },

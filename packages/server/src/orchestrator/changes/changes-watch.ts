@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { join } from "node:path";
 import type { EventFrame } from "@grove/protocol";
 import type { AgentHandle } from "../../agents/runtime.js";
 import type { Deps } from "../context.js";
 import { WorktreeTreeWatch } from "./changes-watch-tree.js";
+import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 const DEBOUNCE_MS = 250;
 /** Tasks reconsidered at a time by the start-up sweep: bounded, so queries never pile up. */
@@ -27,18 +27,17 @@ interface TaskWatch {
   entries: Watched[];
 }
 
-/** The private git dir of a linked worktree, read from its `.git` file (no git process). */
-async function privateGitDir(worktreePath: string): Promise<string[]> {
-  try {
-    const text = await readFile(join(worktreePath, ".git"), "utf8");
-    const m = /^gitdir: (.+)$/m.exec(text);
-    if (!m?.[1]) return [];
-    const dir = isAbsolute(m[1]) ? m[1] : resolve(worktreePath, m[1]);
-    return [dir, join(dir, "logs")];
-  } catch {
-    // A main checkout has a .git directory: its metadata is at .git itself.
-    return [join(worktreePath, ".git"), join(worktreePath, ".git", "logs")];
-  }
+/**
+ * The private git dir of a linked worktree and its `logs/`: the admin dir git recorded for the
+ * path (SBX-4, never what the worktree's own `.git` names; no git process). Nothing when the
+ * worktree is not (or no longer) the recorded one: its root is still watched.
+ */
+async function privateGitDir(deps: Deps, repositoryId: string, worktreePath: string): Promise<string[]> {
+  const repo = await getRepositoryOnThisRunner(deps, repositoryId).catch(() => undefined);
+  if (!repo) return [];
+  const admin = await deps.worktrees.link({ repoPath: repo.path, worktreePath }).catch(() => undefined);
+  const dir = admin?.state === "ok" ? admin.pin.gitDir : admin?.state === "tampered" || admin?.state === "unlinked" ? admin.adminDir : undefined;
+  return dir ? [dir, join(dir, "logs")] : [];
 }
 
 /** Session events that may change which worktrees of a task exist or are active. */
@@ -139,7 +138,7 @@ export class ChangesWatch {
       };
       tw.entries.push(entry);
       if (entry.vanished) continue;
-      await entry.tree.start(w.root, await privateGitDir(w.root));
+      await entry.tree.start(w.root, await privateGitDir(this.deps, w.repositoryId, w.root));
       if (entry.tree.capped) this.deps.log.info({ taskId, worktreePath: w.root, maxDirs: MAX_DIRS_PER_WORKTREE }, "worktree has more directories than the watch cap");
     }
     if (this.tasks.get(taskId) === tw) this.ready.add(taskId);

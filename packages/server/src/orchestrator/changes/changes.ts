@@ -5,11 +5,12 @@ import { AppError } from "../../domain/errors.js";
 import type { EnvironmentRepoRecord } from "../../domain/records.js";
 import { computeChanges, fileDiff } from "../../git/changes.js";
 import { resolveBaseRef } from "../../git/repository.js";
+import type { PinnedWorktree } from "../../git/worktree-link.js";
 import type { Deps } from "../context.js";
 import { recordDiffStat } from "./diff-stat.js";
 import { isRemoteRepository } from "../refresh/refresh-remote.js";
 import { getTaskOr404 } from "../tasks/tasks.js";
-import { checkSlotOnDisk, restoreCommand, reuseAction } from "../worktrees/workspace-check.js";
+import { checkSlotOnDisk, restoreCommand, reuseAction, tamperedAction } from "../worktrees/workspace-check.js";
 import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /**
@@ -17,10 +18,10 @@ import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
  * repository the fetched `origin/<base>` (its managed clone's local branch is never refreshed,
  * and may not exist at all).
  */
-async function baseRefOf(deps: Deps, row: EnvironmentRepoRecord): Promise<string> {
+async function baseRefOf(deps: Deps, row: EnvironmentRepoRecord, worktree: PinnedWorktree): Promise<string> {
   const repo = await deps.store.getRepository(row.repositoryId);
-  if (!repo || !isRemoteRepository(repo) || !row.worktreePath) return row.baseBranch;
-  return resolveBaseRef(deps.git, row.worktreePath, row.baseBranch, { preferRemote: true });
+  if (!repo || !isRemoteRepository(repo)) return row.baseBranch;
+  return resolveBaseRef(deps.git, worktree, row.baseBranch, { preferRemote: true });
 }
 
 async function activeRows(deps: Deps, taskId: string): Promise<EnvironmentRepoRecord[]> {
@@ -63,9 +64,12 @@ async function slotChanges(deps: Deps, taskId: string, r: EnvironmentRepoRecord)
   if (disk.state === "foreign") {
     return unavailable(r, "foreign", "workspace_reuse_unsafe", disk.message, reuseAction(disk.reason, { taskId, worktreePath: r.worktreePath, branch: r.worktreeBranch }));
   }
+  // SBX-4: a redirected `.git` is reported, and no git runs in the worktree.
+  if (disk.state === "tampered") return unavailable(r, "tampered", "workspace_tampered", disk.message, tamperedAction(taskId));
   const base = { repositoryId: r.repositoryId, worktreeId: r.worktreeId, branchSlug: r.branchSlug, worktreePath: r.worktreePath };
   try {
-    const c = await computeChanges(deps.git, { worktreePath: r.worktreePath, baseBranch: await baseRefOf(deps, r) });
+    const worktree = await deps.worktrees.pin({ repoPath: repo.path, worktreePath: r.worktreePath });
+    const c = await computeChanges(deps.git, { worktreePath: worktree, baseBranch: await baseRefOf(deps, r, worktree) });
     return { ...base, ...c, baseBranch: r.baseBranch, status: "ok" };
   } catch (e) {
     return { ...unavailable(r, "missing", "git_failed", e instanceof Error ? e.message : String(e), "see the server log; the worktree is on disk"), status: "ok" };
@@ -124,7 +128,11 @@ export async function taskFileDiff(deps: Deps, taskId: string, repositoryId: str
   // A repository attached on several branches has several slots: `worktreeId` picks one.
   const row = (await activeRows(deps, taskId)).find((r) => r.repositoryId === repositoryId && (worktreeId === undefined || r.worktreeId === worktreeId));
   if (!row || !row.worktreePath) throw new AppError("not_found", `task ${taskId} has no worktree for repository ${repositoryId}`, { repositoryId });
+  const repo = await getRepositoryOnThisRunner(deps, row.repositoryId);
+  if (!repo) throw new AppError("not_found", `repository ${repositoryId} is no longer registered`, { repositoryId });
   const rel = await confinePath(row.worktreePath, path);
-  const d = await fileDiff(deps.git, { worktreePath: row.worktreePath, baseBranch: await baseRefOf(deps, row), path: rel });
+  // SBX-4: pinned to the recorded git dir; a redirected `.git` is `workspace_tampered`.
+  const worktree = await deps.worktrees.pin({ repoPath: repo.path, worktreePath: row.worktreePath });
+  const d = await fileDiff(deps.git, { worktreePath: worktree, baseBranch: await baseRefOf(deps, row, worktree), path: rel });
   return { repositoryId, path: rel, ...d };
 }

@@ -21,7 +21,7 @@ function delay(ms: number): Promise<void> {
  * and retries (a failed or uncertain stop never leads to a removal).
  */
 export async function stopTaskAgents(deps: Deps, snapshot: CleanupSnapshot): Promise<void> {
-  terminals.killTask(snapshot.taskId);
+  await terminals.killTask(snapshot.taskId);
   await waitForLaunches(deps, snapshot);
   const survivors = await stopSessionGroups(deps, snapshot.sessionIds, { graceMs: GRACE_MS, killWaitMs: KILL_WAIT_MS }, snapshot.agentProcesses);
   if (survivors.length > 0) throw survivorsError(`task ${snapshot.taskId}: worktrees kept, the cleanup will retry`, survivors);

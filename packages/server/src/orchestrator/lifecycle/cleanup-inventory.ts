@@ -64,7 +64,9 @@ function createdByGrove(task: TaskRecord, repo: RepositoryRecord, row: Environme
 export async function assertClean(deps: Deps, snapshot: CleanupSnapshot): Promise<void> {
   for (const slot of snapshot.slots) {
     if (slot.tombstoned || !existsSync(slot.worktreePath)) continue;
-    if (await deps.worktrees.isDirty(slot.worktreePath)) {
+    // SBX-4: pinned; a redirected `.git` is `workspace_tampered` (restore it, then delete).
+    const worktree = await deps.worktrees.pin({ repoPath: slot.repoPath, worktreePath: slot.worktreePath });
+    if (await deps.worktrees.isDirty(worktree)) {
       throw new AppError("dirty_worktree", `${slot.worktreePath} has uncommitted or untracked changes; pass discardChanges=true to delete anyway`, {
         repositoryId: slot.repositoryId,
         worktreePath: slot.worktreePath,

@@ -44,6 +44,12 @@ async function cleanupSlot(deps: Deps, job: CleanupJobRecord, slot: CleanupSlot)
       // Not provably ours (LC-3): never deleted. `grove doctor` reports it.
       deps.log.warn({ jobId: job.id, path: slot.worktreePath, reason: owned.reason }, "cleanup: the recorded path is not the task's worktree; left untouched");
     } else {
+      if (!owned.ok && owned.reason === "tampered") {
+        // SBX-4: the person asked for this cleanup; the redirected link is written back to the
+        // recorded git dir so the save below and git's own removal act on the task's worktree.
+        await deps.worktrees.repairLink({ repoPath: slot.repoPath, worktreePath: slot.worktreePath });
+        deps.log.warn({ jobId: job.id, path: slot.worktreePath }, "cleanup: a redirected .git link was written back before removal (SBX-4)");
+      }
       const discard = job.trigger === "delete" && job.discardChanges;
       if (!discard) await saveSlotWork(deps, job, slot, ref);
       await removeWorktreeForCleanup(git, slot.repoPath, slot.worktreePath);

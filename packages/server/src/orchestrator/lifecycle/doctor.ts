@@ -22,6 +22,13 @@ function markerTaskId(dir: string): string | undefined {
   }
 }
 
+/** SBX-4: the link state of a row's worktree, read from the repository's admin dirs only. */
+async function linkOf(deps: Deps, repositories: readonly { id: string; path: string }[], repositoryId: string, worktreePath: string): Promise<string> {
+  const repo = repositories.find((r) => r.id === repositoryId);
+  if (!repo) return "unknown";
+  return (await deps.worktrees.link({ repoPath: repo.path, worktreePath }).catch(() => ({ state: "unknown" }))).state;
+}
+
 /**
  * `GET /doctor` (`grove doctor`): a read-only audit of the three records of a worktree — the
  * environment rows, each repository's `git worktree list --porcelain`, and the task directories
@@ -29,6 +36,8 @@ function markerTaskId(dir: string): string | undefined {
  * - `missing`: an active row whose directory is gone;
  * - `unregistered`: an active row's directory exists but git does not list it as a worktree;
  * - `mismatch`: git lists it for another repository or on another branch than the row says;
+ * - `tampered`: a row's worktree whose `.git` no longer points at its recorded git dir (SBX-4,
+ *   `workspace_tampered`: nothing runs there until `grove task restore` writes the link back);
  * - `orphan`: a directory (or a git registration) under the tasks directory that no active row
  *   claims, or a task directory whose task does not exist.
  * Never changes anything: no git mutation, no file written or removed.
@@ -79,6 +88,8 @@ export async function runDoctor(deps: Deps): Promise<DoctorReport> {
         findings.push({ ...base, kind: "unregistered", message: `${row.worktreePath} exists but no repository lists it as a worktree` });
       } else if (reg.repositoryId !== row.repositoryId) {
         findings.push({ ...base, kind: "mismatch", expected: row.repositoryId, actual: reg.repositoryId, message: `${row.worktreePath} is a worktree of repository ${reg.repositoryId}, the row says ${row.repositoryId}` });
+      } else if ((await linkOf(deps, repositories, row.repositoryId, row.worktreePath)) === "tampered") {
+        findings.push({ ...base, kind: "tampered", message: `${row.worktreePath}: its .git no longer points at the git dir recorded for it (workspace_tampered); run \`grove task restore ${task.taskId}\`` });
       } else if (reg.entry.branch !== row.worktreeBranch) {
         findings.push({ ...base, kind: "mismatch", expected: row.worktreeBranch ?? "", actual: reg.entry.branch ?? "(detached)", message: `${row.worktreePath} is on ${reg.entry.branch ?? "a detached HEAD"}, the row says ${row.worktreeBranch}` });
       }

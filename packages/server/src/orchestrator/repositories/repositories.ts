@@ -8,7 +8,7 @@ import { branchExists, inspectRepository } from "../../git/repository.js";
 import type { Deps } from "../context.js";
 import { assertCopyGlobs } from "./repository-settings.js";
 import { addRemoteRepository } from "../refresh/remote-repositories.js";
-import { assertRegistrablePath } from "./repository-path-guard.js";
+import { assertNotInTaskWorktrees, assertRegistrablePath } from "./repository-path-guard.js";
 
 /**
  * Registers a repository (RR-1). A local checkout is the person's own: validated, never
@@ -22,6 +22,7 @@ export async function addRepository(deps: Deps, body: CreateRepositoryBody): Pro
   if (body.credential || body.credentialPolicy === "managed") {
     throw new AppError("invalid_request", "credentials apply to remote repositories only", { field: "credential" });
   }
+  await assertNotInTaskWorktrees(deps, body.path);
   const info = await inspectRepository(deps.git, body.path);
   await assertRegistrablePath(deps, info);
   const name = body.name ?? basename(info.path);

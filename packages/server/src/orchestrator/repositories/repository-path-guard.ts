@@ -1,5 +1,5 @@
 import { realpath } from "node:fs/promises";
-import { sep } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { AppError } from "../../domain/errors.js";
 import type { RepositoryInfo } from "../../git/repository.js";
 import type { Deps } from "../context.js";
@@ -43,4 +43,15 @@ export async function assertRegistrablePath(deps: Deps, info: RepositoryInfo): P
   }
   const home = await real(deps.home);
   if (inside(info.path, home)) throw new AppError("path_inside_grove_home", `${info.path} lies inside GROVE_HOME (${home})`, { field: "path" });
+}
+
+/**
+ * SEC-3 / SBX-4, before any git runs on the path: anything under `GROVE_HOME/tasks` is a task's
+ * worktree (or lies in one), never registrable — and Grove's git runs there only pinned to a
+ * recorded git dir, so it is refused without asking git.
+ */
+export async function assertNotInTaskWorktrees(deps: Deps, path: string): Promise<void> {
+  const tasks = await real(join(deps.home, "tasks"));
+  const at = await real(resolve(path));
+  if (inside(at, tasks)) throw new AppError("path_is_worktree", `${path} lies inside Grove's task worktrees (${tasks})`, { field: "path" });
 }

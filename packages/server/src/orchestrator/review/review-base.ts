@@ -18,7 +18,7 @@ export async function refreshedBase(deps: Deps, slot: ReviewSlot, sessionId?: st
     // No session is involved in a person's update; scope ids then name task and repository only.
     { taskId: slot.task.id, sessionId: sessionId ?? "" },
   );
-  const commit = await resolveCommit(deps.git, slot.worktreePath, startPoint);
+  const commit = await resolveCommit(deps.git, slot.worktree, startPoint);
   if (commit === null) throw new AppError("base_branch_not_found", `base ${slot.attachment.baseBranch} of repository ${slot.repository.name} names no commit`, { taskId: slot.task.id, repositoryId: slot.repository.id });
   return commit;
 }

@@ -15,9 +15,9 @@ function anchorError(message: string, field: string, details: Record<string, unk
 
 /** The lines of a comment's file on its side as they are now (null: the file is gone). */
 export async function currentLines(deps: Deps, slot: ReviewSlot, path: string, side: "new" | "old"): Promise<{ lines: string[] | null; commit: string | null }> {
-  if (side === "new") return { lines: await linesOnSide(deps.git, { worktreePath: slot.worktreePath, path, side, commit: null }), commit: await headCommit(deps.git, slot.worktreePath) };
-  const base = await mergeBaseOf(deps.git, slot.worktreePath, slot.baseRef);
-  return { lines: await linesOnSide(deps.git, { worktreePath: slot.worktreePath, path, side, commit: base }), commit: base };
+  if (side === "new") return { lines: await linesOnSide(deps.git, { worktreePath: slot.worktree, path, side, commit: null }), commit: await headCommit(deps.git, slot.worktree) };
+  const base = await mergeBaseOf(deps.git, slot.worktree, slot.baseRef);
+  return { lines: await linesOnSide(deps.git, { worktreePath: slot.worktree, path, side, commit: base }), commit: base };
 }
 
 /**

@@ -21,7 +21,7 @@ export async function commitTask(deps: Deps, taskId: string, body: CommitBody): 
     const paths = body.paths ? await Promise.all(body.paths.map((p) => confinePath(slot.worktreePath, p))) : undefined;
     const commit = await deps.git.withRepoLock(slot.repository.path, async () => {
       try {
-        return await commitChanges(deps.git, { cwd: slot.worktreePath, message: body.message, ...(paths && { paths }), ...(body.noVerify && { noVerify: true }) });
+        return await commitChanges(deps.git, { cwd: slot.worktree, identity: deps.gitIdentity, message: body.message, ...(paths && { paths }), ...(body.noVerify && { noVerify: true }) });
       } catch (e) {
         if (e instanceof AppError) throw new AppError(e.code, `${slot.repository.name}: ${e.message}`, { ...e.details, ...scopeOf(slot) });
         throw e;

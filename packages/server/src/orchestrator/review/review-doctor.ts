@@ -13,9 +13,13 @@ export async function reviewFindings(deps: Deps, inventory: Awaited<ReturnType<D
   for (const task of inventory) {
     for (const row of task.rows) {
       if (row.status !== "active" || !row.worktreePath || !existsSync(row.worktreePath)) continue;
-      const kind = await operationInProgress(deps.git, row.worktreePath).catch(() => null);
+      // SBX-4: pinned to the recorded git dir; a tampered worktree is reported by the doctor itself.
+      const repo = await deps.store.getRepository(row.repositoryId);
+      const link = repo ? await deps.worktrees.link({ repoPath: repo.path, worktreePath: row.worktreePath }).catch(() => null) : null;
+      if (link?.state !== "ok") continue;
+      const kind = await operationInProgress(deps.git, link.pin).catch(() => null);
       if (!kind) continue;
-      const backup = (await backupRefs(deps.git, row.worktreePath, task.taskId).catch(() => [])).pop();
+      const backup = (await backupRefs(deps.git, link.pin, task.taskId).catch(() => [])).pop();
       out.push({
         kind: "rebase_in_progress",
         path: row.worktreePath,

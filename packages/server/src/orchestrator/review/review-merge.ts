@@ -4,6 +4,9 @@ import { taskView } from "../../domain/views.js";
 import { advanceCheckout, changedPaths, checkoutState, commitTree, mergeTree, moveRef } from "../../git/merge-tree.js";
 import { isAncestor } from "../../git/rebase.js";
 import { resolveCommit } from "../../git/repository.js";
+import type { GitCwd } from "../../git/worktree-link.js";
+import { personIdentityEnv } from "../../git/identity.js";
+import { tamperedError } from "../../git/worktrees.js";
 import type { Deps } from "../context.js";
 import { assertTaskWorkable } from "../lifecycle/lifecycle.js";
 import { faultPoint } from "../fault-points.js";
@@ -41,8 +44,21 @@ async function computeTarget(deps: Deps, slot: ReviewSlot, base: string, head: s
     if (e instanceof AppError && e.code === "merge_conflict") throw new AppError("merge_conflict", `${slot.repository.name}: ${e.message}`, { ...e.details, ...scopeOf(slot) });
     throw e;
   }
+  const identity = await personIdentityEnv(deps.git, cwd, deps.gitIdentity);
   const message = body.message ?? (strategy === "squash" ? `${slot.task.title} (squashed from ${slot.branch})` : `Merge branch '${slot.branch}': ${slot.task.title}`);
-  return commitTree(deps.git, cwd, tree, strategy === "squash" ? [base] : [base, head], message);
+  return commitTree(deps.git, cwd, tree, strategy === "squash" ? [base] : [base, head], message, identity);
+}
+
+/**
+ * SBX-4: where git runs in the checkout holding the base branch: the person's main checkout as
+ * it is; a linked worktree (another task's, say) pinned to its recorded git dir, or refused as
+ * `workspace_tampered`.
+ */
+async function checkoutCwd(deps: Deps, repoPath: string, path: string): Promise<GitCwd> {
+  const link = await deps.worktrees.link({ repoPath, worktreePath: path });
+  if (link.state === "ok") return link.pin;
+  if (link.state === "tampered") throw tamperedError(path, link.message);
+  return path;
 }
 
 /**
@@ -60,9 +76,10 @@ async function mergeSlot(deps: Deps, slot: ReviewSlot, body: MergeBody): Promise
   if (head === null) throw new AppError("workspace_missing", `task branch ${slot.branch} does not exist in ${repo.name}`, scopeOf(slot));
   const target = await computeTarget(deps, slot, base, head, body);
   if (target === base) return { repositoryId: repo.id, baseBranch, commit: base };
-  const checkout = (await deps.worktrees.list(repo.path)).find((e) => e.branch === baseBranch);
+  const listed = (await deps.worktrees.list(repo.path)).find((e) => e.branch === baseBranch);
+  const checkout = listed ? { path: listed.path, cwd: await checkoutCwd(deps, repo.path, listed.path) } : undefined;
   if (checkout) {
-    const state = await checkoutState(deps.git, checkout.path);
+    const state = await checkoutState(deps.git, checkout.cwd);
     const incoming = new Set(await changedPaths(deps.git, repo.path, base, target));
     const blocking = state.untracked.filter((p) => incoming.has(p));
     if (state.trackedDirty || blocking.length > 0) {
@@ -75,7 +92,7 @@ async function mergeSlot(deps: Deps, slot: ReviewSlot, body: MergeBody): Promise
     throw new AppError("base_moved", `${baseBranch} of ${repo.name} moved while the merge was computed; nothing was changed, try again`, { ...scopeOf(slot), expected: base });
   }
   await faultPoint("merge.after_ref_update");
-  if (checkout) await advanceCheckout(deps.git, checkout.path, base, target);
+  if (checkout) await advanceCheckout(deps.git, checkout.cwd, base, target);
   return { repositoryId: repo.id, baseBranch, commit: target };
 }
 

@@ -36,11 +36,11 @@ export async function createPullRequests(deps: Deps, budgets: RateBudgets, taskI
   for (const slot of await reviewSlots(deps, taskId, body.repositoryId, notAttachedError())) {
     const scope = scopeOf(slot);
     const access = await prAccess(deps, slot.repository, scope);
-    const head = await headCommit(deps.git, slot.worktreePath);
+    const head = await headCommit(deps.git, slot.worktree);
     const existing = await deps.store.review.getPullRequest(taskId, slot.repository.id);
-    const lease = existing && !(await isAncestor(deps.git, slot.worktreePath, existing.pushedCommit, head)) ? existing.pushedCommit : undefined;
+    const lease = existing && !(await isAncestor(deps.git, slot.worktree, existing.pushedCommit, head)) ? existing.pushedCommit : undefined;
     await deps.git.withRepoLock(slot.repository.path, () =>
-      pushBranch(deps.git, { cwd: slot.worktreePath, branch: slot.branch, access: access.push, remote: access.remote, ...(lease && { lease }), timeoutMs: remoteOf(deps).refreshTimeoutMs, scope, repository: slot.repository.name }),
+      pushBranch(deps.git, { cwd: slot.worktree, branch: slot.branch, access: access.push, remote: access.remote, ...(lease && { lease }), timeoutMs: remoteOf(deps).refreshTimeoutMs, scope, repository: slot.repository.name }),
     );
     const now = deps.now();
     let rec: PullRequestRecord;

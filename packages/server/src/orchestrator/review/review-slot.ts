@@ -5,6 +5,8 @@ import type { Deps } from "../context.js";
 import { isRemoteRepository } from "../refresh/refresh-remote.js";
 import { getTaskOr404 } from "../tasks/tasks.js";
 import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
+import { pinSlot } from "../worktrees/workspace-check.js";
+import type { PinnedWorktree } from "../../git/worktree-link.js";
 
 /** One repository of a task as the review actions see it: its attachment, row and worktree. */
 export interface ReviewSlot {
@@ -13,6 +15,8 @@ export interface ReviewSlot {
   attachment: TaskRepositoryRecord;
   row: EnvironmentRepoRecord;
   worktreePath: string;
+  /** SBX-4: where every git call of the review runs (the recorded git dir, never the worktree's `.git`). */
+  worktree: PinnedWorktree;
   branch: string;
   /** The ref the task branch is compared with: `origin/<base>` for a remote repository's clone. */
   baseRef: string;
@@ -47,8 +51,10 @@ export async function reviewSlots(deps: Deps, taskId: string, repositoryId: stri
       throw new AppError("workspace_missing", `task ${taskId} has no worktree for repository ${att.repositoryId}; start a session first`, { taskId, repositoryId: att.repositoryId });
     }
     if (out.some((s) => s.row.id === row.id)) continue;
-    const baseRef = isRemoteRepository(repository) ? await resolveBaseRef(deps.git, row.worktreePath, att.baseBranch, { preferRemote: true }) : att.baseBranch;
-    out.push({ task, repository, attachment: att, row, worktreePath: row.worktreePath, branch: row.worktreeBranch, baseRef });
+    // SBX-4: a redirected `.git` refuses the whole action before anything runs.
+    const worktree = await pinSlot(deps, { taskId, repositoryId: att.repositoryId, repoPath: repository.path, worktreePath: row.worktreePath });
+    const baseRef = isRemoteRepository(repository) ? await resolveBaseRef(deps.git, worktree, att.baseBranch, { preferRemote: true }) : att.baseBranch;
+    out.push({ task, repository, attachment: att, row, worktreePath: row.worktreePath, worktree, branch: row.worktreeBranch, baseRef });
   }
   return out;
 }

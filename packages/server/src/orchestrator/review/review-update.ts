@@ -2,6 +2,7 @@ import type { UpdateFromBaseBody, UpdateResult, UpdateStepBody } from "@grove/pr
 import { AppError } from "../../domain/errors.js";
 import { hasUncommitted } from "../../git/commit.js";
 import { headCommit } from "../../git/file-lines.js";
+import { personIdentityEnv } from "../../git/identity.js";
 import {
   abortIntegration,
   backupRefs,
@@ -29,8 +30,12 @@ type Result = UpdateResult["results"][number];
  * branch is back (`409 merge_conflict`), or keep them for the person or the agent.
  */
 async function updateSlot(deps: Deps, slot: ReviewSlot, body: UpdateFromBaseBody): Promise<Result> {
-  const cwd = slot.worktreePath;
+  const cwd = slot.worktree;
   const scope = scopeOf(slot);
+  // The person's identity for the commits a rebase rewrites or a merge makes, before anything moves.
+  const identity = await personIdentityEnv(deps.git, cwd, deps.gitIdentity).catch((e: unknown) => {
+    throw e instanceof AppError ? new AppError(e.code, `${slot.repository.name}: ${e.message}`, { ...e.details, ...scope }) : e;
+  });
   const stopped = await operationInProgress(deps.git, cwd);
   if (stopped) throw new AppError("update_in_progress", `a ${stopped} is stopped in the worktree of ${slot.repository.name}; continue or abort it first`, { ...scope, operation: stopped });
   if (!body.autostash && (await hasUncommitted(deps.git, cwd))) {
@@ -41,7 +46,7 @@ async function updateSlot(deps: Deps, slot: ReviewSlot, body: UpdateFromBaseBody
   const backupRef = await createBackupRef(deps.git, cwd, slot.task.id, head);
   await faultPoint("update.after_backup");
   if (await isAncestor(deps.git, cwd, base, head)) return { repositoryId: slot.repository.id, outcome: "up_to_date", backupRef, commit: head };
-  const { stopped: conflicted } = await integrateBase(deps.git, cwd, base, { mode: body.mode ?? "rebase", autostash: body.autostash ?? false });
+  const { stopped: conflicted } = await integrateBase(deps.git, cwd, base, { mode: body.mode ?? "rebase", autostash: body.autostash ?? false, env: identity });
   if (!conflicted) return { repositoryId: slot.repository.id, outcome: "updated", backupRef, commit: await headCommit(deps.git, cwd) };
   const conflicts = await conflictedPaths(deps.git, cwd);
   await faultPoint("update.after_conflict");
@@ -72,9 +77,9 @@ export async function updateFromBase(deps: Deps, taskId: string, body: UpdateFro
 async function stoppedSlot(deps: Deps, taskId: string, body: UpdateStepBody): Promise<{ slot: ReviewSlot; kind: "rebase" | "merge"; backupRef: string }> {
   await assertTaskWorkable(deps, taskId);
   const slot = await reviewSlot(deps, taskId, body.repositoryId, notAttachedError());
-  const kind = await operationInProgress(deps.git, slot.worktreePath);
+  const kind = await operationInProgress(deps.git, slot.worktree);
   if (!kind) throw new AppError("update_not_in_progress", `no rebase or merge is stopped in the worktree of ${slot.repository.name}`, scopeOf(slot));
-  const backupRef = (await backupRefs(deps.git, slot.worktreePath, taskId)).pop() ?? "";
+  const backupRef = (await backupRefs(deps.git, slot.worktree, taskId)).pop() ?? "";
   return { slot, kind, backupRef };
 }
 
@@ -82,11 +87,12 @@ async function stoppedSlot(deps: Deps, taskId: string, body: UpdateStepBody): Pr
 export async function continueUpdate(deps: Deps, taskId: string, body: UpdateStepBody): Promise<UpdateResult> {
   const { slot, kind, backupRef } = await stoppedSlot(deps, taskId, body);
   const result = await deps.git.withRepoLock(slot.repository.path, async (): Promise<Result> => {
-    const cwd = slot.worktreePath;
+    const cwd = slot.worktree;
     const conflicts = await conflictedPaths(deps.git, cwd);
     const unresolved = await unresolvedPaths(cwd, conflicts);
     if (unresolved.length > 0) throw new AppError("conflicts_unresolved", `${unresolved.join(", ")} still hold conflict markers`, { ...scopeOf(slot), conflicts: unresolved });
-    const { stopped } = await continueIntegration(deps.git, cwd, kind, conflicts);
+    const identity = await personIdentityEnv(deps.git, cwd, deps.gitIdentity);
+    const { stopped } = await continueIntegration(deps.git, cwd, kind, conflicts, identity);
     if (stopped) return { repositoryId: slot.repository.id, outcome: "conflicts", conflicts: await conflictedPaths(deps.git, cwd), backupRef };
     return { repositoryId: slot.repository.id, outcome: "updated", backupRef, commit: await headCommit(deps.git, cwd) };
   });
@@ -97,7 +103,7 @@ export async function continueUpdate(deps: Deps, taskId: string, body: UpdateSte
 /** `…/update-from-base/abort`: undo the stopped rebase/merge; the branch is back where the backup ref says. */
 export async function abortUpdate(deps: Deps, taskId: string, body: UpdateStepBody): Promise<UpdateResult> {
   const { slot, kind, backupRef } = await stoppedSlot(deps, taskId, body);
-  await deps.git.withRepoLock(slot.repository.path, () => abortIntegration(deps.git, slot.worktreePath, kind));
+  await deps.git.withRepoLock(slot.repository.path, () => abortIntegration(deps.git, slot.worktree, kind));
   deps.bus.publish("changes.updated", { taskId, repositoryId: slot.repository.id });
-  return { results: [{ repositoryId: slot.repository.id, outcome: "aborted", backupRef, commit: await headCommit(deps.git, slot.worktreePath) }] };
+  return { results: [{ repositoryId: slot.repository.id, outcome: "aborted", backupRef, commit: await headCommit(deps.git, slot.worktree) }] };
 }

@@ -14,7 +14,7 @@ import { taskRoot } from "../worktrees/paths.js";
 import { getTaskOr404 } from "../tasks/tasks.js";
 import { startTurn } from "./turns.js";
 import { projectSessionWorkspace, restoreWorkspace } from "../worktrees/workspace.js";
-import { reuseAction } from "../worktrees/workspace-check.js";
+import { reuseAction, tamperedSlot } from "../worktrees/workspace-check.js";
 import { projectWorkspace } from "../../domain/workspace-projection.js";
 import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
@@ -141,6 +141,7 @@ export async function validateAttach(deps: Deps, env: EnvironmentRecord): Promis
       throw new AppError("workspace_reuse_unsafe", `slot ${row.repositoryId} has no recorded worktree`, { reason: "missing", repositoryId: row.repositoryId });
     }
     const v = await deps.worktrees.validate({ repoPath: repo.path, worktreePath: row.worktreePath, branch: row.worktreeBranch });
+    if (!v.ok && v.reason === "tampered") throw tamperedSlot({ state: "tampered", message: v.message }, { taskId: env.taskId, repositoryId: row.repositoryId, worktreePath: row.worktreePath });
     if (!v.ok) {
       throw new AppError("workspace_reuse_unsafe", `worktree ${row.worktreePath} cannot be reused: ${v.message}`, {
         reason: v.reason,

@@ -7,7 +7,7 @@ import { taskRoot } from "../worktrees/paths.js";
 import type { RefreshScope } from "../refresh/refresh-routes.js";
 import { getTaskOr404 } from "../tasks/tasks.js";
 import { checkWorkspace, projectSessionWorkspace, restoreWorkspace } from "../worktrees/workspace.js";
-import { reuseUnsafe } from "../worktrees/workspace-check.js";
+import { reuseUnsafe, tamperedSlot } from "../worktrees/workspace-check.js";
 
 /**
  * An environment that must be materialized again before anything runs in it: `failed` (a launch
@@ -77,6 +77,8 @@ export async function liveWorkspaceIntact(deps: Deps, session: SessionRecord): P
   const checked = await checkWorkspace(deps, ws, { taskId: session.taskId, sessionId: session.id });
   for (const c of checked) {
     if (c.disk.state === "foreign") throw reuseUnsafe(c.disk, { taskId: session.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath, branch: c.slot.worktreeBranch });
+    // SBX-4: a live agent gets no prompt in a worktree whose `.git` was redirected.
+    if (c.disk.state === "tampered") throw tamperedSlot(c.disk, { taskId: session.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath });
   }
   return checked.every((c) => c.disk.state === "ok");
 }
@@ -95,7 +97,8 @@ export async function restoreTaskEnvironment(deps: Deps, taskId: string): Promis
   if (await needsMaterialize(deps, env)) {
     await rematerialize(deps, task, env, scope);
   } else {
-    await restoreWorkspace(deps, projectWorkspace(env, await deps.store.listEnvironmentRepos(env.id), taskRoot(deps, task)), scope);
+    // SBX-4: the person's restore also writes a redirected `.git` link back.
+    await restoreWorkspace(deps, projectWorkspace(env, await deps.store.listEnvironmentRepos(env.id), taskRoot(deps, task)), scope, { repairTampered: true });
   }
   return (await deps.store.getEnvironment(env.id)) ?? env;
 }

@@ -2,7 +2,7 @@ import type { Environment, EnvironmentRepository } from "@grove/protocol";
 import type { EnvironmentRecord, EnvironmentRepoRecord } from "../../domain/records.js";
 import { environmentView } from "../../domain/views.js";
 import type { Deps } from "../context.js";
-import { checkSlotOnDisk, restoreCommand, reuseAction } from "./workspace-check.js";
+import { checkSlotOnDisk, restoreCommand, reuseAction, tamperedAction } from "./workspace-check.js";
 import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /** WT-5: one active row's projected on-disk state, with the action that fixes anything but `ok`. */
@@ -14,12 +14,13 @@ async function rowState(deps: Deps, taskId: string, r: EnvironmentRepoRecord): P
   const disk = await checkSlotOnDisk(deps, { repoPath: repo.path, worktreePath: r.worktreePath, branch: r.worktreeBranch });
   if (disk.state === "ok") return { worktreeState: "ok" };
   if (disk.state === "missing") return { worktreeState: "missing", action: `run \`${restoreCommand(taskId)}\` (or prompt a session): recreated in place on ${r.worktreeBranch}` };
+  if (disk.state === "tampered") return { worktreeState: "tampered", action: tamperedAction(taskId) };
   return { worktreeState: "foreign", action: reuseAction(disk.reason, { taskId, worktreePath: r.worktreePath, branch: r.worktreeBranch }) };
 }
 
 /**
  * `GET /tasks/:id/environment`: the persisted environment plus, per active row, its projected
- * `worktreeState` (`ok | missing | foreign | no_identity`) and `action` — a vanished worktree
+ * `worktreeState` (`ok | missing | foreign | tampered | no_identity`) and `action` — a vanished worktree
  * shows as `missing` the moment it is gone (WT-5), read from disk cheaply, never guessed.
  */
 export async function environmentWithDisk(deps: Deps, env: EnvironmentRecord): Promise<Environment> {

@@ -17,13 +17,14 @@ import { warnOnSession } from "./session-warning.js";
  * Returns the saved commit or null.
  */
 export async function saveSlotWork(deps: Deps, job: CleanupJobRecord, slot: CleanupSlot, ref: string): Promise<string | null> {
-  const dirty = await deps.worktrees.isDirty(slot.worktreePath);
+  const worktree = await deps.worktrees.pin({ repoPath: slot.repoPath, worktreePath: slot.worktreePath });
+  const dirty = await deps.worktrees.isDirty(worktree);
   const repository = job.trigger === "delete" ? null : await deps.store.getRepository(slot.repositoryId);
   const globs = repository?.copyFiles ?? [];
-  const extras = globs.length > 0 ? await ignoredAmong(deps.git, slot.worktreePath, await expandGlobs(slot.worktreePath, globs)) : [];
+  const extras = globs.length > 0 ? await ignoredAmong(deps.git, worktree, await expandGlobs(slot.worktreePath, globs)) : [];
   if (!dirty && !(await anyEdited(slot.worktreePath, slot.repoPath, extras))) return null;
   const message = `grove: uncommitted work of ${job.taskId} (${slot.branchSlug || "default"}) before ${job.trigger}`;
-  const commit = await saveWorkToRef(deps.git, slot.worktreePath, ref, message, extras);
+  const commit = await saveWorkToRef(deps.git, worktree, ref, message, extras);
   deps.log.info({ jobId: job.id, ref, commit, extras }, "cleanup: uncommitted work saved (LC-8)");
   return commit;
 }
@@ -67,7 +68,8 @@ export async function restoreSavedWork(deps: Deps, slot: SavedWorkSlot, ctx?: Re
   const commit = await readRef(deps.git, slot.repoPath, ref).catch(() => null);
   if (commit === null) return;
   try {
-    const { staged } = await restoreWorkFromRef(deps.git, slot.worktreePath, commit);
+    const worktree = await deps.worktrees.pin({ repoPath: slot.repoPath, worktreePath: slot.worktreePath });
+    const { staged } = await restoreWorkFromRef(deps.git, worktree, commit);
     if (staged === "left_unstaged") {
       await report(deps, ctx, `Uncommitted work saved when this task was archived or reset was restored into ${slot.worktreePath}, but what was staged could not be staged again (the branch moved on); all of it is unstaged now.`, { ref, commit, kind: "saved_work_staged_lost" });
     }

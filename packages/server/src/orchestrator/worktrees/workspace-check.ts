@@ -1,20 +1,24 @@
-import { lstat, readFile, realpath } from "node:fs/promises";
+import { lstat, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { rebasingBranch } from "../../git/rebase-head.js";
-import { dirname, isAbsolute, join, resolve } from "node:path";
 import { AppError } from "../../domain/errors.js";
+import { tamperedError } from "../../git/worktrees.js";
+import type { PinnedWorktree } from "../../git/worktree-link.js";
 import type { Deps } from "../context.js";
 
 /**
- * What is at a slot's recorded worktree path, from a cheap local look (WT-5: stat plus the
- * recorded `.git` link, no network and no git process apart from the repository's cached
- * common dir):
+ * What is at a slot's recorded worktree path, from a cheap local look (WT-5: stat plus git's own
+ * admin files, no network and no git process apart from the repository's cached common dir):
  * - `ok`: the directory is the recorded linked worktree of the repository, on its branch;
  * - `missing`: nothing is there (recreate in place);
+ * - `tampered`: git still records the worktree, but its `.git` points elsewhere (SBX-4: nothing
+ *   runs in it until `POST /tasks/:id/environment/restore` writes the link back);
  * - `foreign`: something else is there (never overwritten; `reason` says what).
  */
 export type SlotDiskState =
   | { state: "ok" }
   | { state: "missing" }
+  | { state: "tampered"; message: string }
   | { state: "foreign"; reason: "not_a_directory" | "not_a_worktree" | "wrong_repository" | "wrong_branch" | "detached_head"; message: string };
 
 /** One slot's identity as recorded in its row. */
@@ -32,7 +36,7 @@ async function readText(path: string): Promise<string | null> {
   }
 }
 
-/** WT-5 / SES-3, cheap: the recorded worktree's state on disk (see SlotDiskState). */
+/** WT-5 / SES-3 / SBX-4, cheap: the recorded worktree's state on disk (see SlotDiskState). */
 export async function checkSlotOnDisk(deps: Deps, slot: SlotIdentity): Promise<SlotDiskState> {
   const { worktreePath, branch } = slot;
   const foreign = (reason: Extract<SlotDiskState, { state: "foreign" }>["reason"], message: string): SlotDiskState => ({ state: "foreign", reason, message });
@@ -44,24 +48,18 @@ export async function checkSlotOnDisk(deps: Deps, slot: SlotIdentity): Promise<S
     throw e;
   }
   if (!st.isDirectory()) return foreign("not_a_directory", `${worktreePath} is not a directory`);
-  const link = await readText(join(worktreePath, ".git"));
-  const m = link === null ? null : /^gitdir: (.+)$/m.exec(link);
-  if (!m?.[1]) return foreign("not_a_worktree", `${worktreePath} exists but is not a linked git worktree (no .git link)`);
-  const gitDir = isAbsolute(m[1]) ? m[1] : resolve(worktreePath, m[1]);
-  const realGitDir = await realpath(gitDir).catch(() => null);
-  const common = await deps.git.commonDir(slot.repoPath);
-  if (realGitDir === null || dirname(dirname(realGitDir)) !== common) {
-    return foreign("wrong_repository", `${worktreePath} is a worktree of another repository (${gitDir})`);
+  const link = await deps.worktrees.link({ repoPath: slot.repoPath, worktreePath });
+  if (link.state === "tampered") return { state: "tampered", message: link.message };
+  if (link.state === "unlinked") return foreign("not_a_worktree", `${worktreePath} exists but is not a linked git worktree (no .git link)`);
+  if (link.state === "unregistered") {
+    const v = await deps.worktrees.validate({ repoPath: slot.repoPath, worktreePath, branch });
+    const reason = !v.ok && v.reason === "wrong_repository" ? "wrong_repository" : "not_a_worktree";
+    return foreign(reason, v.ok ? `${worktreePath} carries a .git link that git records for another path` : v.message);
   }
-  // The back link: git's record of where this worktree lives must be this very path.
-  const recorded = (await readText(join(realGitDir, "gitdir")))?.trim();
-  const back = recorded ? (isAbsolute(recorded) ? recorded : resolve(realGitDir, recorded)) : null;
-  const here = await realpath(join(worktreePath, ".git")).catch(() => null);
-  if (!back || (await realpath(back).catch(() => back)) !== here) {
-    return foreign("not_a_worktree", `${worktreePath} carries a .git link that git records for another path`);
-  }
-  const head = (await readText(join(realGitDir, "HEAD")))?.trim() ?? "";
-  if (!head.startsWith("ref: ") && (await rebasingBranch(realGitDir)) === `refs/heads/${branch}`) return { state: "ok" };
+  // HEAD from git's own admin dir of the worktree (the recorded one, never the `.git` link's).
+  const gitDir = link.pin.gitDir;
+  const head = (await readText(join(gitDir, "HEAD")))?.trim() ?? "";
+  if (!head.startsWith("ref: ") && (await rebasingBranch(gitDir)) === `refs/heads/${branch}`) return { state: "ok" };
   if (!head.startsWith("ref: ")) return foreign("detached_head", `${worktreePath} has a detached HEAD, expected branch ${branch}`);
   if (head !== `ref: refs/heads/${branch}`) return foreign("wrong_branch", `${worktreePath} is on ${head.replace(/^ref: refs\/heads\//, "")}, expected ${branch}`);
   return { state: "ok" };
@@ -97,4 +95,31 @@ export function reuseUnsafe(state: Extract<SlotDiskState, { state: "foreign" }>,
     worktreePath: input.worktreePath,
     action: reuseAction(state.reason, input),
   });
+}
+
+/** SBX-4: the refusal for a tampered slot (`workspace_tampered`), scoped and with its fix. */
+export function tamperedSlot(state: Extract<SlotDiskState, { state: "tampered" }>, input: { taskId: string; repositoryId: string; worktreePath: string }): AppError {
+  const e = tamperedError(input.worktreePath, state.message, { taskId: input.taskId, repositoryId: input.repositoryId });
+  return new AppError(e.code, e.message, { ...e.details, action: tamperedAction(input.taskId) });
+}
+
+/** What a person runs to repair a tampered worktree's `.git` link. */
+export function tamperedAction(taskId: string): string {
+  return `check what rewrote the worktree's .git, then run \`${restoreCommand(taskId)}\` (POST /tasks/${taskId}/environment/restore): the link is written back to the recorded git dir`;
+}
+
+/**
+ * SBX-4: the pinned location of a recorded slot for every git call Grove makes in it; a
+ * redirected `.git` is `workspace_tampered` with the task's restore command as its action.
+ */
+export async function pinSlot(deps: Deps, slot: { taskId: string; repositoryId: string; repoPath: string; worktreePath: string }): Promise<PinnedWorktree> {
+  try {
+    return await deps.worktrees.pin({ repoPath: slot.repoPath, worktreePath: slot.worktreePath });
+  } catch (e) {
+    if (e instanceof AppError && e.code === "workspace_tampered") {
+      throw new AppError(e.code, e.message, { ...e.details, taskId: slot.taskId, repositoryId: slot.repositoryId, action: tamperedAction(slot.taskId) });
+    }
+    if (e instanceof AppError) throw new AppError(e.code, e.message, { ...e.details, taskId: slot.taskId, repositoryId: slot.repositoryId });
+    throw e;
+  }
 }

@@ -7,7 +7,7 @@ import type { Deps } from "../context.js";
 import { taskRoot } from "./paths.js";
 import { refreshForRecreate } from "../refresh/refresh-remote.js";
 import { resolveTaskRefreshRoutes, scoped, type RefreshScope } from "../refresh/refresh-routes.js";
-import { checkSlotOnDisk, reuseUnsafe, type SlotDiskState } from "./workspace-check.js";
+import { checkSlotOnDisk, reuseUnsafe, tamperedSlot, type SlotDiskState } from "./workspace-check.js";
 import { ensureRepositoryOnThisRunner, getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /** ENV-5: a session's workspace, from persisted rows only; fails closed. */
@@ -54,17 +54,33 @@ export async function checkWorkspace(deps: Deps, ws: ProjectedWorkspace, scope: 
 
 /**
  * WT-5 whenever a session touches its workspace: a slot whose directory is foreign is refused
- * (`workspace_reuse_unsafe` with `details.action`) before anything changes; when some slot is
+ * (`workspace_reuse_unsafe` with `details.action`) before anything changes, a tampered one
+ * (SBX-4) with `workspace_tampered` — unless `repairTampered` (the person's restore), which
+ * writes its `.git` link back to the recorded git dir first; when some slot is
  * missing, the refresh routes of ALL slots are resolved first (RR-4, seed 004), then each
  * missing worktree is refreshed through its route (RR-5) and recreated in place on its
  * recorded branch. Valid slots are left alone: no git mutation, no network. Returns the
  * recreated slots' repository ids.
  */
-export async function restoreWorkspace(deps: Deps, ws: ProjectedWorkspace, scope: RefreshScope): Promise<string[]> {
-  const checked = await checkWorkspace(deps, ws, scope);
+export async function restoreWorkspace(deps: Deps, ws: ProjectedWorkspace, scope: RefreshScope, opts: { repairTampered?: boolean } = {}): Promise<string[]> {
+  let checked = await checkWorkspace(deps, ws, scope);
   for (const c of checked) {
     if (c.disk.state === "foreign") {
       throw reuseUnsafe(c.disk, { taskId: scope.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath, branch: c.slot.worktreeBranch });
+    }
+    if (c.disk.state === "tampered" && !opts.repairTampered) throw tamperedSlot(c.disk, { taskId: scope.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath });
+  }
+  const tampered = checked.filter((c) => c.disk.state === "tampered");
+  if (tampered.length > 0) {
+    for (const c of tampered) {
+      await deps.git.withRepoLock(c.repo.path, () => deps.worktrees.repairLink({ repoPath: c.repo.path, worktreePath: c.slot.worktreePath }));
+    }
+    deps.log.warn({ ...scope, repaired: tampered.map((c) => c.slot.worktreePath) }, "a redirected .git link was written back to its recorded git dir (SBX-4)");
+    deps.bus.publish("environment.updated", { taskId: scope.taskId, environmentId: ws.environmentId, status: "ready" });
+    checked = await checkWorkspace(deps, ws, scope);
+    for (const c of checked) {
+      if (c.disk.state === "foreign") throw reuseUnsafe(c.disk, { taskId: scope.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath, branch: c.slot.worktreeBranch });
+      if (c.disk.state === "tampered") throw tamperedSlot(c.disk, { taskId: scope.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath });
     }
   }
   const missing = checked.filter((c) => c.disk.state === "missing");
