@@ -74,7 +74,9 @@ export class LiveSessions {
 
   /** Permission policy "ask": the question waits for a person (POST …/permissions/:requestId). */
   askPermission(session: SessionRecord, ask: PermissionAsk): Promise<{ optionId: string } | "cancelled"> {
-    this.recorderFor(session).note("system", `permission requested: ${ask.title}`, { permissionRequest: ask });
+    const recorder = this.recorderFor(session);
+    if (ask.toolCallId) recorder.toolAsked(ask.toolCallId, ask.title, ask.toolKind);
+    recorder.note("system", `permission requested: ${ask.title}`, { permissionRequest: ask });
     return new Promise((resolve) => this.asks.set(ask.requestId, { sessionId: session.id, ask, resolve }));
   }
 

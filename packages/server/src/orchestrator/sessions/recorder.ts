@@ -53,6 +53,20 @@ export class SessionRecorder {
     });
   }
 
+  /**
+   * AG-1: a permission ask names the tool call it is about; some agents (codex-acp) ask before
+   * they report that call, or the report is still queued behind the ask. The row exists from the
+   * ask on, pending, so the person sees what waits; the agent's own report later updates it.
+   */
+  toolAsked(toolCallId: string, title: string, kind: string | undefined): void {
+    this.enqueue(async () => {
+      if (this.tools.has(toolCallId)) return;
+      this.open = undefined;
+      const m = await this.insert("tool", title, { toolCallId, status: "pending", kind: kind ?? null });
+      this.tools.set(toolCallId, m);
+    });
+  }
+
   /** Ends the current streamed message: the next chunk starts a new one. */
   closeMessage(): void {
     this.enqueue(async () => {
