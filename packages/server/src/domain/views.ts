@@ -52,6 +52,8 @@ export function sessionView(s: SessionRecord): Session {
     lastError: s.lastError,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
+    sandbox: s.sandbox,
+    blockedConnections: s.blockedConnections ?? 0,
     ...agentStateView(s.agentState),
   };
 }

@@ -3,6 +3,7 @@
  * session's panel, and the form that starts a new session (agent from GET /agents, optional
  * first prompt). Kept live by the event feed.
  */
+import { UnconfinedBadge } from "./UnconfinedBadge.js";
 import type { Session } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
@@ -51,6 +52,7 @@ export function Sessions({ taskId, readOnly, fixes }: { taskId: string; readOnly
             <button type="button" className="session-item" aria-pressed={s.id === selected?.id} onClick={() => setPicked(s.id)}>
               <span>{`#${i + 1} ${s.agent}`}</span>
               <span className={`badge state-${s.state}`}>{s.state}</span>
+              {s.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
               <small className="muted">{when(s.createdAt)}</small>
               {s.lastError ? <small className="error">{`${s.lastError.code}: ${s.lastError.message}`}</small> : null}
             </button>
