@@ -4,3 +4,4 @@ export * from "./events.js";
 export * from "./review.js";
 export * from "./lists.js";
 export * from "./runners.js";
+export * from "./brief.js";

@@ -16,8 +16,6 @@ interface Entry {
   pty: Pty;
   replay: string;
   clients: Set<Client>;
-  /** Settles when the shell (and, when confined, its whole pid namespace) is gone. */
-  exited: Promise<void>;
 }
 
 /** One attached page. */
@@ -39,15 +37,12 @@ export class TerminalRegistry {
     let e = this.entries.get(key);
     if (!e) {
       const pty = spawnShell({ cwd: opts.cwd, cols: opts.cols, rows: opts.rows, env: opts.env });
-      let gone!: () => void;
-      const exited = new Promise<void>((r) => (gone = r));
-      const entry: Entry = { key, taskId: opts.taskId, owner: opts.owner, pty, replay: "", clients: new Set(), exited };
+      const entry: Entry = { key, taskId: opts.taskId, owner: opts.owner, pty, replay: "", clients: new Set() };
       pty.onData((d) => {
         entry.replay = (entry.replay + d).slice(-REPLAY_BYTES);
         for (const c of entry.clients) c.send(d);
       });
       pty.onExit((code) => {
-        gone();
         if (this.entries.get(key) === entry) this.entries.delete(key);
         for (const c of entry.clients) c.ended(`shell exited (${code})`);
         entry.clients.clear();
@@ -91,9 +86,9 @@ export class TerminalRegistry {
         for (const c of e.clients) c.ended("the task's terminal was closed by cleanup");
         e.clients.clear();
         e.pty.kill("SIGHUP");
-        if (await exitedWithin(e, HANGUP_GRACE_MS)) return;
+        if (await e.pty.settled(HANGUP_GRACE_MS)) return;
         e.pty.kill("SIGKILL");
-        await exitedWithin(e, KILL_WAIT_MS);
+        await e.pty.settled(KILL_WAIT_MS);
       }),
     );
   }
@@ -101,10 +96,6 @@ export class TerminalRegistry {
 
 const HANGUP_GRACE_MS = 1000;
 const KILL_WAIT_MS = 5000;
-
-function exitedWithin(e: Entry, ms: number): Promise<boolean> {
-  return Promise.race([e.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
-}
 
 /** This server process's terminals. */
 export const terminals = new TerminalRegistry();

@@ -1,11 +1,12 @@
 /**
  * The sessions of a task: a list (state, agent, last error) to pick one from, the picked
- * session's panel, and the form that starts a new session (agent from GET /agents, optional
- * first prompt). Kept live by the event feed.
+ * session's panel, and the form that starts a new session (agent from GET /agents, the first
+ * prompt pre-filled with the task's brief, BRIEF-1, editable; cleared, the session starts idle).
+ * Kept live by the event feed.
  */
-import type { Session } from "@grove/protocol";
+import { taskBrief, type Session, type Task } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listAgents, listSessions } from "../api/resources.js";
@@ -15,13 +16,19 @@ import { Field, when } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
 import { SessionPanel } from "./SessionPanel.js";
 
-export function Sessions({ taskId, readOnly, fixes }: { taskId: string; readOnly: boolean; fixes?: { restore?: () => void; unarchive?: () => void } }) {
+export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; task?: Pick<Task, "title" | "description">; readOnly: boolean; fixes?: { restore?: () => void; unarchive?: () => void } }) {
   const qc = useQueryClient();
   const sessions = useQuery({ queryKey: keys.sessions(taskId), queryFn: () => listSessions(taskId) });
   const agents = useQuery({ queryKey: keys.agents, queryFn: listAgents, enabled: !readOnly });
   const [picked, setPicked] = useState<string | null>(null);
   const [agent, setAgent] = useState("");
-  const [prompt, setPrompt] = useState("");
+  const brief = task ? (taskBrief(task) ?? "") : "";
+  const [prompt, setPrompt] = useState(brief);
+  const [edited, setEdited] = useState(false);
+  // An edited title or description re-fills the form unless the person has typed in it.
+  useEffect(() => {
+    if (!edited) setPrompt(brief);
+  }, [brief, edited]);
   const action = useAction();
   const ordered = [...(sessions.data ?? [])].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   const selected = ordered.find((s) => s.id === picked) ?? ordered[ordered.length - 1];
@@ -31,10 +38,12 @@ export function Sessions({ taskId, readOnly, fixes }: { taskId: string; readOnly
     const body: { agent?: string; prompt?: string } = {};
     const name = agent || agents.data?.[0]?.name;
     if (name) body.agent = name;
-    if (prompt.trim()) body.prompt = prompt;
+    // Always sent, so a prompt the person cleared starts the session idle instead of with the brief.
+    body.prompt = prompt.trim() ? prompt : "";
     void action.run(async () => {
       const s = await api.post<Session>(`/tasks/${enc(taskId)}/sessions`, body);
       setPrompt("");
+      setEdited(true);
       qc.setQueryData<Session[]>(keys.sessions(taskId), (list) => (list?.some((x) => x.id === s.id) ? list : upsert(list, s)));
       setPicked(s.id);
     });
@@ -71,8 +80,17 @@ export function Sessions({ taskId, readOnly, fixes }: { taskId: string; readOnly
               ))}
             </select>
           </Field>
-          <Field label="First prompt (optional)">
-            <textarea name="firstPrompt" rows={3} placeholder="say hello" value={prompt} onChange={(e) => setPrompt(e.target.value)} />
+          <Field label={brief ? "First prompt (the task's brief; edit or clear it)" : "First prompt (optional)"}>
+            <textarea
+              name="firstPrompt"
+              rows={brief ? 6 : 3}
+              placeholder="say hello"
+              value={prompt}
+              onChange={(e) => {
+                setEdited(true);
+                setPrompt(e.target.value);
+              }}
+            />
           </Field>
           <ErrorBox error={action.error ?? agents.error} fixes={{ restore: fixes?.restore, unarchive: fixes?.unarchive, retry: () => action.clear() }} />
           <div className="actions">

@@ -152,7 +152,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
       ) : null}
       <div className="task-grid">
         <div className="col-main">
-          <Sessions taskId={taskId} readOnly={archived} fixes={{ restore: doRestore, unarchive: doUnarchive }} />
+          <Sessions taskId={taskId} task={t} readOnly={archived} fixes={{ restore: doRestore, unarchive: doUnarchive }} />
           {!archived && worktrees.length > 0 && caps?.has("GET /tasks/{id}/terminal") ? (
             <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
               <TerminalPanel taskId={taskId} repositories={worktrees.map((r) => ({ id: r.repositoryId, name: repoName(r.repositoryId) }))} />

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import type { CreateSessionBody } from "@grove/protocol";
+import { taskBrief, type CreateSessionBody } from "@grove/protocol";
 import { AppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
 import type { EnvironmentRecord, SessionRecord, TaskRecord } from "../../domain/records.js";
@@ -70,7 +70,8 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
     const ok = await materialize(deps, live, task, environment, session);
     if (!ok) return (await deps.store.getSession(session.id)) ?? session;
   }
-  return launchAgent(deps, live, session, body.prompt);
+  // BRIEF-1: no prompt at all sends the task's brief; an explicit empty prompt starts idle.
+  return launchAgent(deps, live, session, body.prompt ?? taskBrief(task));
 }
 
 async function materialize(deps: Deps, live: LiveSessions, task: TaskRecord, env: EnvironmentRecord, session: SessionRecord): Promise<boolean> {
