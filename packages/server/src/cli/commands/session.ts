@@ -26,8 +26,8 @@ export function registerSessionCommands(program: Command): void {
       sessions.length === 0
         ? [`no sessions (start one with \`grove task start ${taskId}\`)`]
         : formatTable(
-            sessions.map((x) => [x.id, x.agent, x.state, shortTime(x.updatedAt), x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : ""]),
-            ["ID", "AGENT", "STATE", "UPDATED", "LAST ERROR"],
+            sessions.map((x) => [x.id, x.agent, x.state, x.lastTurn?.outcome ?? "", shortTime(x.updatedAt), x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : ""]),
+            ["ID", "AGENT", "STATE", "LAST TURN", "UPDATED", "LAST ERROR"],
           ),
     );
   });
@@ -80,6 +80,8 @@ export function describeSession(s: Session, messages: readonly Message[]): strin
     `session ${s.id}  task ${s.taskId}  agent ${s.agent}  updated ${shortTime(s.updatedAt)}`,
     `state: ${s.state}`,
     `lastError: ${s.lastError ? `${s.lastError.code}: ${s.lastError.message}` : "none"}`,
+    // LIVE-2: how the latest turn ended, with the agent's reason.
+    ...(s.lastTurn ? [`lastTurn: ${s.lastTurn.outcome}${s.lastTurn.reason ? `: ${s.lastTurn.reason}` : ""}`] : []),
     ...(s.lastError?.stderr ? agentStderr(s.lastError.stderr).slice(1).split("\n") : []),
     ...describeAgentState(s),
   ];
