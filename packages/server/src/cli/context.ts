@@ -13,6 +13,8 @@ export interface CommonOptions {
 export interface CommandContext {
   client: GroveClient;
   out: Output;
+  /** The token the client sends (GROVE_AUTH_TOKEN or the home's person token), for the event socket. */
+  token: string | undefined;
 }
 
 /** Adds `--json` and `--server URL` to a command. */
@@ -29,6 +31,7 @@ export function withCommonOptions(cmd: Command): Command {
 export function contextOf(cmd: Command, env: NodeJS.ProcessEnv = process.env): CommandContext {
   const opts = cmd.optsWithGlobals<CommonOptions>();
   const server = opts.server ?? defaultServerUrl(env);
-  const client = new GroveClient({ server, token: cliToken(env, server) });
-  return { client, out: new Output({ json: opts.json === true }) };
+  const token = cliToken(env, server);
+  const client = new GroveClient({ server, token });
+  return { client, out: new Output({ json: opts.json === true }), token };
 }

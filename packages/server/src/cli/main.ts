@@ -56,14 +56,15 @@ export function commandName(argv: readonly string[]): string | undefined {
  * Builds the command tree for one invocation: every top-level command appears (name and
  * summary), but only `only` (or all of them, for `completion` and tests) is fully loaded.
  */
-export async function buildProgram(opts: { stderr?: NodeJS.WritableStream; only?: string | "all" } = {}): Promise<Command> {
+export async function buildProgram(opts: { stderr?: NodeJS.WritableStream; only?: string | "all"; json?: boolean } = {}): Promise<Command> {
   const stderr = opts.stderr ?? process.stderr;
+  const json = opts.json === true;
   const program = new Command("grove");
   // Before any .command(): subcommands inherit both settings.
   program.exitOverride();
   program.configureOutput({
     // Commander's own usage errors follow the contract's one-line shape too.
-    outputError: (text) => stderr.write(formatError("invalid_arguments", text.replace(/^error:\s*/, "")) + "\n"),
+    outputError: (text) => stderr.write(errorText(json, "invalid_arguments", text.replace(/^error:\s*/, "").trim()) + "\n"),
   });
   withCommonOptions(program)
     .description("Run AI coding agents on tasks, each in its own git worktree.")
@@ -85,8 +86,10 @@ export async function runCli(argv: readonly string[], opts: { stderr?: NodeJS.Wr
   if (opts.loadServer) setServerLoader(opts.loadServer);
   exitQuietlyOnClosedPipe();
   const name = commandName(argv);
+  // `grove serve` has no machine output: its refusal of `--json` is a plain line.
+  const json = name !== "serve" && wantsJson(argv);
   try {
-    const program = await buildProgram({ stderr, only: name === "completion" ? "all" : name });
+    const program = await buildProgram({ stderr, only: name === "completion" ? "all" : name, json });
     await program.parseAsync([...argv], { from: "user" });
     return 0;
   } catch (e) {
@@ -94,17 +97,37 @@ export async function runCli(argv: readonly string[], opts: { stderr?: NodeJS.Wr
       if (e.exitCode === 0) return 0; // --help, --version
       // Help shown for a bare `grove task`: commander printed usage but no error line.
       if (e.code === "commander.help" || e.code === "commander.helpDisplayed") {
-        stderr.write(formatError("invalid_arguments", "missing command") + "\n");
+        stderr.write(errorText(json, "invalid_arguments", "missing command") + "\n");
       }
       return 1;
     }
     if (isCliError(e)) {
+      if (json) {
+        stderr.write(errorText(true, e.code, e.message, e.details) + "\n");
+        return 1;
+      }
       // SES-3 / WT-5: the server's `details.action` says what fixes the error.
       const action = typeof e.details?.action === "string" ? `\naction: ${e.details.action}` : "";
       stderr.write(formatError(e.code, e.message) + action + agentStderr(e.details?.stderr) + "\n");
       return 1;
     }
-    stderr.write(formatError("internal_error", e instanceof Error ? e.message : String(e)) + "\n");
+    stderr.write(errorText(json, "internal_error", e instanceof Error ? e.message : String(e)) + "\n");
     return 1;
   }
+}
+
+/** Whether the invocation asked for machine output (`--json` anywhere before a `--`). */
+export function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
+/**
+ * CLI-16: a failure as stderr shows it. With `--json`, one JSON document on one line, shaped
+ * like the API's errors (`{"error": {code, message, details}}`), so a script reads stderr as it
+ * reads stdout; otherwise the contract's `error: CODE: message` line.
+ */
+function errorText(json: boolean, code: string, message: string, details?: Record<string, unknown>): string {
+  if (!json) return formatError(code, message);
+  return JSON.stringify({ error: { code, message, details: details ?? {} } });
 }

@@ -25,6 +25,14 @@ export class Output {
     else for (const line of human()) this.#stdout.write(line + "\n");
   }
 
+  /**
+   * CLI-15: part of a result that streams (`session show --follow`), written as it comes. With
+   * `--json` nothing streams: the command's one document comes from {@link result} at the end.
+   */
+  stream(text: string): void {
+    if (!this.json) this.#stdout.write(text);
+  }
+
   /** A progress line on stderr ("materializing workspace…"); never part of the result. */
   progress(line: string): void {
     this.#stderr.write(line + "\n");

@@ -92,6 +92,8 @@ export interface SessionsTable {
   updated_at: string;
   /** AG-2 (migration 007): JSON `AgentState` or null. */
   agent_state: ColumnType<string | null, string | null | undefined, string | null>;
+  /** LIVE-2 (migration 015): JSON `LastTurn` or null. */
+  last_turn: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MessagesTable {

@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import type { LastError } from "@grove/protocol";
+import type { LastError, LastTurn } from "@grove/protocol";
 import type { AgentState } from "../domain/agent-state.js";
 import type { SessionRecord, SessionState } from "../domain/records.js";
 import type { Db, SessionsTable } from "./schema.js";
@@ -16,6 +16,7 @@ export function toSession(r: Selectable<SessionsTable>): SessionRecord {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     ...(r.agent_state ? { agentState: JSON.parse(r.agent_state) as AgentState } : {}),
+    ...(r.last_turn ? { lastTurn: JSON.parse(r.last_turn) as LastTurn } : {}),
   };
 }
 
@@ -56,7 +57,7 @@ export async function casSessionState(
   id: string,
   from: readonly SessionState[],
   to: SessionState,
-  patch: { lastError?: LastError | null; acpSessionId?: string | null },
+  patch: { lastError?: LastError | null; acpSessionId?: string | null; lastTurn?: LastTurn | null },
   now: string,
 ): Promise<SessionRecord | undefined> {
   if (from.length === 0) return undefined;
@@ -66,6 +67,7 @@ export async function casSessionState(
       state: to,
       ...(patch.lastError !== undefined && { last_error: patch.lastError === null ? null : JSON.stringify(patch.lastError) }),
       ...(patch.acpSessionId !== undefined && { acp_session_id: patch.acpSessionId }),
+      ...(patch.lastTurn !== undefined && { last_turn: patch.lastTurn === null ? null : JSON.stringify(patch.lastTurn) }),
       updated_at: now,
     })
     .where("id", "=", id)

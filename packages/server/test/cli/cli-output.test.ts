@@ -22,7 +22,7 @@ describe("grove CLI output and exit codes (UX-3)", () => {
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as { id: string; state: string }[];
     expect(doc.map((t) => [t.id, t.state])).toEqual([["task_1", "in_progress"], ["task_2", "todo"]]);
-    expect(stub.requests.at(-1)?.query).toEqual({ archived: "false" });
+    expect(stub.requests.at(-1)?.query).toEqual({ archived: "false", order: "newest" });
   });
 
   it("UX-3 global options work before the command too (grove --json --server URL task ls --archived)", async () => {
@@ -41,7 +41,7 @@ describe("grove CLI output and exit codes (UX-3)", () => {
   });
 
   it("UX-3 an API error prints `error: CODE: message` on one stderr line and exits 1", async () => {
-    const r = await runGrove(["task", "show", "task_missing", "--json", "--server", stub.url]);
+    const r = await runGrove(["task", "show", "task_missing", "--server", stub.url]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe("error: not_found: task task_missing not found\n");

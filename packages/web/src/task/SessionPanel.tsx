@@ -16,6 +16,7 @@ import { useAction } from "../ui/use-action.js";
 import { CommandHints, ModeSwitch, PlanView } from "./AgentControls.js";
 import { MessageList } from "./MessageList.js";
 import { Permissions } from "./Permissions.js";
+import { OUTCOME_LABEL } from "../board/filter.js";
 
 const ACTIVE: readonly Session["state"][] = ["starting", "running"];
 
@@ -49,6 +50,12 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
         <div className="session-title">
           <h3>{session.agent} session</h3>
           <span className={`badge session-state state-${session.state}`}>{session.state}</span>
+          {session.lastTurn && session.lastTurn.outcome !== "completed" ? (
+            // LIVE-2: how the latest turn ended, unless it simply finished.
+            <span className={`badge turn-outcome outcome-${session.lastTurn.outcome}`} data-outcome={session.lastTurn.outcome}>
+              {OUTCOME_LABEL[session.lastTurn.outcome]}
+            </span>
+          ) : null}
           <code className="muted">{session.id}</code>
         </div>
         {session.lastError ? (

@@ -77,7 +77,7 @@ export function registerSessionAgentCommands(session: Command): void {
   );
 
   for (const [what, field] of [["mode", "modeId"], ["model", "modelId"]] as const) {
-    withCommonOptions(session.command(`${what} <sessionId> <${what}>`).description(`switch the agent's ${what} (AG-2)`)).action(
+    withCommonOptions(session.command(`${what} <sessionId> <${what}>`).description(`switch the agent's ${what}`)).action(
       async (sessionId: string, value: string, _o: unknown, cmd: Command) => {
         const { client, out } = contextOf(cmd);
         const s = await client.post<Session>(path(sessionId, what), { [field]: value });
@@ -90,7 +90,7 @@ export function registerSessionAgentCommands(session: Command): void {
 
 /** `grove agents [ls]|install|check` (AG-3). */
 export function registerAgentsCommand(program: Command): void {
-  const agents = withCommonOptions(program.command("agents").description("agent profiles: availability, install, check (AG-3)"));
+  const agents = withCommonOptions(program.command("agents").description("agent profiles: availability, install, check"));
   const ls = async (_o: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const list = await client.get<AgentProfile[]>("/agents");

@@ -5,7 +5,10 @@ import { allInOrder } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { agentStderr, formatTable, shortTime } from "../output.js";
 import { registerSessionResumeCommand } from "./session-resume.js";
-import { describeAgentState, describeAsks, describeTool, registerSessionAgentCommands } from "./session-agent.js";
+import { describeAgentState, describeAsks, registerSessionAgentCommands } from "./session-agent.js";
+import { followSession } from "./session-follow.js";
+import { describeMessage } from "./session-messages.js";
+import { turnFailure } from "./session-wait.js";
 
 /** What a 202/204 answer without a body prints with `--json`, so stdout always holds one document. */
 const accepted = (sessionId: string, action: string, body: unknown) => body ?? { ok: true, sessionId, action };
@@ -23,8 +26,8 @@ export function registerSessionCommands(program: Command): void {
       sessions.length === 0
         ? [`no sessions (start one with \`grove task start ${taskId}\`)`]
         : formatTable(
-            sessions.map((x) => [x.id, x.agent, x.state, shortTime(x.updatedAt), x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : ""]),
-            ["ID", "AGENT", "STATE", "UPDATED", "LAST ERROR"],
+            sessions.map((x) => [x.id, x.agent, x.state, x.lastTurn?.outcome ?? "", shortTime(x.updatedAt), x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : ""]),
+            ["ID", "AGENT", "STATE", "LAST TURN", "UPDATED", "LAST ERROR"],
           ),
     );
   });
@@ -46,19 +49,29 @@ export function registerSessionCommands(program: Command): void {
     },
   );
 
-  withCommonOptions(session.command("show <sessionId>").description("show a session's state, last error and messages")).action(
-    async (sessionId: string, _opts: unknown, cmd: Command) => {
-      const { client, out } = contextOf(cmd);
-      const id = encodeURIComponent(sessionId);
-      const [s, messages, permissions] = await allInOrder<[Session, Message[], Parameters<typeof describeAsks>[0]]>([
-        client.get<Session>(`/sessions/${id}`),
-        client.get<Message[]>(`/sessions/${id}/messages`),
-        // A server without the permissions route (an older one) still shows the session.
-        client.get<Parameters<typeof describeAsks>[0]>(`/sessions/${id}/permissions`).catch(() => []),
-      ]);
-      out.result({ session: s, messages, permissions }, () => [...describeSession(s, messages), ...describeAsks(permissions)]);
-    },
-  );
+  withCommonOptions(
+    session
+      .command("show <sessionId>")
+      .description("show a session's state, last error and messages")
+      .option("--follow", "then stream the running turn until it ends; exit 1 if it failed"),
+  ).action(async (sessionId: string, opts: { follow?: boolean }, cmd: Command) => {
+    const { client, out, token } = contextOf(cmd);
+    if (opts.follow) {
+      const followed = await followSession(client, out, token, sessionId);
+      out.result(followed, () => []);
+      const failure = await turnFailure(client, followed.session);
+      if (failure) throw failure;
+      return;
+    }
+    const id = encodeURIComponent(sessionId);
+    const [s, messages, permissions] = await allInOrder<[Session, Message[], Parameters<typeof describeAsks>[0]]>([
+      client.get<Session>(`/sessions/${id}`),
+      client.get<Message[]>(`/sessions/${id}/messages`),
+      // A server without the permissions route (an older one) still shows the session.
+      client.get<Parameters<typeof describeAsks>[0]>(`/sessions/${id}/permissions`).catch(() => []),
+    ]);
+    out.result({ session: s, messages, permissions }, () => [...describeSession(s, messages), ...describeAsks(permissions)]);
+  });
 }
 
 /** Human lines for `session show`: header, state, lastError, then `role: text` per message. */
@@ -67,19 +80,12 @@ export function describeSession(s: Session, messages: readonly Message[]): strin
     `session ${s.id}  task ${s.taskId}  agent ${s.agent}  updated ${shortTime(s.updatedAt)}`,
     `state: ${s.state}`,
     `lastError: ${s.lastError ? `${s.lastError.code}: ${s.lastError.message}` : "none"}`,
+    // LIVE-2: how the latest turn ended, with the agent's reason.
+    ...(s.lastTurn ? [`lastTurn: ${s.lastTurn.outcome}${s.lastTurn.reason ? `: ${s.lastTurn.reason}` : ""}`] : []),
     ...(s.lastError?.stderr ? agentStderr(s.lastError.stderr).slice(1).split("\n") : []),
     ...describeAgentState(s),
   ];
   if (messages.length > 0) lines.push("");
-  for (const m of messages) {
-    // Continuation lines are indented under the text so each message stays one visual block.
-    const prefix = `${m.role}: `;
-    if (m.role === "tool") {
-      lines.push(describeTool(m));
-      continue;
-    }
-    const [first = "", ...rest] = m.text.replace(/\n+$/, "").split("\n");
-    lines.push(prefix + first, ...rest.map((line) => " ".repeat(prefix.length) + line));
-  }
+  for (const m of messages) lines.push(...describeMessage(m));
   return lines;
 }

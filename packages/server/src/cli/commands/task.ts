@@ -1,10 +1,12 @@
 import type { Command } from "commander";
-import type { CreateTaskBody, Repository, Session, Task } from "@grove/protocol";
+import type { CreateTaskBody, Environment, EnvironmentRepository, Repository, Session, Task } from "@grove/protocol";
 import { CliError, allInOrder, isCliError, withCliFlags } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable, shortTime } from "../output.js";
 import { resolveRepoRef } from "../repo-ref.js";
 import { registerTaskDiffCommand } from "./task-diff.js";
+import { registerTaskEditCommand } from "./task-edit.js";
+import { registerTaskListCommand } from "./task-ls.js";
 import { registerTaskStartCommand } from "./task-start.js";
 import { registerTaskRestoreCommand } from "./task-restore.js";
 import { registerTaskReviewCommands } from "./task-review.js";
@@ -50,30 +52,30 @@ export function registerTaskCommands(program: Command): void {
     out.result(created, () => (opts.quiet ? [created.id] : [`created task ${created.id}: ${created.title}`]));
   });
 
-  withCommonOptions(task.command("ls").description("list tasks").option("--archived", "list archived tasks instead")).action(
-    async (opts: { archived?: boolean }, cmd: Command) => {
-      const { client, out } = contextOf(cmd);
-      const tasks = await client.get<Task[]>("/tasks", { archived: opts.archived === true });
-      out.result(tasks, () =>
-        tasks.length === 0 ? [opts.archived ? "no archived tasks" : "no tasks"] : taskTable(tasks),
-      );
-    },
-  );
+  registerTaskListCommand(task);
 
-  withCommonOptions(task.command("show <taskId>").description("show a task, its repositories and sessions")).action(
+  withCommonOptions(task.command("show <taskId>").description("show a task, its repositories with their worktree paths and branches, and its sessions")).action(
     async (taskId: string, _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
       const id = encodeURIComponent(taskId);
-      // The JSON answer is the contract's Task plus its sessions (what the text lists too).
-      const [t, sessions, repos] = await allInOrder<[Task, Session[], Repository[]]>([
+      // The JSON answer is the contract's Task plus its sessions and environment (what the text lists too).
+      const [t, sessions, env, repos] = await allInOrder<[Task, Session[], Environment | CliError | null, Repository[]]>([
         client.get<Task>(`/tasks/${id}`),
         client.get<Session[]>(`/tasks/${id}/sessions`),
+        // CLI-13: the worktrees are extra detail: no environment yet (404) is a task without
+        // worktrees, and one the server cannot read now (its runner offline) still shows the task.
+        client.get<Environment>(`/tasks/${id}/environment`).catch((e: unknown) => (isCliError(e) && e.status !== 404 ? e : null)),
         out.json ? Promise.resolve([] as Repository[]) : client.get<Repository[]>("/repositories").catch(() => [] as Repository[]),
       ]);
-      out.result({ ...t, sessions }, () => describeTask(t, repos, sessions));
+      const environment = env instanceof CliError ? null : env;
+      out.result({ ...t, sessions, environment }, () => [
+        ...describeTask(t, repos, sessions, environment),
+        ...(env instanceof CliError ? [`worktrees: not readable now (${env.code}: ${env.message})`] : []),
+      ]);
     },
   );
 
+  registerTaskEditCommand(task);
   registerTaskStartCommand(task);
   registerTaskDiffCommand(task);
   registerTaskRestoreCommand(task);
@@ -118,37 +120,36 @@ export function registerTaskCommands(program: Command): void {
 }
 
 /**
- * `runner_offline` while the runner holding the task's worktrees is offline (issue 15): what
- * the API answers operations on it; else the runner's id; `-` before an environment exists.
+ * Human lines for `task show`. CLI-13: under each repository, its worktree's branch and path
+ * (from the task's environment), so a person can `cd` there or check the branch out; a worktree
+ * that is not on disk as recorded says so, with the command that fixes it.
  */
-export function runnerCell(t: Pick<Task, "runnerId" | "runnerState">): string {
-  if (!t.runnerId) return "-";
-  return t.runnerState === "offline" ? `${t.runnerId} runner_offline` : t.runnerId;
-}
-
-/** The `task ls` table: a RUNNER column once any listed task has an environment (issue 15). */
-export function taskTable(tasks: readonly Task[]): string[] {
-  if (!tasks.some((t) => t.runnerId)) return formatTable(tasks.map((t) => [t.id, t.state, t.title]), ["ID", "STATE", "TITLE"]);
-  return formatTable(tasks.map((t) => [t.id, t.state, runnerCell(t), t.title]), ["ID", "STATE", "RUNNER", "TITLE"]);
-}
-
-/** Human lines for `task show`. */
-export function describeTask(t: Task, repos: readonly Repository[], sessions: readonly Session[]): string[] {
+export function describeTask(t: Task, repos: readonly Repository[], sessions: readonly Session[], environment: Environment | null = null): string[] {
   const nameOf = (id: string) => repos.find((r) => r.id === id)?.name;
   const lines = [`task ${t.id}  ${t.state}  ${t.title}`];
   if (t.description) lines.push(`description: ${t.description}`);
   lines.push(`created: ${shortTime(t.createdAt)}  updated: ${shortTime(t.updatedAt)}${t.archivedAt ? `  archived: ${shortTime(t.archivedAt)}` : ""}`);
   if (t.runnerId) lines.push(`runner: ${t.runnerId} ${t.runnerState === "offline" ? "runner_offline (its worktrees are there: operations are refused until it is back)" : (t.runnerState ?? "")}`.trimEnd());
+  if (environment?.workspacePath) lines.push(`workspace: ${environment.workspacePath}`);
   lines.push("repositories:");
-  const repoRows = [...t.repositories]
-    .sort((a, b) => a.position - b.position)
-    .map((r) => {
-      const extra = [r.checkoutBranch ? `checkout ${r.checkoutBranch}` : "", r.prNumber !== undefined ? `pr #${r.prNumber}` : ""].filter(Boolean).join(" ");
-      const name = nameOf(r.repositoryId);
-      return [`  ${r.repositoryId}`, name ?? "", `base ${r.baseBranch}`, extra];
-    });
-  lines.push(...formatTable(repoRows));
+  for (const r of [...t.repositories].sort((a, b) => a.position - b.position)) {
+    const extra = [r.checkoutBranch ? `checkout ${r.checkoutBranch}` : "", r.prNumber !== undefined ? `pr #${r.prNumber}` : ""].filter(Boolean).join(" ");
+    const name = nameOf(r.repositoryId);
+    lines.push([`  ${name ? `${name} (${r.repositoryId})` : r.repositoryId}`, `base ${r.baseBranch}`, extra].filter(Boolean).join("  "));
+    lines.push(...worktreeLines(environment?.repositories.find((e) => e.repositoryId === r.repositoryId)));
+  }
   lines.push(sessions.length === 0 ? "sessions: none" : "sessions:");
   lines.push(...formatTable(sessions.map((s) => [`  ${s.id}`, s.agent, s.state, s.lastError ? `${s.lastError.code}: ${s.lastError.message}` : ""])));
+  return lines;
+}
+
+/** The branch and path lines of one repository's worktree, indented under it. */
+function worktreeLines(e: EnvironmentRepository | undefined): string[] {
+  if (!e) return ["    worktree: none yet (the first session creates it)"];
+  const lines = [`    branch: ${e.worktreeBranch ?? e.branchSlug}`];
+  if (e.status === "deleted") lines.push("    worktree: removed (the branch and saved work are kept)");
+  else lines.push(`    worktree: ${e.worktreePath ?? "-"}${e.worktreeState && e.worktreeState !== "ok" ? `  (${e.worktreeState})` : ""}`);
+  if (e.errorMessage) lines.push(`    error: ${e.errorMessage}`);
+  if (e.action && e.worktreeState !== "ok") lines.push(`    fix: ${e.action}`);
   return lines;
 }
