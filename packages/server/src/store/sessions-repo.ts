@@ -1,5 +1,5 @@
 import { sql, type Selectable } from "kysely";
-import type { LastError } from "@grove/protocol";
+import type { LastError, LastTurn } from "@grove/protocol";
 import type { AgentState } from "../domain/agent-state.js";
 import type { SessionRecord, SessionState } from "../domain/records.js";
 import type { SessionSandbox } from "../domain/sandbox-profile.js";
@@ -17,6 +17,7 @@ export function toSession(r: Selectable<SessionsTable>): SessionRecord {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     ...(r.agent_state ? { agentState: JSON.parse(r.agent_state) as AgentState } : {}),
+    ...(r.last_turn ? { lastTurn: JSON.parse(r.last_turn) as LastTurn } : {}),
     sandbox: r.sandbox === "confined" ? "confined" : "unconfined",
     blockedConnections: Number(r.blocked_connections),
   };
@@ -76,7 +77,7 @@ export async function casSessionState(
   id: string,
   from: readonly SessionState[],
   to: SessionState,
-  patch: { lastError?: LastError | null; acpSessionId?: string | null },
+  patch: { lastError?: LastError | null; acpSessionId?: string | null; lastTurn?: LastTurn | null },
   now: string,
 ): Promise<SessionRecord | undefined> {
   if (from.length === 0) return undefined;
@@ -86,6 +87,7 @@ export async function casSessionState(
       state: to,
       ...(patch.lastError !== undefined && { last_error: patch.lastError === null ? null : JSON.stringify(patch.lastError) }),
       ...(patch.acpSessionId !== undefined && { acp_session_id: patch.acpSessionId }),
+      ...(patch.lastTurn !== undefined && { last_turn: patch.lastTurn === null ? null : JSON.stringify(patch.lastTurn) }),
       updated_at: now,
     })
     .where("id", "=", id)

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
-import type { LastError } from "@grove/protocol";
 import type { AgentState } from "../domain/agent-state.js";
 import type { SessionSandbox } from "../domain/sandbox-profile.js";
 import type { CleanupJobRecord, CleanupSnapshot } from "../domain/cleanup-job.js";
@@ -246,7 +245,7 @@ export class Store {
     id: string,
     from: readonly SessionState[],
     to: SessionState,
-    patch: { lastError?: LastError | null; acpSessionId?: string | null },
+    patch: Parameters<typeof sessions.casSessionState>[4],
     now: string,
   ): Promise<SessionRecord | undefined> {
     return sessions.casSessionState(this.q, id, from, to, patch, now);

@@ -10,7 +10,7 @@ import { useDraggable } from "@dnd-kit/core";
 import { memo, type CSSProperties, type KeyboardEventHandler, type PointerEventHandler } from "react";
 import { label } from "../ui/Field.js";
 import { Link } from "../router.js";
-import { AGENT_STATE_LABEL } from "./filter.js";
+import { AGENT_STATE_LABEL, OUTCOME_LABEL } from "./filter.js";
 
 export function CardBody({ task }: { task: TaskSummary }) {
   const agent = task.agent.state;
@@ -53,6 +53,12 @@ export function CardBody({ task }: { task: TaskSummary }) {
           </span>
         ) : null}
       </div>
+      {agent === "failed" && task.agent.reason ? (
+        // LIVE-2: a failed or refused turn says so on the card, with the agent's reason.
+        <p className="card-turn-failure error" data-outcome={task.agent.outcome ?? "failed"}>
+          {`${OUTCOME_LABEL[task.agent.outcome ?? "failed"]}: ${task.agent.reason}`}
+        </p>
+      ) : null}
     </>
   );
 }

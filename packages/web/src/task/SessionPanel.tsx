@@ -17,6 +17,7 @@ import { useAction } from "../ui/use-action.js";
 import { CommandHints, ModeSwitch, PlanView } from "./AgentControls.js";
 import { MessageList } from "./MessageList.js";
 import { Permissions } from "./Permissions.js";
+import { OUTCOME_LABEL } from "../board/filter.js";
 
 const ACTIVE: readonly Session["state"][] = ["starting", "running"];
 
@@ -53,6 +54,12 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
           {session.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
           {session.blockedConnections > 0 ? (
             <span className="badge blocked-count" title="Connections the sandbox's egress proxy refused (each is a 'blocked:' note in the transcript)">{`${session.blockedConnections} blocked`}</span>
+          ) : null}
+          {session.lastTurn && session.lastTurn.outcome !== "completed" ? (
+            // LIVE-2: how the latest turn ended, unless it simply finished.
+            <span className={`badge turn-outcome outcome-${session.lastTurn.outcome}`} data-outcome={session.lastTurn.outcome}>
+              {OUTCOME_LABEL[session.lastTurn.outcome]}
+            </span>
           ) : null}
           <code className="muted">{session.id}</code>
         </div>

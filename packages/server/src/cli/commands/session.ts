@@ -26,8 +26,8 @@ export function registerSessionCommands(program: Command): void {
       sessions.length === 0
         ? [`no sessions (start one with \`grove task start ${taskId}\`)`]
         : formatTable(
-            sessions.map((x) => [x.id, x.agent, x.state, x.sandbox === "unconfined" ? "unconfined" : "", shortTime(x.updatedAt), x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : ""]),
-            ["ID", "AGENT", "STATE", "SANDBOX", "UPDATED", "LAST ERROR"],
+            sessions.map((x) => [x.id, x.agent, x.state, x.lastTurn?.outcome ?? "", x.sandbox === "unconfined" ? "unconfined" : "", shortTime(x.updatedAt), x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : ""]),
+            ["ID", "AGENT", "STATE", "LAST TURN", "SANDBOX", "UPDATED", "LAST ERROR"],
           ),
     );
   });
@@ -82,6 +82,8 @@ export function describeSession(s: Session, messages: readonly Message[]): strin
     // SBX-3: an agent outside the sandbox is said so plainly; SBX-2: what the proxy refused.
     `sandbox: ${s.sandbox === "unconfined" ? "unconfined (the agent runs without Grove's OS sandbox)" : "confined"}${s.blockedConnections > 0 ? `, ${s.blockedConnections} connection(s) blocked` : ""}`,
     `lastError: ${s.lastError ? `${s.lastError.code}: ${s.lastError.message}` : "none"}`,
+    // LIVE-2: how the latest turn ended, with the agent's reason.
+    ...(s.lastTurn ? [`lastTurn: ${s.lastTurn.outcome}${s.lastTurn.reason ? `: ${s.lastTurn.reason}` : ""}`] : []),
     ...(s.lastError?.stderr ? agentStderr(s.lastError.stderr).slice(1).split("\n") : []),
     ...describeAgentState(s),
   ];

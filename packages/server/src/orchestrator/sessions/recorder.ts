@@ -12,6 +12,9 @@ import { toolDetails } from "./tool-details.js";
  */
 export const MAX_STREAMED_MESSAGE_CHARS = 64 * 1024;
 
+/** How much of a turn's agent text is kept as the reason of a failed turn. */
+const TURN_TEXT_CHARS = 2000;
+
 /**
  * Turns a session's ACP updates into persisted messages and live `session.message` events
  * (SES-5). Consecutive chunks of one role are one message (real agents stream tokens); a tool
@@ -33,6 +36,8 @@ export class SessionRecorder {
   onToolDone: (() => void) | undefined;
   /** AG-2: receives mode, config, command and plan reports. */
   agentState: AgentStateRecorder | undefined;
+  /** LIVE-2: what the agent said since the latest prompt (the reason of a refused turn). */
+  private turnText = "";
 
   constructor(
     private readonly deps: Deps,
@@ -41,12 +46,14 @@ export class SessionRecorder {
   ) {}
 
   handle(e: AgentEvent): void {
+    if (e.kind === "message_chunk" && e.role === "agent") this.turnText = (this.turnText + e.text).slice(-TURN_TEXT_CHARS);
     if (this.agentState?.apply(e)) return;
     this.enqueue(() => this.apply(e));
   }
 
   /** A message the server itself writes (the user's prompt, a system note). */
   note(role: MessageRole, text: string, data?: unknown): void {
+    if (role === "user") this.turnText = "";
     this.enqueue(async () => {
       this.open = undefined;
       await this.insert(role, text, data);
@@ -65,6 +72,11 @@ export class SessionRecorder {
       const m = await this.insert("tool", title, { toolCallId, status: "pending", kind: kind ?? null });
       this.tools.set(toolCallId, m);
     });
+  }
+
+  /** LIVE-2: the agent's own words in the current turn (its last {@link TURN_TEXT_CHARS} characters). */
+  agentTextOfTurn(): string {
+    return this.turnText;
   }
 
   /** Ends the current streamed message: the next chunk starts a new one. */

@@ -12,4 +12,4 @@ async function up(db: Kysely<DB>): Promise<void> {
   await db.schema.alterTable("sessions").addColumn("blocked_connections", "integer", (c) => c.notNull().defaultTo(0)).execute();
 }
 
-export const m015SessionSandbox: Migration = { name: "015-session-sandbox", up };
+export const m016SessionSandbox: Migration = { name: "016-session-sandbox", up };
