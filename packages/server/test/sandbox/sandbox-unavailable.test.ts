@@ -61,7 +61,7 @@ describe.each(DATABASES)("SBX-3 no sandbox, no real agent; unconfined sessions a
     expect(r.body.sandbox).toBe("unconfined");
     await waitForSession(srv.api, r.body.id, ["waiting_for_input"]);
     const ls = await runGrove(["session", "ls", task.id, "--server", srv.url]);
-    expect(ls.stdout).toMatch(/SANDBOX[\s\S]*unconfined/);
+    expect(ls.stdout).toMatch(new RegExp(`${r.body.id}\\s+scripted \\(unconfined\\)`));
     const show = await runGrove(["session", "show", r.body.id, "--server", srv.url]);
     expect(show.stdout).toContain("sandbox: unconfined");
 

@@ -26,8 +26,9 @@ export function registerSessionCommands(program: Command): void {
       sessions.length === 0
         ? [`no sessions (start one with \`grove task start ${taskId}\`)`]
         : formatTable(
-            sessions.map((x) => [x.id, x.agent, x.state, x.lastTurn?.outcome ?? "", x.sandbox === "unconfined" ? "unconfined" : "", shortTime(x.updatedAt), x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : ""]),
-            ["ID", "AGENT", "STATE", "LAST TURN", "SANDBOX", "UPDATED", "LAST ERROR"],
+            // SBX-3: an agent outside the sandbox is marked where its name is.
+            sessions.map((x) => [x.id, x.sandbox === "unconfined" ? `${x.agent} (unconfined)` : x.agent, x.state, x.lastTurn?.outcome ?? "", shortTime(x.updatedAt), x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : ""]),
+            ["ID", "AGENT", "STATE", "LAST TURN", "UPDATED", "LAST ERROR"],
           ),
     );
   });
