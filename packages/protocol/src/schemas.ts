@@ -200,8 +200,18 @@ export const ChangedFile = z.object({
   additions: z.number().int(),
   deletions: z.number().int(),
   binary: z.boolean(),
+  /**
+   * RV-7: the branch's commits change this file (it differs between the merge-base and HEAD).
+   * With `staged`/`unstaged` also set, the file is in both review sections: committed
+   * (`?scope=committed`) and uncommitted (`?scope=uncommitted`).
+   */
+  committed: z.boolean().optional(),
 });
 export type ChangedFile = z.infer<typeof ChangedFile>;
+
+/** RV-7: which part of a file's change a patch shows; `all` (default) is merge-base → working tree. */
+export const DiffScope = z.enum(["all", "committed", "uncommitted"]);
+export type DiffScope = z.infer<typeof DiffScope>;
 
 export const RepositoryChanges = z.object({
   repositoryId: z.string(),
@@ -232,6 +242,7 @@ export type Changes = z.infer<typeof Changes>;
 export const FileDiff = z.object({
   repositoryId: z.string(),
   path: z.string(),
+  scope: DiffScope.optional(),
   patch: z.string(),
   binary: z.boolean(),
   truncated: z.boolean(),

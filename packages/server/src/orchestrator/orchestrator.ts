@@ -1,4 +1,4 @@
-import type { ListTasksQuery } from "@grove/protocol";
+import type { DiffScope, ListTasksQuery } from "@grove/protocol";
 import type { AgentProfile, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
 import { checkAgentProfile, installAgentProfile, listAgentProfiles, setSessionMode, setSessionModel } from "./sessions/agent-ops.js";
 import { AppError } from "../domain/errors.js";
@@ -167,7 +167,7 @@ export class Orchestrator {
   }
 
   changes = (taskId: string) => taskChanges(this.deps, taskId);
-  fileDiff = (taskId: string, repositoryId: string, path: string, worktreeId?: string) => taskFileDiff(this.deps, taskId, repositoryId, path, worktreeId);
+  fileDiff = (taskId: string, repositoryId: string, path: string, worktreeId?: string, scope?: DiffScope) => taskFileDiff(this.deps, taskId, repositoryId, path, worktreeId, scope);
 
   // sessions
   async startSession(taskId: string, body: CreateSessionBody): Promise<SessionRecord> {

@@ -34,7 +34,8 @@ export const listSessions = (taskId: string) => api.get<Session[]>(`/tasks/${enc
 export const listMessages = (sessionId: string) => api.get<Message[]>(`/sessions/${enc(sessionId)}/messages`);
 export const listPermissions = (sessionId: string) => api.get<PermissionAsk[]>(`/sessions/${enc(sessionId)}/permissions`);
 export const getChanges = (taskId: string) => api.get<Changes>(`/tasks/${enc(taskId)}/changes`);
-export const getDiff = (taskId: string, repositoryId: string, path: string) => api.get<FileDiff>(`/tasks/${enc(taskId)}/changes/diff?repositoryId=${enc(repositoryId)}&path=${enc(path)}`);
+export const getDiff = (taskId: string, repositoryId: string, path: string, scope?: "committed" | "uncommitted") =>
+  api.get<FileDiff>(`/tasks/${enc(taskId)}/changes/diff?repositoryId=${enc(repositoryId)}&path=${enc(path)}${scope ? `&scope=${scope}` : ""}`);
 export const getEnvironment = (taskId: string) => api.get<Environment>(`/tasks/${enc(taskId)}/environment`);
 export const listCleanupJobs = (taskId: string) => api.get<CleanupJob[]>(`/cleanup-jobs?taskId=${enc(taskId)}`);
 export const listRepositories = () => api.get<Repository[]>("/repositories");
