@@ -56,6 +56,8 @@ const ProfileEntry = z
     mode: z.string().min(1).optional(),
     /** AG-2: the agent's own mode for each permission policy. */
     policyModes: z.object({ ask: z.string().min(1).optional(), auto_approve: z.string().min(1).optional() }).strict().optional(),
+    /** LIVE-3: no agent update for this long (ms) and no running tool call → the turn is stalled. */
+    stallAfterMs: z.number().int().min(100).max(7 * 24 * 3600 * 1000).optional(),
     sandbox: SandboxEntry.optional(),
   })
   .strict();
@@ -74,6 +76,7 @@ function given(a: Entry): Partial<AgentProfileConfig> {
   if (a.mode !== undefined) out.mode = a.mode;
   if (a.policyModes !== undefined) out.policyModes = a.policyModes;
   if (a.sandbox !== undefined) out.sandbox = a.sandbox;
+  if (a.stallAfterMs !== undefined) out.stallAfterMs = a.stallAfterMs;
   return out;
 }
 
