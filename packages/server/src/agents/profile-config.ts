@@ -26,6 +26,8 @@ const ProfileEntry = z
     mode: z.string().min(1).optional(),
     /** AG-2: the agent's own mode for each permission policy. */
     policyModes: z.object({ ask: z.string().min(1).optional(), auto_approve: z.string().min(1).optional() }).strict().optional(),
+    /** LIVE-3: no agent update for this long (ms) and no running tool call → the turn is stalled. */
+    stallAfterMs: z.number().int().min(100).max(7 * 24 * 3600 * 1000).optional(),
   })
   .strict();
 const ProfilesFile = z.object({ agents: z.array(ProfileEntry) }).strict();
@@ -53,8 +55,15 @@ export function loadProfiles(home: string, builtIns: AgentProfileConfig[]): Agen
   for (const a of parsed.agents) {
     if (names.has(a.name)) throw new ProfileConfigError(`${file} names agent ${a.name} twice`);
     names.add(a.name);
-    const { mode, policyModes, ...rest } = a;
-    configured.push({ ...rest, inheritEnv: [...new Set(a.inheritEnv)], builtIn: false, ...(mode ? { mode } : {}), ...(policyModes ? { policyModes } : {}) });
+    const { mode, policyModes, stallAfterMs, ...rest } = a;
+    configured.push({
+      ...rest,
+      inheritEnv: [...new Set(a.inheritEnv)],
+      builtIn: false,
+      ...(mode ? { mode } : {}),
+      ...(policyModes ? { policyModes } : {}),
+      ...(stallAfterMs !== undefined ? { stallAfterMs } : {}),
+    });
   }
   return [...builtIns.filter((b) => !names.has(b.name)), ...configured];
 }

@@ -39,7 +39,15 @@ export interface AgentProfileConfig {
    * no `session/update` within this bound is cancelled and fails `agent_auth_required`.
    */
   auth?: { fix: string; env?: string[]; firstTurnProgressMs?: number };
+  /**
+   * LIVE-3: a turn with no agent update for this long (and no tool call still running) is
+   * `stalled`. Absent = {@link DEFAULT_STALL_AFTER_MS}.
+   */
+  stallAfterMs?: number;
 }
+
+/** LIVE-3: how long a turn may go without progress before it is stalled (10 minutes). */
+export const DEFAULT_STALL_AFTER_MS = 10 * 60 * 1000;
 
 /** Name of the default agent of a new install (SES-9). */
 export const DEFAULT_AGENT = "scripted";

@@ -74,6 +74,16 @@ export async function runScript(ctx: TurnContext, script: string): Promise<StopR
     if (!line) continue;
     if (ctx.signal.aborted) return "cancelled";
     const { cmd, rest } = splitCommand(line);
+    if (cmd === "hang") {
+      // LIVE-3: an agent gone silent — no tool call, no update at all — for <ms> (a cancel ends it).
+      const ms = Number(rest);
+      try {
+        await sleep(Number.isFinite(ms) && ms >= 0 ? ms : 0, ctx.signal);
+      } catch {
+        return "cancelled";
+      }
+      continue;
+    }
     const kind = KINDS[cmd];
     if (!kind) {
       await message(`ok: ${line}`);

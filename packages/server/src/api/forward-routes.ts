@@ -46,6 +46,7 @@ const RULES: Record<string, Rule> = {
   "POST /sessions/:id/prompt": { scope: "session" },
   "POST /sessions/:id/cancel": { scope: "session" },
   "POST /sessions/:id/resume": { scope: "session" },
+  "POST /sessions/:id/restart": { scope: "session" },
   "DELETE /sessions/:id": { scope: "session" },
   "GET /sessions/:id/permissions": { scope: "session" },
   "POST /sessions/:id/permissions/:requestId": { scope: "session" },

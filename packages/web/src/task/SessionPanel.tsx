@@ -80,6 +80,10 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
             <button type="button" className="secondary" disabled={active || action.busy} onClick={() => post("resume")}>
               Resume
             </button>
+            {/* LIVE-3: a stalled (or hung) turn: stop the agent and resume the conversation anew. */}
+            <button type="button" className="secondary" disabled={session.state === "starting" || action.busy} onClick={() => post("restart")}>
+              Restart agent
+            </button>
             <button type="button" className="danger" disabled={active || action.busy} onClick={remove}>
               Delete session
             </button>

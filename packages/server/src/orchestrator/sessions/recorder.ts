@@ -38,6 +38,10 @@ export class SessionRecorder {
   agentState: AgentStateRecorder | undefined;
   /** LIVE-2: what the agent said since the latest prompt (the reason of a refused turn). */
   private turnText = "";
+  /** LIVE-3: when the agent last sent anything (or the turn began), in ms since the epoch. */
+  private lastUpdateAt = Date.now();
+  /** LIVE-3: tool calls the agent reported and has not closed (they count as progress). */
+  private readonly runningTools = new Set<string>();
 
   constructor(
     private readonly deps: Deps,
@@ -46,14 +50,23 @@ export class SessionRecorder {
   ) {}
 
   handle(e: AgentEvent): void {
+    this.lastUpdateAt = Date.now();
     if (e.kind === "message_chunk" && e.role === "agent") this.turnText = (this.turnText + e.text).slice(-TURN_TEXT_CHARS);
+    if (e.kind === "tool_call" || e.kind === "tool_call_update") {
+      if (e.status === "completed" || e.status === "failed") this.runningTools.delete(e.toolCallId);
+      else if (e.kind === "tool_call" || e.status === "in_progress" || e.status === "pending") this.runningTools.add(e.toolCallId);
+    }
     if (this.agentState?.apply(e)) return;
     this.enqueue(() => this.apply(e));
   }
 
   /** A message the server itself writes (the user's prompt, a system note). */
   note(role: MessageRole, text: string, data?: unknown): void {
-    if (role === "user") this.turnText = "";
+    if (role === "user") {
+      this.turnText = "";
+      this.lastUpdateAt = Date.now();
+      this.runningTools.clear();
+    }
     this.enqueue(async () => {
       this.open = undefined;
       await this.insert(role, text, data);
@@ -79,6 +92,11 @@ export class SessionRecorder {
     return this.turnText;
   }
 
+  /** LIVE-3: when the agent last showed progress this turn, and whether a tool call of it still runs. */
+  progress(): { lastUpdateAt: number; toolRunning: boolean } {
+    return { lastUpdateAt: this.lastUpdateAt, toolRunning: this.runningTools.size > 0 };
+  }
+
   /** Ends the current streamed message: the next chunk starts a new one. */
   closeMessage(): void {
     this.enqueue(async () => {
@@ -100,6 +118,7 @@ export class SessionRecorder {
    * session still `pending`/`in_progress` is closed with `status` (`cancelled` or `interrupted`).
    */
   closeOpenTools(status: "cancelled" | "interrupted"): void {
+    this.runningTools.clear();
     this.enqueue(async () => {
       // Closed rows stay known: a late final update from the agent still lands on its row.
       for (const m of this.tools.values()) {
