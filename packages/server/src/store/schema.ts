@@ -96,6 +96,21 @@ export interface SessionsTable {
   last_turn: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** LIVE-4 (migration 016): the durable attention inbox. */
+export interface InboxItemsTable {
+  id: string;
+  kind: string;
+  task_id: string;
+  session_id: string | null;
+  cause_key: string;
+  title: string;
+  detail: string | null;
+  state: string;
+  read_at: string | null;
+  created_at: string;
+  resolved_at: string | null;
+}
+
 export interface MessagesTable {
   /** Insertion order, assigned by the database; the only ordering key (ties impossible). */
   seq: Generated<number | string>;
@@ -233,6 +248,7 @@ export interface DB {
   task_environment_repos: TaskEnvironmentReposTable;
   sessions: SessionsTable;
   messages: MessagesTable;
+  inbox_items: InboxItemsTable;
   agent_processes: AgentProcessesTable;
   cleanup_jobs: CleanupJobsTable;
   grove_migrations: MigrationsTable;
