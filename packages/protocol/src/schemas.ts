@@ -128,6 +128,10 @@ export const Session = z.object({
   models: AgentModels.optional(),
   commands: z.array(AgentCommand).optional(),
   plan: z.array(PlanEntry).optional(),
+  /** SBX-3: `confined` = the agent runs in the OS sandbox; `unconfined` is shown as a badge. */
+  sandbox: z.enum(["confined", "unconfined"]),
+  /** SBX-2: connections of the agent the egress proxy refused (each is a `blocked: host:port` note). */
+  blockedConnections: z.number().int().nonnegative(),
 });
 export type Session = z.infer<typeof Session>;
 

@@ -33,6 +33,8 @@ const RULES: Record<string, Rule> = {
   "POST /tasks/:id/update-from-base": { scope: "task" },
   "POST /tasks/:id/update-from-base/continue": { scope: "task" },
   "POST /tasks/:id/update-from-base/abort": { scope: "task" },
+  "GET /tasks/:id/conflicts": { scope: "task" },
+  "POST /tasks/:id/conflicts/send": { scope: "task" },
   "POST /tasks/:id/merge": { scope: "task" },
   "POST /tasks/:id/pull-requests": { scope: "task" },
   "POST /tasks/:id/pull-requests/feedback": { scope: "task" },

@@ -32,7 +32,7 @@ function toItem(r: Selectable<InboxItemsTable>): InboxItem {
   };
 }
 
-/** LIVE-4 persistence of the attention inbox (migration 016). Reached as `store.inbox`. */
+/** LIVE-4 persistence of the attention inbox (migration 017). Reached as `store.inbox`. */
 export class InboxStore {
   constructor(private readonly db: () => Db) {}
 

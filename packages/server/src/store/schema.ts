@@ -94,9 +94,13 @@ export interface SessionsTable {
   agent_state: ColumnType<string | null, string | null | undefined, string | null>;
   /** LIVE-2 (migration 015): JSON `LastTurn` or null. */
   last_turn: ColumnType<string | null, string | null | undefined, string | null>;
+  /** SBX-3 (migration 016): `confined` or `unconfined`. */
+  sandbox: ColumnType<string, string | undefined, string>;
+  /** SBX-2 (migration 016): connections the egress proxy refused. */
+  blocked_connections: ColumnType<number | string, number | undefined, number>;
 }
 
-/** LIVE-4 (migration 016): the durable attention inbox. */
+/** LIVE-4 (migration 017): the durable attention inbox. */
 export interface InboxItemsTable {
   id: string;
   kind: string;

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
 import type { AgentState } from "../domain/agent-state.js";
+import type { SessionSandbox } from "../domain/sandbox-profile.js";
 import type { CleanupJobRecord, CleanupSnapshot } from "../domain/cleanup-job.js";
 import type { KeyCursor } from "../domain/cursor.js";
 import type { SlotResult } from "../domain/environment-merge.js";
@@ -266,6 +267,15 @@ export class Store {
     return sessions.setSessionAgentState(this.q, id, state);
   }
   /** SES-7: messages go with it; the environment does not. */
+  setSessionSandbox(id: string, sandbox: SessionSandbox): Promise<void> {
+    return sessions.setSessionSandbox(this.q, id, sandbox);
+  }
+
+  /** SBX-2: counts one refused connection; returns the session's new total. */
+  countBlockedConnection(id: string): Promise<number> {
+    return sessions.countBlockedConnection(this.q, id);
+  }
+
   deleteSession(id: string): Promise<void> {
     return sessions.deleteSession(this.q, id);
   }

@@ -63,4 +63,56 @@ describe("RV-7 review flows in the browser (Chromium)", () => {
     await eventually(() => land.locator(".error-box").count()).toBe(0);
     await page.close();
   });
+
+  it("RV-8: conflicts on the page: keep them, see the files and hunks, send them to the agent, continue; and abort", async () => {
+    const { repo, taskId, worktree } = await committedTask(ui, "clash", "write a.txt task\ncommit task: a");
+    const onMain = (content: string) => {
+      writeFileSync(join(repo.path, "a.txt"), content);
+      git(repo.path, "commit", "-qam", "main: a");
+    };
+    onMain("main\n");
+    const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${taskId}/review`);
+    const land = page.getByRole("region", { name: "Review actions" });
+    await land.getByRole("button", { name: "Update from base" }).click();
+    const box = land.locator('.error-box[data-error-code="merge_conflict"]');
+    await box.waitFor();
+    expect(await box.locator(".error-text").textContent()).toContain("Keep the conflicts");
+    await box.getByRole("button", { name: "Update and keep the conflicts" }).click();
+
+    const view = page.getByRole("region", { name: "Conflicts" });
+    const file = view.locator('.conflict-files li[data-path="a.txt"]');
+    await file.waitFor();
+    expect(await file.getAttribute("data-resolved")).toBe("false");
+    const hunk = await file.locator("pre.conflict-hunk").textContent();
+    expect(hunk).toMatch(/^<{7} [^\n]*\nmain\n={7}\ntask\n>{7} /);
+    expect(await view.getByRole("button", { name: "Continue the update" }).isDisabled()).toBe(true);
+
+    await view.getByLabel("Words for the agent with the conflicts (optional)").fill("write a.txt main and task");
+    await view.getByRole("button", { name: "Send the conflicts to the agent" }).click();
+    await view.getByRole("status").filter({ hasText: "Sent the conflicts to the agent." }).waitFor();
+    await eventually(async () => {
+      await view.getByRole("button", { name: "Refresh" }).click();
+      return file.getAttribute("data-resolved");
+    }).toBe("true");
+    expect(readFileSync(join(worktree, "a.txt"), "utf8")).toBe("main and task");
+    await view.getByRole("button", { name: "Continue the update" }).click();
+    await page.getByRole("status").filter({ hasText: "Update finished." }).waitFor();
+    await eventually(() => page.getByRole("region", { name: "Conflicts" }).count()).toBe(0);
+    expect(git(worktree, "log", "--format=%s", "-2").trim().split("\n")).toEqual(["task: a", "main: a"]);
+
+    // Abort: the branch is back where it was, the view is gone.
+    const head = git(worktree, "rev-parse", "HEAD").trim();
+    onMain("main again\n");
+    await land.getByRole("button", { name: "Update from base" }).click();
+    await land.locator('.error-box[data-error-code="merge_conflict"]').getByRole("button", { name: "Update and keep the conflicts" }).click();
+    await view.locator('.conflict-files li[data-path="a.txt"]').waitFor();
+    await view.getByRole("button", { name: "Abort the update" }).click();
+    await page.getByRole("status").filter({ hasText: "Update aborted" }).waitFor();
+    await eventually(() => page.getByRole("region", { name: "Conflicts" }).count()).toBe(0);
+    expect(git(worktree, "rev-parse", "HEAD").trim()).toBe(head);
+    expect(git(worktree, "status", "--porcelain")).toBe("");
+    // Only the two refused updates (409 merge_conflict, the way into the view) failed.
+    expect(pageErrors.filter((e) => !e.includes("409"))).toEqual([]);
+    await page.close();
+  });
 });

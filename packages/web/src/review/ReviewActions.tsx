@@ -30,6 +30,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
     void qc.invalidateQueries({ queryKey: keys.changes(taskId) });
     void qc.invalidateQueries({ queryKey: ["diff", taskId] });
     void qc.invalidateQueries({ queryKey: keys.comments(taskId) });
+    void qc.invalidateQueries({ queryKey: keys.conflicts(taskId) });
   };
   const run = (what: string | ((r: unknown) => string), fn: () => Promise<unknown>, operation?: Operation) =>
     void action.run(async () => {
@@ -44,6 +45,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
     });
   const updated = (r: unknown) => {
     const outcomes = (r as UpdateResult).results.map((x) => x.outcome);
+    if (outcomes.includes("conflicts")) return "The update stopped on conflicts: they are listed above.";
     return outcomes.every((o) => o === "up_to_date") ? "Already up to date with the base." : "Updated from base.";
   };
   const update = (body: { autostash?: boolean; keepConflicts?: boolean }) => run(updated, () => api.post<UpdateResult>(`/tasks/${enc(taskId)}/update-from-base`, body), "update_from_base");
@@ -121,7 +123,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
           {pr.draft ? " (draft)" : ""} · checks {pr.checks}
         </p>
       ))}
-      <ErrorBox error={action.error} operation={op} fixes={{ autostash: () => update({ autostash: true }) }} />
+      <ErrorBox error={action.error} operation={op} fixes={{ autostash: () => update({ autostash: true }), keep_conflicts: () => update({ keepConflicts: true }) }} />
       {result ? (
         <p className="notice" role="status">
           {result}

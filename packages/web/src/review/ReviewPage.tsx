@@ -18,6 +18,7 @@ import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
 import { FileDiff } from "./FileDiff.js";
 import { ReviewActions } from "./ReviewActions.js";
+import { Conflicts } from "./Conflicts.js";
 
 type Entry = { repositoryId: string; file: ChangedFile; scope?: "committed" | "uncommitted" };
 const uncommitted = (f: ChangedFile) => f.staged || f.unstaged || f.status === "untracked";
@@ -60,6 +61,10 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
     setWatchingTask(taskId);
     return () => setWatchingTask(null);
   }, [taskId]);
+  // Changes move with every edit (changes.updated): the conflict view follows them.
+  useEffect(() => {
+    void qc.invalidateQueries({ queryKey: keys.conflicts(taskId) });
+  }, [changes.dataUpdatedAt, qc, taskId]);
   useEffect(() => {
     // A link from the task page names a file in the hash: bring it into view once loaded.
     const id = decodeURIComponent(location.hash.slice(1));
@@ -127,6 +132,7 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
           {changes.data && entries.length === 0 ? <p className="empty">No changes to review.</p> : null}
         </nav>
         <div className="review-files">
+          {caps?.has("GET /tasks/{id}/conflicts") && !archived ? <Conflicts taskId={taskId} sessions={sessions.data ?? []} names={names} /> : null}
           {caps && !archived ? <ReviewActions taskId={taskId} caps={caps} comments={comments.data ?? []} sessions={sessions.data ?? []} pullRequests={prs.data ?? []} hasUncommitted={entries.some((e) => uncommitted(e.file))} hasFiles={entries.length > 0} /> : null}
           {sections.map((s) => (
             <section key={s.title} aria-label={s.title}>

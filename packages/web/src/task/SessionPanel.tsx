@@ -3,6 +3,7 @@
  * messages and the prompt box; the agent's mode switch, plan and slash commands (AG-2). Send is disabled while a turn runs (ADR 2026-11-30-web-ui-react):
  * the person cancels the turn or waits; nothing is queued behind their back.
  */
+import { UnconfinedBadge } from "./UnconfinedBadge.js";
 import type { Session } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
@@ -50,6 +51,10 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
         <div className="session-title">
           <h3>{session.agent} session</h3>
           <span className={`badge session-state state-${session.state}`}>{session.state}</span>
+          {session.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
+          {session.blockedConnections > 0 ? (
+            <span className="badge blocked-count" title="Connections the sandbox's egress proxy refused (each is a 'blocked:' note in the transcript)">{`${session.blockedConnections} blocked`}</span>
+          ) : null}
           {session.lastTurn && session.lastTurn.outcome !== "completed" ? (
             // LIVE-2: how the latest turn ended, unless it simply finished.
             <span className={`badge turn-outcome outcome-${session.lastTurn.outcome}`} data-outcome={session.lastTurn.outcome}>

@@ -29,4 +29,4 @@ async function up(db: Kysely<DB>): Promise<void> {
   await db.schema.createIndex("inbox_items_task_ix").on("inbox_items").columns(["task_id", "state"]).execute();
 }
 
-export const m016Inbox: Migration = { name: "016-inbox", up };
+export const m017Inbox: Migration = { name: "017-inbox", up };
