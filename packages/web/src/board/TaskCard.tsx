@@ -8,9 +8,8 @@
 import type { TaskSummary } from "@grove/protocol";
 import { useDraggable } from "@dnd-kit/core";
 import { memo, type CSSProperties, type KeyboardEventHandler, type PointerEventHandler } from "react";
-import { label } from "../ui/Field.js";
+import { agentActivityWords, taskStateWords } from "../ui/words.js";
 import { Link } from "../router.js";
-import { AGENT_STATE_LABEL } from "./filter.js";
 
 export function CardBody({ task }: { task: TaskSummary }) {
   const agent = task.agent.state;
@@ -29,10 +28,10 @@ export function CardBody({ task }: { task: TaskSummary }) {
         ))}
       </ul>
       <div className="meta">
-        <span className={`badge state-${task.state}`}>{label(task.state)}</span>
+        <span className={`badge state-${task.state}`}>{taskStateWords(task.state)}</span>
         {agent !== "none" ? (
           <span className={`badge agent agent-${agent}`} data-agent-state={agent}>
-            {AGENT_STATE_LABEL[agent]}
+            {agentActivityWords(agent)}
           </span>
         ) : null}
         {stat && stat.files > 0 ? (

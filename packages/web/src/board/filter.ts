@@ -7,14 +7,6 @@ import type { AgentActivity, TaskSummary } from "@grove/protocol";
 
 export const AGENT_STATES: readonly AgentActivity[] = ["running", "needs_permission", "waiting", "failed", "none"];
 
-export const AGENT_STATE_LABEL: Record<AgentActivity, string> = {
-  running: "running",
-  needs_permission: "needs permission",
-  waiting: "waiting",
-  failed: "failed",
-  none: "no live agent",
-};
-
 /** Whether a summary passes the agent filter (`state:<agent state>`, or empty for any). */
 export function passesAgent(t: TaskSummary, agent: string): boolean {
   if (!agent) return true;

@@ -13,6 +13,7 @@ import { mergeEarly } from "../live/cache.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
+import { sessionShownState, sessionStateWords } from "../ui/words.js";
 import { CommandHints, ModeSwitch, PlanView } from "./AgentControls.js";
 import { MessageList } from "./MessageList.js";
 import { Permissions } from "./Permissions.js";
@@ -26,6 +27,8 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
   const [prompt, setPrompt] = useState("");
   const action = useAction();
   const active = ACTIVE.includes(session.state);
+  // A read-only session belongs to an archived task: its agent was stopped by the archive.
+  const shown = sessionShownState(session.state, { archived: readOnly });
   const refresh = (s: unknown) => {
     const next = s as Session | undefined;
     if (next?.id) qc.setQueryData<Session[]>(keys.sessions(next.taskId), (list) => list?.map((x) => (x.id === next.id && next.updatedAt >= x.updatedAt ? next : x)));
@@ -48,7 +51,9 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
       <div className="session-head">
         <div className="session-title">
           <h3>{session.agent} session</h3>
-          <span className={`badge session-state state-${session.state}`}>{session.state}</span>
+          <span className={`badge session-state state-${shown}`} data-state={shown}>
+            {sessionStateWords(session.state, { archived: readOnly })}
+          </span>
           <code className="muted">{session.id}</code>
         </div>
         {session.lastError ? (
