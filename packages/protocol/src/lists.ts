@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ChecksState, PullRequestState } from "./review.js";
 import { RunnerState } from "./runners.js";
-import { TaskState } from "./schemas.js";
+import { TaskState, TurnOutcome } from "./schemas.js";
 
 /**
  * Paged lists (issue 13): with `?limit=N` a list answers `{items, nextCursor}`; without it the
@@ -49,7 +49,8 @@ export const TaskSummary = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   repositories: z.array(z.object({ repositoryId: z.string(), name: z.string(), branch: z.string() })),
-  agent: z.object({ state: AgentActivity, sessionId: z.string().optional() }),
+  /** LIVE-2: a `failed` agent names how its turn ended (`outcome`) and why (`reason`). */
+  agent: z.object({ state: AgentActivity, sessionId: z.string().optional(), outcome: TurnOutcome.optional(), reason: z.string().optional() }),
   diffStat: DiffStat.nullable(),
   /** The task's pull requests (one per repository at most), as the provider last reported them. */
   pullRequests: z.array(z.object({ repositoryId: z.string(), number: z.number().int(), url: z.string(), state: PullRequestState, checks: ChecksState })),

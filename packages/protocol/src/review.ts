@@ -126,3 +126,27 @@ export type CreatePullRequestBody = z.infer<typeof CreatePullRequestBody>;
 
 export const FeedbackBody = z.object({ sessionId: z.string().min(1).max(100) }).strict();
 export type FeedbackBody = z.infer<typeof FeedbackBody>;
+
+/** RV-8: one conflict region of a file (from `<<<<<<<` to `>>>>>>>`, 1-based lines, inclusive). */
+export const ConflictHunk = z.object({ startLine: z.number().int(), endLine: z.number().int(), text: z.string() });
+export type ConflictHunk = z.infer<typeof ConflictHunk>;
+
+/** RV-8: the stopped update of each repository of a task, with its conflicted files. */
+export const TaskConflicts = z.object({
+  taskId: z.string(),
+  repositories: z.array(
+    z.object({
+      repositoryId: z.string(),
+      operation: z.enum(["rebase", "merge"]),
+      backupRef: z.string().nullable(),
+      files: z.array(z.object({ path: z.string(), resolved: z.boolean(), hunks: z.array(ConflictHunk) })),
+    }),
+  ),
+});
+export type TaskConflicts = z.infer<typeof TaskConflicts>;
+
+/** RV-8: `POST /tasks/:id/conflicts/send`: the conflict hunks (and optional words of the person) as one prompt. */
+export const SendConflictsBody = z
+  .object({ sessionId: z.string().min(1).max(100), repositoryId: repositoryId.optional(), prompt: z.string().max(100_000).optional() })
+  .strict();
+export type SendConflictsBody = z.infer<typeof SendConflictsBody>;

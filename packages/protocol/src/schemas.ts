@@ -93,6 +93,25 @@ export type AgentCommand = z.infer<typeof AgentCommand>;
 export const PlanEntry = z.object({ content: z.string(), status: z.string(), priority: z.string() });
 export type PlanEntry = z.infer<typeof PlanEntry>;
 
+/**
+ * LIVE-2: how a turn ended. `completed` is the agent's own `end_turn`; `refused`, `max_tokens`
+ * and `failed` (an agent error, a crash, a turn-request limit) are failures; `cancelled` is the
+ * person's cancel; `interrupted` a server stop mid-turn; `stalled` no progress past the limit.
+ */
+export const TurnOutcome = z.enum(["completed", "refused", "failed", "cancelled", "interrupted", "max_tokens", "stalled"]);
+export type TurnOutcome = z.infer<typeof TurnOutcome>;
+
+/** LIVE-2: the outcome of a session's latest finished turn, with the agent's reason. */
+export const LastTurn = z.object({
+  outcome: TurnOutcome,
+  /** What the agent said or the error that ended it (absent for a plain `completed`). */
+  reason: z.string().optional(),
+  /** The ACP `stopReason` when the agent answered the prompt. */
+  stopReason: z.string().optional(),
+  at: z.string(),
+});
+export type LastTurn = z.infer<typeof LastTurn>;
+
 export const Session = z.object({
   id: z.string(),
   taskId: z.string(),
@@ -100,6 +119,8 @@ export const Session = z.object({
   state: SessionState,
   taskEnvironmentId: z.string().nullable(),
   lastError: LastError.nullable(),
+  /** LIVE-2: null until a turn ended. */
+  lastTurn: LastTurn.nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
   /** AG-2, once the agent reported them. */
@@ -107,6 +128,10 @@ export const Session = z.object({
   models: AgentModels.optional(),
   commands: z.array(AgentCommand).optional(),
   plan: z.array(PlanEntry).optional(),
+  /** SBX-3: `confined` = the agent runs in the OS sandbox; `unconfined` is shown as a badge. */
+  sandbox: z.enum(["confined", "unconfined"]),
+  /** SBX-2: connections of the agent the egress proxy refused (each is a `blocked: host:port` note). */
+  blockedConnections: z.number().int().nonnegative(),
 });
 export type Session = z.infer<typeof Session>;
 
@@ -179,8 +204,18 @@ export const ChangedFile = z.object({
   additions: z.number().int(),
   deletions: z.number().int(),
   binary: z.boolean(),
+  /**
+   * RV-7: the branch's commits change this file (it differs between the merge-base and HEAD).
+   * With `staged`/`unstaged` also set, the file is in both review sections: committed
+   * (`?scope=committed`) and uncommitted (`?scope=uncommitted`).
+   */
+  committed: z.boolean().optional(),
 });
 export type ChangedFile = z.infer<typeof ChangedFile>;
+
+/** RV-7: which part of a file's change a patch shows; `all` (default) is merge-base → working tree. */
+export const DiffScope = z.enum(["all", "committed", "uncommitted"]);
+export type DiffScope = z.infer<typeof DiffScope>;
 
 export const RepositoryChanges = z.object({
   repositoryId: z.string(),
@@ -211,6 +246,7 @@ export type Changes = z.infer<typeof Changes>;
 export const FileDiff = z.object({
   repositoryId: z.string(),
   path: z.string(),
+  scope: DiffScope.optional(),
   patch: z.string(),
   binary: z.boolean(),
   truncated: z.boolean(),

@@ -123,6 +123,8 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   const git = new GitRunner({ pinnedRoots: [join(config.home, "tasks")] });
   const bus = new EventBus();
   const agents = new AgentRuntime();
+  // SBX-2: the egress proxy refuses Grove's own port; it is known once the server listens.
+  const listening: number[] = [];
   const orchestrator = new Orchestrator({
     store,
     git,
@@ -136,6 +138,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     launches: new LaunchRegistry(),
     now: () => new Date().toISOString(),
     gitIdentity: config.gitIdentity,
+    sandbox: { env, ports: () => [...listening, ...(config.port > 0 ? [config.port] : [])] },
     remote: {
       providers,
       refreshTimeoutMs: msFromEnv(env.GROVE_REFRESH_TIMEOUT_MS, 120_000),
@@ -172,6 +175,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : config.port;
+  listening.push(port);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   try {

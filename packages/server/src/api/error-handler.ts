@@ -15,7 +15,10 @@ export function installErrorHandler(app: FastifyInstance): void {
 function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const fe = err as Partial<FastifyError> & Error;
-  if (fe.code === "FST_ERR_CTP_INVALID_JSON_BODY" || fe instanceof SyntaxError || fe.code === "FST_ERR_CTP_EMPTY_JSON_BODY") {
+  // Only a body Fastify could not parse is the client's fault (Fastify marks it 400); any other
+  // SyntaxError is the server's own (corrupt stored JSON, a bad provider answer) and stays a 500.
+  const bodyParse = fe instanceof SyntaxError && fe.statusCode === 400;
+  if (fe.code === "FST_ERR_CTP_INVALID_JSON_BODY" || bodyParse || fe.code === "FST_ERR_CTP_EMPTY_JSON_BODY") {
     return new AppError("invalid_json", `malformed JSON body: ${fe.message}`);
   }
   if (fe.code === "FST_ERR_CTP_BODY_TOO_LARGE") return new AppError("payload_too_large", fe.message);

@@ -106,8 +106,8 @@ export async function runCli(argv: readonly string[], opts: { stderr?: NodeJS.Wr
         stderr.write(errorText(true, e.code, e.message, e.details) + "\n");
         return 1;
       }
-      // SES-3 / WT-5: the server's `details.action` says what fixes the error.
-      const action = typeof e.details?.action === "string" ? `\naction: ${e.details.action}` : "";
+      // SES-3 / WT-5 / REV-2: the server's `details.action` (or `details.fix`) says what fixes the error.
+      const action = typeof e.details?.action === "string" ? `\naction: ${e.details.action}` : typeof e.details?.fix === "string" ? `\nfix: ${e.details.fix}` : "";
       stderr.write(formatError(e.code, e.message) + action + agentStderr(e.details?.stderr) + "\n");
       return 1;
     }

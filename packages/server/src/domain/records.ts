@@ -1,5 +1,6 @@
+import type { SessionSandbox } from "./sandbox-profile.js";
 import type { AgentState } from "./agent-state.js";
-import type { LastError } from "@grove/protocol";
+import type { LastError, LastTurn } from "@grove/protocol";
 
 /** Persisted records as the server sees them (camelCase, ISO timestamps). */
 
@@ -93,10 +94,16 @@ export interface SessionRecord {
   /** The agent's own ACP session id, for `session/load` (SES-5). */
   acpSessionId: string | null;
   lastError: LastError | null;
+  /** LIVE-2: how the latest finished turn ended (absent on records built before it was known). */
+  lastTurn?: LastTurn | null;
   createdAt: string;
   updatedAt: string;
   /** AG-2: what the agent reported over ACP and what a person chose (absent until reported). */
   agentState?: AgentState | null;
+  /** SBX-3: whether the agent runs in the OS sandbox. */
+  sandbox: SessionSandbox;
+  /** SBX-2: connections of the agent the egress proxy refused (0 until one is). */
+  blockedConnections?: number;
 }
 
 export type MessageRole = "user" | "agent" | "thought" | "tool" | "plan" | "system";

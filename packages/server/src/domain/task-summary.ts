@@ -5,9 +5,10 @@ export type SummaryPullRequest = TaskSummary["pullRequests"][number];
 import { slotSlug } from "./layout.js";
 import type { SessionRecord, TaskRecord } from "./records.js";
 import type { TaskRunner } from "./runner.js";
+import { effectiveSessionState } from "./turn-outcome.js";
 
 /** A session as the summary sees it. */
-export type SummarySession = Pick<SessionRecord, "id" | "state" | "createdAt">;
+export type SummarySession = Pick<SessionRecord, "id" | "state" | "createdAt"> & Partial<Pick<SessionRecord, "lastTurn" | "lastError">>;
 
 /** An active environment slot as the summary sees it. */
 export interface SummarySlot {
@@ -19,17 +20,25 @@ export interface SummarySlot {
 /**
  * The board's agent state of a task from its sessions (oldest first): a person's answer
  * outranks everything, then work in progress, then input awaited; `failed` only when the
- * newest session failed and nothing is live. The newest deciding session is named.
+ * newest session failed (or its last turn did, LIVE-2) and nothing is live. The newest deciding
+ * session is named; a failed one with its turn's outcome and reason.
  */
-export function agentActivity(sessions: readonly SummarySession[], asking: ReadonlySet<string>): { state: AgentActivity; sessionId?: string } {
+export function agentActivity(sessions: readonly SummarySession[], asking: ReadonlySet<string>): TaskSummary["agent"] {
   const newest = (pred: (s: SummarySession) => boolean) => [...sessions].reverse().find(pred);
   const pick = (state: AgentActivity, s: SummarySession | undefined) => (s ? { state, sessionId: s.id } : undefined);
+  const last = sessions.at(-1);
   return (
     pick("needs_permission", newest((s) => asking.has(s.id) && (s.state === "running" || s.state === "starting"))) ??
     pick("running", newest((s) => s.state === "running" || s.state === "starting")) ??
-    pick("waiting", newest((s) => s.state === "waiting_for_input")) ??
-    pick("failed", sessions.at(-1)?.state === "failed" ? sessions.at(-1) : undefined) ?? { state: "none" }
+    pick("waiting", newest((s) => effectiveSessionState(s) === "waiting_for_input")) ??
+    (last && effectiveSessionState(last) === "failed" ? failedActivity(last) : undefined) ?? { state: "none" }
   );
+}
+
+/** LIVE-2: a failed agent on the board, with how its last turn ended and why. */
+function failedActivity(s: SummarySession): TaskSummary["agent"] {
+  const reason = s.lastTurn?.reason ?? s.lastError?.message;
+  return { state: "failed", sessionId: s.id, ...(s.lastTurn ? { outcome: s.lastTurn.outcome } : {}), ...(reason ? { reason } : {}) };
 }
 
 /**

@@ -50,8 +50,11 @@ export function sessionView(s: SessionRecord): Session {
     state: s.state,
     taskEnvironmentId: s.taskEnvironmentId,
     lastError: s.lastError,
+    lastTurn: s.lastTurn ?? null,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
+    sandbox: s.sandbox,
+    blockedConnections: s.blockedConnections ?? 0,
     ...agentStateView(s.agentState),
   };
 }

@@ -42,6 +42,22 @@ function statusOf(diffStatus: string | undefined, st: StatusEntry | undefined): 
 }
 
 /**
+ * RV-7: the paths the branch's commits change (merge-base → HEAD), read only when it can matter:
+ * the branch is ahead and a file of the diff also has uncommitted changes (a file without any
+ * is wholly committed, no git needed). One more git process in that case only.
+ */
+async function committedOnBranch(
+  git: GitRunner,
+  cwd: GitCwd,
+  input: { mergeBase: string | null; ahead: number; diff: string; byPath: Map<string, StatusEntry> },
+): Promise<Set<string>> {
+  if (input.mergeBase === null || input.ahead === 0) return new Set();
+  if (!parseRawNumstat(input.diff).some((d) => input.byPath.has(d.path))) return new Set();
+  const run = await git.run(["diff", "--name-only", "-z", "--no-ext-diff", "--no-textconv", input.mergeBase, "HEAD"], { cwd });
+  return new Set(run.stdout.split("\0").filter((p) => p !== ""));
+}
+
+/**
  * CHG-1, computed in the given worktree (never the source checkout): the file list and line
  * counts are exactly `git diff --numstat -z <merge-base>` (working tree against the merge-base,
  * HEAD when there is none) plus `git ls-files --others --exclude-standard` (untracked files,
@@ -86,6 +102,7 @@ export async function computeChanges(git: GitRunner, input: { worktreePath: GitC
 
   const byPath = new Map(status.entries.map((e) => [e.path, e] as const));
   const [behind = 0, ahead = 0] = counts.stdout.trim().split(/\s+/).map(Number);
+  const committedPaths = await committedOnBranch(git, cwd, { mergeBase, ahead, diff: diffRun.stdout, byPath });
 
   const files: ChangedFile[] = [];
   const seen = new Set<string>();
@@ -101,6 +118,7 @@ export async function computeChanges(git: GitRunner, input: { worktreePath: GitC
       additions: d.additions ?? 0,
       deletions: d.deletions ?? 0,
       binary: d.additions === null,
+      committed: st === undefined || committedPaths.has(d.path),
     };
     if (d.oldPath !== undefined) file.oldPath = d.oldPath;
     files.push(file);
@@ -118,7 +136,7 @@ export async function computeChanges(git: GitRunner, input: { worktreePath: GitC
   for (const c of missing.length > 0 ? await countUntracked(top, missing) : []) countOf.set(c.path, c);
   for (const path of untrackedKept) {
     const u = countOf.get(path);
-    kept.push({ path, status: "untracked", staged: false, unstaged: true, additions: u?.lines ?? 0, deletions: 0, binary: u?.binary ?? false });
+    kept.push({ path, status: "untracked", staged: false, unstaged: true, additions: u?.lines ?? 0, deletions: 0, binary: u?.binary ?? false, committed: false });
   }
   kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return {

@@ -36,14 +36,21 @@ function toPatch(r: GitResult, maxBytes: number): FilePatch {
  * `maxBytes` (default 512 KiB) are cut at a line end and flagged `truncated`. The caller confines
  * `path` to the worktree (SEC-2); here it only ever follows `--` and matches literally.
  * A renamed file shows as added under its new path (only one path is known here).
+ * `scope` (RV-7) narrows the patch to the branch's commits or to the uncommitted part.
  */
-export async function fileDiff(git: GitRunner, input: { worktreePath: GitCwd; baseBranch: string; path: string; maxBytes?: number }): Promise<FilePatch> {
+export async function fileDiff(git: GitRunner, input: { worktreePath: GitCwd; baseBranch: string; path: string; maxBytes?: number; scope?: "all" | "committed" | "uncommitted" }): Promise<FilePatch> {
   const { worktreePath: cwd, baseBranch, path } = input;
+  const scope = input.scope ?? "all";
   const maxBytes = input.maxBytes ?? 512 * 1024;
-  const mergeBase = await mergeBaseOf(git, cwd, baseBranch);
   const limit = { maxStdoutBytes: maxBytes + 1 };
-  const tracked = await git.run(["-c", "core.quotePath=false", "diff", ...DIFF_FLAGS, mergeBase ?? "HEAD", "--", path], { cwd, env: LITERAL, ...limit });
+  // RV-7: committed = merge-base → HEAD (what the branch's commits did); uncommitted = HEAD →
+  // working tree (index included), the part a commit would add; all = merge-base → working tree.
+  const mergeBase = scope === "uncommitted" ? null : await mergeBaseOf(git, cwd, baseBranch);
+  if (scope === "committed" && mergeBase === null) return { patch: "", binary: false, truncated: false };
+  const range = scope === "committed" ? [mergeBase!, "HEAD"] : scope === "uncommitted" ? ["HEAD"] : [mergeBase ?? "HEAD"];
+  const tracked = await git.run(["-c", "core.quotePath=false", "diff", ...DIFF_FLAGS, ...range, "--", path], { cwd, env: LITERAL, ...limit });
   if (tracked.stdoutBuffer.length > 0) return toPatch(tracked, maxBytes);
+  if (scope === "committed") return { patch: "", binary: false, truncated: false };
 
   const others = await git.run(["ls-files", "--others", "--exclude-standard", "-z", "--", path], { cwd, env: LITERAL });
   if (!others.stdout.split("\0").includes(path)) return { patch: "", binary: false, truncated: false };

@@ -3,6 +3,7 @@
  * `GROVE_FAULT`: a comma-separated list of `<point>:<action>`, where action is `exit` (the
  * process exits at once with code 137, like a kill -9: no cleanup, no graceful shutdown) or
  * `hang` (the operation never continues, so a test can kill the process there).
+ * `pr.after_create` (the provider answered 201 for a new pull request, Grove has not recorded it).
  *
  * Points: `archive.after_reserve` (job `prepared`, inventory not taken), `archive.after_snapshot`,
  * `archive.after_commit` (archive committed, job `pending`), `cleanup.after_claim` (job

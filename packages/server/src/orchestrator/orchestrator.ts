@@ -1,4 +1,4 @@
-import type { ListTasksQuery } from "@grove/protocol";
+import type { DiffScope, ListTasksQuery } from "@grove/protocol";
 import type { AgentProfile, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
 import { checkAgentProfile, installAgentProfile, listAgentProfiles, setSessionMode, setSessionModel } from "./sessions/agent-ops.js";
 import { AppError } from "../domain/errors.js";
@@ -13,7 +13,7 @@ import { stopRunnerGroups } from "./lifecycle/agent-groups.js";
 import { addRepository, getRepositoryOr404 } from "./repositories/repositories.js";
 import { patchRepositorySettings } from "./repositories/repository-settings.js";
 import { removeRepository } from "./repositories/repository-remove.js";
-import { cancelSession, deleteSession, getSessionOr404, promptSession, resumeSession } from "./sessions/session-ops.js";
+import { cancelSession, deleteSession, getSessionOr404, promptSession, restartSession, resumeSession } from "./sessions/session-ops.js";
 import { createTask, getTaskOr404, patchTask } from "./tasks/tasks.js";
 import { workspaceInfo } from "./worktrees/workspace.js";
 import type { CleanupJobRecord } from "../domain/cleanup-job.js";
@@ -167,7 +167,7 @@ export class Orchestrator {
   }
 
   changes = (taskId: string) => taskChanges(this.deps, taskId);
-  fileDiff = (taskId: string, repositoryId: string, path: string, worktreeId?: string) => taskFileDiff(this.deps, taskId, repositoryId, path, worktreeId);
+  fileDiff = (taskId: string, repositoryId: string, path: string, worktreeId?: string, scope?: DiffScope) => taskFileDiff(this.deps, taskId, repositoryId, path, worktreeId, scope);
 
   // sessions
   async startSession(taskId: string, body: CreateSessionBody): Promise<SessionRecord> {
@@ -193,6 +193,8 @@ export class Orchestrator {
   prompt = (id: string, text: string): Promise<SessionRecord> => this.guardSessionLaunch(id, () => promptSession(this.deps, this.live, id, text));
   cancel = (id: string): Promise<SessionRecord> => cancelSession(this.deps, id);
   resume = (id: string): Promise<SessionRecord> => this.guardSessionLaunch(id, () => resumeSession(this.deps, this.live, id));
+  /** LIVE-3: a new agent for the session (`session/load`), the old one's process group stopped. */
+  restart = (id: string): Promise<SessionRecord> => this.guardSessionLaunch(id, () => restartSession(this.deps, this.live, id));
   /**
    * Issue 15: prompt and resume act only where the task's files are (`runner_offline`), and
    * starting an agent for a session without a live one here takes a capacity slot.

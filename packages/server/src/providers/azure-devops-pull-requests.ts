@@ -27,6 +27,14 @@ export const azureDevopsPullRequests: PullRequestApi = {
     const n = Number(j.pullRequestId);
     return { number: n, url: webUrl(t, n), state: "open", draft: j.isDraft === true, headCommit: str(obj(j.lastMergeSourceCommit).commitId) };
   },
+  findOpenRequest: (t, i) => ({
+    method: "GET",
+    url: `${repoApi(t)}/pullrequests?searchCriteria.status=active&searchCriteria.sourceRefName=${encodeURIComponent(`refs/heads/${i.head}`)}&searchCriteria.targetRefName=${encodeURIComponent(`refs/heads/${i.base}`)}&${V}`,
+  }),
+  parseFound: (t, json) => {
+    const first = arr(obj(json).value)[0];
+    return first === undefined ? null : azureDevopsPullRequests.parseCreated(t, first);
+  },
   statusRequests: (t, n) => [{ method: "GET", url: `${repoApi(t)}/pullrequests/${n}?${V}` }, { method: "GET", url: `${repoApi(t)}/pullrequests/${n}/statuses?${V}` }],
   parseStatus: (t, n, [pr, statuses]) => {
     const p = obj(pr);

@@ -20,6 +20,11 @@ export const githubPullRequests: PullRequestApi = {
     const j = obj(json);
     return { number: Number(j.number), url: str(j.html_url), state: "open", draft: j.draft === true, headCommit: str(obj(j.head).sha) };
   },
+  findOpenRequest: (t, i) => ({ method: "GET", url: `${repoBase(t)}/pulls?state=open&head=${encodeURIComponent(`${t.loc.owner}:${i.head}`)}&base=${encodeURIComponent(i.base)}` }),
+  parseFound: (t, json) => {
+    const first = arr(json)[0];
+    return first === undefined ? null : githubPullRequests.parseCreated(t, first);
+  },
   statusRequests: (t, n, head) => [
     { method: "GET", url: `${repoBase(t)}/pulls/${n}` },
     { method: "GET", url: `${repoBase(t)}/commits/${head}/check-runs` },

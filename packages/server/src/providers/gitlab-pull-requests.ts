@@ -24,6 +24,11 @@ export const gitlabPullRequests: PullRequestApi = {
     const j = obj(json);
     return { number: Number(j.iid), url: str(j.web_url), state: "open", draft: j.draft === true, headCommit: str(j.sha) };
   },
+  findOpenRequest: (t, i) => ({ method: "GET", url: `${project(t)}/merge_requests?state=opened&source_branch=${encodeURIComponent(i.head)}&target_branch=${encodeURIComponent(i.base)}` }),
+  parseFound: (t, json) => {
+    const first = arr(json)[0];
+    return first === undefined ? null : gitlabPullRequests.parseCreated(t, first);
+  },
   statusRequests: (t, n) => [{ method: "GET", url: `${project(t)}/merge_requests/${n}` }, { method: "GET", url: `${project(t)}/merge_requests/${n}/approvals` }],
   parseStatus: (_t, n, [mr, approvals]) => {
     const m = obj(mr);

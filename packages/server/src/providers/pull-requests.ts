@@ -45,6 +45,14 @@ export interface PullRequestApi {
   createRequest(t: PullRequestTarget, input: { title: string; body: string; draft: boolean; head: string; base: string }): ApiRequest;
   /** Reads the created pull request (checks start as `none` until the first refresh). */
   parseCreated(t: PullRequestTarget, json: unknown): Omit<PullRequestStatus, "checks" | "reviewDecision">;
+  /**
+   * The open pull request from `head` into `base`, asked before creating one: a create whose
+   * answer was lost (a crash after the provider's 201, a dropped connection) is found and adopted
+   * on the retry instead of failing as a duplicate (REV-PR idempotent create).
+   */
+  findOpenRequest(t: PullRequestTarget, input: { head: string; base: string }): ApiRequest;
+  /** The answer of `findOpenRequest` → the pull request, or null when there is none. */
+  parseFound(t: PullRequestTarget, json: unknown): Omit<PullRequestStatus, "checks" | "reviewDecision"> | null;
   /** Requests whose answers make up the status, in order. */
   statusRequests(t: PullRequestTarget, number: number, headCommit: string): ApiRequest[];
   /** Answers of `statusRequests` (same order) → status. */

@@ -1,4 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
+import type { LastError, LastTurn } from "@grove/protocol";
 import type { CleanupJobRecord } from "../domain/cleanup-job.js";
 import type { KeyCursor } from "../domain/cursor.js";
 import type { MessageRecord, SessionRecord, TaskRecord, TaskRepositoryRecord, TaskState } from "../domain/records.js";
@@ -116,7 +117,7 @@ export interface SummaryParts {
   repositoryNames: Map<string, string>;
   /** Active environment rows per task: repository, slot slug and worktree branch. */
   slots: Map<string, { repositoryId: string; branchSlug: string; worktreeBranch: string | null }[]>;
-  sessions: Map<string, Pick<SessionRecord, "id" | "state" | "createdAt">[]>;
+  sessions: Map<string, Pick<SessionRecord, "id" | "state" | "createdAt" | "lastTurn" | "lastError">[]>;
   diffStats: Map<string, { files: number; additions: number; deletions: number }>;
   pullRequests: Map<string, { repositoryId: string; number: number; url: string; state: string; checks: string }[]>;
 }
@@ -138,10 +139,16 @@ export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<
       list.push({ repositoryId: s.repository_id, branchSlug: s.branch_slug, worktreeBranch: s.worktree_branch });
       parts.slots.set(s.task_id, list);
     }
-    const sessions = await db.selectFrom("sessions").select(["id", "task_id", "state", "created_at"]).where("task_id", "in", ids).orderBy("created_at").orderBy("id").execute();
+    const sessions = await db.selectFrom("sessions").select(["id", "task_id", "state", "created_at", "last_turn", "last_error"]).where("task_id", "in", ids).orderBy("created_at").orderBy("id").execute();
     for (const s of sessions) {
       const list = parts.sessions.get(s.task_id) ?? [];
-      list.push({ id: s.id, state: s.state as SessionRecord["state"], createdAt: s.created_at });
+      list.push({
+        id: s.id,
+        state: s.state as SessionRecord["state"],
+        createdAt: s.created_at,
+        lastTurn: s.last_turn ? (JSON.parse(s.last_turn) as LastTurn) : null,
+        lastError: s.last_error ? (JSON.parse(s.last_error) as LastError) : null,
+      });
       parts.sessions.set(s.task_id, list);
     }
     for (const d of await db.selectFrom("task_diff_stats").selectAll().where("task_id", "in", ids).execute()) {

@@ -1,6 +1,7 @@
 import type { SessionRecord, SessionState } from "../domain/records.js";
 import type { Db } from "./schema.js";
 import { casSessionState } from "./sessions-repo.js";
+import { defaultReason, lastTurnOf } from "../domain/turn-outcome.js";
 
 /**
  * The states a crash can leave a session in that recovery changes. `waiting_for_input` needs no
@@ -56,7 +57,9 @@ export async function recoverAfterRestart(db: Db, runnerId: string, now: string)
         now,
       );
     } else if (s.state !== "waiting_for_input") {
-      updated = await casSessionState(db, s.id, [s.state as SessionState], "waiting_for_input", {}, now);
+      // LIVE-2: a turn the stop cut is recorded as interrupted (a launch cut short has no turn).
+      const patch = s.state === "running" ? { lastTurn: lastTurnOf("interrupted", now, { reason: defaultReason("interrupted") }) } : {};
+      updated = await casSessionState(db, s.id, [s.state as SessionState], "waiting_for_input", patch, now);
     }
     if (updated) changed.push(updated);
   }

@@ -92,6 +92,12 @@ export interface SessionsTable {
   updated_at: string;
   /** AG-2 (migration 007): JSON `AgentState` or null. */
   agent_state: ColumnType<string | null, string | null | undefined, string | null>;
+  /** LIVE-2 (migration 015): JSON `LastTurn` or null. */
+  last_turn: ColumnType<string | null, string | null | undefined, string | null>;
+  /** SBX-3 (migration 016): `confined` or `unconfined`. */
+  sandbox: ColumnType<string, string | undefined, string>;
+  /** SBX-2 (migration 016): connections the egress proxy refused. */
+  blocked_connections: ColumnType<number | string, number | undefined, number>;
 }
 
 export interface MessagesTable {

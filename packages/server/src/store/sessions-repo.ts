@@ -1,7 +1,8 @@
-import type { Selectable } from "kysely";
-import type { LastError } from "@grove/protocol";
+import { sql, type Selectable } from "kysely";
+import type { LastError, LastTurn } from "@grove/protocol";
 import type { AgentState } from "../domain/agent-state.js";
 import type { SessionRecord, SessionState } from "../domain/records.js";
+import type { SessionSandbox } from "../domain/sandbox-profile.js";
 import type { Db, SessionsTable } from "./schema.js";
 
 export function toSession(r: Selectable<SessionsTable>): SessionRecord {
@@ -16,6 +17,9 @@ export function toSession(r: Selectable<SessionsTable>): SessionRecord {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     ...(r.agent_state ? { agentState: JSON.parse(r.agent_state) as AgentState } : {}),
+    ...(r.last_turn ? { lastTurn: JSON.parse(r.last_turn) as LastTurn } : {}),
+    sandbox: r.sandbox === "confined" ? "confined" : "unconfined",
+    blockedConnections: Number(r.blocked_connections),
   };
 }
 
@@ -32,8 +36,25 @@ export async function insertSession(db: Db, s: SessionRecord): Promise<void> {
       last_error: s.lastError === null ? null : JSON.stringify(s.lastError),
       created_at: s.createdAt,
       updated_at: s.updatedAt,
+      sandbox: s.sandbox,
     })
     .execute();
+}
+
+/** SBX-3: how the session's agent runs now (a later start may differ: bwrap removed, profile changed). */
+export async function setSessionSandbox(db: Db, id: string, sandbox: SessionSandbox): Promise<void> {
+  await db.updateTable("sessions").set({ sandbox }).where("id", "=", id).execute();
+}
+
+/** SBX-2: one more refused connection, counted in the database (several proxies may count at once). */
+export async function countBlockedConnection(db: Db, id: string): Promise<number> {
+  await db
+    .updateTable("sessions")
+    .set({ blocked_connections: sql<number>`blocked_connections + 1` })
+    .where("id", "=", id)
+    .execute();
+  const row = await db.selectFrom("sessions").select("blocked_connections").where("id", "=", id).executeTakeFirst();
+  return Number(row?.blocked_connections ?? 0);
 }
 
 export async function getSession(db: Db, id: string): Promise<SessionRecord | undefined> {
@@ -56,7 +77,7 @@ export async function casSessionState(
   id: string,
   from: readonly SessionState[],
   to: SessionState,
-  patch: { lastError?: LastError | null; acpSessionId?: string | null },
+  patch: { lastError?: LastError | null; acpSessionId?: string | null; lastTurn?: LastTurn | null },
   now: string,
 ): Promise<SessionRecord | undefined> {
   if (from.length === 0) return undefined;
@@ -66,6 +87,7 @@ export async function casSessionState(
       state: to,
       ...(patch.lastError !== undefined && { last_error: patch.lastError === null ? null : JSON.stringify(patch.lastError) }),
       ...(patch.acpSessionId !== undefined && { acp_session_id: patch.acpSessionId }),
+      ...(patch.lastTurn !== undefined && { last_turn: patch.lastTurn === null ? null : JSON.stringify(patch.lastTurn) }),
       updated_at: now,
     })
     .where("id", "=", id)

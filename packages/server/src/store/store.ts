@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
-import type { LastError } from "@grove/protocol";
 import type { AgentState } from "../domain/agent-state.js";
+import type { SessionSandbox } from "../domain/sandbox-profile.js";
 import type { CleanupJobRecord, CleanupSnapshot } from "../domain/cleanup-job.js";
 import type { KeyCursor } from "../domain/cursor.js";
 import type { SlotResult } from "../domain/environment-merge.js";
@@ -245,7 +245,7 @@ export class Store {
     id: string,
     from: readonly SessionState[],
     to: SessionState,
-    patch: { lastError?: LastError | null; acpSessionId?: string | null },
+    patch: Parameters<typeof sessions.casSessionState>[4],
     now: string,
   ): Promise<SessionRecord | undefined> {
     return sessions.casSessionState(this.q, id, from, to, patch, now);
@@ -264,6 +264,15 @@ export class Store {
     return sessions.setSessionAgentState(this.q, id, state);
   }
   /** SES-7: messages go with it; the environment does not. */
+  setSessionSandbox(id: string, sandbox: SessionSandbox): Promise<void> {
+    return sessions.setSessionSandbox(this.q, id, sandbox);
+  }
+
+  /** SBX-2: counts one refused connection; returns the session's new total. */
+  countBlockedConnection(id: string): Promise<number> {
+    return sessions.countBlockedConnection(this.q, id);
+  }
+
   deleteSession(id: string): Promise<void> {
     return sessions.deleteSession(this.q, id);
   }

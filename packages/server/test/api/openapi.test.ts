@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FORWARDED_ROUTES } from "../../src/api/forward-routes.js";
 import { OPERATIONS } from "../../src/api/openapi.js";
 import { startTestServer, type TestServer } from "../fixture/server.js";
 
@@ -12,6 +13,13 @@ describe("UX-1 the OpenAPI document", () => {
   it("UX-1 lists exactly the registered routes", () => {
     const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;
     expect([...new Set(srv.server.routes.map(key))].sort()).toEqual(OPERATIONS.map(key).sort());
+  });
+
+  it("ST-4 SBX-5 every forwarding rule names a registered route (a typo would silently stop forwarding it)", () => {
+    const registered = new Set(srv.server.routes.map((r) => `${r.method.toUpperCase()} ${r.path}`));
+    const unknown = FORWARDED_ROUTES.map((k) => k.replace(/:([A-Za-z]+)/g, "{$1}")).filter((k) => !registered.has(k));
+    expect(unknown).toEqual([]);
+    expect(FORWARDED_ROUTES.length).toBeGreaterThan(10);
   });
 
   it("UX-1 is served at /api/v1/openapi.json with request schemas from the protocol", async () => {

@@ -71,8 +71,15 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
     }
     return { pullRequestId: pr.number, status: pr.state === "open" ? "active" : pr.state === "merged" ? "completed" : "abandoned", isDraft: pr.draft, lastMergeSourceCommit: { commitId: pr.sha }, reviewers: f.approved ? [{ vote: 10 }] : [] };
   };
-  const route = async (req: IncomingMessage, path: string): Promise<[number, unknown]> => {
+  const route = async (req: IncomingMessage, path: string, query: URLSearchParams): Promise<[number, unknown]> => {
     const m = req.method ?? "GET";
+    if (m === "GET" && /\/(pulls|merge_requests|pullrequests)$/.test(path)) {
+      // The open pull requests from one branch into another, in each provider's query form.
+      const head = kind === "github" ? query.get("head")?.split(":").slice(1).join(":") : kind === "gitlab" ? query.get("source_branch") : query.get("searchCriteria.sourceRefName")?.replace("refs/heads/", "");
+      const base = kind === "github" ? query.get("base") : kind === "gitlab" ? query.get("target_branch") : query.get("searchCriteria.targetRefName")?.replace("refs/heads/", "");
+      const open = f.prs.filter((x) => x.state === "open" && x.head === head && x.base === base).map(view);
+      return [200, kind === "azure-devops" ? { value: open, count: open.length } : open];
+    }
     const pr = () => f.prs.find((p) => p.number === Number(/(?:pulls|merge_requests|pullrequests)\/(\d+)/.exec(path)?.[1]));
     if (m === "POST" && /\/(pulls|merge_requests|pullrequests)$/.test(path)) {
       const b = await readJson(req);
@@ -99,7 +106,8 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
     return [200, view(p)];
   };
   const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const parsed = new URL(req.url ?? "/", "http://x");
+    const path = parsed.pathname;
     const ok = authorized(kind, req, token);
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       f.seen.push({ method: req.method ?? "GET", path, authorized: ok, status });
@@ -109,7 +117,7 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
     if (!ok || f.mode === "401") return send(401, { message: "Bad credentials" });
     if (f.mode === "404") return send(404, { message: "Not Found" });
     if (f.mode === "422" && req.method === "POST") return send(422, { message: "A pull request already exists" });
-    route(req, path).then(
+    route(req, path, parsed.searchParams).then(
       ([status, body]) => {
         const etag = `"${createHash("sha1").update(JSON.stringify(body)).digest("hex")}"`;
         if (req.method === "GET" && status === 200 && req.headers["if-none-match"] === etag) return send(304, undefined, { etag });

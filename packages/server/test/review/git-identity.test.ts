@@ -59,6 +59,8 @@ describe("REV-2 git identity of the person's commits", () => {
     const cli = await runGrove(["task", "commit", t.body.id, "-m", "mine", "--server", child!.url]);
     expect(cli.code).not.toBe(0);
     expect(cli.stderr).toContain("git_identity_missing");
+    // The fix is printed to the person, not only in --json details.
+    expect(cli.stderr).toMatch(/\nfix: git config --global user\.name .*GROVE_GIT_AUTHOR_NAME/);
 
     child!.child.kill("SIGTERM");
     await child!.exited;

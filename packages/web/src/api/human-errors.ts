@@ -7,7 +7,13 @@
 import { ApiError } from "./client.js";
 
 /** Something the page can do about an error; the screen that shows the error wires it up. */
-export type FixAction = "discard_and_delete" | "restore" | "unarchive" | "cancel_turn" | "resume" | "retry" | "add_repository" | "back_to_board";
+export type FixAction = "discard_and_delete" | "restore" | "unarchive" | "cancel_turn" | "resume" | "retry" | "add_repository" | "back_to_board" | "autostash" | "keep_conflicts" | "open_conflicts";
+
+/**
+ * The operation an error answered: one code means different things (and has different fixes)
+ * per operation — uncommitted changes block a delete for another reason than an update.
+ */
+export type Operation = "delete" | "update_from_base" | "merge" | "commit" | "continue_update" | "abort_update";
 
 export interface HumanError {
   text: string;
@@ -19,7 +25,7 @@ export interface HumanError {
 type Entry = { text: string; action?: { kind: FixAction; label: string } };
 
 const WORDS: Record<string, Entry> = {
-  dirty_worktree: { text: "This task has uncommitted changes. Delete anyway (discards them)?", action: { kind: "discard_and_delete", label: "Delete anyway (discard changes)" } },
+  dirty_worktree: { text: "This task's worktree has uncommitted changes." },
   session_busy: { text: "The agent is still working on the last message. Wait for the turn to end, or cancel it.", action: { kind: "cancel_turn", label: "Cancel the turn" } },
   session_running: { text: "A session is running. Cancel its turn first." , action: { kind: "cancel_turn", label: "Cancel the turn" } },
   session_not_resumable: { text: "This session has ended and cannot take messages. Resume it or start a new session.", action: { kind: "resume", label: "Resume" } },
@@ -48,10 +54,32 @@ const WORDS: Record<string, Entry> = {
   unsupported_media_type: { text: "The page sent a request the server does not accept. Reload the page.", action: { kind: "retry", label: "Reload" } },
 };
 
-/** The person's words for any thrown value. */
-export function humanError(e: unknown): HumanError {
+/** RV-7: words that depend on the operation, checked before the global ones. */
+const BY_OPERATION: Partial<Record<Operation, Record<string, Entry>>> = {
+  delete: {
+    dirty_worktree: { text: "This task has uncommitted changes. Delete anyway (discards them)?", action: { kind: "discard_and_delete", label: "Delete anyway (discard changes)" } },
+  },
+  update_from_base: {
+    dirty_worktree: { text: "The worktree has uncommitted changes, so the update did not start. Grove can stash them, update, and put them back.", action: { kind: "autostash", label: "Update with autostash" } },
+    merge_conflict: { text: "Updating from the base stops on conflicts, so nothing changed. Keep the conflicts to resolve them here or with the agent.", action: { kind: "keep_conflicts", label: "Update and keep the conflicts" } },
+    update_in_progress: { text: "An update from base is stopped on conflicts. Resolve them, then continue — or abort it.", action: { kind: "open_conflicts", label: "Show the conflicts" } },
+  },
+  merge: {
+    merge_conflict: { text: "The branch conflicts with its base, so nothing was merged. Update from base first and resolve the conflicts there." },
+    dirty_worktree: { text: "The worktree has uncommitted changes. Commit them before merging." },
+  },
+  commit: {
+    update_in_progress: { text: "An update from base is stopped on conflicts. Continue or abort it before committing.", action: { kind: "open_conflicts", label: "Show the conflicts" } },
+  },
+  continue_update: {
+    conflicts_unresolved: { text: "Some files still hold conflict markers (<<<<<<<). Resolve them, or keep a side, then continue." },
+  },
+};
+
+/** The person's words for any thrown value; `operation` picks the words of what was tried. */
+export function humanError(e: unknown, operation?: Operation): HumanError {
   if (e instanceof ApiError) {
-    const entry = WORDS[e.code];
+    const entry = (operation && BY_OPERATION[operation]?.[e.code]) ?? WORDS[e.code];
     // AG-3: an agent that failed to start says why on its stderr (`details.stderr`).
     const stderr = typeof e.details?.stderr === "string" && e.details.stderr.trim() !== "" ? `\nagent stderr:\n${e.details.stderr.trimEnd()}` : "";
     const raw = e.toString() + stderr;

@@ -2,7 +2,7 @@
  * Data access: every read the page makes goes through one of these functions, so a change of
  * the API (list paging) touches one place.
  */
-import type { AgentProfile, Changes, CleanupJob, Environment, FileDiff, Health, Message, Page, Repository, Session, Task, TaskSummary } from "@grove/protocol";
+import type { AgentProfile, Changes, CleanupJob, Environment, FileDiff, Health, Message, Page, Repository, Session, Task, TaskConflicts, TaskSummary } from "@grove/protocol";
 import { api, enc } from "./client.js";
 import type { PermissionAsk, PullRequest, ReviewComment } from "./types.js";
 
@@ -34,7 +34,9 @@ export const listSessions = (taskId: string) => api.get<Session[]>(`/tasks/${enc
 export const listMessages = (sessionId: string) => api.get<Message[]>(`/sessions/${enc(sessionId)}/messages`);
 export const listPermissions = (sessionId: string) => api.get<PermissionAsk[]>(`/sessions/${enc(sessionId)}/permissions`);
 export const getChanges = (taskId: string) => api.get<Changes>(`/tasks/${enc(taskId)}/changes`);
-export const getDiff = (taskId: string, repositoryId: string, path: string) => api.get<FileDiff>(`/tasks/${enc(taskId)}/changes/diff?repositoryId=${enc(repositoryId)}&path=${enc(path)}`);
+export const getConflicts = (taskId: string) => api.get<TaskConflicts>(`/tasks/${enc(taskId)}/conflicts`);
+export const getDiff = (taskId: string, repositoryId: string, path: string, scope?: "committed" | "uncommitted") =>
+  api.get<FileDiff>(`/tasks/${enc(taskId)}/changes/diff?repositoryId=${enc(repositoryId)}&path=${enc(path)}${scope ? `&scope=${scope}` : ""}`);
 export const getEnvironment = (taskId: string) => api.get<Environment>(`/tasks/${enc(taskId)}/environment`);
 export const listCleanupJobs = (taskId: string) => api.get<CleanupJob[]>(`/cleanup-jobs?taskId=${enc(taskId)}`);
 export const listRepositories = () => api.get<Repository[]>("/repositories");

@@ -8,7 +8,7 @@
 import type { TaskSummary } from "@grove/protocol";
 import { useDraggable } from "@dnd-kit/core";
 import { memo, type CSSProperties, type KeyboardEventHandler, type PointerEventHandler } from "react";
-import { agentActivityWords, taskStateWords } from "../ui/words.js";
+import { agentActivityWords, outcomeWords, taskStateWords } from "../ui/words.js";
 import { Link } from "../router.js";
 
 export function CardBody({ task }: { task: TaskSummary }) {
@@ -52,6 +52,12 @@ export function CardBody({ task }: { task: TaskSummary }) {
           </span>
         ) : null}
       </div>
+      {agent === "failed" && task.agent.reason ? (
+        // LIVE-2: a failed or refused turn says so on the card, with the agent's reason.
+        <p className="card-turn-failure error" data-outcome={task.agent.outcome ?? "failed"}>
+          {`${outcomeWords(task.agent.outcome ?? "failed")}: ${task.agent.reason}`}
+        </p>
+      ) : null}
     </>
   );
 }

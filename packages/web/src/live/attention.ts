@@ -9,7 +9,7 @@ import type { Session } from "@grove/protocol";
 import type { EventStream } from "./events.js";
 import { store } from "./store.js";
 
-export type AttentionKind = "turn_finished" | "permission_requested" | "session_failed" | "checks_failed";
+export type AttentionKind = "turn_finished" | "turn_failed" | "permission_requested" | "session_failed" | "checks_failed";
 
 export interface AttentionItem {
   id: string;
@@ -49,6 +49,7 @@ export function disableNotifications(): void {
 
 const LABEL: Record<AttentionKind, string> = {
   turn_finished: "Turn finished",
+  turn_failed: "Turn failed",
   permission_requested: "Permission requested",
   session_failed: "Session failed",
   checks_failed: "PR checks failed",
@@ -89,7 +90,11 @@ export function feedAttention(stream: EventStream, titleOf: (taskId: string) => 
       if (session.state === "failed" && from !== "failed" && !watched) {
         raise({ id: `failed:${session.id}:${session.updatedAt}`, kind: "session_failed", taskId: session.taskId, sessionId: session.id, text: `${titleOf(session.taskId)}: ${session.lastError?.message ?? "the agent failed"}`, at: session.updatedAt });
       }
-      if (session.state === "waiting_for_input" && from === "running" && !watched) {
+      const failedTurn = session.lastTurn && ["refused", "failed", "max_tokens", "stalled"].includes(session.lastTurn.outcome) ? session.lastTurn : undefined;
+      if (session.state === "waiting_for_input" && from === "running" && failedTurn && !watched) {
+        // LIVE-2: a refused or failed turn is never announced as finished.
+        raise({ id: `turn:${session.id}:${session.updatedAt}`, kind: "turn_failed", taskId: session.taskId, sessionId: session.id, text: `${titleOf(session.taskId)}: ${failedTurn.outcome}${failedTurn.reason ? `: ${failedTurn.reason}` : ""}`, at: session.updatedAt });
+      } else if (session.state === "waiting_for_input" && from === "running" && !watched) {
         raise({ id: `turn:${session.id}:${session.updatedAt}`, kind: "turn_finished", taskId: session.taskId, sessionId: session.id, text: `${titleOf(session.taskId)}: the agent is waiting for you`, at: session.updatedAt });
       }
     }),

@@ -20,6 +20,13 @@ export interface FileProps {
   taskId: string;
   repositoryId: string;
   file: ChangedFile;
+  /**
+   * RV-7: a file committed on the branch and edited again is shown twice, each part with its own
+   * patch. Comments anchor to the working tree (side new) or the merge-base (side old), so only
+   * the side a part shows truly is commentable there: old in the committed part, new in the
+   * uncommitted one.
+   */
+  scope?: "committed" | "uncommitted";
   mode: "unified" | "split";
   comments: ReviewComment[];
   viewed: boolean;
@@ -39,17 +46,19 @@ export function FileDiff(p: FileProps) {
   const [open, setOpen] = useState(!big && !p.viewed);
   const [draft, setDraft] = useState<{ line: number; side: "new" | "old" } | null>(null);
   const [busy, setBusy] = useState(false);
-  const diff = useQuery({ queryKey: keys.diff(p.taskId, p.repositoryId, file.path), queryFn: () => getDiff(p.taskId, p.repositoryId, file.path), enabled: open && !file.binary });
+  const diff = useQuery({ queryKey: keys.diff(p.taskId, p.repositoryId, file.path, p.scope), queryFn: () => getDiff(p.taskId, p.repositoryId, file.path, p.scope), enabled: open && !file.binary });
   const rows = useMemo(() => (diff.data ? parsePatch(diff.data.patch) : []), [diff.data]);
   const lang = languageOf(file.path);
-  const anchor = `${p.repositoryId}:${file.path}`;
+  const anchor = `${p.repositoryId}:${file.path}${p.scope ? `:${p.scope}` : ""}`;
+  const commentable = (side: "new" | "old") => p.scope === undefined || (p.scope === "committed" ? side === "old" : side === "new");
+  const comments = p.comments.filter((c) => commentable(c.side));
 
   const gutter = (row: DiffRow | undefined, side: "new" | "old") => {
     const no = side === "new" ? row?.newNo : row?.oldNo;
     if (!row || no === undefined || row.kind === (side === "new" ? "del" : "add")) return <td className="num" />;
     return (
       <td className="num">
-        {p.onComment ? (
+        {p.onComment && commentable(side) ? (
           <button type="button" className="line-comment" aria-label={`Comment on line ${no} (${side}) of ${file.path}`} onClick={() => setDraft({ line: no, side })}>
             {no}
           </button>
@@ -62,7 +71,7 @@ export function FileDiff(p: FileProps) {
   const extra = (cols: number, row: DiffRow | undefined, side: "new" | "old"): ReactNode => {
     const no = side === "new" ? row?.newNo : row?.oldNo;
     if (no === undefined || !row || row.kind === (side === "new" ? "del" : "add")) return null;
-    const here = p.comments.filter((c) => c.side === side && c.line === no);
+    const here = comments.filter((c) => c.side === side && c.line === no);
     const drafting = draft?.line === no && draft.side === side;
     if (here.length === 0 && !drafting) return null;
     return (
@@ -125,7 +134,7 @@ export function FileDiff(p: FileProps) {
         );
 
   return (
-    <article className="review-file" id={anchor} data-path={file.path} data-repository-id={p.repositoryId} aria-label={file.path}>
+    <article className="review-file" id={anchor} data-path={file.path} data-repository-id={p.repositoryId} data-scope={p.scope ?? "all"} aria-label={file.path}>
       <header className="file-head">
         <span className={`badge file-${file.status}`}>{file.status}</span>
         <h3 className="file-path">{file.oldPath ? `${file.oldPath} → ${file.path}` : file.path}</h3>
@@ -171,7 +180,7 @@ export function FileDiff(p: FileProps) {
         )
       ) : null}
       {open && diff.data?.truncated ? <p className="diff-note">The diff was truncated by the server.</p> : null}
-      {!open && p.comments.length > 0 ? <CommentThread comments={p.comments} onResolve={p.onResolve} /> : null}
+      {!open && comments.length > 0 ? <CommentThread comments={comments} onResolve={p.onResolve} /> : null}
     </article>
   );
 }

@@ -3,7 +3,8 @@
  * uncommitted changes, update from base, merge into the base, create a pull request. Each is
  * shown only when this server offers its route.
  */
-import type { Session } from "@grove/protocol";
+import type { Session, UpdateResult } from "@grove/protocol";
+import type { Operation } from "../api/human-errors.js";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, enc } from "../api/client.js";
@@ -19,6 +20,8 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
   const [message, setMessage] = useState("");
   const [extra, setExtra] = useState("");
   const [result, setResult] = useState("");
+  // Which operation the shown error answered: its words and fix depend on it (RV-7).
+  const [op, setOp] = useState<Operation | undefined>(undefined);
   const open = comments.filter((c) => c.state === "open");
   const offered = ["POST /tasks/{id}/comments", "POST /tasks/{id}/commit", "POST /tasks/{id}/update-from-base", "POST /tasks/{id}/merge", "POST /tasks/{id}/pull-requests"].some((op) => caps.has(op));
   const target = [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
@@ -27,14 +30,25 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
     void qc.invalidateQueries({ queryKey: keys.changes(taskId) });
     void qc.invalidateQueries({ queryKey: ["diff", taskId] });
     void qc.invalidateQueries({ queryKey: keys.comments(taskId) });
+    void qc.invalidateQueries({ queryKey: keys.conflicts(taskId) });
   };
-  const run = (what: string, fn: () => Promise<unknown>) =>
+  const run = (what: string | ((r: unknown) => string), fn: () => Promise<unknown>, operation?: Operation) =>
     void action.run(async () => {
       setResult("");
-      await fn();
-      setResult(what);
-      refresh();
+      setOp(operation);
+      try {
+        const r = await fn();
+        setResult(typeof what === "string" ? what : what(r));
+      } finally {
+        refresh();
+      }
     });
+  const updated = (r: unknown) => {
+    const outcomes = (r as UpdateResult).results.map((x) => x.outcome);
+    if (outcomes.includes("conflicts")) return "The update stopped on conflicts: they are listed above.";
+    return outcomes.every((o) => o === "up_to_date") ? "Already up to date with the base." : "Updated from base.";
+  };
+  const update = (body: { autostash?: boolean; keepConflicts?: boolean }) => run(updated, () => api.post<UpdateResult>(`/tasks/${enc(taskId)}/update-from-base`, body), "update_from_base");
 
   if (!offered) return null;
   return (
@@ -72,7 +86,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
           aria-label="Commit"
           onSubmit={(e) => {
             e.preventDefault();
-            run("Committed.", () => api.post(`/tasks/${enc(taskId)}/commit`, { message }).then(() => setMessage("")));
+            run("Committed.", () => api.post(`/tasks/${enc(taskId)}/commit`, { message }).then(() => setMessage("")), "commit");
           }}
         >
           <Field label="Commit message">
@@ -85,12 +99,12 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
       ) : null}
       <div className="actions">
         {caps.has("POST /tasks/{id}/update-from-base") ? (
-          <button type="button" className="secondary" disabled={action.busy} onClick={() => run("Updated from base.", () => api.post(`/tasks/${enc(taskId)}/update-from-base`, {}))}>
+          <button type="button" className="secondary" disabled={action.busy} onClick={() => update({})}>
             Update from base
           </button>
         ) : null}
         {caps.has("POST /tasks/{id}/merge") ? (
-          <button type="button" className="secondary" disabled={action.busy || hasUncommitted} title={hasUncommitted ? "Commit the uncommitted changes first" : undefined} onClick={() => run("Merged into the base branch.", () => api.post(`/tasks/${enc(taskId)}/merge`, {}))}>
+          <button type="button" className="secondary" disabled={action.busy || hasUncommitted} title={hasUncommitted ? "Commit the uncommitted changes first" : undefined} onClick={() => run("Merged into the base branch.", () => api.post(`/tasks/${enc(taskId)}/merge`, {}), "merge")}>
             Merge
           </button>
         ) : null}
@@ -109,7 +123,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
           {pr.draft ? " (draft)" : ""} · checks {pr.checks}
         </p>
       ))}
-      <ErrorBox error={action.error} />
+      <ErrorBox error={action.error} operation={op} fixes={{ autostash: () => update({ autostash: true }), keep_conflicts: () => update({ keepConflicts: true }) }} />
       {result ? (
         <p className="notice" role="status">
           {result}

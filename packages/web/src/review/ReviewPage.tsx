@@ -18,9 +18,13 @@ import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
 import { FileDiff } from "./FileDiff.js";
 import { ReviewActions } from "./ReviewActions.js";
+import { Conflicts } from "./Conflicts.js";
 
-type Entry = { repositoryId: string; file: ChangedFile };
+type Entry = { repositoryId: string; file: ChangedFile; scope?: "committed" | "uncommitted" };
 const uncommitted = (f: ChangedFile) => f.staged || f.unstaged || f.status === "untracked";
+// RV-7: the branch's commits change it too (a file committed and then edited again is in both sections).
+const committed = (f: ChangedFile) => !uncommitted(f) || f.committed === true;
+const both = (f: ChangedFile) => uncommitted(f) && f.committed === true;
 const viewedKey = (taskId: string) => `grove.viewed.${taskId}`;
 
 function useViewed(taskId: string): [Set<string>, (id: string, v: boolean) => void] {
@@ -57,6 +61,10 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
     setWatchingTask(taskId);
     return () => setWatchingTask(null);
   }, [taskId]);
+  // Changes move with every edit (changes.updated): the conflict view follows them.
+  useEffect(() => {
+    void qc.invalidateQueries({ queryKey: keys.conflicts(taskId) });
+  }, [changes.dataUpdatedAt, qc, taskId]);
   useEffect(() => {
     // A link from the task page names a file in the hash: bring it into view once loaded.
     const id = decodeURIComponent(location.hash.slice(1));
@@ -64,11 +72,13 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
   }, [changes.data]);
 
   const entries: Entry[] = (changes.data?.repositories ?? []).flatMap((r) => r.files.map((file) => ({ repositoryId: r.repositoryId, file })));
+  // A file in both sections shows each part's own patch (`?scope=`); a file in one shows it all.
   const sections = [
-    { title: "Uncommitted changes", items: entries.filter((e) => uncommitted(e.file)) },
-    { title: "Committed on the branch", items: entries.filter((e) => !uncommitted(e.file)) },
+    { title: "Uncommitted changes", items: entries.filter((e) => uncommitted(e.file)).map((e): Entry => (both(e.file) ? { ...e, scope: "uncommitted" } : e)) },
+    { title: "Committed on the branch", items: entries.filter((e) => committed(e.file)).map((e): Entry => (both(e.file) ? { ...e, scope: "committed" } : e)) },
   ].filter((s) => s.items.length > 0);
-  const id = (e: Entry) => `${e.repositoryId}:${e.file.path}`;
+  const id = (e: Entry) => `${e.repositoryId}:${e.file.path}${e.scope ? `:${e.scope}` : ""}`;
+  const parts = sections.flatMap((s) => s.items);
   const addComment = (repositoryId: string, path: string) => (line: number, side: "new" | "old", body: string) =>
     comment.run(async () => {
       await api.post<ReviewComment>(`/tasks/${enc(taskId)}/comments`, { repositoryId, path, line, side, body });
@@ -92,7 +102,7 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
           </button>
         </div>
         <span className="muted">
-          {viewed.size > 0 ? `${entries.filter((e) => viewed.has(id(e))).length} of ${entries.length} files viewed` : `${entries.length} files`}
+          {viewed.size > 0 ? `${parts.filter((e) => viewed.has(id(e))).length} of ${parts.length} files viewed` : `${entries.length} files`}
         </span>
       </div>
       <ErrorBox error={changes.error ?? task.error} context="Could not load the changes" />
@@ -122,6 +132,7 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
           {changes.data && entries.length === 0 ? <p className="empty">No changes to review.</p> : null}
         </nav>
         <div className="review-files">
+          {caps?.has("GET /tasks/{id}/conflicts") && !archived ? <Conflicts taskId={taskId} sessions={sessions.data ?? []} names={names} /> : null}
           {caps && !archived ? <ReviewActions taskId={taskId} caps={caps} comments={comments.data ?? []} sessions={sessions.data ?? []} pullRequests={prs.data ?? []} hasUncommitted={entries.some((e) => uncommitted(e.file))} hasFiles={entries.length > 0} /> : null}
           {sections.map((s) => (
             <section key={s.title} aria-label={s.title}>
@@ -132,6 +143,7 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
                   taskId={taskId}
                   repositoryId={e.repositoryId}
                   file={e.file}
+                  {...(e.scope ? { scope: e.scope } : {})}
                   mode={mode}
                   comments={(comments.data ?? []).filter((c) => c.repositoryId === e.repositoryId && c.path === e.file.path)}
                   viewed={viewed.has(id(e))}

@@ -61,7 +61,7 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
       {confirm ? (
         <div className="confirm" role="alertdialog" aria-label="Confirm delete" data-error-code={confirm.code}>
           <p>
-            <strong>{humanError(confirm).text}</strong>
+            <strong>{humanError(confirm, "delete").text}</strong>
           </p>
           <p className="muted">Deleting now throws away the uncommitted changes in the task's worktrees. Archive keeps them.</p>
           <div className="actions">

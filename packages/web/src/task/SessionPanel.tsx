@@ -3,6 +3,7 @@
  * messages and the prompt box; the agent's mode switch, plan and slash commands (AG-2). Send is disabled while a turn runs (ADR 2026-11-30-web-ui-react):
  * the person cancels the turn or waits; nothing is queued behind their back.
  */
+import { UnconfinedBadge } from "./UnconfinedBadge.js";
 import type { Session } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
@@ -13,7 +14,7 @@ import { mergeEarly } from "../live/cache.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
-import { sessionShownState, sessionStateWords } from "../ui/words.js";
+import { outcomeWords, sessionShownState, sessionStateWords } from "../ui/words.js";
 import { CommandHints, ModeSwitch, PlanView } from "./AgentControls.js";
 import { MessageList } from "./MessageList.js";
 import { Permissions } from "./Permissions.js";
@@ -54,6 +55,16 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
           <span className={`badge session-state state-${shown}`} data-state={shown}>
             {sessionStateWords(session.state, { archived: readOnly })}
           </span>
+          {session.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
+          {session.blockedConnections > 0 ? (
+            <span className="badge blocked-count" title="Connections the sandbox's egress proxy refused (each is a 'blocked:' note in the transcript)">{`${session.blockedConnections} blocked`}</span>
+          ) : null}
+          {session.lastTurn && session.lastTurn.outcome !== "completed" ? (
+            // LIVE-2: how the latest turn ended, unless it simply finished.
+            <span className={`badge turn-outcome outcome-${session.lastTurn.outcome}`} data-outcome={session.lastTurn.outcome}>
+              {outcomeWords(session.lastTurn.outcome)}
+            </span>
+          ) : null}
           <code className="muted">{session.id}</code>
         </div>
         {session.lastError ? (
@@ -77,6 +88,10 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
             </button>
             <button type="button" className="secondary" disabled={active || action.busy} onClick={() => post("resume")}>
               Resume
+            </button>
+            {/* LIVE-3: a stalled (or hung) turn: stop the agent and resume the conversation anew. */}
+            <button type="button" className="secondary" disabled={session.state === "starting" || action.busy} onClick={() => post("restart")}>
+              Restart agent
             </button>
             <button type="button" className="danger" disabled={active || action.busy} onClick={remove}>
               Delete session

@@ -4,6 +4,7 @@
  * prompt pre-filled with the task's brief, BRIEF-1, editable; cleared, the session starts idle).
  * Kept live by the event feed.
  */
+import { UnconfinedBadge } from "./UnconfinedBadge.js";
 import { taskBrief, type Session, type Task } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
@@ -61,6 +62,7 @@ export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; ta
             <button type="button" className="session-item" aria-pressed={s.id === selected?.id} onClick={() => setPicked(s.id)}>
               <span>{`#${i + 1} ${s.agent}`}</span>
               <span className={`badge state-${sessionShownState(s.state, { archived: readOnly })}`}>{sessionStateWords(s.state, { archived: readOnly })}</span>
+              {s.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
               <small className="muted">{when(s.createdAt)}</small>
               {s.lastError ? <small className="error">{`${s.lastError.code}: ${s.lastError.message}`}</small> : null}
             </button>

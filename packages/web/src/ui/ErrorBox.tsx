@@ -3,11 +3,11 @@
  * screen can perform it. `role="alert"` so screen readers announce it; the raw `code: message`
  * stays visible in small print for bug reports.
  */
-import { humanError, type FixAction } from "../api/human-errors.js";
+import { humanError, type FixAction, type Operation } from "../api/human-errors.js";
 
-export function ErrorBox({ error, context, fixes }: { error: unknown; context?: string; fixes?: Partial<Record<FixAction, () => void>> }) {
+export function ErrorBox({ error, context, fixes, operation }: { error: unknown; context?: string; fixes?: Partial<Record<FixAction, () => void>>; operation?: Operation | undefined }) {
   if (error === null || error === undefined) return null;
-  const h = humanError(error);
+  const h = humanError(error, operation);
   const fix = h.action && fixes?.[h.action.kind];
   return (
     <div className="error-box" role="alert" data-error-code={h.code}>

@@ -4,7 +4,7 @@
  * attributes (tests, styles); a state this page does not know yet (a newer server's) falls back
  * to its value with spaces, so it still shows and is never hidden.
  */
-import type { AgentActivity, Session, Task } from "@grove/protocol";
+import type { AgentActivity, Session, Task, TurnOutcome } from "@grove/protocol";
 
 /** Task states (board columns, card badges, the task page's state). */
 export const TASK_STATE_WORDS: Record<Task["state"], string> = {
@@ -33,6 +33,17 @@ export const AGENT_ACTIVITY_WORDS: Record<AgentActivity, string> = {
   waiting: "Waiting for you",
   failed: "Agent failed",
   none: "No live agent",
+};
+
+/** How a turn ended (LIVE-2: card and session panel, unless it simply finished). */
+export const TURN_OUTCOME_WORDS: Record<TurnOutcome, string> = {
+  completed: "Turn finished",
+  refused: "Turn refused",
+  failed: "Turn failed",
+  cancelled: "Turn cancelled",
+  interrupted: "Turn interrupted",
+  max_tokens: "Turn hit the token limit",
+  stalled: "Turn stalled",
 };
 
 /** Environment states and worktree row states (the task page's Environment). */
@@ -68,6 +79,7 @@ const fallback = (state: string) => state.replace(/_/g, " ");
 export const taskStateWords = (s: string): string => (TASK_STATE_WORDS as Record<string, string>)[s] ?? fallback(s);
 export const agentActivityWords = (s: string): string => (AGENT_ACTIVITY_WORDS as Record<string, string>)[s] ?? fallback(s);
 export const environmentWords = (s: string): string => ENVIRONMENT_WORDS[s] ?? fallback(s);
+export const outcomeWords = (s: string): string => (TURN_OUTCOME_WORDS as Record<string, string>)[s] ?? fallback(s);
 export const planStatusWords = (s: string): string => PLAN_STATUS_WORDS[s] ?? fallback(s);
 export const jobStateWords = (s: string): string => JOB_STATE_WORDS[s] ?? fallback(s);
 

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from "fastify";
-import { CommitBody, CreateCommentBody, CreatePullRequestBody, FeedbackBody, MergeBody, PatchCommentBody, UpdateFromBaseBody, UpdateStepBody } from "@grove/protocol";
+import { z } from "zod";
+import { CommitBody, CreateCommentBody, SendConflictsBody, CreatePullRequestBody, FeedbackBody, MergeBody, PatchCommentBody, UpdateFromBaseBody, UpdateStepBody } from "@grove/protocol";
 import { sessionView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { parse } from "../validate.js";
 
 type Id = { Params: { id: string } };
+const ConflictsQuery = z.object({ repositoryId: z.string().min(1).max(100).optional() });
 
 /** Issue 11 routes: review comments, commit, update from base, merge, pull requests. */
 export function reviewRoutes(app: FastifyInstance, orch: Orchestrator): void {
@@ -19,6 +21,8 @@ export function reviewRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.post<Id>("/tasks/:id/update-from-base", async (req) => r.updateFromBase(req.params.id, parse(UpdateFromBaseBody, req.body ?? {})));
   app.post<Id>("/tasks/:id/update-from-base/continue", async (req) => r.continueUpdate(req.params.id, parse(UpdateStepBody, req.body)));
   app.post<Id>("/tasks/:id/update-from-base/abort", async (req) => r.abortUpdate(req.params.id, parse(UpdateStepBody, req.body)));
+  app.get<Id>("/tasks/:id/conflicts", async (req) => r.conflicts(req.params.id, parse(ConflictsQuery, req.query, "query").repositoryId));
+  app.post<Id>("/tasks/:id/conflicts/send", { config: { arbitraryText: ["prompt"] } }, async (req, reply) => reply.status(202).send(sessionView(await r.sendConflicts(req.params.id, parse(SendConflictsBody, req.body)))));
   app.post<Id>("/tasks/:id/merge", async (req) => r.merge(req.params.id, parse(MergeBody, req.body ?? {})));
   app.post<Id>("/tasks/:id/pull-requests", async (req, reply) => reply.status(201).send(await r.createPullRequests(req.params.id, parse(CreatePullRequestBody, req.body ?? {}))));
   app.get<Id>("/tasks/:id/pull-requests", async (req) => r.listPullRequests(req.params.id));

@@ -22,6 +22,8 @@ export function sessionRoutes(app: FastifyInstance, orch: Orchestrator): void {
   });
   app.post<Id>("/sessions/:id/cancel", async (req, reply) => reply.status(202).send(sessionView(await orch.cancel(req.params.id))));
   app.post<Id>("/sessions/:id/resume", async (req, reply) => reply.status(202).send(sessionView(await orch.resume(req.params.id))));
+  // LIVE-3: out of a stalled turn: stop the agent, resume with session/load in the same worktree.
+  app.post<Id>("/sessions/:id/restart", async (req, reply) => reply.status(202).send(sessionView(await orch.restart(req.params.id))));
   app.delete<Id>("/sessions/:id", async (req, reply) => {
     await orch.deleteSession(req.params.id);
     return reply.status(204).send();

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { CreateSessionBody, CreateTaskBody, ListTasksQuery, PageQuery, PatchTaskBody } from "@grove/protocol";
+import { CreateSessionBody, CreateTaskBody, DiffScope, ListTasksQuery, PageQuery, PatchTaskBody } from "@grove/protocol";
 import { sessionView, taskView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { parse } from "../validate.js";
 
-const DiffQuery = z.object({ repositoryId: z.string().min(1), path: z.string().min(1).max(4096), worktreeId: z.string().min(1).optional() });
+const DiffQuery = z.object({ repositoryId: z.string().min(1), path: z.string().min(1).max(4096), worktreeId: z.string().min(1).optional(), scope: DiffScope.optional() });
 
 type Id = { Params: { id: string } };
 
@@ -34,6 +34,6 @@ export function taskRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.get<Id>("/tasks/:id/changes", async (req) => orch.changes(req.params.id));
   app.get<Id>("/tasks/:id/changes/diff", async (req) => {
     const q = parse(DiffQuery, req.query, "query");
-    return orch.fileDiff(req.params.id, q.repositoryId, q.path, q.worktreeId);
+    return orch.fileDiff(req.params.id, q.repositoryId, q.path, q.worktreeId, q.scope);
   });
 }

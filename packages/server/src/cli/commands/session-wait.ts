@@ -24,14 +24,25 @@ export async function waitForSession(client: GroveClient, out: Output, session: 
 /** Stop reasons that mean the turn did not do what was asked (ACP `PromptResponse.stopReason`). */
 const FAILED_STOP_REASONS = new Set(["refusal", "max_tokens", "max_turn_requests"]);
 
+/** LIVE-2: turn outcomes that make `--wait` exit 1. */
+const FAILED_OUTCOMES: ReadonlySet<string> = new Set(["refused", "failed", "max_tokens", "stalled"]);
+
 /**
  * Why the session's latest turn failed, or undefined when it ended normally: the session itself
- * failed (its lastError), or the turn ended with a failing stop reason, which the server records
- * as a system message carrying `data.stopReason` after the turn's user message.
+ * failed (its lastError), or its `lastTurn.outcome` is a failure (LIVE-2). A server older than
+ * `lastTurn` records a failing stop reason as a system message carrying `data.stopReason` after
+ * the turn's user message; that is read instead.
  */
 export async function turnFailure(client: GroveClient, session: Session): Promise<CliError | undefined> {
   if (session.state === "failed") {
     return new CliError(session.lastError?.code ?? "session_failed", session.lastError?.message ?? `session ${session.id} failed`);
+  }
+  if (session.lastTurn !== undefined) {
+    const t = session.lastTurn;
+    if (!t || !FAILED_OUTCOMES.has(t.outcome)) return undefined;
+    return new CliError("turn_failed", `the turn of session ${session.id} ended with ${t.stopReason ?? t.outcome}${t.reason ? `: ${t.reason}` : ""}`, {
+      details: { outcome: t.outcome, ...(t.stopReason ? { stopReason: t.stopReason } : {}), ...(t.reason ? { reason: t.reason } : {}) },
+    });
   }
   const messages = await client.get<Message[]>(`/sessions/${encodeURIComponent(session.id)}/messages`);
   const lastUser = messages.map((m) => m.role).lastIndexOf("user");

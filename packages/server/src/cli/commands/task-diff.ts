@@ -15,15 +15,20 @@ const STATUS_LETTER: Record<string, string> = {
   typechange: "T",
 };
 
-/** `grove task diff <taskId> [--path P] [--repo R]`: the task's Changes, or one file's patch. */
+/**
+ * `grove task diff <taskId> [--path P] [--repo R] [--scope S]`: the task's Changes, or one file's
+ * patch (RV-7: `--scope committed|uncommitted` narrows it to the branch's commits or to what is
+ * not committed yet).
+ */
 export function registerTaskDiffCommand(task: Command): void {
   withCommonOptions(
     task
       .command("diff <taskId>")
       .description("show the task's changes per repository, or one file's patch with --path")
       .option("--path <path>", "a file path inside the repository's worktree: print its patch")
-      .option("--repo <repoIdOrName>", "which repository --path belongs to (needed only when ambiguous)"),
-  ).action(async (taskId: string, opts: { path?: string; repo?: string }, cmd: Command) => {
+      .option("--repo <repoIdOrName>", "which repository --path belongs to (needed only when ambiguous)")
+      .option("--scope <scope>", "with --path: all (default: base to working tree), committed (the branch's commits) or uncommitted"),
+  ).action(async (taskId: string, opts: { path?: string; repo?: string; scope?: string }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const id = encodeURIComponent(taskId);
     // People read repositories by name; --json keeps the ids of the API's Changes.
@@ -31,12 +36,13 @@ export function registerTaskDiffCommand(task: Command): void {
       client.get<Changes>(`/tasks/${id}/changes`),
       out.json && opts.path === undefined ? Promise.resolve(undefined) : client.get<Repository[]>("/repositories"),
     ]);
+    if (opts.scope !== undefined && opts.path === undefined) throw new CliError("invalid_arguments", "--scope needs --path");
     if (opts.path === undefined) {
       out.result(changes, () => describeChanges(changes, repos ?? []));
       return;
     }
     const repositoryId = await pickRepository(opts.path, opts.repo, changes, async () => repos ?? [], () => client.get<Task>(`/tasks/${id}`));
-    const diff = await client.get<FileDiff>(`/tasks/${id}/changes/diff`, { repositoryId, path: opts.path });
+    const diff = await client.get<FileDiff>(`/tasks/${id}/changes/diff`, { repositoryId, path: opts.path, ...(opts.scope !== undefined ? { scope: opts.scope } : {}) });
     out.result(diff, () => {
       if (diff.binary) return [`Binary file ${diff.path} differs`];
       const lines = diff.patch === "" ? [`no changes in ${diff.path}`] : [diff.patch.replace(/\n$/, "")];
@@ -77,7 +83,8 @@ export function describeChanges(changes: Changes, repos: readonly Pick<Repositor
       `  ${STATUS_LETTER[f.status] ?? "?"}`,
       f.oldPath ? `${f.oldPath} -> ${f.path}` : f.path,
       f.binary ? "binary" : `+${f.additions} -${f.deletions}`,
-      f.staged || f.unstaged ? "uncommitted" : "",
+      // RV-7: a file committed on the branch and edited again is both.
+      f.staged || f.unstaged ? (f.committed ? "committed, uncommitted" : "uncommitted") : "",
     ]);
     lines.push(...formatTable(rows));
     if (r.truncated) lines.push("  … (file list truncated)");

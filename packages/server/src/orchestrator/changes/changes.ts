@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import type { Changes, FileDiff, RepositoryChanges, WorktreeState } from "@grove/protocol";
+import type { Changes, DiffScope, FileDiff, RepositoryChanges, WorktreeState } from "@grove/protocol";
 import { AppError } from "../../domain/errors.js";
 import type { EnvironmentRepoRecord } from "../../domain/records.js";
 import { computeChanges, fileDiff } from "../../git/changes.js";
@@ -123,7 +123,7 @@ export async function confinePath(worktreePath: string, requested: string): Prom
 }
 
 /** CHG-2: one file's patch against the merge-base, uncommitted and untracked content included. */
-export async function taskFileDiff(deps: Deps, taskId: string, repositoryId: string, path: string, worktreeId?: string): Promise<FileDiff> {
+export async function taskFileDiff(deps: Deps, taskId: string, repositoryId: string, path: string, worktreeId?: string, scope?: DiffScope): Promise<FileDiff> {
   await getTaskOr404(deps, taskId);
   // A repository attached on several branches has several slots: `worktreeId` picks one.
   const row = (await activeRows(deps, taskId)).find((r) => r.repositoryId === repositoryId && (worktreeId === undefined || r.worktreeId === worktreeId));
@@ -133,6 +133,6 @@ export async function taskFileDiff(deps: Deps, taskId: string, repositoryId: str
   const rel = await confinePath(row.worktreePath, path);
   // SBX-4: pinned to the recorded git dir; a redirected `.git` is `workspace_tampered`.
   const worktree = await deps.worktrees.pin({ repoPath: repo.path, worktreePath: row.worktreePath });
-  const d = await fileDiff(deps.git, { worktreePath: worktree, baseBranch: await baseRefOf(deps, row, worktree), path: rel });
-  return { repositoryId, path: rel, ...d };
+  const d = await fileDiff(deps.git, { worktreePath: worktree, baseBranch: await baseRefOf(deps, row, worktree), path: rel, ...(scope ? { scope } : {}) });
+  return { repositoryId, path: rel, ...(scope ? { scope } : {}), ...d };
 }

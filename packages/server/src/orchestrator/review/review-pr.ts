@@ -15,6 +15,7 @@ import { prAccess, type PrAccess } from "./review-pr-access.js";
 import { callProvider, type RateBudgets } from "./review-pr-http.js";
 import { notAttachedError, reviewSlots, scopeOf } from "./review-slot.js";
 import { getTaskOr404 } from "../tasks/tasks.js";
+import { faultPoint } from "../fault-points.js";
 
 /** Moves the task `to` by compare-and-set from the state read (never from done back to review; never archives). */
 async function moveTask(deps: Deps, taskId: string, to: TaskRecord["state"]): Promise<void> {
@@ -47,9 +48,18 @@ export async function createPullRequests(deps: Deps, budgets: RateBudgets, taskI
     if (existing) {
       rec = { ...existing, headCommit: head, pushedCommit: head, updatedAt: now };
     } else {
-      const req = access.api.createRequest(access.target, { title: body.title ?? slot.task.title, body: body.body ?? slot.task.description, draft: body.draft ?? false, head: slot.branch, base: slot.attachment.baseBranch });
-      const answer = await callProvider(req, { authorization: access.api.authorization(access.credential), budgets, scope, repository: slot.repository.name });
-      const created = access.api.parseCreated(access.target, answer.json);
+      const authorization = access.api.authorization(access.credential);
+      const call = { authorization, budgets, scope, repository: slot.repository.name };
+      const branches = { head: slot.branch, base: slot.attachment.baseBranch };
+      // Asked first so that a create whose record was never written (crash after the provider's
+      // 201) is adopted on the retry rather than refused as a duplicate.
+      const found = access.api.parseFound(access.target, (await callProvider(access.api.findOpenRequest(access.target, branches), call)).json);
+      let created = found;
+      if (!created) {
+        const req = access.api.createRequest(access.target, { title: body.title ?? slot.task.title, body: body.body ?? slot.task.description, draft: body.draft ?? false, ...branches });
+        created = access.api.parseCreated(access.target, (await callProvider(req, call)).json);
+        await faultPoint("pr.after_create");
+      }
       if (!Number.isInteger(created.number) || created.number <= 0) throw new AppError("provider_failed", `the provider answered no pull-request number for repository ${slot.repository.name}`, scope);
       rec = { taskId, repositoryId: slot.repository.id, provider: slot.repository.provider, ...created, headCommit: head, checks: "none", reviewDecision: null, branch: slot.branch, pushedCommit: head, etags: {}, checkedAt: null, createdAt: now, updatedAt: now };
     }

@@ -1,4 +1,4 @@
-import type { Comment, CommitBody, CreatePullRequestBody, PullRequest, CommitResult, CreateCommentBody, MergeBody, MergeResult, PatchCommentBody, PromptBody, UpdateFromBaseBody, UpdateResult, UpdateStepBody } from "@grove/protocol";
+import type { Comment, CommitBody, SendConflictsBody, TaskConflicts, CreatePullRequestBody, PullRequest, CommitResult, CreateCommentBody, MergeBody, MergeResult, PatchCommentBody, PromptBody, UpdateFromBaseBody, UpdateResult, UpdateStepBody } from "@grove/protocol";
 import type { SessionRecord } from "../../domain/records.js";
 import type { Deps } from "../context.js";
 import type { LiveSessions } from "../sessions/live-sessions.js";
@@ -12,6 +12,7 @@ import { PullRequestPoller } from "./review-pr-poller.js";
 import { msFromEnv } from "../refresh/remote-context.js";
 import { promptWithComments } from "./review-prompt.js";
 import { abortUpdate, continueUpdate, updateFromBase } from "./review-update.js";
+import { listConflicts, sendConflicts } from "./review-conflicts.js";
 
 /**
  * Issue 11, review to land: the use cases behind `api/routes/review.ts` (docs/specs/review.md).
@@ -46,6 +47,8 @@ export class ReviewService {
   updateFromBase = (taskId: string, body: UpdateFromBaseBody): Promise<UpdateResult> => updateFromBase(this.deps, taskId, body);
   continueUpdate = (taskId: string, body: UpdateStepBody): Promise<UpdateResult> => continueUpdate(this.deps, taskId, body);
   abortUpdate = (taskId: string, body: UpdateStepBody): Promise<UpdateResult> => abortUpdate(this.deps, taskId, body);
+  conflicts = (taskId: string, repositoryId?: string): Promise<TaskConflicts> => listConflicts(this.deps, taskId, repositoryId);
+  sendConflicts = (taskId: string, body: SendConflictsBody): Promise<SessionRecord> => sendConflicts(this.deps, this.live, taskId, body);
   merge = (taskId: string, body: MergeBody): Promise<MergeResult> => mergeTask(this.deps, taskId, body);
   createPullRequests = (taskId: string, body: CreatePullRequestBody): Promise<PullRequest[]> => createPullRequests(this.deps, this.budgets, taskId, body);
   listPullRequests = (taskId: string): Promise<PullRequest[]> => listPullRequests(this.deps, taskId);

@@ -1,6 +1,6 @@
 import type { PermissionAsk } from "../../agents/runtime.js";
 import { AppError } from "../../domain/errors.js";
-import type { LastError } from "@grove/protocol";
+import type { LastError, LastTurn } from "@grove/protocol";
 import type { SessionRecord, SessionState } from "../../domain/records.js";
 import { sessionView } from "../../domain/views.js";
 import type { Deps } from "../context.js";
@@ -106,8 +106,9 @@ export class LiveSessions {
   }
 
   /** Compare-and-set a session's state, publish the change and re-derive the task state. */
-  async transition(session: SessionRecord, from: readonly SessionState[], to: SessionState, lastError?: LastError | null): Promise<SessionRecord | undefined> {
-    const updated = await this.deps.store.casSessionState(session.id, from, to, lastError === undefined ? {} : { lastError }, this.deps.now());
+  async transition(session: SessionRecord, from: readonly SessionState[], to: SessionState, lastError?: LastError | null, lastTurn?: LastTurn): Promise<SessionRecord | undefined> {
+    const patch = { ...(lastError === undefined ? {} : { lastError }), ...(lastTurn ? { lastTurn } : {}) };
+    const updated = await this.deps.store.casSessionState(session.id, from, to, patch, this.deps.now());
     if (!updated) return undefined;
     this.deps.bus.publish("session.state_changed", { session: sessionView(updated), from: session.state });
     await refreshTaskState(this.deps, updated.taskId);

@@ -12,6 +12,9 @@ import { toolDetails } from "./tool-details.js";
  */
 export const MAX_STREAMED_MESSAGE_CHARS = 64 * 1024;
 
+/** How much of a turn's agent text is kept as the reason of a failed turn. */
+const TURN_TEXT_CHARS = 2000;
+
 /**
  * Turns a session's ACP updates into persisted messages and live `session.message` events
  * (SES-5). Consecutive chunks of one role are one message (real agents stream tokens); a tool
@@ -33,6 +36,12 @@ export class SessionRecorder {
   onToolDone: (() => void) | undefined;
   /** AG-2: receives mode, config, command and plan reports. */
   agentState: AgentStateRecorder | undefined;
+  /** LIVE-2: what the agent said since the latest prompt (the reason of a refused turn). */
+  private turnText = "";
+  /** LIVE-3: when the agent last sent anything (or the turn began), in ms since the epoch. */
+  private lastUpdateAt = Date.now();
+  /** LIVE-3: tool calls the agent reported and has not closed (they count as progress). */
+  private readonly runningTools = new Set<string>();
 
   constructor(
     private readonly deps: Deps,
@@ -41,12 +50,23 @@ export class SessionRecorder {
   ) {}
 
   handle(e: AgentEvent): void {
+    this.lastUpdateAt = Date.now();
+    if (e.kind === "message_chunk" && e.role === "agent") this.turnText = (this.turnText + e.text).slice(-TURN_TEXT_CHARS);
+    if (e.kind === "tool_call" || e.kind === "tool_call_update") {
+      if (e.status === "completed" || e.status === "failed") this.runningTools.delete(e.toolCallId);
+      else if (e.kind === "tool_call" || e.status === "in_progress" || e.status === "pending") this.runningTools.add(e.toolCallId);
+    }
     if (this.agentState?.apply(e)) return;
     this.enqueue(() => this.apply(e));
   }
 
   /** A message the server itself writes (the user's prompt, a system note). */
   note(role: MessageRole, text: string, data?: unknown): void {
+    if (role === "user") {
+      this.turnText = "";
+      this.lastUpdateAt = Date.now();
+      this.runningTools.clear();
+    }
     this.enqueue(async () => {
       this.open = undefined;
       await this.insert(role, text, data);
@@ -65,6 +85,16 @@ export class SessionRecorder {
       const m = await this.insert("tool", title, { toolCallId, status: "pending", kind: kind ?? null });
       this.tools.set(toolCallId, m);
     });
+  }
+
+  /** LIVE-2: the agent's own words in the current turn (its last {@link TURN_TEXT_CHARS} characters). */
+  agentTextOfTurn(): string {
+    return this.turnText;
+  }
+
+  /** LIVE-3: when the agent last showed progress this turn, and whether a tool call of it still runs. */
+  progress(): { lastUpdateAt: number; toolRunning: boolean } {
+    return { lastUpdateAt: this.lastUpdateAt, toolRunning: this.runningTools.size > 0 };
   }
 
   /** Ends the current streamed message: the next chunk starts a new one. */
@@ -88,6 +118,7 @@ export class SessionRecorder {
    * session still `pending`/`in_progress` is closed with `status` (`cancelled` or `interrupted`).
    */
   closeOpenTools(status: "cancelled" | "interrupted"): void {
+    this.runningTools.clear();
     this.enqueue(async () => {
       // Closed rows stay known: a late final update from the agent still lands on its row.
       for (const m of this.tools.values()) {

@@ -79,6 +79,37 @@ export async function resumeSession(deps: Deps, live: LiveSessions, id: string):
   const starting = await live.transition(session, RESUMABLE_STATES, "starting", null);
   if (!starting) throw new AppError("session_running", `session ${id} changed state; try again`);
   try {
+    // LIVE-3: an agent still inside a stalled turn cannot take a prompt: a new one resumes.
+    if (deps.agents.get(id)?.busy) await deps.agents.stop(id);
+    await ensureAgent(deps, live, starting);
+    return (await live.transition(starting, ["starting"], "waiting_for_input")) ?? starting;
+  } catch (e) {
+    await deps.agents.stop(id).catch(() => undefined);
+    return (await live.transition(starting, ["starting"], "failed", errorOf(e, deps.now()))) ?? starting;
+  }
+}
+
+/** States a restart may leave: all but `starting` (a launch in flight) and `created`. */
+const RESTARTABLE_STATES = ["running", ...RESUMABLE_STATES] as const;
+
+/**
+ * LIVE-3 `POST /sessions/:id/restart`: the way out of a stalled (or hung) turn. The session is
+ * claimed first (compare-and-set to `starting`, so the cut turn's own ending changes nothing),
+ * then its agent's whole process group is stopped and a new agent resumes the conversation
+ * with `session/load` in the same worktree (SES-6); the session then waits for input.
+ */
+export async function restartSession(deps: Deps, live: LiveSessions, id: string): Promise<SessionRecord> {
+  const session = await getSessionOr404(deps, id);
+  if (!RESTARTABLE_STATES.includes(session.state as (typeof RESTARTABLE_STATES)[number])) {
+    throw new AppError(session.state === "starting" ? "session_busy" : "session_not_resumable", `session ${id} is ${session.state}`, { state: session.state });
+  }
+  await assertTaskWorkable(deps, session.taskId);
+  const starting = await live.transition(session, RESTARTABLE_STATES, "starting", null);
+  if (!starting) throw new AppError("session_busy", `session ${id} changed state; try again`);
+  try {
+    const survivors = await stopSessionGroups(deps, [id], { graceMs: 2000, killWaitMs: 2000 });
+    if (survivors.length > 0) throw survivorsError(`session ${id} was not restarted`, survivors);
+    live.cancelAsks(id);
     await ensureAgent(deps, live, starting);
     return (await live.transition(starting, ["starting"], "waiting_for_input")) ?? starting;
   } catch (e) {

@@ -4,6 +4,7 @@ import { newId } from "../../domain/ids.js";
 import { assertBranchName, slotSlug, taskDirName } from "../../domain/layout.js";
 import type { TaskRecord, TaskRepositoryRecord } from "../../domain/records.js";
 import { deriveTaskState } from "../../domain/session-state.js";
+import { effectiveSessionState } from "../../domain/turn-outcome.js";
 import { taskView } from "../../domain/views.js";
 import { branchExists } from "../../git/repository.js";
 import type { Deps } from "../context.js";
@@ -85,7 +86,8 @@ export async function refreshTaskState(deps: Deps, taskId: string): Promise<void
     const task = await deps.store.getTask(taskId);
     if (!task) return;
     const sessions = await deps.store.listSessions(taskId);
-    const next = deriveTaskState(task.state, sessions.map((s) => s.state));
+    // LIVE-2: a session waiting after a failed turn counts as failed: no move to Review.
+    const next = deriveTaskState(task.state, sessions.map(effectiveSessionState));
     if (next === task.state) return;
     const updated = await deps.store.setTaskStateIf(taskId, task.state, next, deps.now());
     if (updated) {
