@@ -14,7 +14,6 @@ import { feedAttention } from "./live/attention.js";
 import { findSummary } from "./live/board-cache.js";
 import { feedCache } from "./live/cache.js";
 import { events } from "./live/events.js";
-import { refreshOnReconnect } from "./live/reconnect.js";
 import "./styles.css";
 
 adoptTokenFromUrl();
@@ -26,7 +25,6 @@ const queryClient = new QueryClient({
   },
 });
 feedCache(queryClient, events);
-refreshOnReconnect(queryClient, events);
 // The board's first pages are asked for before React renders (the first screen waits on them).
 prefetchBoard(queryClient);
 feedAttention(events, (taskId) => {
