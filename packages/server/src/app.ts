@@ -203,7 +203,16 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
       if (closed) return;
       closed = true;
       logger.info("stopping");
-      await app.close();
+      // A browser opens sockets ahead of need (preconnect) that never carry a request; Node's
+      // close waits for those until its headersTimeout (60 s). Requests in flight get a short
+      // grace, then every socket left is closed, so a stop with the page open stays prompt.
+      const force = setTimeout(() => app.server.closeAllConnections(), 2_000);
+      force.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(force);
+      }
       await orchestrator.shutdown();
       await relay?.close();
       await store.close();

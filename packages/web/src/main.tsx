@@ -11,6 +11,7 @@ import { prefetchBoard } from "./board/column-query.js";
 import { feedAttention } from "./live/attention.js";
 import { feedCache } from "./live/cache.js";
 import { events } from "./live/events.js";
+import { refreshOnReconnect } from "./live/reconnect.js";
 import "./styles.css";
 
 adoptTokenFromUrl();
@@ -22,20 +23,11 @@ const queryClient = new QueryClient({
   },
 });
 feedCache(queryClient, events);
+refreshOnReconnect(queryClient, events);
 // The board's first pages are asked for before React renders (the first screen waits on them).
 prefetchBoard(queryClient);
 feedAttention(events);
 events.connect();
-
-// A page opened before the server's page was rebuilt asks for view chunks that no longer exist:
-// load the new page instead of showing nothing (once per minute at most, so a real outage does not loop).
-window.addEventListener("vite:preloadError", (e) => {
-  const last = Number(sessionStorage.getItem("grove.reloadedAt") ?? 0);
-  if (Date.now() - last < 60_000) return;
-  e.preventDefault();
-  sessionStorage.setItem("grove.reloadedAt", String(Date.now()));
-  location.reload();
-});
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
