@@ -272,6 +272,10 @@ export const AgentProfile = z.object({
   package: z.string().optional(),
   /** AG-3: why the agent is not available, and what fixes it. */
   problem: z.string().optional(),
+  /** AG-2: why this agent would not ask under `permissionPolicy: "ask"` (`grove agents check` flags it). */
+  askProblem: z.string().optional(),
+  /** SBX-3: `off` when the profile opts out of the OS sandbox. */
+  sandbox: z.enum(["confined", "off"]).optional(),
 });
 export type AgentProfile = z.infer<typeof AgentProfile>;
 

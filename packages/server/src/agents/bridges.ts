@@ -15,6 +15,8 @@ export interface BridgeFacts {
   vendor: "claude" | "codex" | "gemini" | "opencode";
   policyModes?: Partial<Record<"ask" | "auto_approve", string>>;
   asksByDefault: boolean;
+  /** Modes of the bridge in which it runs edits and commands without asking. */
+  nonAskingModes: readonly string[];
   /** Environment settings that make the bridge ask without a mode (opencode's permission config). */
   asksWithEnv?: Record<string, string>;
   hosts: readonly string[];
@@ -26,6 +28,7 @@ export const BRIDGES: readonly BridgeFacts[] = [
     vendor: "claude",
     policyModes: { ask: "default", auto_approve: "acceptEdits" },
     asksByDefault: false,
+    nonAskingModes: ["auto", "bypassPermissions"],
     hosts: ["api.anthropic.com:443", "statsig.anthropic.com:443", "console.anthropic.com:443", "claude.ai:443"],
   },
   {
@@ -33,6 +36,7 @@ export const BRIDGES: readonly BridgeFacts[] = [
     vendor: "codex",
     policyModes: { ask: "read-only" },
     asksByDefault: true,
+    nonAskingModes: ["full-access"],
     hosts: ["api.openai.com:443", "auth.openai.com:443", "chatgpt.com:443"],
   },
   {
@@ -40,12 +44,14 @@ export const BRIDGES: readonly BridgeFacts[] = [
     vendor: "gemini",
     policyModes: { ask: "default" },
     asksByDefault: true,
+    nonAskingModes: ["yolo"],
     hosts: ["generativelanguage.googleapis.com:443", "oauth2.googleapis.com:443", "accounts.google.com:443", "cloudcode-pa.googleapis.com:443"],
   },
   {
     package: "opencode-ai",
     vendor: "opencode",
     asksByDefault: false,
+    nonAskingModes: [],
     asksWithEnv: { OPENCODE_PERMISSION: JSON.stringify({ edit: "ask", bash: "ask", webfetch: "ask" }) },
     hosts: ["api.anthropic.com:443", "api.openai.com:443", "openrouter.ai:443", "models.dev:443", "opencode.ai:443"],
   },
@@ -79,19 +85,20 @@ export function defaultAllowList(p: AgentProfileConfig): string[] {
 /**
  * `grove agents check`: why a profile with `permissionPolicy: "ask"` would not ask, or
  * undefined when it will (or when Grove cannot tell: an unknown agent is the person's call).
- * A pinned `mode` that is not the bridge's asking mode, or a bridge that starts in a mode that
- * never asks with no asking mode to switch to, runs unasked.
+ * A pinned `mode` or `policyModes.ask` naming one of the bridge's non-asking modes, or a bridge
+ * that starts in a mode that never asks with no asking mode to switch to, runs unasked.
  */
 export function askProblem(p: AgentProfileConfig): string | undefined {
   if (p.permissionPolicy !== "ask") return undefined;
   const bridge = bridgeOf(p);
   if (!bridge) return undefined;
   const askMode = policyModesOf(p)?.ask;
-  if (p.mode !== undefined && p.mode !== askMode) {
-    return `permissionPolicy is "ask" but mode pins ${JSON.stringify(p.mode)}; ${bridge.package} asks only in ${askMode ? JSON.stringify(askMode) : "its default mode"}`;
+  const runsIn = p.mode ?? askMode;
+  if (runsIn !== undefined && bridge.nonAskingModes.includes(runsIn)) {
+    return `permissionPolicy is "ask" but the agent runs in ${bridge.package}'s mode ${JSON.stringify(runsIn)}, which never asks${p.mode !== undefined ? " (pinned by mode)" : " (policyModes.ask)"}`;
   }
-  if (askMode !== undefined || bridge.asksByDefault) return undefined;
+  if (runsIn !== undefined || bridge.asksByDefault) return undefined;
   if (bridge.asksWithEnv && Object.entries(bridge.asksWithEnv).every(([k, v]) => p.env[k] === v)) return undefined;
-  const fix = bridge.asksWithEnv ? `set ${Object.keys(bridge.asksWithEnv).join(", ")} as the built-in ${bridge.vendor} profile does` : `set policyModes.ask`;
+  const fix = bridge.asksWithEnv ? `set ${Object.keys(bridge.asksWithEnv).join(", ")} as the built-in ${bridge.vendor} profile does` : "set policyModes.ask to its asking mode";
   return `permissionPolicy is "ask" but ${bridge.package} never asks in the mode it starts in; ${fix}`;
 }

@@ -100,6 +100,21 @@ export interface SessionsTable {
   blocked_connections: ColumnType<number | string, number | undefined, number>;
 }
 
+/** LIVE-4 (migration 017): the durable attention inbox. */
+export interface InboxItemsTable {
+  id: string;
+  kind: string;
+  task_id: string;
+  session_id: string | null;
+  cause_key: string;
+  title: string;
+  detail: string | null;
+  state: string;
+  read_at: string | null;
+  created_at: string;
+  resolved_at: string | null;
+}
+
 export interface MessagesTable {
   /** Insertion order, assigned by the database; the only ordering key (ties impossible). */
   seq: Generated<number | string>;
@@ -237,6 +252,7 @@ export interface DB {
   task_environment_repos: TaskEnvironmentReposTable;
   sessions: SessionsTable;
   messages: MessagesTable;
+  inbox_items: InboxItemsTable;
   agent_processes: AgentProcessesTable;
   cleanup_jobs: CleanupJobsTable;
   grove_migrations: MigrationsTable;

@@ -35,6 +35,7 @@ import { runInTransaction } from "./transaction.js";
 import { ReviewStore } from "./review-store.js";
 import { RunnersStore } from "./runners-store.js";
 import { PlacementStore } from "./placement-store.js";
+import { InboxStore } from "./inbox-store.js";
 
 /**
  * Grove's persistence: one object over SQLite or PostgreSQL (ST-1), created by `openStore`.
@@ -55,6 +56,8 @@ export class Store {
   readonly runners = new RunnersStore(() => this.q);
   /** Issue 15: task labels and repository runners for placement (placement-store.ts). */
   readonly placement = new PlacementStore(() => this.q);
+  /** LIVE-4: the durable attention inbox (inbox-store.ts). */
+  readonly inbox = new InboxStore(() => this.q);
 
   /** Use `openStore`; this takes an already migrated database. */
   constructor(db: Kysely<DB>, dialect: StoreDialect) {
