@@ -136,6 +136,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     launches: new LaunchRegistry(),
     now: () => new Date().toISOString(),
     gitIdentity: config.gitIdentity,
+    trashRetentionMs: config.trashRetentionMs,
     remote: {
       providers,
       refreshTimeoutMs: msFromEnv(env.GROVE_REFRESH_TIMEOUT_MS, 120_000),

@@ -35,6 +35,8 @@ export interface Deps {
   runner?: RunnerSettings;
   /** GROVE_GIT_AUTHOR_NAME/EMAIL: the person's commits where git has no identity configured. */
   gitIdentity?: GitIdentity | undefined;
+  /** LIVE-5: GROVE_TRASH_RETENTION_MS, how long a deleted task stays restorable (default 7 days). */
+  trashRetentionMs?: number;
 }
 
 /** What remote repositories need beyond the core deps; built in app.ts (RR-1, RR-8). */
