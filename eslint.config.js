@@ -1,12 +1,13 @@
 // Lint policy, run inside `npm test`. The layer rules are the architecture (STYLE.md):
-// domain <- store | git | agents <- orchestrator <- api <- cli; the three middle folders never
-// import each other; only git/ and agents/ start child processes; only store/ imports a driver.
+// domain <- store | git | agents | sandbox <- orchestrator <- api <- cli; the middle folders never
+// import each other; only git/, agents/ and sandbox/ (the bwrap probe) start child processes; only
+// store/ imports a driver.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 const restrict = (patterns) => ["error", { patterns }];
 const layer = (dirs, message) => ({ group: dirs.map((d) => `**/${d}/**`), message });
-const CHILD = { group: ["node:child_process", "child_process"], message: "Only src/git (the git runner) and src/agents (the agent runtime) start processes." };
+const CHILD = { group: ["node:child_process", "child_process"], message: "Only src/git (the git runner), src/agents (the agent runtime) and src/sandbox (its bwrap probe) start processes." };
 const DRIVERS = { group: ["better-sqlite3", "pg", "kysely"], message: "Only src/store talks to a database; call a store method instead." };
 
 export default tseslint.config(
@@ -45,6 +46,11 @@ export default tseslint.config(
   {
     files: ["packages/server/src/agents/**/*.ts"],
     rules: { "no-restricted-imports": restrict([layer(["store", "git", "orchestrator", "api", "cli"], "agents/ sees only domain/."), DRIVERS]) },
+  },
+  {
+    // SBX-1..3: the sandbox seam (mount plan, bwrap probe, egress proxy) is given facts, never looks them up.
+    files: ["packages/server/src/sandbox/**/*.ts"],
+    rules: { "no-restricted-imports": restrict([layer(["store", "git", "agents", "orchestrator", "api", "cli"], "sandbox/ sees only domain/."), DRIVERS]) },
   },
   {
     files: ["packages/server/src/orchestrator/**/*.ts"],

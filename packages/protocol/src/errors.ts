@@ -55,6 +55,7 @@ export const ERROR_CATALOG = {
   provider_rate_limited: { status: 429, description: "The provider's REST API rate limit is spent; details.retryAt says when to try again." },
   provider_failed: { status: 502, description: "The provider's REST API could not be reached or answered with a server error." },
   workspace_missing: { status: 409, description: "The session's workspace inventory is missing or ambiguous (ENV-5)." },
+  sandbox_unavailable: { status: 409, description: "The agent must run in the OS sandbox (SBX-1) and none works on this machine (bubblewrap missing or refused); details.fix names the fix: install bubblewrap, point GROVE_BWRAP at it, or set \"sandbox\": \"off\" in the agent's profile to run it unconfined (SBX-3)." },
   workspace_tampered: { status: 409, description: "A task worktree's .git no longer points at its recorded git dir; Grove runs nothing in it (no agent, commit, update or merge) until the person restores it (POST /tasks/:id/environment/restore) (SBX-4)." },
   refresh_failed: { status: 409, description: "A local checkout's refresh could not run (no origin configured, no fetched commit); details.reason says why (WT-3)." },
   agent_unknown: { status: 400, description: "No agent profile with that name." },

@@ -2,6 +2,7 @@ import type { Changes, CleanupJob, Message, Session, Task } from "./schemas.js";
 import type { Comment, PullRequest } from "./review.js";
 import type { TaskSummary } from "./lists.js";
 import type { Runner } from "./runners.js";
+import type { InboxItem } from "./inbox.js";
 
 /** Event frames on `GET /api/v1/events`: `{type, data, at}`. */
 export interface EventMap {
@@ -36,6 +37,8 @@ export interface EventMap {
    * (pages set `runnerState` of the tasks with that `runnerId`).
    */
   "runner.updated": { runner: Runner };
+  /** LIVE-4: an inbox item was created, read, or done (dismissed or its cause resolved). */
+  "inbox.updated": { item: InboxItem };
 }
 
 export type EventType = keyof EventMap;
@@ -65,4 +68,5 @@ export const EVENT_TYPES: readonly EventType[] = [
   "pull_request.updated",
   "task.summary",
   "runner.updated",
+  "inbox.updated",
 ];

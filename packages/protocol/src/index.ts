@@ -5,3 +5,4 @@ export * from "./review.js";
 export * from "./lists.js";
 export * from "./runners.js";
 export * from "./brief.js";
+export * from "./inbox.js";

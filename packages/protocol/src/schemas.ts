@@ -130,6 +130,10 @@ export const Session = z.object({
   models: AgentModels.optional(),
   commands: z.array(AgentCommand).optional(),
   plan: z.array(PlanEntry).optional(),
+  /** SBX-3: `confined` = the agent runs in the OS sandbox; `unconfined` is shown as a badge. */
+  sandbox: z.enum(["confined", "unconfined"]),
+  /** SBX-2: connections of the agent the egress proxy refused (each is a `blocked: host:port` note). */
+  blockedConnections: z.number().int().nonnegative(),
 });
 export type Session = z.infer<typeof Session>;
 
@@ -270,6 +274,10 @@ export const AgentProfile = z.object({
   package: z.string().optional(),
   /** AG-3: why the agent is not available, and what fixes it. */
   problem: z.string().optional(),
+  /** AG-2: why this agent would not ask under `permissionPolicy: "ask"` (`grove agents check` flags it). */
+  askProblem: z.string().optional(),
+  /** SBX-3: `off` when the profile opts out of the OS sandbox. */
+  sandbox: z.enum(["confined", "off"]).optional(),
 });
 export type AgentProfile = z.infer<typeof AgentProfile>;
 

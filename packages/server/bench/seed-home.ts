@@ -29,7 +29,7 @@ export async function seedHome(home: string, opts: { tasks: number; live: number
           createdAt: now, updatedAt: now, repositories: [{ repositoryId, baseBranch: "main", checkoutBranch: null, prNumber: null, position: 0 }],
         };
         await store.insertTask(t);
-        if (i < opts.live) await store.insertSession({ id: newId("ses"), taskId: id, agent: "scripted", state: "running", taskEnvironmentId: null, acpSessionId: null, lastError: null, createdAt: now, updatedAt: now });
+        if (i < opts.live) await store.insertSession({ id: newId("ses"), taskId: id, agent: "scripted", state: "running", taskEnvironmentId: null, acpSessionId: null, lastError: null, createdAt: now, updatedAt: now, sandbox: "confined" });
       }
     });
   } finally {

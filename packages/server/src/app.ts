@@ -123,6 +123,8 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   const git = new GitRunner({ pinnedRoots: [join(config.home, "tasks")] });
   const bus = new EventBus();
   const agents = new AgentRuntime();
+  // SBX-2: the egress proxy refuses Grove's own port; it is known once the server listens.
+  const listening: number[] = [];
   const orchestrator = new Orchestrator({
     store,
     git,
@@ -137,6 +139,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     now: () => new Date().toISOString(),
     gitIdentity: config.gitIdentity,
     trashRetentionMs: config.trashRetentionMs,
+    sandbox: { env, ports: () => [...listening, ...(config.port > 0 ? [config.port] : [])] },
     remote: {
       providers,
       refreshTimeoutMs: msFromEnv(env.GROVE_REFRESH_TIMEOUT_MS, 120_000),
@@ -173,6 +176,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : config.port;
+  listening.push(port);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
   try {
@@ -200,7 +204,16 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
       if (closed) return;
       closed = true;
       logger.info("stopping");
-      await app.close();
+      // A browser opens sockets ahead of need (preconnect) that never carry a request; Node's
+      // close waits for those until its headersTimeout (60 s). Requests in flight get a short
+      // grace, then every socket left is closed, so a stop with the page open stays prompt.
+      const force = setTimeout(() => app.server.closeAllConnections(), 2_000);
+      force.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(force);
+      }
       await orchestrator.shutdown();
       await relay?.close();
       await store.close();

@@ -1,17 +1,17 @@
 /** The page frame: header (server, live state, attention inbox), notice line and the routed view. */
-import { lazy, Suspense, useEffect } from "react";
+import { useEffect } from "react";
 import { Board } from "./board/Board.js";
 import { Header } from "./Header.js";
 import { attention } from "./live/attention.js";
 import { notice, useStore } from "./live/store.js";
+import { lazyView, preloadViews, ViewBoundary } from "./ui/lazy-view.js";
 import { Link, match, useLocation } from "./router.js";
 
-// The board is the first screen; every other view loads on demand (the initial script stays small).
-const ReviewPage = lazy(() => import("./review/ReviewPage.js"));
-const TaskPage = lazy(() => import("./task/TaskPage.js").then((m) => ({ default: m.TaskPage })));
-const RepositoriesPage = lazy(() => import("./repositories/RepositoriesPage.js").then((m) => ({ default: m.RepositoriesPage })));
-
-const loading = (what: string) => <p className="muted">{`Loading the ${what}…`}</p>;
+// The board is the first screen; every other view loads on demand (the initial script stays
+// small) and is preloaded once the page is idle (WEB-18, ui/lazy-view.tsx).
+const ReviewPage = lazyView(() => import("./review/ReviewPage.js")).Component;
+const TaskPage = lazyView<{ taskId: string }>(() => import("./task/TaskPage.js").then((m) => ({ default: m.TaskPage }))).Component;
+const RepositoriesPage = lazyView<object>(() => import("./repositories/RepositoriesPage.js").then((m) => ({ default: m.RepositoriesPage }))).Component;
 
 function Routed() {
   const { pathname } = useLocation();
@@ -19,23 +19,23 @@ function Routed() {
   if (pathname === "/archived") return <Board archived />;
   if (pathname === "/repositories")
     return (
-      <Suspense fallback={loading("repositories")}>
+      <ViewBoundary what="repositories">
         <RepositoriesPage />
-      </Suspense>
+      </ViewBoundary>
     );
   const review = match("/tasks/:id/review", pathname);
   if (review?.id)
     return (
-      <Suspense fallback={loading("review")}>
+      <ViewBoundary what="review" key={pathname}>
         <ReviewPage taskId={review.id} />
-      </Suspense>
+      </ViewBoundary>
     );
   const task = match("/tasks/:id", pathname);
   if (task?.id)
     return (
-      <Suspense fallback={loading("task")}>
+      <ViewBoundary what="task" key={pathname}>
         <TaskPage key={task.id} taskId={task.id} />
-      </Suspense>
+      </ViewBoundary>
     );
   return (
     <>
@@ -50,6 +50,7 @@ function Routed() {
 export function App() {
   const items = useStore(attention);
   const message = useStore(notice);
+  useEffect(preloadViews, []);
   useEffect(() => {
     document.title = items.length > 0 ? `(${items.length}) Grove` : "Grove";
   }, [items.length]);

@@ -14,6 +14,7 @@ import { feedAttention } from "./live/attention.js";
 import { findSummary } from "./live/board-cache.js";
 import { feedCache } from "./live/cache.js";
 import { events } from "./live/events.js";
+import { refreshOnReconnect } from "./live/reconnect.js";
 import "./styles.css";
 
 adoptTokenFromUrl();
@@ -25,6 +26,7 @@ const queryClient = new QueryClient({
   },
 });
 feedCache(queryClient, events);
+refreshOnReconnect(queryClient, events);
 // The board's first pages are asked for before React renders (the first screen waits on them).
 prefetchBoard(queryClient);
 feedAttention(events, (taskId) => {
@@ -32,16 +34,6 @@ feedAttention(events, (taskId) => {
   return t?.title ?? "A task";
 });
 events.connect();
-
-// A page opened before the server's page was rebuilt asks for view chunks that no longer exist:
-// load the new page instead of showing nothing (once per minute at most, so a real outage does not loop).
-window.addEventListener("vite:preloadError", (e) => {
-  const last = Number(sessionStorage.getItem("grove.reloadedAt") ?? 0);
-  if (Date.now() - last < 60_000) return;
-  e.preventDefault();
-  sessionStorage.setItem("grove.reloadedAt", String(Date.now()));
-  location.reload();
-});
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

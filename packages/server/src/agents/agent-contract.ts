@@ -24,6 +24,8 @@ export interface StartAgentInput {
   profile: AgentProfileConfig;
   /** The session's workspace path; the same on resume (SES-6). */
   cwd: string;
+  /** Variables set (or, as undefined, removed) on top of the profile's env: the sandbox's (SBX-1). */
+  extraEnv?: Record<string, string | undefined>;
   /** Raw ACP frames, one `{at, dir: "in"|"out", msg}` JSON object per line. */
   logFile: string;
   /** `session/load` this ACP session when the agent advertises it; else (or when it fails) `session/new`. */

@@ -52,7 +52,7 @@ export class AgentProcess {
    * `inheritEnv` from the server's, then `env`). Resolves once the process
    * exists; a command that cannot be started → AppError("agent_start_failed").
    */
-  static async spawn(command: string, args: string[], cwd: string, env: Record<string, string>, inheritEnv: readonly string[] = []): Promise<AgentProcess> {
+  static async spawn(command: string, args: string[], cwd: string, env: Record<string, string | undefined>, inheritEnv: readonly string[] = []): Promise<AgentProcess> {
     const agentEnv = childEnv(process.env, env, inheritEnv);
     const child = spawn(command, args, { cwd, env: agentEnv, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     await new Promise<void>((resolve, reject) => {

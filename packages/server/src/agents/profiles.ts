@@ -3,6 +3,7 @@ import { readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentProfile } from "@grove/protocol";
+import type { SandboxProfile } from "../domain/sandbox-profile.js";
 
 /**
  * How to start one kind of agent (SES-9: real agents are profiles). The agent's environment is
@@ -40,6 +41,11 @@ export interface AgentProfileConfig {
    */
   auth?: { fix: string; env?: string[]; firstTurnProgressMs?: number };
   /**
+   * SBX-1..3: absent = confined with the defaults; `"off"` = runs unconfined (visible as such);
+   * an object adds network hosts and paths (domain/sandbox-profile.ts).
+   */
+  sandbox?: SandboxProfile;
+  /**
    * LIVE-3: a turn with no agent update for this long (and no tool call still running) is
    * `stalled`. Absent = {@link DEFAULT_STALL_AFTER_MS}.
    */
@@ -68,6 +74,14 @@ export function scriptedAgentCommand(bundle: string = SCRIPTED_AGENT_BUNDLE): { 
   if (isFresh(bundle, dirname(script))) return { command: process.execPath, args: [bundle] };
   const require = createRequire(import.meta.url);
   return { command: process.execPath, args: ["--import", require.resolve("tsx"), script] };
+}
+
+/**
+ * The scripted agent is Grove's own program, not a real agent: where no sandbox exists it still
+ * runs (unconfined, and marked so), so a fresh install does real work (SBX-3, UX-4).
+ */
+export function isScriptedAgent(p: Pick<AgentProfileConfig, "name" | "args">): boolean {
+  return p.name === DEFAULT_AGENT && p.args.some((a) => /[\\/]scripted-agent\.(ts|mjs)$/.test(a));
 }
 
 /** The bundle exists and no scripted-agent source changed after it was built. */

@@ -64,7 +64,7 @@ export class AgentRuntime {
     let authMethods: AuthMethodInfo[] = [];
     try {
       if (!existsSync(cwd)) throw new AppError("agent_start_failed", `the agent's working directory does not exist: ${cwd}`, { agent: profile.name, cwd });
-      proc = await AgentProcess.spawn(profile.command, profile.args, cwd, profile.env, profile.inheritEnv);
+      proc = await AgentProcess.spawn(profile.command, profile.args, cwd, { ...profile.env, ...input.extraEnv }, profile.inheritEnv);
       this.startingProcs.set(sessionId, proc);
       const startTime = proc.startTime;
       const started = proc;

@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { constants as osConstants } from "node:os";
 import { resolve } from "node:path";
 import type { SessionUpdate, StopReason, ToolCallContent, ToolKind } from "@agentclientprotocol/sdk";
 import { appendFileInside, commitAll, deleteFileInside, readFileInside, unescapeText, writeFileInside } from "./scripted-agent-files.js";
@@ -27,11 +29,11 @@ export interface TurnContext {
 const KINDS: Record<string, ToolKind> = {
   say: "other", think: "think", write: "edit", append: "edit", delete: "delete",
   commit: "execute", sleep: "other", ask: "other", fail: "other", crash: "other", read: "read",
-  dup: "edit", open: "other", mode: "other",
+  dup: "edit", open: "other", mode: "other", run: "execute",
 };
 
 // Commands that change files: in mode `ask` each asks permission first, like a real agent's asking mode.
-const CHANGES_FILES = new Set(["write", "append", "delete", "commit"]);
+const CHANGES_FILES = new Set(["write", "append", "delete", "commit", "run"]);
 
 class Cancelled extends Error {}
 
@@ -61,6 +63,33 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }, ms);
     signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+const RUN_OUTPUT_BYTES = 64 * 1024;
+
+/** `sh -c command` in `cwd`: exit code (128+n for a signal) and stdout+stderr (bounded); a cancel kills it. */
+function runShell(command: string, cwd: string, signal: AbortSignal): Promise<{ code: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Cancelled());
+    const child = spawn("/bin/sh", ["-c", command], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    const take = (d: Buffer) => {
+      if (out.length < RUN_OUTPUT_BYTES) out += d.toString("utf8").slice(0, RUN_OUTPUT_BYTES - out.length);
+    };
+    child.stdout.on("data", take);
+    child.stderr.on("data", take);
+    const onAbort = () => child.kill("SIGKILL");
+    signal.addEventListener("abort", onAbort, { once: true });
+    child.once("error", (e) => {
+      signal.removeEventListener("abort", onAbort);
+      reject(e);
+    });
+    child.once("close", (code, sig) => {
+      signal.removeEventListener("abort", onAbort);
+      if (signal.aborted) return reject(new Cancelled());
+      resolve({ code: code ?? 128 + (sig ? (osConstants.signals[sig] ?? 0) : 0), output: out.trimEnd() });
+    });
   });
 }
 
@@ -163,6 +192,17 @@ export async function runScript(ctx: TurnContext, script: string): Promise<StopR
           const commits = commitAll(ctx.cwd, rest);
           const summary = commits.map((c) => `${c.commit.slice(0, 12)} in ${c.dir}`).join("\n");
           await done("completed", { content: [textContent(`committed ${summary}`)], rawOutput: { commits } });
+          break;
+        }
+        case "run": {
+          // A shell command as an agent's tool runs it: `sh -c` in cwd, in the agent's own
+          // environment (inside its sandbox when Grove confined it). A failing command is a
+          // failed tool call the turn goes on after, as with a real agent; output is shown.
+          if (!rest) throw new Error("run needs a command");
+          const r = await runShell(rest, ctx.cwd, ctx.signal);
+          const text = `run: exit ${r.code}${r.output ? `\n${r.output}` : ""}`;
+          await message(text);
+          await done(r.code === 0 ? "completed" : "failed", { content: [textContent(r.output)], rawOutput: { exitCode: r.code, output: r.output } });
           break;
         }
         case "sleep": {

@@ -25,7 +25,7 @@ const task: Task = {
   updatedAt: at,
   repositories: [{ repositoryId: repository.id, baseBranch: "main", position: 0 }],
 };
-const session: Session = { id: "ses_01jdemo", taskId: task.id, agent: "scripted", state: "running", taskEnvironmentId: "env_01jdemo", lastError: null, lastTurn: null, createdAt: at, updatedAt: at };
+const session: Session = { id: "ses_01jdemo", taskId: task.id, agent: "scripted", state: "running", taskEnvironmentId: "env_01jdemo", lastError: null, lastTurn: null, createdAt: at, updatedAt: at, sandbox: "confined", blockedConnections: 0 };
 
 /**
  * Request and response examples of the main flow (register a repository, create a task, start a

@@ -34,6 +34,9 @@ const bool = (description: string): QueryParam => ({ name: "", description, sche
 const DECLARED: Op[] = [
   { method: "get", path: "/health", operationId: "getHealth", summary: "Liveness, version, database kind and runner id", response: P.Health },
   { method: "get", path: "/runners", operationId: "listRunners", summary: "The runners registered in the shared database, with live load and online/offline state (issue 15)", response: z.array(P.Runner) },
+  { method: "get", path: "/inbox", operationId: "listInbox", summary: "The durable attention inbox, newest first (LIVE-4); live as inbox.updated frames", query: [{ name: "state", description: "open (default) or all", schema: { type: "string", enum: ["open", "all"] } }], response: z.array(P.InboxItem) },
+  { method: "post", path: "/inbox/{id}/done", operationId: "markInboxItemDone", summary: "Mark an inbox item done (dismissed); done already answers it unchanged", response: P.InboxItem },
+  { method: "post", path: "/inbox/{id}/read", operationId: "markInboxItemRead", summary: "Mark an inbox item read (the first read is kept)", response: P.InboxItem },
   { method: "post", path: "/repositories", operationId: "addRepository", summary: "Register a repository", body: P.CreateRepositoryBody, response: P.Repository, status: 201, errors: ["invalid_request", "path_not_absolute", "path_not_found", "not_a_git_repository", "path_inside_grove_home", "path_is_worktree", "repository_exists", "refresh_auth_failed", "refresh_network_failed", "refresh_timeout"] },
   { method: "get", path: "/repositories", operationId: "listRepositories", summary: "List repositories", response: z.array(P.Repository) },
   { method: "get", path: "/repositories/{id}", operationId: "getRepository", summary: "One repository", response: P.Repository, errors: ["not_found"] },

@@ -23,6 +23,7 @@ import { repositoryRoutes } from "./routes/repositories.js";
 import { agentRoutes } from "./routes/agents.js";
 import { reviewRoutes } from "./routes/review.js";
 import { runnerRoutes } from "./routes/runners.js";
+import { inboxRoutes } from "./routes/inbox.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { terminalRoutes } from "./routes/terminal.js";
@@ -119,6 +120,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       lifecycleRoutes(api, opts.orchestrator);
       reviewRoutes(api, opts.orchestrator);
       runnerRoutes(api, opts.orchestrator);
+      inboxRoutes(api, opts.orchestrator);
       eventRoutes(api, opts.bus, opts.wsLimits);
       terminalRoutes(api, opts.orchestrator, { editor: opts.editor, env: opts.env ?? process.env, cluster: { runnerId: opts.runnerId, secret: opts.cluster?.secret } });
     },

@@ -30,6 +30,7 @@ export const COMMANDS: readonly { name: string; summary: string; load: () => Pro
   { name: "agents", summary: "agent profiles: availability, install, check", load: async () => (await import("./commands/session-agent.js")).registerAgentsCommand },
   { name: "doctor", summary: "read-only audit: database rows vs git worktrees on disk", load: async () => (await import("./commands/doctor.js")).registerDoctorCommand },
   { name: "runners", summary: "list the runners sharing the database, with load and state", load: async () => (await import("./commands/runners.js")).registerRunnersCommand },
+  { name: "inbox", summary: "what needs you (durable attention inbox): list, done", load: async () => (await import("./commands/inbox.js")).registerInboxCommand },
   { name: "completion", summary: "print a shell completion script (bash, zsh or fish)", load: async () => (await import("./commands/completion.js")).registerCompletionCommand },
 ];
 

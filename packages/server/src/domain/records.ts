@@ -1,3 +1,4 @@
+import type { SessionSandbox } from "./sandbox-profile.js";
 import type { AgentState } from "./agent-state.js";
 import type { LastError, LastTurn } from "@grove/protocol";
 
@@ -101,6 +102,10 @@ export interface SessionRecord {
   updatedAt: string;
   /** AG-2: what the agent reported over ACP and what a person chose (absent until reported). */
   agentState?: AgentState | null;
+  /** SBX-3: whether the agent runs in the OS sandbox. */
+  sandbox: SessionSandbox;
+  /** SBX-2: connections of the agent the egress proxy refused (0 until one is). */
+  blockedConnections?: number;
 }
 
 export type MessageRole = "user" | "agent" | "thought" | "tool" | "plan" | "system";

@@ -54,6 +54,8 @@ export function sessionView(s: SessionRecord): Session {
     lastTurn: s.lastTurn ?? null,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
+    sandbox: s.sandbox,
+    blockedConnections: s.blockedConnections ?? 0,
     ...agentStateView(s.agentState),
   };
 }

@@ -37,6 +37,16 @@ export interface Deps {
   gitIdentity?: GitIdentity | undefined;
   /** LIVE-5: GROVE_TRASH_RETENTION_MS, how long a deleted task stays restorable (default 7 days). */
   trashRetentionMs?: number;
+  /** SBX-1..3: what the agent sandbox needs from the server; process.env and no ports when absent. */
+  sandbox?: SandboxSettings;
+}
+
+/** SBX-1..3: the server's side of the agent sandbox (built in app.ts). */
+export interface SandboxSettings {
+  /** The server's environment: `GROVE_BWRAP`, `PATH`, and `HOME` (whose credentials are hidden). */
+  env: NodeJS.ProcessEnv;
+  /** Grove's own listening ports: the egress proxy never connects to them (SBX-2). */
+  ports(): number[];
 }
 
 /** What remote repositories need beyond the core deps; built in app.ts (RR-1, RR-8). */

@@ -27,6 +27,8 @@ import { ReviewService } from "./review/review.js";
 import { listTasks } from "./tasks/task-list.js";
 import { cleanupJobPage, messagePage, sessionPage } from "./tasks/paged-lists.js";
 import { TaskSummaryEvents } from "./tasks/summary-events.js";
+import { InboxFeed } from "./inbox/inbox-feed.js";
+import { listInbox, markInboxDone, markInboxRead } from "./inbox/inbox-ops.js";
 import { LOCAL_RUNNER_DEFAULTS, RunnerRegistry } from "./runners/runner-registry.js";
 import { RunnerGuard } from "./runners/runner-guard.js";
 import { RunnerPlacement } from "./runners/runner-placement.js";
@@ -43,6 +45,9 @@ export class Orchestrator {
 
   constructor(readonly deps: Deps) {
     this.live = new LiveSessions(deps);
+    // LIVE-4: the durable inbox is fed from the bus; answered permission asks resolve their items.
+    this.inbox = new InboxFeed(deps);
+    this.live.onAskSettled = (requestId) => this.inbox.askSettled(requestId);
     // Subscribed in `afterListening`: start-up recovery's events would each cost three queries
     // before `listening`, and the sweep there covers every task anyway (issue 13).
     this.changesWatch = new ChangesWatch(deps);
@@ -58,6 +63,11 @@ export class Orchestrator {
 
   /** Issue 11: review comments, commit, update from base, merge, pull requests. */
   readonly review: ReviewService;
+  /** LIVE-4: raises and resolves the durable attention inbox's items. */
+  readonly inbox: InboxFeed;
+  listInbox = (state: "open" | "all") => listInbox(this.deps, state);
+  markInboxDone = (id: string) => markInboxDone(this.deps, id);
+  markInboxRead = (id: string) => markInboxRead(this.deps, id);
   /** Issue 13: `task.summary` frames for the board. */
   readonly summaries: TaskSummaryEvents;
 
@@ -113,6 +123,9 @@ export class Orchestrator {
     await this.deps.agents.stopAll({ graceMs: 2000 });
     // SEC-7: groups recorded for this runner without a live handle (survivors of an earlier stop).
     await stopRunnerGroups(this.deps, { graceMs: 2000, killWaitMs: 1000 }).catch((err: unknown) => this.deps.log.warn({ err }, "shutdown: could not stop recorded agent groups"));
+    // LIVE-4: the asks the stop withdrew are written before the store closes.
+    await this.inbox.flush();
+    this.inbox.dispose();
   }
 
   // repositories

@@ -38,7 +38,7 @@ export interface TasksTable {
   state: string;
   dir_name: string;
   archived_at: string | null;
-  /** LIVE-5 (migration 016): in the trash since; null for a live task. */
+  /** LIVE-5 (migration 018): in the trash since; null for a live task. */
   deleted_at: string | null;
   created_at: string;
   updated_at: string;
@@ -96,6 +96,25 @@ export interface SessionsTable {
   agent_state: ColumnType<string | null, string | null | undefined, string | null>;
   /** LIVE-2 (migration 015): JSON `LastTurn` or null. */
   last_turn: ColumnType<string | null, string | null | undefined, string | null>;
+  /** SBX-3 (migration 016): `confined` or `unconfined`. */
+  sandbox: ColumnType<string, string | undefined, string>;
+  /** SBX-2 (migration 016): connections the egress proxy refused. */
+  blocked_connections: ColumnType<number | string, number | undefined, number>;
+}
+
+/** LIVE-4 (migration 017): the durable attention inbox. */
+export interface InboxItemsTable {
+  id: string;
+  kind: string;
+  task_id: string;
+  session_id: string | null;
+  cause_key: string;
+  title: string;
+  detail: string | null;
+  state: string;
+  read_at: string | null;
+  created_at: string;
+  resolved_at: string | null;
 }
 
 export interface MessagesTable {
@@ -235,6 +254,7 @@ export interface DB {
   task_environment_repos: TaskEnvironmentReposTable;
   sessions: SessionsTable;
   messages: MessagesTable;
+  inbox_items: InboxItemsTable;
   agent_processes: AgentProcessesTable;
   cleanup_jobs: CleanupJobsTable;
   grove_migrations: MigrationsTable;

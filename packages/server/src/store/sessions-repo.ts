@@ -1,7 +1,8 @@
-import type { Selectable } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { LastError, LastTurn } from "@grove/protocol";
 import type { AgentState } from "../domain/agent-state.js";
 import type { SessionRecord, SessionState } from "../domain/records.js";
+import type { SessionSandbox } from "../domain/sandbox-profile.js";
 import type { Db, SessionsTable } from "./schema.js";
 
 export function toSession(r: Selectable<SessionsTable>): SessionRecord {
@@ -17,6 +18,8 @@ export function toSession(r: Selectable<SessionsTable>): SessionRecord {
     updatedAt: r.updated_at,
     ...(r.agent_state ? { agentState: JSON.parse(r.agent_state) as AgentState } : {}),
     ...(r.last_turn ? { lastTurn: JSON.parse(r.last_turn) as LastTurn } : {}),
+    sandbox: r.sandbox === "confined" ? "confined" : "unconfined",
+    blockedConnections: Number(r.blocked_connections),
   };
 }
 
@@ -33,8 +36,25 @@ export async function insertSession(db: Db, s: SessionRecord): Promise<void> {
       last_error: s.lastError === null ? null : JSON.stringify(s.lastError),
       created_at: s.createdAt,
       updated_at: s.updatedAt,
+      sandbox: s.sandbox,
     })
     .execute();
+}
+
+/** SBX-3: how the session's agent runs now (a later start may differ: bwrap removed, profile changed). */
+export async function setSessionSandbox(db: Db, id: string, sandbox: SessionSandbox): Promise<void> {
+  await db.updateTable("sessions").set({ sandbox }).where("id", "=", id).execute();
+}
+
+/** SBX-2: one more refused connection, counted in the database (several proxies may count at once). */
+export async function countBlockedConnection(db: Db, id: string): Promise<number> {
+  await db
+    .updateTable("sessions")
+    .set({ blocked_connections: sql<number>`blocked_connections + 1` })
+    .where("id", "=", id)
+    .execute();
+  const row = await db.selectFrom("sessions").select("blocked_connections").where("id", "=", id).executeTakeFirst();
+  return Number(row?.blocked_connections ?? 0);
 }
 
 export async function getSession(db: Db, id: string): Promise<SessionRecord | undefined> {

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
 import type { AgentState } from "../domain/agent-state.js";
+import type { SessionSandbox } from "../domain/sandbox-profile.js";
 import type { CleanupJobRecord, CleanupSnapshot } from "../domain/cleanup-job.js";
 import type { KeyCursor } from "../domain/cursor.js";
 import type { SlotResult } from "../domain/environment-merge.js";
@@ -35,6 +36,7 @@ import { runInTransaction } from "./transaction.js";
 import { ReviewStore } from "./review-store.js";
 import { RunnersStore } from "./runners-store.js";
 import { PlacementStore } from "./placement-store.js";
+import { InboxStore } from "./inbox-store.js";
 
 /**
  * Grove's persistence: one object over SQLite or PostgreSQL (ST-1), created by `openStore`.
@@ -55,6 +57,8 @@ export class Store {
   readonly runners = new RunnersStore(() => this.q);
   /** Issue 15: task labels and repository runners for placement (placement-store.ts). */
   readonly placement = new PlacementStore(() => this.q);
+  /** LIVE-4: the durable attention inbox (inbox-store.ts). */
+  readonly inbox = new InboxStore(() => this.q);
 
   /** Use `openStore`; this takes an already migrated database. */
   constructor(db: Kysely<DB>, dialect: StoreDialect) {
@@ -284,6 +288,15 @@ export class Store {
     return sessions.setSessionAgentState(this.q, id, state);
   }
   /** SES-7: messages go with it; the environment does not. */
+  setSessionSandbox(id: string, sandbox: SessionSandbox): Promise<void> {
+    return sessions.setSessionSandbox(this.q, id, sandbox);
+  }
+
+  /** SBX-2: counts one refused connection; returns the session's new total. */
+  countBlockedConnection(id: string): Promise<number> {
+    return sessions.countBlockedConnection(this.q, id);
+  }
+
   deleteSession(id: string): Promise<void> {
     return sessions.deleteSession(this.q, id);
   }

@@ -33,7 +33,7 @@ describe("UX-2 the web page in a real browser (Chromium)", () => {
     await page.waitForSelector(`.task-card[data-task-id="${task.id}"]`, { timeout: 15_000 });
     const row = await page.textContent(`.task-card[data-task-id="${task.id}"]`);
     expect(row).toContain("Browser visible task");
-    expect(row).toContain("todo");
+    expect(row).toContain("To do"); // the state in words (WEB-20)
     expect(await page.textContent("#status")).toMatch(/server \S+ · sqlite · runner runner_/);
     mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: resolve(SHOTS, "board.png") });

@@ -15,7 +15,7 @@ describe("AG-2 on the task page: mode switch, slash commands, latest plan (Chrom
 
     // The plan: three entries, the first completed.
     const plan = page.getByRole("region", { name: /^Plan/ });
-    await eventually(() => plan.locator(".plan-entry").evaluateAll((els) => els.map((e) => `${e.getAttribute("data-status")}: ${e.textContent?.replace(/^\S+\s/, "")}`))).toEqual([
+    await eventually(() => plan.locator(".plan-entry").evaluateAll((els) => els.map((e) => `${e.getAttribute("data-status")}: ${e.textContent?.replace(e.querySelector(".plan-status")?.textContent ?? "", "").trim()}`))).toEqual([
       "completed: read the code",
       "pending: write the fix",
       "pending: run the tests",

@@ -65,7 +65,7 @@ describe("Issue 12 board: drag and drop, search among 500, combined filters (Chr
     await inTodo.waitFor();
     await eventually(() => stateOf(ui.srv, id)).toBe("todo");
     // The screen-reader announcement names where it went.
-    await eventually(() => page.locator("[id^=DndLiveRegion]").textContent()).toContain("Moved to todo");
+    await eventually(() => page.locator("[id^=DndLiveRegion]").textContent()).toContain("Moved to To do");
     expect(pageErrors).toEqual([]);
   });
 

@@ -99,11 +99,11 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     await eventually(() => page.locator("#task-title").textContent()).toBe("Routed task");
     await page.reload();
     await eventually(() => page.locator("#task-title").textContent()).toBe("Routed task");
-    expect(await page.locator("#task-state").textContent()).toBe("todo");
+    expect(await page.locator("#task-state").getAttribute("data-state")).toBe("todo");
 
     await page.getByLabel("State").selectOption("done");
     await page.getByRole("button", { name: "Move" }).click();
-    await eventually(() => page.locator("#task-state").textContent()).toBe("done");
+    await eventually(() => page.locator("#task-state").getAttribute("data-state")).toBe("done");
     expect((await ui.srv.api("GET", `/tasks/${task.id}`)).body.state).toBe("done");
 
     // Archive from the task page, then find it in the Archived view (and only there).

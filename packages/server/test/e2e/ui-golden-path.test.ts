@@ -32,7 +32,7 @@ describe("Issue 12 golden path from the page alone (Chromium, scripted agent, is
     await page.getByLabel("First prompt (optional)").fill('write src/app.ts const greeting = "hi";\\nexport default greeting;\nsay wrote **the greeting**');
     await page.getByRole("button", { name: "Start session" }).click();
     await page.locator(".session-panel .msg.role-agent", { hasText: "wrote the greeting" }).waitFor();
-    await eventually(() => page.locator(".session-panel .session-state").textContent()).toBe("waiting_for_input");
+    await eventually(() => page.locator(".session-panel .session-state").getAttribute("data-state")).toBe("waiting_for_input");
     await shot(page, "gold-3-streamed");
 
     // 4. The review view: the new file, line 1.

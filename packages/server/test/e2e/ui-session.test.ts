@@ -7,7 +7,7 @@ import { waitForSession } from "../fixture/server.js";
 import { eventually, openPage, uniqueRepoAndTask, serverWithCarefulAgent, shot, uiSuite } from "./ui-harness.js";
 
 /** The open session's state badge. */
-const sessionState = (page: Page) => page.locator(".session-panel .session-state").textContent();
+const sessionState = (page: Page) => page.locator(".session-panel .session-state").getAttribute("data-state");
 
 /** Asserts no message is on the page twice: updates replace their message in place (by id). */
 async function messageIdsUnique(page: Page): Promise<string[]> {

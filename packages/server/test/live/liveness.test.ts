@@ -69,6 +69,8 @@ describe.each(DATABASES)("LIVE-3 liveness (%s)", (kind) => {
     expect(stalled.lastError).toMatchObject({ code: "turn_stalled", action: `POST /api/v1/sessions/${busy.body.id}/restart` });
     const summary = ((await srv.api("GET", "/tasks?view=summary")).body as { id: string; agent: { state: string; outcome?: string } }[]).find((t) => t.id === task.id)!;
     expect(summary.agent).toMatchObject({ state: "failed", outcome: "stalled" });
+    // LIVE-4: the stall is an inbox item of its own kind.
+    await waitFor(async () => ((await srv!.api("GET", "/inbox")).body as { kind: string; sessionId?: string }[]).some((i) => i.kind === "stalled" && i.sessionId === busy.body.id), "a stalled inbox item");
     // The agent is still attached inside its silent turn, for the person to cancel or restart.
     expect(srv.server.orchestrator.deps.agents.get(busy.body.id)?.busy).toBe(true);
   });

@@ -49,7 +49,12 @@ async function spawnedSleep(workspace: string): Promise<Proc> {
   return waitFor(() => processesUnder(workspace).map(stat).find((p): p is Proc => p?.comm === "sleep"), `the agent's sleep in ${workspace}`);
 }
 
-/** An agents.json profile whose agent starts a long-lived child first, like a tool call would. */
+/**
+ * An agents.json profile whose agent starts a long-lived child first, like a tool call would.
+ * Unconfined on purpose: a sandboxed agent's processes die with the server at once
+ * (`--die-with-parent`, test/sandbox/sandbox-processes.test.ts); recovery's reaping is what
+ * holds for an agent whose profile opts out of the sandbox.
+ */
 function writeSpawnerProfile(home: string): void {
   const scripted = scriptedAgentCommand();
   writeFileSync(
@@ -60,8 +65,9 @@ function writeSpawnerProfile(home: string): void {
           name: "spawner",
           command: "sh",
           args: ["-c", 'sleep 900 & exec "$0" "$@"', scripted.command, ...scripted.args],
-          env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", "scripted") },
+          env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", "spawner") },
           permissionPolicy: "auto_approve",
+          sandbox: "off",
         },
       ],
     }),

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { isAllowedByDefault } from "../../src/domain/child-env.js";
+import { sandboxEnv } from "../../src/sandbox/launcher.js";
 import { DATABASES, freshDatabase } from "../fixture/db.js";
 import { makeRepo, tempDir } from "../fixture/git.js";
 import { apiClient, spawnServer, waitFor } from "../fixture/server.js";
@@ -52,7 +53,7 @@ describe.each(DATABASES)("SEC-7 children get an allow-listed environment (%s)", 
       await rm(db.home, { recursive: true, force: true });
     });
     const scripted = scriptedAgentCommand();
-    const stateDir = join(db.home, "agents", "scripted");
+    const stateDir = join(db.home, "agents", "listed");
     writeFileSync(
       join(db.home, "agents.json"),
       JSON.stringify({
@@ -103,17 +104,22 @@ describe.each(DATABASES)("SEC-7 children get an allow-listed environment (%s)", 
       return parseEnv(readFileSync(`/proc/${pid}/environ`, "utf8"), "\0");
     };
 
-    const base = [...given.keys()].filter(isAllowedByDefault);
+    // SBX-1/SBX-2: a confined agent's own HOME and tmp, the proxy variables, no ssh agent.
+    const sandboxed = (name: string) => sandboxEnv(join(db.home, "agents", name, "home"));
+    const base = [...given.keys()].filter(isAllowedByDefault).filter((k) => !(k in sandboxed("scripted")));
+    const sandboxKeys = Object.entries(sandboxed("scripted")).filter(([, v]) => v !== undefined).map(([k]) => k);
     expect(base).toContain("PATH");
 
     // The default agent: the base allow-list of what the server had, plus its profile's env. Nothing else.
     const plain = await agentEnv(undefined);
-    expect([...plain.keys()].sort()).toEqual([...base, "GROVE_SCRIPTED_STATE_DIR"].sort());
+    expect([...plain.keys()].sort()).toEqual([...base, ...sandboxKeys, "GROVE_SCRIPTED_STATE_DIR"].sort());
     for (const k of base) expect(plain.get(k)).toBe(given.get(k));
+    expect(plain.get("HOME")).toBe(sandboxed("scripted").HOME);
 
     // inheritEnv passes exactly the listed names (GITHUB_TOKEN, GROVE_EXTRA_SETTING), not the others.
     const listed = await agentEnv("listed");
-    expect([...listed.keys()].sort()).toEqual([...base, "GROVE_SCRIPTED_STATE_DIR", "GITHUB_TOKEN", "GROVE_EXTRA_SETTING"].sort());
+    expect([...listed.keys()].sort()).toEqual([...base, ...sandboxKeys, "GROVE_SCRIPTED_STATE_DIR", "GITHUB_TOKEN", "GROVE_EXTRA_SETTING"].sort());
+    expect(listed.get("HOME")).toBe(sandboxed("listed").HOME);
     expect(listed.get("GITHUB_TOKEN")).toBe(SECRETS.GITHUB_TOKEN);
     expect(listed.get("GROVE_EXTRA_SETTING")).toBe(SECRETS.GROVE_EXTRA_SETTING);
     expect(listed.get("GROVE_SCRIPTED_STATE_DIR")).toBe(stateDir);

@@ -10,6 +10,7 @@ const EXPECTED_TABLES = [
   "agent_processes",
   "cleanup_jobs",
   "grove_migrations",
+  "inbox_items",
   "messages",
   "pull_requests",
   "repositories",

@@ -16,7 +16,7 @@ import type { TaskFilter } from "../api/types.js";
 import { putSummary } from "../live/board-cache.js";
 import { putTask } from "../live/cache.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
-import { label } from "../ui/Field.js";
+import { taskStateWords } from "../ui/words.js";
 import { Column } from "./Column.js";
 import { filterFromUrl, TASK_STATES } from "./column-query.js";
 import { CreateTask } from "./CreateTask.js";
@@ -102,8 +102,8 @@ export function Board({ archived }: { archived: boolean }) {
         accessibility={{
           announcements: {
             onDragStart: ({ active }) => `Picked up ${(active.data.current as { task: TaskSummary }).task.title}. Use the left and right arrow keys to change column, Space to drop.`,
-            onDragOver: ({ over }) => (over ? `Over ${label(String(over.id))}.` : "Not over a column."),
-            onDragEnd: ({ over }) => (over ? `Moved to ${label(String(over.id))}.` : "Dropped; nothing changed."),
+            onDragOver: ({ over }) => (over ? `Over ${taskStateWords(String(over.id))}.` : "Not over a column."),
+            onDragEnd: ({ over }) => (over ? `Moved to ${taskStateWords(String(over.id))}.` : "Dropped; nothing changed."),
             onDragCancel: () => "Move cancelled; nothing changed.",
           },
         }}

@@ -11,7 +11,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef } from "react";
 import type { TaskQuery } from "../api/resources.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
-import { label } from "../ui/Field.js";
+import { taskStateWords } from "../ui/words.js";
 import { columnQuery } from "./column-query.js";
 import { passesAgent } from "./filter.js";
 import { TaskCard } from "./TaskCard.js";
@@ -50,10 +50,10 @@ export const Column = memo(function Column({ query, enabled, agent, draggable, o
   return (
     <section ref={setNodeRef} className={`column ${isOver ? "over" : ""}`} data-state={state} aria-labelledby={headingId} aria-busy={pages.isFetching}>
       <h2 id={headingId}>
-        {label(state)} <span className="count">{`${tasks.length}${more ? "+" : ""}`}</span>
+        {taskStateWords(state)} <span className="count">{`${tasks.length}${more ? "+" : ""}`}</span>
       </h2>
       <ErrorBox error={pages.error} context="Could not load tasks" />
-      <div className="column-body" ref={scroller} tabIndex={tasks.length ? 0 : -1} aria-label={`${label(state)} tasks`} role="region">
+      <div className="column-body" ref={scroller} tabIndex={tasks.length ? 0 : -1} aria-label={`${taskStateWords(state)} tasks`} role="region">
         {tasks.length === 0 && !more ? <p className="empty">—</p> : null}
         <div style={{ height: rows.getTotalSize(), position: "relative" }}>
           {items.map((v) => {

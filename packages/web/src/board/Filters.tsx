@@ -1,8 +1,9 @@
 /** The board's search box and filters (repository, state, agent); they combine. */
 import type { Repository } from "@grove/protocol";
 import type { TaskFilter } from "../api/types.js";
-import { Field, label } from "../ui/Field.js";
-import { AGENT_STATE_LABEL, AGENT_STATES } from "./filter.js";
+import { Field } from "../ui/Field.js";
+import { AGENT_ACTIVITY_WORDS, taskStateWords } from "../ui/words.js";
+import { AGENT_STATES } from "./filter.js";
 
 type F = Omit<TaskFilter, "archived">;
 const STATES = ["todo", "in_progress", "review", "done", "failed"];
@@ -34,7 +35,7 @@ export function Filters({ value, onChange, onClear, repositories, shown, more }:
           <option value="">all states</option>
           {STATES.map((s) => (
             <option key={s} value={s}>
-              {label(s)}
+              {taskStateWords(s)}
             </option>
           ))}
         </select>
@@ -44,7 +45,7 @@ export function Filters({ value, onChange, onClear, repositories, shown, more }:
           <option value="">any agent state</option>
           {AGENT_STATES.map((s) => (
             <option key={s} value={`state:${s}`}>
-              {AGENT_STATE_LABEL[s]}
+              {AGENT_ACTIVITY_WORDS[s]}
             </option>
           ))}
         </select>

@@ -8,9 +8,8 @@
 import type { TaskSummary } from "@grove/protocol";
 import { useDraggable } from "@dnd-kit/core";
 import { memo, type CSSProperties, type KeyboardEventHandler, type PointerEventHandler } from "react";
-import { label } from "../ui/Field.js";
+import { agentActivityWords, outcomeWords, taskStateWords } from "../ui/words.js";
 import { Link } from "../router.js";
-import { AGENT_STATE_LABEL, OUTCOME_LABEL } from "./filter.js";
 
 export function CardBody({ task }: { task: TaskSummary }) {
   const agent = task.agent.state;
@@ -29,10 +28,10 @@ export function CardBody({ task }: { task: TaskSummary }) {
         ))}
       </ul>
       <div className="meta">
-        <span className={`badge state-${task.state}`}>{label(task.state)}</span>
+        <span className={`badge state-${task.state}`}>{taskStateWords(task.state)}</span>
         {agent !== "none" ? (
           <span className={`badge agent agent-${agent}`} data-agent-state={agent}>
-            {AGENT_STATE_LABEL[agent]}
+            {agentActivityWords(agent)}
           </span>
         ) : null}
         {stat && stat.files > 0 ? (
@@ -56,7 +55,7 @@ export function CardBody({ task }: { task: TaskSummary }) {
       {agent === "failed" && task.agent.reason ? (
         // LIVE-2: a failed or refused turn says so on the card, with the agent's reason.
         <p className="card-turn-failure error" data-outcome={task.agent.outcome ?? "failed"}>
-          {`${OUTCOME_LABEL[task.agent.outcome ?? "failed"]}: ${task.agent.reason}`}
+          {`${outcomeWords(task.agent.outcome ?? "failed")}: ${task.agent.reason}`}
         </p>
       ) : null}
     </>

@@ -6,7 +6,8 @@
 import type { AgentCommand, Session } from "@grove/protocol";
 import { api, enc } from "../api/client.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
-import { Field, label } from "../ui/Field.js";
+import { Field } from "../ui/Field.js";
+import { planStatusWords } from "../ui/words.js";
 import { useAction } from "../ui/use-action.js";
 
 export function ModeSwitch({ session, readOnly, onSaved }: { session: Session; readOnly: boolean; onSaved(s: Session): void }) {
@@ -59,7 +60,7 @@ export function PlanView({ session }: { session: Session }) {
       <ol className="plan-entries">
         {plan.map((p, i) => (
           <li key={i} data-status={p.status} className={`plan-entry status-${p.status}`}>
-            <span className={`badge plan-status status-${p.status}`}>{label(p.status)}</span> {p.content}
+            <span className={`badge plan-status status-${p.status}`}>{planStatusWords(p.status)}</span> {p.content}
           </li>
         ))}
       </ol>

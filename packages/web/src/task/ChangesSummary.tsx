@@ -6,7 +6,7 @@ import type { Changes } from "@grove/protocol";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Link } from "../router.js";
 
-export function ChangesSummary({ taskId, changes, error, repoName }: { taskId: string; changes: Changes | undefined; error: unknown; repoName(id: string): string }) {
+export function ChangesSummary({ taskId, changes, error, repoName, archived = false }: { taskId: string; changes: Changes | undefined; error: unknown; repoName(id: string): string; archived?: boolean }) {
   const repos = changes?.repositories ?? [];
   return (
     <section className="card changes" aria-label="Changes">
@@ -25,7 +25,7 @@ export function ChangesSummary({ taskId, changes, error, repoName }: { taskId: s
           </p>
           {r.error && r.status !== "missing" ? <p className="error">{r.error}</p> : null}
           {r.files.length === 0 ? (
-            <p className="empty">{r.status === "missing" ? "The worktree is missing." : "No changed files."}</p>
+            <p className="empty">{r.status === "missing" ? (archived ? "Archived: the worktree was removed (its branch and saved work are kept)." : "The worktree is missing.") : "No changed files."}</p>
           ) : (
             <table className="files">
               <thead>

@@ -12,6 +12,7 @@ import { getEnvironment } from "../api/resources.js";
 import { useCapabilities } from "../api/capabilities.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
+import { environmentWords } from "../ui/words.js";
 
 export function Environment({ task, known, changes, repoName, onRestore, restoring, restoreError }: { task: Task; known: boolean; changes: Changes | undefined; repoName(id: string): string; onRestore(): void; restoring: boolean; restoreError: unknown }) {
   const env = useQuery({ queryKey: keys.environment(task.id), queryFn: () => getEnvironment(task.id), enabled: known });
@@ -19,6 +20,7 @@ export function Environment({ task, known, changes, repoName, onRestore, restori
   const editor = useAction();
   const missing = (changes?.repositories ?? []).filter((r) => r.status === "missing");
   const tampered = (changes?.repositories ?? []).filter((r) => r.status === "tampered");
+  const envShown = task.archivedAt ? "archived" : (env.data?.status ?? "");
   const openInEditor = (repositoryId: string) => void editor.run(() => api.post(`/tasks/${enc(task.id)}/open-in-editor`, { repositoryId }));
   return (
     <section className="card environment" aria-label="Environment">
@@ -76,7 +78,11 @@ export function Environment({ task, known, changes, repoName, onRestore, restori
       {env.data ? (
         <>
           <p className="meta">
-            <span className={`badge env-${env.data.status}`}>{env.data.status}</span> · runner <code>{env.data.runnerId}</code>
+            {/* WEB-22: an archived task's worktrees are gone, whatever the environment row still says. */}
+            <span className={`badge env-${envShown}`} data-env-state={envShown}>
+              {environmentWords(envShown)}
+            </span>{" "}
+            · runner <code>{env.data.runnerId}</code>
           </p>
           {env.data.workspacePath ? (
             <p className="meta">
@@ -98,7 +104,7 @@ export function Environment({ task, known, changes, repoName, onRestore, restori
                   <td>{repoName(r.repositoryId)}</td>
                   <td>
                     <code>{r.worktreePath ?? "—"}</code>
-                    {r.worktreePath && r.status === "active" ? (
+                    {r.worktreePath && r.status === "active" && !task.archivedAt ? (
                       <div className="actions">
                         <a href={`vscode://file${r.worktreePath}`} className="small">
                           Open in VS Code
@@ -114,8 +120,8 @@ export function Environment({ task, known, changes, repoName, onRestore, restori
                   <td>
                     <code>{r.worktreeBranch ?? "—"}</code> ← <code>{r.baseBranch}</code>
                   </td>
-                  <td>
-                    {r.status}
+                  <td data-worktree-status={r.status}>
+                    {environmentWords(task.archivedAt ? "deleted" : r.status)}
                     {r.errorMessage ? <span className="error"> {r.errorMessage}</span> : null}
                   </td>
                 </tr>

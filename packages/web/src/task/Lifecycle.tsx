@@ -13,6 +13,7 @@ import { humanError } from "../api/human-errors.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { when } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
+import { jobStateWords } from "../ui/words.js";
 
 export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnarchive(): void; onDeleted(): void }) {
   const qc = useQueryClient();
@@ -93,7 +94,7 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
               <tr key={j.id} data-job-id={j.id} data-state={j.state}>
                 <td>{j.trigger}</td>
                 <td>
-                  <span className={`badge job-${j.state}`}>{j.state}</span>
+                  <span className={`badge job-${j.state}`}>{jobStateWords(j.state)}</span>
                 </td>
                 <td className="num">{j.attempts}</td>
                 <td className={j.lastError ? "error" : ""}>{j.lastError ?? "—"}</td>

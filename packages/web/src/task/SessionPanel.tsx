@@ -3,6 +3,7 @@
  * messages and the prompt box; the agent's mode switch, plan and slash commands (AG-2). Send is disabled while a turn runs (ADR 2026-11-30-web-ui-react):
  * the person cancels the turn or waits; nothing is queued behind their back.
  */
+import { UnconfinedBadge } from "./UnconfinedBadge.js";
 import type { Session } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
@@ -13,10 +14,10 @@ import { mergeEarly } from "../live/cache.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
+import { outcomeWords, sessionShownState, sessionStateWords } from "../ui/words.js";
 import { CommandHints, ModeSwitch, PlanView } from "./AgentControls.js";
 import { MessageList } from "./MessageList.js";
 import { Permissions } from "./Permissions.js";
-import { OUTCOME_LABEL } from "../board/filter.js";
 
 const ACTIVE: readonly Session["state"][] = ["starting", "running"];
 
@@ -27,6 +28,8 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
   const [prompt, setPrompt] = useState("");
   const action = useAction();
   const active = ACTIVE.includes(session.state);
+  // A read-only session belongs to an archived task: its agent was stopped by the archive.
+  const shown = sessionShownState(session.state, { archived: readOnly });
   const refresh = (s: unknown) => {
     const next = s as Session | undefined;
     if (next?.id) qc.setQueryData<Session[]>(keys.sessions(next.taskId), (list) => list?.map((x) => (x.id === next.id && next.updatedAt >= x.updatedAt ? next : x)));
@@ -49,11 +52,17 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
       <div className="session-head">
         <div className="session-title">
           <h3>{session.agent} session</h3>
-          <span className={`badge session-state state-${session.state}`}>{session.state}</span>
+          <span className={`badge session-state state-${shown}`} data-state={shown}>
+            {sessionStateWords(session.state, { archived: readOnly })}
+          </span>
+          {session.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
+          {session.blockedConnections > 0 ? (
+            <span className="badge blocked-count" title="Connections the sandbox's egress proxy refused (each is a 'blocked:' note in the transcript)">{`${session.blockedConnections} blocked`}</span>
+          ) : null}
           {session.lastTurn && session.lastTurn.outcome !== "completed" ? (
             // LIVE-2: how the latest turn ended, unless it simply finished.
             <span className={`badge turn-outcome outcome-${session.lastTurn.outcome}`} data-outcome={session.lastTurn.outcome}>
-              {OUTCOME_LABEL[session.lastTurn.outcome]}
+              {outcomeWords(session.lastTurn.outcome)}
             </span>
           ) : null}
           <code className="muted">{session.id}</code>

@@ -4,6 +4,7 @@
  * prompt pre-filled with the task's brief, BRIEF-1, editable; cleared, the session starts idle).
  * Kept live by the event feed.
  */
+import { UnconfinedBadge } from "./UnconfinedBadge.js";
 import { taskBrief, type Session, type Task } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
@@ -14,6 +15,7 @@ import { upsert } from "../live/cache.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field, when } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
+import { sessionShownState, sessionStateWords } from "../ui/words.js";
 import { SessionPanel } from "./SessionPanel.js";
 
 export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; task?: Pick<Task, "title" | "description">; readOnly: boolean; fixes?: { restore?: () => void; unarchive?: () => void } }) {
@@ -56,10 +58,11 @@ export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; ta
       <ul className="session-list" aria-label="Session list">
         {ordered.length === 0 ? <li className="empty">No sessions yet.</li> : null}
         {ordered.map((s, i) => (
-          <li key={s.id} data-session-id={s.id} data-state={s.state}>
+          <li key={s.id} data-session-id={s.id} data-state={sessionShownState(s.state, { archived: readOnly })}>
             <button type="button" className="session-item" aria-pressed={s.id === selected?.id} onClick={() => setPicked(s.id)}>
               <span>{`#${i + 1} ${s.agent}`}</span>
-              <span className={`badge state-${s.state}`}>{s.state}</span>
+              <span className={`badge state-${sessionShownState(s.state, { archived: readOnly })}`}>{sessionStateWords(s.state, { archived: readOnly })}</span>
+              {s.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
               <small className="muted">{when(s.createdAt)}</small>
               {s.lastError ? <small className="error">{`${s.lastError.code}: ${s.lastError.message}`}</small> : null}
             </button>

@@ -6,7 +6,7 @@
  */
 import type { Repository, Task } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { lazy, Suspense, useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { ApiError, api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getChanges, getTask, listRepositories, listSessions } from "../api/resources.js";
@@ -18,14 +18,16 @@ import { events } from "../live/events.js";
 import { notice } from "../live/store.js";
 import { Link, navigate } from "../router.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
-import { Field, label, when } from "../ui/Field.js";
+import { Field, when } from "../ui/Field.js";
+import { taskStateWords } from "../ui/words.js";
 import { useAction } from "../ui/use-action.js";
+import { lazyView, ViewBoundary } from "../ui/lazy-view.js";
 import { ChangesSummary } from "./ChangesSummary.js";
 import { Environment } from "./Environment.js";
 import { Lifecycle } from "./Lifecycle.js";
 import { Sessions } from "./Sessions.js";
 
-const TerminalPanel = lazy(() => import("../terminal/TerminalPanel.js"));
+const TerminalPanel = lazyView(() => import("../terminal/TerminalPanel.js")).Component;
 
 function goneToBoard(title: string | undefined): void {
   notice.set(`This task was deleted${title ? `: ${title}` : ""}.`);
@@ -105,7 +107,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
         <h1 id="task-title">{t.title}</h1>
         <div className="task-meta">
           <span className={`badge state-${t.state}`} id="task-state" data-state={t.state}>
-            {label(t.state)}
+            {taskStateWords(t.state)}
           </span>
           {archived ? <span className="badge archived">archived {when(t.archivedAt)}</span> : null}
           {t.runnerState === "offline" ? (
@@ -122,7 +124,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
                 <select name="state" value={state || t.state} onChange={(e) => setState(e.target.value as Task["state"])}>
                   {TASK_STATES.map((s) => (
                     <option key={s} value={s}>
-                      {label(s)}
+                      {taskStateWords(s)}
                     </option>
                   ))}
                 </select>
@@ -154,13 +156,13 @@ export function TaskPage({ taskId }: { taskId: string }) {
         <div className="col-main">
           <Sessions taskId={taskId} task={t} readOnly={archived} fixes={{ restore: doRestore, unarchive: doUnarchive }} />
           {!archived && worktrees.length > 0 && caps?.has("GET /tasks/{id}/terminal") ? (
-            <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
+            <ViewBoundary what="terminal">
               <TerminalPanel taskId={taskId} repositories={worktrees.map((r) => ({ id: r.repositoryId, name: repoName(r.repositoryId) }))} />
-            </Suspense>
+            </ViewBoundary>
           ) : null}
         </div>
         <div className="col-side">
-          <ChangesSummary taskId={taskId} changes={changes.data} error={changes.error} repoName={repoName} />
+          <ChangesSummary taskId={taskId} changes={changes.data} error={changes.error} repoName={repoName} archived={archived} />
           <Environment task={t} known={known} changes={changes.data} repoName={repoName} onRestore={doRestore} restoring={restore.busy} restoreError={restore.error} />
           <Lifecycle task={t} onUnarchive={doUnarchive} onDeleted={() => goneToBoard(t.title)} />
         </div>

@@ -25,6 +25,3 @@ export function when(iso: string | null | undefined): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
-
-/** "in_progress" → "in progress" for headings; raw values stay in data attributes. */
-export const label = (state: string) => state.replace(/_/g, " ");

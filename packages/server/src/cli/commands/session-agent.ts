@@ -95,7 +95,10 @@ export function registerAgentsCommand(program: Command): void {
     const { client, out } = contextOf(cmd);
     const list = await client.get<AgentProfile[]>("/agents");
     out.result(list, () =>
-      list.map((a) => `${a.name.padEnd(10)} ${a.available === false ? "unavailable" : "available  "} ${a.version ?? ""}${a.problem ? `  (${a.problem})` : ""}`),
+      list.flatMap((a) => [
+        `${a.name.padEnd(10)} ${a.available === false ? "unavailable" : "available  "} ${a.version ?? ""}${a.sandbox === "off" ? "  unconfined (sandbox off)" : ""}${a.problem ? `  (${a.problem})` : ""}`,
+        ...(a.askProblem ? [`  warning: ${a.askProblem}`] : []),
+      ]),
     );
   };
   agents.action(ls);
@@ -108,7 +111,11 @@ export function registerAgentsCommand(program: Command): void {
       const { client, out } = contextOf(cmd);
       const a = await client.post<AgentProfile & { startMs?: number }>(`/agents/${encodeURIComponent(name)}/${verb}`);
       const auth = a.authMethods?.length ? `  auth: ${a.authMethods.map((m) => m.name).join(", ")}` : "";
-      out.result(a, () => [`${a.name} ${a.available ? "available" : "unavailable"} ${a.version ?? ""}${auth}${a.startMs !== undefined ? `  (initialize in ${a.startMs} ms)` : ""}`]);
+      out.result(a, () => [
+        `${a.name} ${a.available ? "available" : "unavailable"} ${a.version ?? ""}${auth}${a.startMs !== undefined ? `  (initialize in ${a.startMs} ms)` : ""}`,
+        // AG-2: an "ask" profile whose agent would not ask is flagged, whatever else is fine.
+        ...(a.askProblem ? [`warning: ${a.askProblem}`] : []),
+      ]);
     });
   }
 }

@@ -26,7 +26,8 @@ export function registerSessionCommands(program: Command): void {
       sessions.length === 0
         ? [`no sessions (start one with \`grove task start ${taskId}\`)`]
         : formatTable(
-            sessions.map((x) => [x.id, x.agent, x.state, x.lastTurn?.outcome ?? "", shortTime(x.updatedAt), x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : ""]),
+            // SBX-3: an agent outside the sandbox is marked where its name is.
+            sessions.map((x) => [x.id, x.sandbox === "unconfined" ? `${x.agent} (unconfined)` : x.agent, x.state, x.lastTurn?.outcome ?? "", shortTime(x.updatedAt), x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : ""]),
             ["ID", "AGENT", "STATE", "LAST TURN", "UPDATED", "LAST ERROR"],
           ),
     );
@@ -79,6 +80,8 @@ export function describeSession(s: Session, messages: readonly Message[]): strin
   const lines = [
     `session ${s.id}  task ${s.taskId}  agent ${s.agent}  updated ${shortTime(s.updatedAt)}`,
     `state: ${s.state}`,
+    // SBX-3: an agent outside the sandbox is said so plainly; SBX-2: what the proxy refused.
+    `sandbox: ${s.sandbox === "unconfined" ? "unconfined (the agent runs without Grove's OS sandbox)" : "confined"}${s.blockedConnections > 0 ? `, ${s.blockedConnections} connection(s) blocked` : ""}`,
     `lastError: ${s.lastError ? `${s.lastError.code}: ${s.lastError.message}` : "none"}`,
     // LIVE-2: how the latest turn ended, with the agent's reason.
     ...(s.lastTurn ? [`lastTurn: ${s.lastTurn.outcome}${s.lastTurn.reason ? `: ${s.lastTurn.reason}` : ""}`] : []),

@@ -7,6 +7,8 @@ import { requireLaunch, writeInitializeCache } from "../../agents/agent-install.
 import { authMethodsOf } from "../../agents/agent-setup.js";
 import { acpLogFile } from "../worktrees/paths.js";
 import type { LiveSessions } from "./live-sessions.js";
+import type { SessionRecorder } from "./recorder.js";
+import { confinedLaunch, sandboxModeFor } from "./sandbox-launch.js";
 
 export function findProfile(deps: Deps, name: string): AgentProfileConfig {
   const p = deps.profiles.find((x) => x.name === name);
@@ -27,9 +29,24 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
   const recorder = live.recorderFor(session);
   const agentState = live.agentStateFor(session);
   const chosen = agentState.current;
-  const handle = await deps.agents.start({
+  // SBX-1..3: every agent starts through the sandbox seam; a real agent without one is refused.
+  const sandbox = sandboxModeFor(deps, configured);
+  const confined = sandbox === "confined" ? await confinedLaunch(deps, session, profile, cwd, (hostPort) => noteBlocked(deps, recorder, session, hostPort)) : undefined;
+  let handle: AgentHandle;
+  try {
+    handle = await startAgent();
+  } catch (e) {
+    await confined?.proxy.close();
+    throw e;
+  }
+  if (sandbox !== session.sandbox) await deps.store.setSessionSandbox(session.id, sandbox);
+  return afterStart(handle);
+
+  function startAgent(): Promise<AgentHandle> {
+  return deps.agents.start({
     sessionId: session.id,
-    profile,
+    profile: confined ? { ...profile, command: confined.command, args: confined.args } : profile,
+    ...(confined ? { extraEnv: confined.env } : {}),
     cwd,
     logFile: acpLogFile(deps, session.id),
     ...(resume && session.acpSessionId ? { resume: { acpSessionId: session.acpSessionId } } : {}),
@@ -44,9 +61,16 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
     callbacks: {
       onEvent: (e) => recorder.handle(e),
       onPermission: (ask: PermissionAsk) => live.askPermission(session, ask),
-      onExit: (info) => live.onAgentExit(session.id, info),
+      onExit: (info) => {
+        // The proxy serves this one process: it goes with it (SBX-2).
+        void confined?.proxy.close();
+        live.onAgentExit(session.id, info);
+      },
     },
   });
+  }
+
+  async function afterStart(handle: AgentHandle): Promise<AgentHandle> {
   const now = deps.now();
   await deps.store.upsertAgentProcess({ sessionId: session.id, runnerId: deps.runnerId, pid: handle.pid, startTime: handle.startTime, createdAt: now });
   if (handle.acpSessionId !== session.acpSessionId) await deps.store.setSessionAcpId(session.id, handle.acpSessionId, now);
@@ -56,8 +80,18 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
     if (messages.length > 0) live.setPendingSummary(session.id, summarize(messages.map((m) => ({ role: m.role, text: m.text }))));
   }
   // `pid` is the server's own in every log line: the agent's is `agentPid`.
-  deps.log.info({ sessionId: session.id, agentPid: handle.pid, cwd, resumed: handle.resumed, mode: handle.setup.modes?.currentModeId }, "agent started");
+  deps.log.info({ sessionId: session.id, agentPid: handle.pid, cwd, resumed: handle.resumed, mode: handle.setup.modes?.currentModeId, sandbox }, "agent started");
   return handle;
+  }
+}
+
+/** SBX-2: a connection the egress proxy refused is a transcript note and one more on the session's count. */
+function noteBlocked(deps: Deps, recorder: SessionRecorder, session: SessionRecord, hostPort: string): void {
+  recorder.note("system", `blocked: ${hostPort}`, { sandbox: "blocked", hostPort });
+  deps.store.countBlockedConnection(session.id).then(
+    (count) => deps.log.info({ sessionId: session.id, hostPort, count }, "sandbox blocked a connection"),
+    (e: unknown) => deps.log.warn({ err: e, sessionId: session.id }, "counting a blocked connection failed"),
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { AgentProfile } from "@grove/protocol";
 import { checkAgent } from "../../agents/agent-check.js";
+import { askProblem } from "../../agents/bridges.js";
 import { installAgent, readInitializeCache, resolveLaunch } from "../../agents/agent-install.js";
 import { toPublicProfile } from "../../agents/profiles.js";
 import { modelOption } from "../../domain/agent-state.js";
@@ -17,7 +18,10 @@ export function listAgentProfiles(deps: Deps): AgentProfile[] {
     const launch = resolveLaunch(p, deps.home);
     const cached = readInitializeCache(deps.home, p.name);
     const version = launch.version ?? cached?.version;
+    const ask = askProblem(p);
     return toPublicProfile(p, {
+      sandbox: p.sandbox === "off" ? "off" : "confined",
+      ...(ask ? { askProblem: ask } : {}),
       command: launch.command,
       args: launch.args,
       available: launch.available,

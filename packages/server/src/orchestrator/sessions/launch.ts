@@ -7,6 +7,7 @@ import { sessionView } from "../../domain/views.js";
 import type { Deps } from "../context.js";
 import { requireLaunch } from "../../agents/agent-install.js";
 import { findProfile, spawnAgent } from "./agent-launch.js";
+import { sandboxModeFor } from "./sandbox-launch.js";
 import { errorOf, type LiveSessions } from "./live-sessions.js";
 import { assertTaskWorkable } from "../lifecycle/lifecycle.js";
 import { materializeSlots } from "../worktrees/materialize.js";
@@ -29,7 +30,10 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   if (task.archivedAt) throw new AppError("task_archived", `task ${taskId} is archived`);
   const agent = body.agent ?? "scripted";
   // AG-3: an unknown, missing or uninstalled agent is refused before anything is created.
-  requireLaunch(findProfile(deps, agent), deps.home);
+  const profile = findProfile(deps, agent);
+  requireLaunch(profile, deps.home);
+  // SBX-3: so is a real agent that would have to run without a sandbox.
+  const sandbox = sandboxModeFor(deps, profile);
   const before = await deps.store.getEnvironmentByTask(taskId);
   // Validate before inserting anything, so a refused attach leaves no row behind (SES-3).
   // A ready environment with tombstoned rows (archived, then unarchived) materializes again (LC-5).
@@ -46,6 +50,7 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
     lastError: null,
     createdAt: now,
     updatedAt: now,
+    sandbox,
   };
   const { mode, environment, session } = await deps.store.reserveLaunch({ taskId, session: draft, runnerId: deps.runnerId, now });
   if (environment.runnerId !== deps.runnerId) {

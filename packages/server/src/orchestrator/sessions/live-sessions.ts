@@ -25,6 +25,8 @@ export class LiveSessions {
   private readonly asks = new Map<string, PendingAsk>();
   private readonly changeTimers = new Map<string, NodeJS.Timeout>();
   shuttingDown = false;
+  /** LIVE-4: told when a permission request is answered or withdrawn (its inbox item is done). */
+  onAskSettled: ((requestId: string) => void) | undefined;
 
   constructor(private readonly deps: Deps) {}
 
@@ -58,6 +60,7 @@ export class LiveSessions {
       if (a.sessionId === sessionId) {
         a.resolve("cancelled");
         this.asks.delete(id);
+        this.onAskSettled?.(id);
       }
     }
   }
@@ -97,6 +100,7 @@ export class LiveSessions {
     }
     this.asks.delete(requestId);
     a.resolve(optionId === null ? "cancelled" : { optionId });
+    this.onAskSettled?.(requestId);
   }
 
   onAgentExit(sessionId: string, info: { code: number | null; signal: string | null; duringTurn: boolean }): void {

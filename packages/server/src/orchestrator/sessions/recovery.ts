@@ -39,6 +39,8 @@ export async function recoverBeforeListening(deps: Deps): Promise<SessionRecord[
     return out;
   });
   for (const f of frames) deps.bus.publish("session.message", f);
+  // LIVE-4: a permission question of a turn the restart cut can no longer be answered.
+  for (const s of interrupted) for (const item of await deps.store.inbox.resolveOf({ sessionId: s.id }, ["permission"], deps.now())) deps.bus.publish("inbox.updated", { item });
   // SEC-7: every recorded group of this runner, leader alive or not (an agent whose stdin
   // closed with the crash has exited; the tools it started have not).
   const orphans = await stopRunnerGroups(deps, { graceMs: 3000, killWaitMs: 2000 });

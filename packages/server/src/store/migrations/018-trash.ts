@@ -11,4 +11,4 @@ async function up(db: Kysely<DB>): Promise<void> {
   await db.schema.alterTable("tasks").addColumn("deleted_at", "text").execute();
 }
 
-export const m016Trash: Migration = { name: "016-trash", up };
+export const m018Trash: Migration = { name: "018-trash", up };

@@ -1,0 +1,28 @@
+import { z } from "zod";
+
+/** LIVE-4: what an inbox item is about. */
+export const InboxKind = z.enum(["permission", "question", "turn_finished", "turn_failed", "stalled", "agent_crashed", "checks_failed", "conflict", "budget"]);
+export type InboxKind = z.infer<typeof InboxKind>;
+
+/**
+ * LIVE-4: one thing that needs the person, kept by the server (durable, shared by every client).
+ * `done` once the person dismissed it or its cause was resolved (a permission answered, the
+ * session's next turn started, the checks passed).
+ */
+export const InboxItem = z.object({
+  id: z.string(),
+  kind: InboxKind,
+  taskId: z.string(),
+  sessionId: z.string().optional(),
+  title: z.string(),
+  /** More about it: the agent's reason, the question, the failing checks. */
+  detail: z.string().optional(),
+  state: z.enum(["open", "done"]),
+  /** When a person first opened it (POST /inbox/:id/read); absent while unread. */
+  readAt: z.string().optional(),
+  createdAt: z.string(),
+  resolvedAt: z.string().optional(),
+});
+export type InboxItem = z.infer<typeof InboxItem>;
+
+export const InboxQuery = z.object({ state: z.enum(["open", "all"]).default("open") }).strict();

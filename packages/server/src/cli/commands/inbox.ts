@@ -1,0 +1,30 @@
+import type { Command } from "commander";
+import type { InboxItem } from "@grove/protocol";
+import { contextOf, withCommonOptions } from "../context.js";
+import { formatTable, shortTime } from "../output.js";
+
+/** `grove inbox [--all]` and `grove inbox done <itemId>`: the durable attention inbox (LIVE-4). */
+export function registerInboxCommand(program: Command): void {
+  const inbox = withCommonOptions(
+    program
+      .command("inbox")
+      .description("what needs you: permission questions, finished and failed turns, stalls, crashes, failing checks")
+      .option("--all", "also items already done"),
+  ).action(async (opts: { all?: boolean }, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const items = await client.get<InboxItem[]>(`/inbox?state=${opts.all ? "all" : "open"}`);
+    out.result(items, () => renderInbox(items, opts.all === true));
+  });
+  withCommonOptions(inbox.command("done <itemId>").description("mark an inbox item done")).action(async (itemId: string, _opts: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const item = await client.post<InboxItem>(`/inbox/${encodeURIComponent(itemId)}/done`);
+    out.result(item, () => [`done: ${item.title}`]);
+  });
+}
+
+/** One line per item: id, kind, when, task, title (and state with --all). */
+export function renderInbox(items: readonly InboxItem[], all: boolean): string[] {
+  if (items.length === 0) return [all ? "the inbox is empty" : "nothing needs you right now"];
+  const rows = items.map((i) => [i.id, i.kind, ...(all ? [i.state] : []), shortTime(i.createdAt), i.taskId, i.detail && !i.title.endsWith(i.detail) ? `${i.title} (${i.detail})` : i.title]);
+  return formatTable(rows, ["ID", "KIND", ...(all ? ["STATE"] : []), "CREATED", "TASK", "TITLE"]);
+}

@@ -1,0 +1,127 @@
+import type { EventFrame, EventMap, InboxItem, InboxKind, Session } from "@grove/protocol";
+import { newId } from "../../domain/ids.js";
+import { isFailedOutcome } from "../../domain/turn-outcome.js";
+import type { Deps } from "../context.js";
+import type { NewInboxItem } from "../../store/inbox-store.js";
+
+/** Items about a session's latest turn: resolved once the session works again (next turn, resume, restart). */
+const TURN_KINDS: readonly InboxKind[] = ["turn_finished", "turn_failed", "stalled", "agent_crashed"];
+
+/** The cause key of a permission request's item. */
+export const permissionCause = (requestId: string) => `perm:${requestId}`;
+
+/**
+ * LIVE-4: raises and resolves inbox items from the events that need a person — a permission
+ * asked, a turn finished or failed, a stall, an agent crash, failing checks — and publishes
+ * each change as an `inbox.updated` frame. Only this process's own frames are read: the runner
+ * where a thing happened raises its item (unique cause keys make a repeat a no-op). Work is
+ * chained, so an item is always raised before the event that resolves it is handled.
+ */
+export class InboxFeed {
+  private chain: Promise<void> = Promise.resolve();
+  private readonly off: () => void;
+
+  constructor(private readonly deps: Deps) {
+    this.off = deps.bus.subscribe((f) => {
+      if (!deps.bus.isRemoteDelivery) this.onFrame(f);
+    });
+  }
+
+  /** A permission request was answered or withdrawn (its turn ended): its item is done. */
+  askSettled(requestId: string): void {
+    this.enqueue(async () => this.publish(await this.deps.store.inbox.resolveCause(permissionCause(requestId), this.deps.now())));
+  }
+
+  /** Resolves once every queued change is written (tests, shutdown). */
+  async flush(): Promise<void> {
+    let seen: Promise<void>;
+    do {
+      seen = this.chain;
+      await seen;
+    } while (seen !== this.chain);
+  }
+
+  dispose(): void {
+    this.off();
+  }
+
+  private enqueue(fn: () => Promise<void>): void {
+    this.chain = this.chain.then(fn).catch((err: unknown) => this.deps.log.error({ err }, "inbox: recording an item failed"));
+  }
+
+  private publish(items: readonly (InboxItem | undefined)[]): void {
+    for (const item of items) if (item) this.deps.bus.publish("inbox.updated", { item });
+  }
+
+  private async raise(n: Omit<NewInboxItem, "id" | "createdAt" | "title"> & { what: string }): Promise<void> {
+    const task = await this.deps.store.getTask(n.taskId);
+    if (!task) return;
+    const { what, ...rest } = n;
+    this.publish([await this.deps.store.inbox.raise({ ...rest, id: newId("inbox"), title: `${task.title}: ${what}`, createdAt: this.deps.now() })]);
+  }
+
+  private onFrame(f: EventFrame): void {
+    switch (f.type) {
+      case "session.state_changed": {
+        const { session, from } = (f as EventFrame<"session.state_changed">).data;
+        this.enqueue(() => this.onSessionState(session, from));
+        return;
+      }
+      case "session.message": {
+        const { sessionId, taskId, message } = (f as EventFrame<"session.message">).data;
+        const ask = (message.data as { permissionRequest?: { requestId: string; title: string } } | null | undefined)?.permissionRequest;
+        if (ask) this.enqueue(() => this.raise({ kind: "permission", taskId, sessionId, causeKey: permissionCause(ask.requestId), what: `permission requested: ${ask.title}`, detail: ask.title }));
+        return;
+      }
+      case "session.deleted": {
+        const { sessionId } = (f as EventFrame<"session.deleted">).data;
+        this.enqueue(async () => this.publish(await this.deps.store.inbox.resolveOf({ sessionId }, [...TURN_KINDS, "permission", "question"], this.deps.now())));
+        return;
+      }
+      case "pull_request.updated": {
+        const d = (f as EventFrame<"pull_request.updated">).data;
+        this.enqueue(() => this.onPullRequest(d));
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private async onSessionState(session: Session, from: Session["state"] | null): Promise<void> {
+    const now = this.deps.now();
+    // The session works again: what was said about its last turn no longer needs anyone.
+    if (session.state === "running" || session.state === "starting") {
+      this.publish(await this.deps.store.inbox.resolveOf({ sessionId: session.id }, TURN_KINDS, now));
+      return;
+    }
+    // Start-up recovery (from null) raises nothing: the restart itself is no news to act on.
+    if (from !== "running" && from !== "starting") return;
+    const base = { taskId: session.taskId, sessionId: session.id, causeKey: `turn:${session.id}:${session.updatedAt}` };
+    const turn = session.lastTurn;
+    if (session.state === "waiting_for_input" && from === "running") {
+      if (turn && isFailedOutcome(turn.outcome)) await this.raise({ ...base, kind: "turn_failed", what: `turn ${turn.outcome}`, detail: turn.reason });
+      else if (!turn || turn.outcome === "completed") await this.raise({ ...base, kind: "turn_finished", what: "the agent is waiting for you" });
+      return;
+    }
+    if (session.state === "failed") {
+      const reason = turn?.reason ?? session.lastError?.message;
+      if (turn?.outcome === "stalled") await this.raise({ ...base, kind: "stalled", what: "the turn stalled", detail: reason });
+      else if (session.lastError?.code === "agent_crashed") await this.raise({ ...base, kind: "agent_crashed", what: "the agent crashed", detail: reason });
+      else await this.raise({ ...base, kind: "turn_failed", what: "the session failed", detail: reason });
+    }
+  }
+
+  private async onPullRequest(d: EventMap["pull_request.updated"]): Promise<void> {
+    const pr = d.pullRequest;
+    const causeKey = `checks:${d.taskId}:${pr.repositoryId}:${pr.number}:${pr.headCommit}`;
+    if (pr.checks === "failure") {
+      await this.raise({ kind: "checks_failed", taskId: d.taskId, causeKey, what: `checks failed on PR #${pr.number}`, detail: pr.url });
+      return;
+    }
+    // Checks pending or green again (a new push, a re-run): earlier failures are resolved.
+    const open = (await this.deps.store.inbox.list("open")).filter((i) => i.kind === "checks_failed" && i.taskId === d.taskId);
+    const now = this.deps.now();
+    for (const i of open) this.publish([await this.deps.store.inbox.markDone(i.id, now)]);
+  }
+}

@@ -1,0 +1,113 @@
+import { mkdirSync } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { AppError } from "../../domain/errors.js";
+import type { SessionRecord } from "../../domain/records.js";
+import { sandboxOptions, type SessionSandbox } from "../../domain/sandbox-profile.js";
+import { isScriptedAgent, type AgentProfileConfig } from "../../agents/profiles.js";
+import { bwrapStatus } from "../../sandbox/bwrap.js";
+import { parseAllowEntry } from "../../domain/allow-list.js";
+import { defaultAllowList } from "../../agents/bridges.js";
+import { EgressProxy } from "../../sandbox/egress-proxy.js";
+import { EGRESS_SOCKET_INSIDE, sandboxEnv, sandboxedCommand } from "../../sandbox/launcher.js";
+import type { SandboxedWorktree } from "../../sandbox/mount-plan.js";
+import type { Deps } from "../context.js";
+import { projectSessionWorkspace } from "../worktrees/workspace.js";
+import { pinSlot } from "../worktrees/workspace-check.js";
+import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
+
+/**
+ * SBX-1..3: how a session's agent runs. `sandbox: "off"` in its profile → unconfined, on
+ * purpose. Otherwise confined when bubblewrap works here; when it does not, the scripted agent
+ * (Grove's own program, the default of a new install) still runs, unconfined and marked so,
+ * while every real agent is refused with `409 sandbox_unavailable` naming the fix.
+ */
+export function sandboxModeFor(deps: Deps, profile: AgentProfileConfig): SessionSandbox {
+  if (profile.sandbox === "off") return "unconfined";
+  const bwrap = bwrapStatus(sandboxEnvOf(deps));
+  if (bwrap.available) return "confined";
+  if (isScriptedAgent(profile)) return "unconfined";
+  throw new AppError("sandbox_unavailable", `agent ${profile.name} must run in a sandbox and none is available: ${bwrap.reason}; fix: ${bwrap.fix}`, {
+    agent: profile.name,
+    problem: bwrap.reason,
+    fix: bwrap.fix,
+  });
+}
+
+function sandboxEnvOf(deps: Deps): NodeJS.ProcessEnv {
+  return deps.sandbox?.env ?? process.env;
+}
+
+/** What the runtime starts for a confined agent, and the proxy that lives as long as it. */
+export interface ConfinedLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  proxy: EgressProxy;
+}
+
+/** The directories under `GROVE_HOME/agents` that the launched command and args live in (a bridge's install). */
+function agentInstallDirs(home: string, command: string, args: readonly string[]): string[] {
+  const root = join(home, "agents");
+  const out = new Set<string>();
+  for (const a of [command, ...args]) {
+    if (!isAbsolute(a)) continue;
+    const rel = relative(root, a);
+    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
+    out.add(join(root, rel.split(sep)[0]!));
+  }
+  return [...out];
+}
+
+/** The session's worktrees, pinned (SBX-4: a tampered `.git` refuses the launch), with their git dirs. */
+async function sessionWorktrees(deps: Deps, session: SessionRecord): Promise<SandboxedWorktree[]> {
+  const ws = await projectSessionWorkspace(deps, session);
+  const out: SandboxedWorktree[] = [];
+  for (const slot of ws.slots) {
+    if (slot.row.status !== "active" || !slot.row.worktreePath) continue;
+    const repo = await getRepositoryOnThisRunner(deps, slot.row.repositoryId);
+    if (!repo) continue;
+    const pin = await pinSlot(deps, { taskId: session.taskId, repositoryId: slot.row.repositoryId, repoPath: repo.path, worktreePath: slot.row.worktreePath });
+    const commonDir = await deps.git.commonDir(repo.path);
+    // A commit appends to the reflog; an empty logs dir made here is the same git would make.
+    mkdirSync(join(commonDir, "logs"), { recursive: true });
+    out.push({ workTree: pin.workTree, adminDir: pin.gitDir, commonDir });
+  }
+  return out;
+}
+
+/**
+ * Builds the confined launch of `profile` (its command already resolved) for `session` in
+ * `cwd`: the egress proxy with the profile's allow-list, the agent's own state dir and HOME
+ * under `GROVE_HOME/agents/<name>`, and bwrap's command line. `onBlocked` gets every refused
+ * connection (SBX-2).
+ */
+export async function confinedLaunch(deps: Deps, session: SessionRecord, profile: AgentProfileConfig, cwd: string, onBlocked: (hostPort: string) => void): Promise<ConfinedLaunch> {
+  const bwrap = bwrapStatus(sandboxEnvOf(deps));
+  if (!bwrap.available) {
+    throw new AppError("sandbox_unavailable", `session ${session.id} runs confined and no sandbox is available now: ${bwrap.reason}; fix: ${bwrap.fix}`, { agent: profile.name, problem: bwrap.reason, fix: bwrap.fix });
+  }
+  const options = sandboxOptions(profile.sandbox);
+  const allow = (options.network ?? defaultAllowList(profile)).map(parseAllowEntry);
+  const worktrees = await sessionWorktrees(deps, session);
+  const agentDir = join(deps.home, "agents", profile.name);
+  const agentHome = join(agentDir, "home");
+  mkdirSync(agentHome, { recursive: true, mode: 0o700 });
+  const proxy = await EgressProxy.start({ allow, forbiddenPorts: () => deps.sandbox?.ports() ?? [], onBlocked });
+  const readable = [...(options.readable ?? []), ...agentInstallDirs(deps.home, profile.command, profile.args).filter((d) => d !== agentDir)];
+  const wrapped = sandboxedCommand(
+    bwrap.path,
+    {
+      groveHome: deps.home,
+      personHome: sandboxEnvOf(deps).HOME,
+      agentDir,
+      agentHome,
+      cwd,
+      worktrees,
+      options: { ...options, readable },
+      egress: { socket: proxy.socketPath, inside: EGRESS_SOCKET_INSIDE },
+    },
+    profile.command,
+    profile.args,
+  );
+  return { ...wrapped, env: { ...profile.env, ...sandboxEnv(agentHome) }, proxy };
+}

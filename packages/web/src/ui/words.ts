@@ -1,0 +1,98 @@
+/**
+ * WEB-20: every state the page shows, in the person's words: one map per kind of state, and
+ * the only place that turns a raw state into text. The raw value stays in `data-state`
+ * attributes (tests, styles); a state this page does not know yet (a newer server's) falls back
+ * to its value with spaces, so it still shows and is never hidden.
+ */
+import type { AgentActivity, Session, Task, TurnOutcome } from "@grove/protocol";
+
+/** Task states (board columns, card badges, the task page's state). */
+export const TASK_STATE_WORDS: Record<Task["state"], string> = {
+  todo: "To do",
+  in_progress: "In progress",
+  review: "Review",
+  done: "Done",
+  failed: "Failed",
+};
+
+/** Session states (session list, session panel). */
+export const SESSION_STATE_WORDS: Record<Session["state"], string> = {
+  created: "Not started",
+  starting: "Starting",
+  running: "Working",
+  waiting_for_input: "Waiting for you",
+  completed: "Finished",
+  failed: "Failed",
+  cancelled: "Cancelled",
+};
+
+/** The board's agent activity of a task (card badge, agent filter). */
+export const AGENT_ACTIVITY_WORDS: Record<AgentActivity, string> = {
+  running: "Agent working",
+  needs_permission: "Needs your permission",
+  waiting: "Waiting for you",
+  failed: "Agent failed",
+  none: "No live agent",
+};
+
+/** How a turn ended (LIVE-2: card and session panel, unless it simply finished). */
+export const TURN_OUTCOME_WORDS: Record<TurnOutcome, string> = {
+  completed: "Turn finished",
+  refused: "Turn refused",
+  failed: "Turn failed",
+  cancelled: "Turn cancelled",
+  interrupted: "Turn interrupted",
+  max_tokens: "Turn hit the token limit",
+  stalled: "Turn stalled",
+};
+
+/** Environment states and worktree row states (the task page's Environment). */
+export const ENVIRONMENT_WORDS: Record<string, string> = {
+  creating: "Being created",
+  ready: "Ready",
+  failed: "Failed",
+  active: "On disk",
+  deleted: "Removed",
+  archived: "Archived",
+};
+
+/** Cleanup job states (the task page's lifecycle table). */
+export const JOB_STATE_WORDS: Record<string, string> = {
+  prepared: "Prepared",
+  pending: "Waiting to run",
+  running: "Running",
+  retry_wait: "Retrying soon",
+  succeeded: "Done",
+  failed: "Failed",
+  cancelled: "Cancelled",
+};
+
+/** Plan entry statuses (the agent's plan on the session panel). */
+export const PLAN_STATUS_WORDS: Record<string, string> = {
+  pending: "To do",
+  in_progress: "In progress",
+  completed: "Done",
+};
+
+const fallback = (state: string) => state.replace(/_/g, " ");
+
+export const taskStateWords = (s: string): string => (TASK_STATE_WORDS as Record<string, string>)[s] ?? fallback(s);
+export const agentActivityWords = (s: string): string => (AGENT_ACTIVITY_WORDS as Record<string, string>)[s] ?? fallback(s);
+export const environmentWords = (s: string): string => ENVIRONMENT_WORDS[s] ?? fallback(s);
+export const outcomeWords = (s: string): string => (TURN_OUTCOME_WORDS as Record<string, string>)[s] ?? fallback(s);
+export const planStatusWords = (s: string): string => PLAN_STATUS_WORDS[s] ?? fallback(s);
+export const jobStateWords = (s: string): string => JOB_STATE_WORDS[s] ?? fallback(s);
+
+/**
+ * What a session's badge says. A session of an archived task lost its agent to the archive's
+ * cleanup, whatever state it was left in: it is not waiting for anyone, it is stopped.
+ */
+export function sessionStateWords(state: string, opts: { archived?: boolean } = {}): string {
+  if (opts.archived && (state === "waiting_for_input" || state === "running" || state === "starting")) return "Agent stopped";
+  return (SESSION_STATE_WORDS as Record<string, string>)[state] ?? fallback(state);
+}
+
+/** The `data-state` a session's badge carries: the raw state, or `stopped` when its agent was stopped (see above). */
+export function sessionShownState(state: string, opts: { archived?: boolean } = {}): string {
+  return sessionStateWords(state, opts) === "Agent stopped" ? "stopped" : state;
+}
