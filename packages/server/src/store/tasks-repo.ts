@@ -22,7 +22,8 @@ export function toRecord(t: Selectable<TasksTable>, repositories: TaskRepository
     state: t.state as TaskState,
     dirName: t.dir_name,
     archivedAt: t.archived_at,
-    deletedAt: t.deleted_at ?? null,
+    // LIVE-5: only a trashed task carries it, so live records stay as they were.
+    ...(t.deleted_at ? { deletedAt: t.deleted_at } : {}),
     createdAt: t.created_at,
     updatedAt: t.updated_at,
     repositories,
