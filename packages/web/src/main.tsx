@@ -2,19 +2,15 @@
  * The Grove web page (UX-2): React 19, one data cache (React Query) fed by the event socket,
  * history routing. Heavy parts (review diffs with highlighting, the terminal) load on demand.
  */
-import type { Task } from "@grove/protocol";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { adoptTokenFromUrl } from "./api/client.js";
-import { keys } from "./api/keys.js";
 import { App } from "./App.js";
 import { prefetchBoard } from "./board/column-query.js";
 import { feedAttention } from "./live/attention.js";
-import { findSummary } from "./live/board-cache.js";
 import { feedCache } from "./live/cache.js";
 import { events } from "./live/events.js";
-import { refreshOnReconnect } from "./live/reconnect.js";
 import "./styles.css";
 
 adoptTokenFromUrl();
@@ -26,13 +22,9 @@ const queryClient = new QueryClient({
   },
 });
 feedCache(queryClient, events);
-refreshOnReconnect(queryClient, events);
 // The board's first pages are asked for before React renders (the first screen waits on them).
 prefetchBoard(queryClient);
-feedAttention(events, (taskId) => {
-  const t = queryClient.getQueryData<Task>(keys.task(taskId)) ?? findSummary(queryClient, taskId);
-  return t?.title ?? "A task";
-});
+feedAttention(events);
 events.connect();
 
 createRoot(document.getElementById("root")!).render(

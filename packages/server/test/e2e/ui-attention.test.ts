@@ -84,7 +84,7 @@ describe("Issue 12 attention: notifications, inbox badge and tab title (Chromium
       expect(await page.title()).toBe("(2) Grove");
       await page.getByRole("button", { name: /^Inbox \d/ }).click();
       const kinds = await page.locator(".inbox-panel li[data-kind]").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind")).sort());
-      expect(kinds).toEqual(["session_failed", "turn_finished"]);
+      expect(kinds).toEqual(["agent_crashed", "turn_finished"]);
       await page.getByRole("button", { name: "Dismiss all" }).click();
       await eventually(() => badge(page)).toBe("0");
       expect(pageErrors).toEqual([]);

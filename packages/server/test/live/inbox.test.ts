@@ -33,7 +33,7 @@ describe.each(DATABASES)("LIVE-4 durable inbox (%s)", (kind) => {
       const { task } = await repoAndTask(srv, { title: "Careful work" });
       const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "careful", prompt: "ask may I write?\nwrite a.txt yes" });
       const [item] = await waitFor(async () => ((await inbox()).length > 0 ? inbox() : undefined), "a permission item");
-      expect(item).toMatchObject({ kind: "permission", taskId: task.id, sessionId: s.body.id, state: "open", title: "Careful work: permission requested: may I write?" });
+      expect(item).toMatchObject({ kind: "permission", taskId: task.id, sessionId: s.body.id, state: "open", title: "Careful work: may I write?" });
       expect(events.frames.some((f) => f.type === "inbox.updated" && f.data.item.id === item!.id && f.data.item.state === "open")).toBe(true);
       const [ask] = (await srv.api("GET", `/sessions/${s.body.id}/permissions`)).body as { requestId: string; options: { optionId: string; kind: string }[] }[];
       const allow = ask!.options.find((o) => o.kind.startsWith("allow"))!;

@@ -1,15 +1,19 @@
 /**
- * Attention: what an agent needs the person for. Raised by events — a turn finished, a
- * permission requested, a session failed, a pull request's checks failed — kept in an inbox
- * (the header badge; the tab title shows the count) and, once the person opted in, shown as
- * browser notifications. Turn ends and failures of the task the person is looking at are not
- * raised (they see them); a permission question always is, until it is answered.
+ * Attention: what an agent needs the person for. The items live on the server (LIVE-4, the
+ * durable inbox: `GET /inbox`, `inbox.updated` frames), so every tab shows the same list and a
+ * reload, a new tab or a server restart keeps it. This module mirrors the open items into a
+ * page store (the header badge; the tab title shows the count), marks items done on the server
+ * when the person dismisses them, and — once the person opted in — shows a browser notification
+ * for each item that arrives while the page is open. Items about the task the person is looking
+ * at (a turn end, a failure) are marked done as they arrive: they see them. A permission question
+ * always stays until it is answered.
  */
-import type { Session } from "@grove/protocol";
+import type { InboxItem, InboxKind } from "@grove/protocol";
+import { api, enc } from "../api/client.js";
 import type { EventStream } from "./events.js";
 import { store } from "./store.js";
 
-export type AttentionKind = "turn_finished" | "turn_failed" | "permission_requested" | "session_failed" | "checks_failed";
+export type AttentionKind = InboxKind;
 
 export interface AttentionItem {
   id: string;
@@ -48,15 +52,35 @@ export function disableNotifications(): void {
 }
 
 const LABEL: Record<AttentionKind, string> = {
+  permission: "Permission requested",
+  question: "Question",
   turn_finished: "Turn finished",
   turn_failed: "Turn failed",
-  permission_requested: "Permission requested",
-  session_failed: "Session failed",
+  stalled: "Turn stalled",
+  agent_crashed: "Agent crashed",
   checks_failed: "PR checks failed",
+  conflict: "Conflict",
+  budget: "Budget reached",
 };
 
-function raise(item: AttentionItem): void {
-  attention.set((cur) => [item, ...cur.filter((i) => i.id !== item.id)]);
+function toAttention(i: InboxItem): AttentionItem {
+  return { id: i.id, kind: i.kind, taskId: i.taskId, ...(i.sessionId ? { sessionId: i.sessionId } : {}), text: i.detail && !i.title.endsWith(i.detail) ? `${i.title}: ${i.detail}` : i.title, at: i.createdAt };
+}
+
+const visible = () => document.visibilityState === "visible";
+/** Seen already: the person looks at its task (never a question waiting for an answer). */
+const seenNow = (i: InboxItem) => i.kind !== "permission" && i.kind !== "question" && watchingTask === i.taskId && visible();
+
+function markDone(id: string): void {
+  void api.post(`/inbox/${enc(id)}/done`).catch((e: unknown) => console.warn("inbox: could not mark an item done", e));
+}
+
+function closeNotification(id: string): void {
+  open.get(id)?.close();
+  open.delete(id);
+}
+
+function notify(item: AttentionItem): void {
   if (!notificationsEnabled()) return;
   const n = new Notification(`Grove: ${LABEL[item.kind]}`, { body: item.text, tag: item.id });
   n.onclick = () => {
@@ -67,50 +91,46 @@ function raise(item: AttentionItem): void {
   open.set(item.id, n);
 }
 
-/** Removes items (and closes their notifications). */
+/** The person dismissed items: gone here at once, done on the server (every other tab follows). */
 export function dismiss(pred: (i: AttentionItem) => boolean): void {
   const gone = attention.get().filter(pred);
   if (gone.length === 0) return;
   for (const i of gone) {
-    open.get(i.id)?.close();
-    open.delete(i.id);
+    closeNotification(i.id);
+    markDone(i.id);
   }
   attention.set((cur) => cur.filter((i) => !pred(i)));
 }
 
-const visible = () => document.visibilityState === "visible";
+/** One server item's change: an open one is shown (new ones notify), a done one leaves. */
+function apply(item: InboxItem, fresh: boolean): void {
+  if (item.state === "done") {
+    closeNotification(item.id);
+    attention.set((cur) => cur.filter((i) => i.id !== item.id));
+    return;
+  }
+  if (seenNow(item)) {
+    markDone(item.id);
+    return;
+  }
+  const known = attention.get().some((i) => i.id === item.id);
+  const shown = toAttention(item);
+  attention.set((cur) => [shown, ...cur.filter((i) => i.id !== item.id)].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0)));
+  if (fresh && !known) notify(shown);
+}
 
-/** Raises items from the event stream; returns the unsubscribe function. */
-export function feedAttention(stream: EventStream, titleOf: (taskId: string) => string): () => void {
-  const offs = [
-    stream.on("session.state_changed", ({ session, from }: { session: Session; from: Session["state"] | null }) => {
-      // The question is gone once the turn moved on or ended.
-      if (session.state !== "running") dismiss((i) => i.kind === "permission_requested" && i.sessionId === session.id);
-      const watched = watchingTask === session.taskId && visible();
-      if (session.state === "failed" && from !== "failed" && !watched) {
-        raise({ id: `failed:${session.id}:${session.updatedAt}`, kind: "session_failed", taskId: session.taskId, sessionId: session.id, text: `${titleOf(session.taskId)}: ${session.lastError?.message ?? "the agent failed"}`, at: session.updatedAt });
-      }
-      const failedTurn = session.lastTurn && ["refused", "failed", "max_tokens", "stalled"].includes(session.lastTurn.outcome) ? session.lastTurn : undefined;
-      if (session.state === "waiting_for_input" && from === "running" && failedTurn && !watched) {
-        // LIVE-2: a refused or failed turn is never announced as finished.
-        raise({ id: `turn:${session.id}:${session.updatedAt}`, kind: "turn_failed", taskId: session.taskId, sessionId: session.id, text: `${titleOf(session.taskId)}: ${failedTurn.outcome}${failedTurn.reason ? `: ${failedTurn.reason}` : ""}`, at: session.updatedAt });
-      } else if (session.state === "waiting_for_input" && from === "running" && !watched) {
-        raise({ id: `turn:${session.id}:${session.updatedAt}`, kind: "turn_finished", taskId: session.taskId, sessionId: session.id, text: `${titleOf(session.taskId)}: the agent is waiting for you`, at: session.updatedAt });
-      }
-    }),
-    stream.on("session.message", ({ sessionId, taskId, message }) => {
-      const ask = (message.data as { permissionRequest?: { requestId: string; title: string } } | null | undefined)?.permissionRequest;
-      if (!ask) return;
-      raise({ id: `perm:${ask.requestId}`, kind: "permission_requested", taskId, sessionId, text: `${titleOf(taskId)}: ${ask.title}`, at: message.createdAt });
-    }),
-    stream.on("pull_request.updated", (d: { taskId?: string; pullRequest?: { checks?: string; number?: number; updatedAt?: string; taskId?: string } }) => {
-      const pr = d.pullRequest;
-      const taskId = d.taskId ?? pr?.taskId;
-      if (!pr || !taskId || pr.checks !== "failure") return;
-      raise({ id: `checks:${taskId}:${pr.number}:${pr.updatedAt}`, kind: "checks_failed", taskId, text: `${titleOf(taskId)}: checks failed on PR #${pr.number}`, at: pr.updatedAt ?? new Date().toISOString() });
-    }),
-    stream.on("task.deleted", ({ taskId }) => dismiss((i) => i.taskId === taskId)),
-  ];
+/** The server's open items (on connect and after every reconnect: frames sent meanwhile are lost). */
+async function load(): Promise<void> {
+  const items = await api.get<InboxItem[]>("/inbox?state=open");
+  const ids = new Set(items.map((i) => i.id));
+  for (const gone of attention.get().filter((i) => !ids.has(i.id))) closeNotification(gone.id);
+  attention.set(items.filter((i) => !seenNow(i)).map(toAttention));
+}
+
+/** Mirrors the server's inbox from the event stream; returns the unsubscribe function. */
+export function feedAttention(stream: EventStream): () => void {
+  const reload = () => void load().catch((e: unknown) => console.warn("inbox: could not load", e));
+  const offs = [stream.on("connected", reload), stream.on("reconnected", reload), stream.on("inbox.updated", ({ item }) => apply(item, true))];
   return () => offs.forEach((o) => o());
 }
 

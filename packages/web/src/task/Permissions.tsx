@@ -4,7 +4,6 @@ import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listPermissions } from "../api/resources.js";
 import type { PermissionAsk } from "../api/types.js";
-import { dismiss } from "../live/attention.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
 
@@ -15,7 +14,6 @@ export function Permissions({ sessionId, active }: { sessionId: string; active: 
   const answer = (ask: PermissionAsk, optionId: string | null) =>
     void action.run(async () => {
       await api.post(`/sessions/${enc(sessionId)}/permissions/${enc(ask.requestId)}`, { optionId });
-      dismiss((i) => i.id === `perm:${ask.requestId}`);
       qc.setQueryData<PermissionAsk[]>(keys.permissions(sessionId), (list) => list?.filter((a) => a.requestId !== ask.requestId));
     });
   const list = active ? (asks.data ?? []) : [];

@@ -52,7 +52,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
   useEffect(() => {
     setWatchingTask(taskId);
     // What finished or failed here has been seen now.
-    dismiss((i) => i.taskId === taskId && i.kind !== "permission_requested");
+    dismiss((i) => i.taskId === taskId && i.kind !== "permission" && i.kind !== "question");
     const off = events.on("task.deleted", ({ taskId: gone }) => gone === taskId && goneToBoard(qc.getQueryData<Task>(keys.task(taskId))?.title));
     return () => {
       setWatchingTask(null);

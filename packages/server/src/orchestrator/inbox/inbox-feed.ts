@@ -70,7 +70,7 @@ export class InboxFeed {
       case "session.message": {
         const { sessionId, taskId, message } = (f as EventFrame<"session.message">).data;
         const ask = (message.data as { permissionRequest?: { requestId: string; title: string } } | null | undefined)?.permissionRequest;
-        if (ask) this.enqueue(() => this.raise({ kind: "permission", taskId, sessionId, causeKey: permissionCause(ask.requestId), what: `permission requested: ${ask.title}`, detail: ask.title }));
+        if (ask) this.enqueue(() => this.raise({ kind: "permission", taskId, sessionId, causeKey: permissionCause(ask.requestId), what: ask.title }));
         return;
       }
       case "session.deleted": {
