@@ -27,6 +27,7 @@ export const ERROR_CATALOG = {
   workspace_preparing: { status: 409, description: "The task's environment is being materialized by another session (SES-2)." },
   workspace_reuse_unsafe: { status: 409, description: "An existing worktree failed validation; details.reason says why and details.action what fixes it (SES-3, WT-5)." },
   task_cleanup_in_progress: { status: 409, description: "A cleanup job of the task is active (LC-2)." },
+  task_not_in_trash: { status: 409, description: "The task is not in the trash (it was never deleted, or it was restored already)." },
   task_archived: { status: 409, description: "The task is archived; unarchive it first." },
   session_busy: { status: 409, description: "A prompt arrived while a turn is already running in this session: wait for the turn to end." },
   session_running: { status: 409, description: "Resume, delete or environment reset is refused while a session is starting or running: cancel it first." },

@@ -44,6 +44,8 @@ export const Task = z.object({
   description: z.string(),
   state: TaskState,
   archivedAt: z.string().nullable(),
+  /** LIVE-5: when the task went to the trash; null (or absent) for a task that is not deleted. */
+  deletedAt: z.string().nullable().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   repositories: z.array(TaskRepository),
@@ -279,7 +281,8 @@ export const AgentProfile = z.object({
 });
 export type AgentProfile = z.infer<typeof AgentProfile>;
 
-export const CleanupTrigger = z.enum(["archive", "delete", "environment_reset"]);
+/** `purge` (LIVE-5): the durable end of a deleted task once its trash retention has passed. */
+export const CleanupTrigger = z.enum(["archive", "delete", "environment_reset", "purge"]);
 export const CleanupJobState = z.enum(["prepared", "pending", "running", "retry_wait", "succeeded", "failed", "cancelled"]);
 
 /** A lifecycle cleanup job (LC-2): archive, delete or environment reset of one task. */
@@ -418,3 +421,7 @@ export const SetModeBody = z.object({ modeId: z.string().min(1).max(200) }).stri
 /** AG-2: `POST /sessions/:id/model`. */
 export const SetModelBody = z.object({ modelId: z.string().min(1).max(200) }).strict();
 export type PromptBody = z.infer<typeof PromptBody>;
+
+/** LIVE-5: a task in the trash (`GET /trash`), with when the purge job will remove it for good. */
+export const TrashedTask = Task.extend({ deletedAt: z.string(), purgeAt: z.string() });
+export type TrashedTask = z.infer<typeof TrashedTask>;

@@ -6,6 +6,7 @@ import { forwardBench } from "./forward.js";
 import { launchBench } from "./launch.js";
 import { parallelLaunchBench } from "./parallel-launch.js";
 import { remoteBench } from "./remote.js";
+import { sandboxBench } from "./sandbox.js";
 import { scaleBench } from "./scale.js";
 import { startupBench } from "./startup.js";
 import { printTable, type Row } from "./util.js";
@@ -13,7 +14,7 @@ import { webBench } from "./web.js";
 
 /**
  * `npm run bench`: ratios against the raw tools measured in the same run (not asserted in tests).
- * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale,web,forward
+ * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale,web,forward,sandbox
  * runs a subset.
  */
 const rounds = Number(process.env.GROVE_BENCH_ROUNDS ?? 5);
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<Row[]>> = {
   scale: () => scaleBench(rounds),
   web: () => webBench(rounds),
   forward: () => forwardBench(rounds),
+  sandbox: () => sandboxBench(Math.max(rounds, 6)),
 };
 const only = process.env.GROVE_BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((n) => !(n in benches)) ?? [];

@@ -138,6 +138,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     launches: new LaunchRegistry(),
     now: () => new Date().toISOString(),
     gitIdentity: config.gitIdentity,
+    trashRetentionMs: config.trashRetentionMs,
     sandbox: { env, ports: () => [...listening, ...(config.port > 0 ? [config.port] : [])] },
     remote: {
       providers,

@@ -21,6 +21,8 @@ export interface Config {
    * the person (commit, update from base, merge) where git has none configured; both or neither.
    */
   gitIdentity: { name: string; email: string } | undefined;
+  /** LIVE-5: GROVE_TRASH_RETENTION_MS (default 7 days; 0 purges a deleted task at once). */
+  trashRetentionMs: number;
 }
 
 /** SEC-1: the shortest GROVE_AUTH_TOKEN accepted for a bind beyond loopback. */
@@ -92,7 +94,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedHosts: list(env.GROVE_ALLOWED_HOSTS),
     allowedOrigins: list(env.GROVE_ALLOWED_ORIGINS),
     gitIdentity,
+    trashRetentionMs: trashRetentionFrom(env),
   };
+}
+
+function trashRetentionFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env.GROVE_TRASH_RETENTION_MS;
+  const week = 7 * 24 * 60 * 60 * 1000;
+  if (raw === undefined || raw.trim() === "") return week;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`GROVE_TRASH_RETENTION_MS must be a number of milliseconds ≥ 0, not ${JSON.stringify(raw)}`);
+  return Math.floor(n);
 }
 
 function identityFrom(env: NodeJS.ProcessEnv): Config["gitIdentity"] {

@@ -11,7 +11,6 @@ import { prefetchBoard } from "./board/column-query.js";
 import { feedAttention } from "./live/attention.js";
 import { feedCache } from "./live/cache.js";
 import { events } from "./live/events.js";
-import { refreshOnReconnect } from "./live/reconnect.js";
 import "./styles.css";
 
 adoptTokenFromUrl();
@@ -23,7 +22,6 @@ const queryClient = new QueryClient({
   },
 });
 feedCache(queryClient, events);
-refreshOnReconnect(queryClient, events);
 // The board's first pages are asked for before React renders (the first screen waits on them).
 prefetchBoard(queryClient);
 feedAttention(events);

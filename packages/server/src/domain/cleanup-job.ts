@@ -1,7 +1,7 @@
 import type { CleanupJob } from "@grove/protocol";
 
 /** LC-2: the lifecycle operations that may destroy workspace resources. */
-export type CleanupTrigger = "archive" | "delete" | "environment_reset";
+export type CleanupTrigger = "archive" | "delete" | "environment_reset" | "purge";
 
 /** LC-2: `prepared → pending → running → succeeded`, or `retry_wait`, `failed`, `cancelled`. */
 export type CleanupJobState = "prepared" | "pending" | "running" | "retry_wait" | "succeeded" | "failed" | "cancelled";

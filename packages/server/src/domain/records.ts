@@ -44,6 +44,8 @@ export interface TaskRecord {
   /** Directory name under $GROVE_HOME/tasks (WT-1), fixed at creation. */
   dirName: string;
   archivedAt: string | null;
+  /** LIVE-5: set while the task is in the trash; absent or null otherwise. */
+  deletedAt?: string | null;
   createdAt: string;
   updatedAt: string;
   repositories: TaskRepositoryRecord[];

@@ -30,6 +30,7 @@ export function taskView(t: TaskRecord): Task {
     description: t.description,
     state: t.state,
     archivedAt: t.archivedAt,
+    ...(t.deletedAt ? { deletedAt: t.deletedAt } : {}),
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
     repositories: t.repositories.map((a) => ({

@@ -35,6 +35,8 @@ export interface Deps {
   runner?: RunnerSettings;
   /** GROVE_GIT_AUTHOR_NAME/EMAIL: the person's commits where git has no identity configured. */
   gitIdentity?: GitIdentity | undefined;
+  /** LIVE-5: GROVE_TRASH_RETENTION_MS, how long a deleted task stays restorable (default 7 days). */
+  trashRetentionMs?: number;
   /** SBX-1..3: what the agent sandbox needs from the server; process.env and no ports when absent. */
   sandbox?: SandboxSettings;
 }

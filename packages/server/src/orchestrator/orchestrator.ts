@@ -20,6 +20,7 @@ import type { CleanupJobRecord } from "../domain/cleanup-job.js";
 import { CleanupWorker } from "./lifecycle/cleanup-worker.js";
 import { runDoctor } from "./lifecycle/doctor.js";
 import { assertTaskWorkable, listCleanupJobs, requestCleanup, unarchiveTask } from "./lifecycle/lifecycle.js";
+import { listTrash, restoreDeletedTask } from "./lifecycle/trash.js";
 import { environmentWithDisk } from "./worktrees/environment-view.js";
 import { restoreTaskEnvironment } from "./sessions/session-workspace.js";
 import { ReviewService } from "./review/review.js";
@@ -232,6 +233,9 @@ export class Orchestrator {
     return requestCleanup(this.deps, this.cleanup, id, "archive");
   };
   unarchiveTask = (id: string): Promise<TaskRecord> => unarchiveTask(this.deps, id);
+  /** LIVE-5: the trash and restoring a task from it. */
+  listTrash = () => listTrash(this.deps);
+  restoreDeletedTask = (id: string): Promise<TaskRecord> => restoreDeletedTask(this.deps, id);
   deleteTask = async (id: string, discardChanges: boolean): Promise<CleanupJobRecord> => {
     await this.runnerGuard.assertTaskReachable(id);
     return requestCleanup(this.deps, this.cleanup, id, "delete", { discardChanges });

@@ -129,7 +129,8 @@ export async function activateCleanupJob(ctx: Ctx, id: string, now: string): Pro
   if (job.trigger === "archive") {
     await ctx.db.updateTable("tasks").set({ archived_at: now, updated_at: now }).where("id", "=", job.taskId).execute();
   } else if (job.trigger === "delete") {
-    await ctx.db.deleteFrom("tasks").where("id", "=", job.taskId).execute();
+    // LIVE-5: into the trash; the purge job removes the row after the retention period.
+    await ctx.db.updateTable("tasks").set({ deleted_at: now, updated_at: now }).where("id", "=", job.taskId).execute();
   }
   const row = await ctx.db
     .updateTable("cleanup_jobs")
@@ -225,8 +226,9 @@ export async function recoverCleanupJobs(db: Db, runnerId: string, now: string):
   changed.push(...running.map(toJob));
   const prepared = await db.selectFrom("cleanup_jobs").selectAll().where("runner_id", "=", runnerId).where("state", "=", "prepared").execute();
   for (const row of prepared.map(toJob)) {
-    const task = await db.selectFrom("tasks").select(["archived_at"]).where("id", "=", row.taskId).executeTakeFirst();
-    const committed = row.trigger === "archive" ? task?.archived_at != null : row.trigger === "delete" ? task === undefined : false;
+    const task = await db.selectFrom("tasks").select(["archived_at", "deleted_at"]).where("id", "=", row.taskId).executeTakeFirst();
+    // Delete: in the trash (LIVE-5), or gone (a delete of a version before the trash).
+    const committed = row.trigger === "archive" ? task?.archived_at != null : row.trigger === "delete" ? task === undefined || task.deleted_at != null : false;
     const to = committed && row.snapshot !== null ? "pending" : "cancelled";
     const updated = await db
       .updateTable("cleanup_jobs")

@@ -13,7 +13,7 @@ export interface TaskInventory {
 
 /** Every task with its environment and rows (tombstones included), oldest first. Read-only. */
 export async function listTaskInventory(db: Db): Promise<TaskInventory[]> {
-  const tasks = await db.selectFrom("tasks").select(["id", "dir_name", "archived_at"]).orderBy("created_at").orderBy("id").execute();
+  const tasks = await db.selectFrom("tasks").select(["id", "dir_name", "archived_at", "deleted_at"]).orderBy("created_at").orderBy("id").execute();
   const envs = await db.selectFrom("task_environments").selectAll().execute();
   const byTask = new Map(envs.map((e) => [e.task_id, toEnvironment(e)]));
   // All rows in one query (grouped here, in each environment's order), not one query per
@@ -31,7 +31,8 @@ export async function listTaskInventory(db: Db): Promise<TaskInventory[]> {
     out.push({
       taskId: t.id,
       dirName: t.dir_name,
-      archivedAt: t.archived_at,
+      // LIVE-5: a task in the trash has its worktrees removed, exactly as an archived one.
+      archivedAt: t.archived_at ?? t.deleted_at,
       environment,
       rows: environment ? (rowsByEnv.get(environment.id) ?? []) : [],
     });

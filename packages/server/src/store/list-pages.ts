@@ -63,7 +63,7 @@ function textMatch(ctx: Ctx, q: string) {
 
 /** The exact query `GET /tasks` runs for one page (exported so a test can EXPLAIN it). */
 export function taskPageQuery(ctx: Ctx, f: TaskFilter, page: PageSpec<KeyCursor>) {
-  let q = ctx.db.selectFrom("tasks").selectAll("tasks").where("tasks.archived_at", f.archived ? "is not" : "is", null);
+  let q = ctx.db.selectFrom("tasks").selectAll("tasks").where("tasks.archived_at", f.archived ? "is not" : "is", null).where("tasks.deleted_at", "is", null);
   if (f.states && f.states.length > 0) q = q.where("tasks.state", "in", f.states);
   const repositoryId = f.repositoryId;
   if (repositoryId !== undefined) {

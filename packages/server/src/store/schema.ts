@@ -38,6 +38,8 @@ export interface TasksTable {
   state: string;
   dir_name: string;
   archived_at: string | null;
+  /** LIVE-5 (migration 018): in the trash since; null for a live task. */
+  deleted_at: string | null;
   created_at: string;
   updated_at: string;
 }

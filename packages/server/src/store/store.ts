@@ -31,6 +31,7 @@ import { deleteRepositoryIfUnused } from "./repository-delete.js";
 import type { Ctx, DB, Db, StoreDialect } from "./schema.js";
 import * as sessions from "./sessions-repo.js";
 import * as tasks from "./tasks-repo.js";
+import * as trash from "./trash-repo.js";
 import { runInTransaction } from "./transaction.js";
 import { ReviewStore } from "./review-store.js";
 import { RunnersStore } from "./runners-store.js";
@@ -171,6 +172,26 @@ export class Store {
   /** Attachments, the environment with its rows, and sessions with their messages go too. */
   deleteTask(id: string): Promise<void> {
     return tasks.deleteTask(this.q, id);
+  }
+  /** LIVE-5: a task live or in the trash. */
+  getTaskAnyState(id: string): Promise<TaskRecord | undefined> {
+    return tasks.getTaskAnyState(this.q, id);
+  }
+  /** LIVE-5: the trash, most recently deleted first. */
+  listTrash(): Promise<TaskRecord[]> {
+    return tasks.listTrash(this.q);
+  }
+  /** LIVE-5 in one transaction: out of the trash, a not-yet-running delete or purge job cancelled (returned). */
+  restoreDeletedTask(taskId: string, now: string): Promise<CleanupJobRecord | undefined> {
+    return this.tx((ctx) => trash.restoreDeletedTask(ctx, taskId, now));
+  }
+  /** LIVE-5: the purge job of a trashed task without an active job; undefined when one exists or it was restored. */
+  insertPurgeJob(job: CleanupJobRecord): Promise<CleanupJobRecord | undefined> {
+    return this.tx((ctx) => trash.insertPurgeJob(ctx, job));
+  }
+  /** LIVE-5: trashed tasks whose purge is not scheduled yet. */
+  trashWithoutPurge(): Promise<string[]> {
+    return trash.trashWithoutPurge({ db: this.q, dialect: this.dialect });
   }
 
   // Environments -----------------------------------------------------------------------

@@ -22,6 +22,8 @@ export function toRecord(t: Selectable<TasksTable>, repositories: TaskRepository
     state: t.state as TaskState,
     dirName: t.dir_name,
     archivedAt: t.archived_at,
+    // LIVE-5: only a trashed task carries it, so live records stay as they were.
+    ...(t.deleted_at ? { deletedAt: t.deleted_at } : {}),
     createdAt: t.created_at,
     updatedAt: t.updated_at,
     repositories,
@@ -39,6 +41,7 @@ export async function insertTask(db: Db, t: TaskRecord): Promise<void> {
       state: t.state,
       dir_name: t.dirName,
       archived_at: t.archivedAt,
+      deleted_at: null,
       created_at: t.createdAt,
       updated_at: t.updatedAt,
     })
@@ -59,7 +62,16 @@ export async function insertTask(db: Db, t: TaskRecord): Promise<void> {
     .execute();
 }
 
+/** A live task (LIVE-5: one in the trash is not found; `getTaskAnyState` sees it). */
 export async function getTask(db: Db, id: string): Promise<TaskRecord | undefined> {
+  const row = await db.selectFrom("tasks").selectAll().where("id", "=", id).where("deleted_at", "is", null).executeTakeFirst();
+  if (!row) return undefined;
+  const atts = await db.selectFrom("task_repositories").selectAll().where("task_id", "=", id).orderBy("position").execute();
+  return toRecord(row, atts.map(toAttachment));
+}
+
+/** The task whether live or in the trash (LIVE-5: restore, purge). */
+export async function getTaskAnyState(db: Db, id: string): Promise<TaskRecord | undefined> {
   const row = await db.selectFrom("tasks").selectAll().where("id", "=", id).executeTakeFirst();
   if (!row) return undefined;
   const atts = await db.selectFrom("task_repositories").selectAll().where("task_id", "=", id).orderBy("position").execute();
@@ -72,6 +84,7 @@ export async function listTasks(db: Db, opts: { archived: boolean }): Promise<Ta
     .selectFrom("tasks")
     .selectAll()
     .where("archived_at", opts.archived ? "is not" : "is", null)
+    .where("deleted_at", "is", null)
     .orderBy("created_at")
     .orderBy("id")
     .execute();
@@ -81,6 +94,7 @@ export async function listTasks(db: Db, opts: { archived: boolean }): Promise<Ta
     .innerJoin("tasks", "tasks.id", "task_repositories.task_id")
     .selectAll("task_repositories")
     .where("tasks.archived_at", opts.archived ? "is not" : "is", null)
+    .where("tasks.deleted_at", "is", null)
     .orderBy("task_repositories.position")
     .execute();
   const byTask = new Map<string, TaskRepositoryRecord[]>();
@@ -134,4 +148,15 @@ export async function deleteTask(db: Db, id: string): Promise<void> {
 export async function lockTask({ db, dialect }: Ctx, id: string): Promise<Selectable<TasksTable> | undefined> {
   const q = db.selectFrom("tasks").selectAll().where("id", "=", id);
   return (dialect === "postgres" ? q.forUpdate() : q).executeTakeFirst();
+}
+
+/** LIVE-5: the tasks in the trash, most recently deleted first, with their attachments. */
+export async function listTrash(db: Db): Promise<TaskRecord[]> {
+  const rows = await db.selectFrom("tasks").selectAll().where("deleted_at", "is not", null).orderBy("deleted_at", "desc").orderBy("id").execute();
+  const out: TaskRecord[] = [];
+  for (const row of rows) {
+    const atts = await db.selectFrom("task_repositories").selectAll().where("task_id", "=", row.id).orderBy("position").execute();
+    out.push(toRecord(row, atts.map(toAttachment)));
+  }
+  return out;
 }

@@ -135,7 +135,7 @@ describe("issue 14: the default server and serve's own options", () => {
     expect(sessionWords).toEqual(expect.arrayContaining(["ls", "prompt", "show", "--help"]));
     execFileSync("bash", ["-n"], { input: bash.stdout });
     expect((await runGrove(["completion", "zsh"])).stdout).toContain("bashcompinit");
-    expect((await runGrove(["completion", "fish"])).stdout).toContain("complete -c grove -n '__fish_use_subcommand' -a 'serve repo task session agents doctor runners completion");
+    expect((await runGrove(["completion", "fish"])).stdout).toContain("complete -c grove -n '__fish_use_subcommand' -a 'serve repo task session agents doctor runners inbox completion");
     expect((await runGrove(["completion", "tcsh"])).stderr).toMatch(/^error: invalid_arguments: unknown shell/);
   });
 });

@@ -52,7 +52,12 @@ describe("UX-2 the page survives the server (Chromium)", () => {
       await srv.stop();
       await term.locator(".terminal-state[data-state=closed]").waitFor();
       await term.getByRole("button", { name: "Reconnect" }).waitFor();
+      // An action tried while the server is down says so, next to it…
+      await page.getByRole("button", { name: "Move", exact: true }).click();
+      await page.locator(".task-head [role=alert][data-error-code=network_error]").waitFor();
       srv = await restartOnSamePort(srv);
+      // …and that is no longer true, nor shown, once the server is back.
+      await eventually(() => page.locator("[role=alert][data-error-code=network_error]").count()).toBe(0);
       // The stream's reconnect brings the terminal back by itself.
       await term.locator(".terminal-state[data-state=connected]").waitFor({ timeout: 30_000 });
       await term.locator(".terminal-box").click();

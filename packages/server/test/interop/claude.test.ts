@@ -51,7 +51,8 @@ afterAll(async () => {
 });
 
 describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10)", () => {
-  const server = new InteropServer("claude");
+  // SBX-1/SBX-2: confined, the fake API on its allow-list.
+  const server = new InteropServer("claude", { modelUrl: () => fake.url, home: () => agentHome });
 
   it("AG-2 SES-5 CHG-1 policy ask in the default configuration: the Write asks Grove (answered by API), lands in the worktree only, one row per tool call ending completed, Changes equal git", async () => {
     try {
@@ -95,7 +96,7 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
       answer: (text) => (fake.script = () => ({ text })),
       mainCount: () => fake.main.length,
       userTextsSince: () => userTexts(fake.main.at(-1)!),
-    });
+    }, { modelUrl: () => fake.url, home: () => agentHome });
   }, 400_000);
 
   it("AG-3 the bridge with no credentials fails with agent_auth_required naming the fix; setting ANTHROPIC_API_KEY (and the model's address) as it says makes the next session work", async () => {

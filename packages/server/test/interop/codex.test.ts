@@ -44,7 +44,8 @@ afterAll(async () => {
 });
 
 describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () => {
-  const server = new InteropServer("codex");
+  // Unconfined on purpose: codex-acp runs its own sandbox (landlock/seccomp) for commands, not checked nested in bubblewrap here.
+  const server = new InteropServer("codex", "off");
 
   it("AG-2 SES-5 CHG-1 policy ask in the default configuration: apply_patch asks Grove (answered by API), lands in the worktree only, one row per tool call ending completed, Changes equal git", async () => {
     try {
@@ -90,7 +91,7 @@ describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () =>
       answer: (text) => (fake.script = () => ({ text })),
       mainCount: () => fake.main.length,
       userTextsSince: (i) => fake.main.slice(i).map((r) => responsesTexts(r)).join("\n"),
-    });
+    }, "off");
   }, 400_000);
 
   it("AG-3 Codex with no key fails at start with agent_auth_required naming the fix; setting OPENAI_API_KEY as it says makes the next session work", async () => {

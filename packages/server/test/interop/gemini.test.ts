@@ -45,7 +45,8 @@ afterAll(async () => {
 });
 
 describe("interop: Gemini CLI (ACP) against a fake Gemini API (issue 10)", () => {
-  const server = new InteropServer("gemini");
+  // SBX-1/SBX-2: confined, the fake API on its allow-list.
+  const server = new InteropServer("gemini", { modelUrl: () => fake.url, home: () => agentHome });
 
   it("AG-2 SES-5 CHG-1 policy ask in the default configuration: write_file asks Grove (answered by API), lands in the worktree only, one row per tool call ending completed, Changes equal git", async () => {
     try {
@@ -113,7 +114,7 @@ describe("interop: Gemini CLI (ACP) against a fake Gemini API (issue 10)", () =>
       answer: (text) => (fake.script = () => ({ text })),
       mainCount: () => fake.main.length,
       userTextsSince: (i) => fake.main.slice(i).map((r) => geminiTexts(r, "user")).join("\n"),
-    });
+    }, { modelUrl: () => fake.url, home: () => agentHome });
   }, 400_000);
 
   it("AG-3 Gemini CLI with no credentials fails with agent_auth_required naming the fix; setting GEMINI_API_KEY (and the gateway) as it says makes the next session work", async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createServer, type Server } from "node:net";
 import { expect } from "vitest";
@@ -113,14 +113,44 @@ export function allToolsClosed(msgs: Msg[]): boolean {
 }
 
 /** One in-process server per test with the cached bridge installed, and a session of `agent` on a fresh task. */
+/**
+ * SBX-1/SBX-2: how an interop agent runs. Confined (the default for every agent) with the fake
+ * model API's loopback address on its allow-list and the test's agent HOME as its own; or
+ * `"off"` for an agent that does not run confined here.
+ */
+export type InteropSandbox = "off" | { modelUrl(): string; home(): string };
+
+/** `host:port` of a URL, as an allow-list entry. */
+export function hostPortOf(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || (u.protocol === "https:" ? 443 : 80)}`;
+}
+
+/** The built-in profile extended in agents.json with a suite's sandbox (the rest as shipped). */
+export function writeInteropProfile(home: string, agent: Agent, sandbox: InteropSandbox): void {
+  const entry =
+    sandbox === "off"
+      ? { name: agent, sandbox: "off" }
+      : { name: agent, env: { HOME: sandbox.home() }, sandbox: { network: [hostPortOf(sandbox.modelUrl())], writable: [sandbox.home()] } };
+  writeFileSync(join(home, "agents.json"), JSON.stringify({ agents: [entry] }));
+}
+
 export class InteropServer {
   private srv: TestServer | undefined;
 
-  constructor(private readonly agent: Agent) {}
+  constructor(
+    private readonly agent: Agent,
+    private readonly sandbox: InteropSandbox,
+  ) {}
+
+  private writeProfile(home: string): void {
+    writeInteropProfile(home, this.agent, this.sandbox);
+  }
 
   async launch(prompt?: string) {
     const db = await freshDatabase("sqlite");
     linkBridge(db.home, this.agent);
+    this.writeProfile(db.home);
     this.srv = await startTestServer("sqlite", db);
     const { task, repo } = await repoAndTask(this.srv);
     const s = await this.srv.api("POST", `/tasks/${task.id}/sessions`, { agent: this.agent, ...(prompt ? { prompt } : {}) });
@@ -134,6 +164,7 @@ export class InteropServer {
   async bare(): Promise<TestServer> {
     const db = await freshDatabase("sqlite");
     linkBridge(db.home, this.agent);
+    this.writeProfile(db.home);
     this.srv = await startTestServer("sqlite", db);
     return this.srv;
   }
@@ -185,9 +216,11 @@ export async function writeLandsInWorktree(
 export async function killRestartResume(
   agent: Agent,
   model: { streamSlowly(text: string): void; answer(text: string): void; mainCount(): number; userTextsSince(index: number): string },
+  sandbox: InteropSandbox,
 ): Promise<void> {
   const db = await freshDatabase("sqlite");
   linkBridge(db.home, agent);
+  writeInteropProfile(db.home, agent, sandbox);
   const env = { GROVE_HOME: db.home };
   // A loaded machine can take long to start a child server; the measure here is not its speed.
   let server = await spawnServer(env, { startTimeoutMs: 120_000 });

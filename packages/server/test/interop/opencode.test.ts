@@ -56,7 +56,8 @@ afterAll(async () => {
 });
 
 describe("interop: opencode (ACP) against a fake OpenAI-compatible chat-completions API", () => {
-  const server = new InteropServer("opencode");
+  // Unconfined on purpose: opencode (a native binary with an embedded npm) is not checked in the sandbox here.
+  const server = new InteropServer("opencode", "off");
 
   it("AG-2 SES-5 CHG-1 policy ask in the default configuration: write asks Grove (answered by API), lands in the worktree only, one row per tool call ending completed, Changes equal git", async () => {
     try {
@@ -118,7 +119,7 @@ describe("interop: opencode (ACP) against a fake OpenAI-compatible chat-completi
       answer: (text) => (fake.script = () => ({ text })),
       mainCount: () => fake.main.length,
       userTextsSince: (i) => fake.main.slice(i).map((r) => chatTexts(r)).join("\n"),
-    });
+    }, "off");
   }, 400_000);
 
   it("AG-3 opencode with no provider (its vendor's free model, unreachable) fails its first turn with agent_auth_required instead of hanging; configuring a provider as the fix says makes the next session work", async () => {

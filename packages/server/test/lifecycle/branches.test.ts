@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
-import { waitForSession, type TestServer, serverPerTest } from "../fixture/server.js";
-import { waitForJob } from "./helpers.js";
+import { waitFor, waitForSession, type TestServer, serverPerTest } from "../fixture/server.js";
+import { jobsOf, waitForJob } from "./helpers.js";
 
 /**
  * LC-7 / docs/specs/lifecycle.md AC-LC-7b: delete removes only a branch Grove created for the
- * task. A branch the person attached (`checkoutBranch`) is theirs, whatever it holds.
+ * task. A branch the person attached (`checkoutBranch`) is theirs, whatever it holds. LIVE-5:
+ * branches are removed by the purge at the end of the trash retention (0 here, so at once).
  */
 describe.each(DATABASES)("LC-7 branches on delete (%s)", (kind) => {
-  const perTest = serverPerTest(kind);
+  const perTest = serverPerTest(kind, { GROVE_TRASH_RETENTION_MS: "0" });
 
   /** A repository whose `develop` carries one commit `main` does not have, and `feature/x` = main. */
   async function personRepo(s: TestServer) {
@@ -33,6 +34,7 @@ describe.each(DATABASES)("LC-7 branches on delete (%s)", (kind) => {
     expect(r.status).toBe(202);
     const job = await waitForJob(s.api, taskId, r.body.jobId, ["succeeded", "failed", "retry_wait"]);
     expect(job.state).toBe("succeeded");
+    await waitFor(async () => (await jobsOf(s.api, taskId)).some((j) => j.trigger === "purge" && j.state === "succeeded"), "the purge job");
     return ws.repositories[0];
   }
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
-import { waitForSession, serverPerTest } from "../fixture/server.js";
+import { waitFor, waitForSession, serverPerTest } from "../fixture/server.js";
 import { envRows, jobsOf, processGone, taskWithSession, waitForJob } from "./helpers.js";
 
 describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
@@ -38,12 +38,12 @@ describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
     expect(processGone(pid)).toBe(true);
     expect(gitSync(repo.path, "worktree", "list", "--porcelain")).not.toContain(slot.worktreePath);
     expect(gitSync(repo.path, "branch", "--list", slot.worktreeBranch).trim()).not.toBe("");
-    // Consent given: nothing saved on a private ref.
-    expect(gitSync(repo.path, "for-each-ref", "refs/grove/").trim()).toBe("");
+    // LIVE-5: consent given, yet the trash keeps the work on its private ref until the purge.
+    expect(gitSync(repo.path, "for-each-ref", "--format=%(refname)", "refs/grove/archived/").trim()).toContain(task.id);
   });
 
-  it("LC-7 (decision): DELETE drops a branch with no commits outside its base; a hand-removed directory does not block", async () => {
-    const srv = await perTest.start();
+  it("LC-7 (decision): DELETE drops a branch with no commits outside its base (at the purge, LIVE-5); a hand-removed directory does not block", async () => {
+    const srv = await perTest.start({ GROVE_TRASH_RETENTION_MS: "0" });
     const { task, slot, session, repo } = await taskWithSession(srv, "say nothing to commit");
     await srv.server.orchestrator.deps.agents.stop(session.id);
     await rm(slot.worktreePath, { recursive: true, force: true });
@@ -51,6 +51,7 @@ describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
     expect(r.status).toBe(202);
     const job = await waitForJob(srv.api, task.id, r.body.jobId, ["succeeded", "failed", "retry_wait"]);
     expect(job.state).toBe("succeeded");
+    await waitFor(async () => (await jobsOf(srv.api, task.id)).some((j) => j.trigger === "purge" && j.state === "succeeded"), "the purge job");
     expect(gitSync(repo.path, "branch", "--list", slot.worktreeBranch).trim()).toBe("");
     expect(gitSync(repo.path, "worktree", "list", "--porcelain")).not.toContain(slot.worktreePath);
   });

@@ -43,7 +43,8 @@ describe.each(DATABASES)("grove doctor (%s)", (kind) => {
     const cli = await runGrove(["doctor", "--json", "--server", srv.url]);
     expect(cli.code).toBe(1);
     expect(JSON.parse(cli.stdout)).toEqual(r.body);
-    expect(cli.stderr).toMatch(/^error: doctor_findings: /);
+    // CLI-16: with --json the failure on stderr is a JSON document too.
+    expect(JSON.parse(cli.stderr).error.code).toBe("doctor_findings");
     const human = await runGrove(["doctor", "--server", srv.url]);
     expect(human.code).toBe(1);
     expect(human.stdout).toMatch(/missing\s+\S+/);

@@ -1,11 +1,16 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { tempDir } from "../fixture/git.js";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 
-/** A person's home with planted credentials (SBX-1: none of it may be readable by an agent). */
+/**
+ * A person's home with planted credentials (SBX-1: none of it may be readable by an agent).
+ * Outside /tmp on purpose (the repository's `.grove-test`): the sandbox's private /tmp would
+ * hide a home under /tmp anyway, and the credential dirs must be hidden on their own.
+ */
 export async function personHome(): Promise<{ home: string; sshKey: string; secret: string }> {
-  const home = await tempDir("grove-person-");
+  const root = resolve(import.meta.dirname, "..", "..", "..", "..", ".grove-test");
+  mkdirSync(root, { recursive: true });
+  const home = mkdtempSync(join(root, "person-"));
   const secret = `PERSON-SSH-SECRET-${Math.random().toString(36).slice(2)}`;
   mkdirSync(join(home, ".ssh"), { recursive: true, mode: 0o700 });
   mkdirSync(join(home, ".aws"), { recursive: true });

@@ -17,6 +17,9 @@ const JobsQuery = z
 export function lifecycleRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.post<Id>("/tasks/:id/archive", async (req, reply) => reply.status(202).send({ jobId: (await orch.archiveTask(req.params.id)).id }));
   app.post<Id>("/tasks/:id/unarchive", async (req) => taskView(await orch.unarchiveTask(req.params.id)));
+  // LIVE-5: the trash of deleted tasks, and restoring one.
+  app.get("/trash", async () => orch.listTrash());
+  app.post<Id>("/tasks/:id/restore-deleted", async (req) => taskView(await orch.restoreDeletedTask(req.params.id)));
   app.delete<Id>("/tasks/:id", async (req, reply) => {
     const q = parse(DeleteQuery, req.query, "query");
     return reply.status(202).send({ jobId: (await orch.deleteTask(req.params.id, q.discardChanges === "true")).id });

@@ -9,6 +9,7 @@ import { registerTaskEditCommand } from "./task-edit.js";
 import { registerTaskListCommand } from "./task-ls.js";
 import { registerTaskStartCommand } from "./task-start.js";
 import { registerTaskRestoreCommand } from "./task-restore.js";
+import { registerTaskTrashCommands } from "./task-trash.js";
 import { registerTaskReviewCommands } from "./task-review.js";
 
 interface TaskCreateOptions {
@@ -79,6 +80,7 @@ export function registerTaskCommands(program: Command): void {
   registerTaskStartCommand(task);
   registerTaskDiffCommand(task);
   registerTaskRestoreCommand(task);
+  registerTaskTrashCommands(task);
   registerTaskReviewCommands(task);
 
   withCommonOptions(task.command("archive <taskId>").description("archive a task: stop its agents, save work, remove its worktrees")).action(
@@ -98,7 +100,7 @@ export function registerTaskCommands(program: Command): void {
   );
 
   withCommonOptions(
-    task.command("rm <taskId>").description("delete a task and its worktrees").option("--discard-changes", "delete even if worktrees hold uncommitted work"),
+    task.command("rm <taskId>").description("delete a task: its worktrees go, the task goes to the trash (grove task trash, restore-deleted)").option("--discard-changes", "delete even if worktrees hold uncommitted work (kept in the trash until the purge)"),
   ).action(async (taskId: string, opts: { discardChanges?: boolean }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const query = opts.discardChanges ? { discardChanges: true } : undefined;

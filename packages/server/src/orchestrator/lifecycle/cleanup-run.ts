@@ -3,7 +3,7 @@ import { readdir, rm, rmdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { CleanupJobRecord, CleanupSlot } from "../../domain/cleanup-job.js";
 import { AppError } from "../../domain/errors.js";
-import { archivedWorkRef, readRef } from "../../git/archive-ref.js";
+import { archivedWorkRef, deleteRef, readRef } from "../../git/archive-ref.js";
 import { deleteMergedBranch } from "../../git/branches.js";
 import { removeWorktreeForCleanup } from "../../git/worktree-cleanup.js";
 import { stopTaskAgents } from "./cleanup-agents.js";
@@ -21,6 +21,7 @@ import { TASK_MARKER } from "../worktrees/paths.js";
 export async function executeCleanup(deps: Deps, job: CleanupJobRecord): Promise<void> {
   const snap = job.snapshot;
   if (!snap) throw new AppError("internal_error", `cleanup job ${job.id} has no inventory`);
+  if (job.trigger === "purge") return purgeTask(deps, job);
   await stopTaskAgents(deps, snap);
   // Slots run concurrently: different repositories proceed in parallel, one repository's
   // mutations are serialized by its lock (WT-6), and the git process cap still applies.
@@ -32,7 +33,30 @@ export async function executeCleanup(deps: Deps, job: CleanupJobRecord): Promise
     await deps.store.deleteEnvironment(snap.environmentId);
     deps.bus.publish("environment.updated", { taskId: job.taskId, environmentId: snap.environmentId, status: "deleted" });
   }
-  if (job.trigger === "delete") await removeTaskDirectory(snap.taskRoot);
+}
+
+/**
+ * LIVE-5: the end of a task's stay in the trash. Per slot: what is left of its worktree goes,
+ * the saved work ref goes (the delete had consent for dirty work, LC-6, and the retention is
+ * over), a branch Grove created with nothing outside its base goes (LC-7: never one with unique
+ * commits, never the person's); then the task row (sessions, transcripts and environment
+ * cascade) and its directory. Each step is idempotent; the row goes last, so a retry finds it.
+ */
+async function purgeTask(deps: Deps, job: CleanupJobRecord): Promise<void> {
+  const snap = job.snapshot!;
+  const { git } = deps;
+  for (const slot of snap.slots) {
+    if (existsSync(slot.worktreePath)) {
+      const owned = await deps.worktrees.validate({ repoPath: slot.repoPath, worktreePath: slot.worktreePath, branch: slot.worktreeBranch });
+      if (owned.ok) await removeWorktreeForCleanup(git, slot.repoPath, slot.worktreePath);
+    }
+    const ref = archivedWorkRef(job.taskId, slot.branchSlug);
+    const saved = await readRef(git, slot.repoPath, ref);
+    if (saved !== null) await deleteRef(git, slot.repoPath, ref, saved);
+    if (slot.branchCreatedByGrove === true) await deleteMergedBranch(git, slot.repoPath, slot.worktreeBranch, slot.baseBranch);
+  }
+  await deps.store.deleteTask(job.taskId);
+  await removeTaskDirectory(snap.taskRoot);
 }
 
 async function cleanupSlot(deps: Deps, job: CleanupJobRecord, slot: CleanupSlot): Promise<void> {
@@ -50,20 +74,16 @@ async function cleanupSlot(deps: Deps, job: CleanupJobRecord, slot: CleanupSlot)
         await deps.worktrees.repairLink({ repoPath: slot.repoPath, worktreePath: slot.worktreePath });
         deps.log.warn({ jobId: job.id, path: slot.worktreePath }, "cleanup: a redirected .git link was written back before removal (SBX-4)");
       }
-      const discard = job.trigger === "delete" && job.discardChanges;
-      if (!discard) await saveSlotWork(deps, job, slot, ref);
+      // LIVE-5: a delete saves the work too (the trash keeps it restorable); the purge drops it.
+      await saveSlotWork(deps, job, slot, ref);
       await removeWorktreeForCleanup(git, slot.repoPath, slot.worktreePath);
     }
   } else {
     await removeWorktreeForCleanup(git, slot.repoPath, slot.worktreePath);
   }
-  // LC-7: archive and reset keep every branch (unarchive and the next session need it); delete
-  // drops only a branch Grove created for the task (never the person's checkoutBranch, never
-  // the base) with nothing outside its base, and never one whose work was saved.
-  if (job.trigger === "delete" && slot.branchCreatedByGrove === true && (await readRef(git, slot.repoPath, ref)) === null) {
-    await deleteMergedBranch(git, slot.repoPath, slot.worktreeBranch, slot.baseBranch);
-  }
-  if (job.trigger !== "delete" && !slot.tombstoned) await deps.store.tombstoneEnvironmentRepo(slot.rowId, deps.now());
+  // LC-7 / LIVE-5: archive, reset and delete keep every branch (unarchive, restore from the
+  // trash and the next session need it); only the purge drops a merged branch Grove created.
+  if (!slot.tombstoned) await deps.store.tombstoneEnvironmentRepo(slot.rowId, deps.now());
 }
 
 /** After a delete: the marker goes, and the task directory if nothing else is left in it. */

@@ -2,6 +2,7 @@ import { CLEANUP_BACKOFF_MS, type CleanupJobRecord, cleanupBackoffMs } from "../
 import { taskView } from "../../domain/views.js";
 import { publishJob } from "./cleanup-events.js";
 import { executeCleanup } from "./cleanup-run.js";
+import { schedulePurges } from "./trash.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
 
@@ -74,6 +75,8 @@ export class CleanupWorker {
       await this.requeueStranded();
       for (;;) {
         if (this.stopped) break;
+        // LIVE-5: a trashed task whose delete job finished gets its (durable) purge job first.
+        await schedulePurges(this.deps).catch((e: unknown) => this.deps.log.warn({ err: e }, "cleanup: purge jobs could not be scheduled yet"));
         const ids = await this.deps.store.dueCleanupJobIds(this.deps.runnerId, this.nowIso());
         let claimed = 0;
         for (const id of ids) {

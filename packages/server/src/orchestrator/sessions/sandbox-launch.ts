@@ -109,5 +109,6 @@ export async function confinedLaunch(deps: Deps, session: SessionRecord, profile
     profile.command,
     profile.args,
   );
-  return { ...wrapped, env: { ...profile.env, ...sandboxEnv(agentHome) }, proxy };
+  // A profile that sets HOME itself (and makes it writable or readable) keeps it.
+  return { ...wrapped, env: { ...profile.env, ...sandboxEnv(profile.env.HOME ?? agentHome) }, proxy };
 }

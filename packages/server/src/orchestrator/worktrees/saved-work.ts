@@ -10,7 +10,7 @@ import { expandGlobs } from "./worktree-copy.js";
 import { warnOnSession } from "./session-warning.js";
 
 /**
- * LC-8 on archive / reset (one slot, no delete consent): saves the worktree's uncommitted work
+ * LC-8 on archive / reset / delete (LIVE-5: the trash keeps it until the purge): saves the worktree's uncommitted work
  * on the slot's private ref. Ignored files matching the repository's copy-files globs (WT-9,
  * e.g. `.env`) go into the save too — `worktree remove --force` would destroy them; an edited
  * one alone is reason enough to save (an unedited copy can be copied again from the source).
@@ -19,7 +19,7 @@ import { warnOnSession } from "./session-warning.js";
 export async function saveSlotWork(deps: Deps, job: CleanupJobRecord, slot: CleanupSlot, ref: string): Promise<string | null> {
   const worktree = await deps.worktrees.pin({ repoPath: slot.repoPath, worktreePath: slot.worktreePath });
   const dirty = await deps.worktrees.isDirty(worktree);
-  const repository = job.trigger === "delete" ? null : await deps.store.getRepository(slot.repositoryId);
+  const repository = await deps.store.getRepository(slot.repositoryId);
   const globs = repository?.copyFiles ?? [];
   const extras = globs.length > 0 ? await ignoredAmong(deps.git, worktree, await expandGlobs(slot.worktreePath, globs)) : [];
   if (!dirty && !(await anyEdited(slot.worktreePath, slot.repoPath, extras))) return null;

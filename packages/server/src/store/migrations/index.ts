@@ -10,9 +10,10 @@ import { m014CredentialKeyIds } from "./014-credential-key-ids.js";
 import { m015TurnOutcomes } from "./015-turn-outcomes.js";
 import { m016SessionSandbox } from "./016-session-sandbox.js";
 import { m017Inbox } from "./017-inbox.js";
+import { m018Trash } from "./018-trash.js";
 import type { Migration } from "./migration.js";
 
 /** Every migration, in the order they are applied. Append only. */
-export const MIGRATIONS: readonly Migration[] = [m001Initial, m002CleanupJobs, m003Credentials, m005Review, m006ListIndexes, m007AgentState, m012Runners, m013Placement, m014CredentialKeyIds, m015TurnOutcomes, m016SessionSandbox, m017Inbox];
+export const MIGRATIONS: readonly Migration[] = [m001Initial, m002CleanupJobs, m003Credentials, m005Review, m006ListIndexes, m007AgentState, m012Runners, m013Placement, m014CredentialKeyIds, m015TurnOutcomes, m016SessionSandbox, m017Inbox, m018Trash];
 
 export type { Migration } from "./migration.js";
