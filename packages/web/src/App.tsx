@@ -12,6 +12,7 @@ import { Link, match, useLocation } from "./router.js";
 const ReviewPage = lazyView(() => import("./review/ReviewPage.js")).Component;
 const TaskPage = lazyView<{ taskId: string }>(() => import("./task/TaskPage.js").then((m) => ({ default: m.TaskPage }))).Component;
 const RepositoriesPage = lazyView<object>(() => import("./repositories/RepositoriesPage.js").then((m) => ({ default: m.RepositoriesPage }))).Component;
+const TrashPage = lazyView<object>(() => import("./trash/TrashPage.js").then((m) => ({ default: m.TrashPage }))).Component;
 
 function Routed() {
   const { pathname } = useLocation();
@@ -21,6 +22,12 @@ function Routed() {
     return (
       <ViewBoundary what="repositories">
         <RepositoriesPage />
+      </ViewBoundary>
+    );
+  if (pathname === "/trash")
+    return (
+      <ViewBoundary what="trash">
+        <TrashPage />
       </ViewBoundary>
     );
   const review = match("/tasks/:id/review", pathname);

@@ -41,6 +41,9 @@ export function Header() {
         <Link href="/repositories" aria-current={current("/repositories")}>
           Repositories
         </Link>
+        <Link href="/trash" aria-current={current("/trash")}>
+          Trash
+        </Link>
       </nav>
       <p id="status" role="status" className={health.error ? "error" : ""}>
         {health.data ? `server ${health.data.version} · ${health.data.database} · runner ${health.data.runnerId}` : health.error ? `server unavailable: ${describeError(health.error)}` : "connecting…"}

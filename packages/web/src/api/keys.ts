@@ -8,6 +8,7 @@ export const keys = {
   permissions: (sessionId: string) => ["permissions", sessionId] as const,
   changes: (taskId: string) => ["changes", taskId] as const,
   diff: (taskId: string, repositoryId: string, path: string, scope = "all") => ["diff", taskId, repositoryId, path, scope] as const,
+  trash: ["trash"] as const,
   conflicts: (taskId: string) => ["conflicts", taskId] as const,
   environment: (taskId: string) => ["environment", taskId] as const,
   cleanupJobs: (taskId: string) => ["cleanupJobs", taskId] as const,

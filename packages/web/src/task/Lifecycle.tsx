@@ -1,7 +1,8 @@
 /**
  * Archive, unarchive and delete of a task, and its cleanup jobs (LC-2) kept live by
- * `cleanup_job.updated`. A delete refused with `409 dirty_worktree` asks the person, in their
- * words, before retrying with `discardChanges=true`.
+ * `cleanup_job.updated`. A delete asks first (LIVE-5: the task goes to the trash, restorable
+ * until it is purged); one refused with `409 dirty_worktree` asks the person, in their words,
+ * before retrying with `discardChanges=true`.
  */
 import type { CleanupAccepted, Task } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
@@ -20,10 +21,12 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
   const jobs = useQuery({ queryKey: keys.cleanupJobs(task.id), queryFn: () => listCleanupJobs(task.id) });
   const action = useAction();
   const [confirm, setConfirm] = useState<ApiError | null>(null);
+  const [asking, setAsking] = useState(false);
   const reloadJobs = () => qc.invalidateQueries({ queryKey: keys.cleanupJobs(task.id) });
 
   const del = (discardChanges: boolean) => {
     setConfirm(null);
+    setAsking(false);
     void action.run(async () => {
       try {
         await api.del<CleanupAccepted>(`/tasks/${enc(task.id)}${discardChanges ? "?discardChanges=true" : ""}`);
@@ -53,17 +56,33 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
             Archive
           </button>
         )}
-        <button type="button" className="danger" disabled={action.busy} onClick={() => del(false)}>
+        <button type="button" className="danger" disabled={action.busy || asking} onClick={() => setAsking(true)}>
           Delete task
         </button>
       </div>
       <ErrorBox error={action.error} />
+      {asking ? (
+        <div className="confirm" role="alertdialog" aria-label="Confirm delete" data-step="trash">
+          <p>
+            <strong>Move “{task.title}” to the trash?</strong>
+          </p>
+          <p className="muted">Its worktrees are removed; its sessions, transcripts, branches and uncommitted work are kept, and you can restore it from the Trash until it is purged.</p>
+          <div className="actions">
+            <button type="button" className="danger" onClick={() => del(false)}>
+              Move to trash
+            </button>
+            <button type="button" className="secondary" onClick={() => setAsking(false)}>
+              Keep the task
+            </button>
+          </div>
+        </div>
+      ) : null}
       {confirm ? (
         <div className="confirm" role="alertdialog" aria-label="Confirm delete" data-error-code={confirm.code}>
           <p>
             <strong>{humanError(confirm, "delete").text}</strong>
           </p>
-          <p className="muted">Deleting now throws away the uncommitted changes in the task's worktrees. Archive keeps them.</p>
+          <p className="muted">The uncommitted changes stay in the trash with the task until it is purged; then they are gone. Archive keeps them for good.</p>
           <div className="actions">
             <button type="button" className="danger" onClick={() => del(true)}>
               Delete anyway (discard changes)

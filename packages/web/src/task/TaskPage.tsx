@@ -30,7 +30,7 @@ import { Sessions } from "./Sessions.js";
 const TerminalPanel = lazyView(() => import("../terminal/TerminalPanel.js")).Component;
 
 function goneToBoard(title: string | undefined): void {
-  notice.set(`This task was deleted${title ? `: ${title}` : ""}.`);
+  notice.set(`This task was deleted${title ? `: ${title}` : ""}. It is in the Trash until it is purged.`);
   navigate("/", true);
 }
 
