@@ -1,10 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBridge } from "./bridges.js";
+import { freshDatabase } from "../fixture/db.js";
+import { repoAndTask } from "../fixture/scenario.js";
+import { startTestServer, waitForSession } from "../fixture/server.js";
+import { ensureBridge, linkBridge } from "./bridges.js";
 import { contentText, FakeAnthropic, lastIsToolResult, type ModelReply, type SeenRequest } from "./fake-anthropic.js";
-import { agentNetworkEnv, authFixWorks, cancelEndsTurnFast, InteropServer, killRestartResume, RefusingProxy, setEnv, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness.js";
+import { agentNetworkEnv, authFixWorks, hostPortOf, pendingAsk, cancelEndsTurnFast, InteropServer, killRestartResume, RefusingProxy, setEnv, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness.js";
 
 /**
  * Issue 10 interop suite: the real Claude Code ACP bridge (pinned, installed with npm into the
@@ -115,6 +118,40 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
       await server.close();
     }
   }, 300_000);
+
+  it("AG-2 SBX-1: a custom profile of the Claude bridge (its own name, no policyModes) under ask asks, confined, in the bridge's default configuration", async () => {
+    const db = await freshDatabase("sqlite");
+    linkBridge(db.home, "claude");
+    const bin = join(db.home, "agents", "claude", "node_modules", "@agentclientprotocol", "claude-agent-acp", "dist", "index.js");
+    const inherit = ["ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"];
+    writeFileSync(
+      join(db.home, "agents.json"),
+      JSON.stringify({ agents: [{ name: "my-claude", command: process.execPath, args: [bin], env: { IS_SANDBOX: "1", HOME: agentHome }, inheritEnv: inherit, permissionPolicy: "ask", sandbox: { network: [hostPortOf(fake.url)], writable: [agentHome] } }] }),
+    );
+    const srv = await startTestServer("sqlite", db);
+    try {
+      const { task } = await repoAndTask(srv);
+      const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "my-claude", prompt: "" });
+      expect(s.status, JSON.stringify(s.body)).toBe(201);
+      expect(s.body.sandbox).toBe("confined");
+      const sid = s.body.id as string;
+      // Keyed by the bridge package: the custom profile is put in Claude's asking mode.
+      expect((await srv.api("GET", `/sessions/${sid}`)).body.modes.currentModeId).toBe("default");
+      const worktree = (await srv.api("GET", `/sessions/${sid}/workspace`)).body.workspacePath as string;
+      const target = join(worktree, "custom.txt");
+      fake.script = toolThenText({ name: "Write", input: { file_path: target, content: "from the custom profile\n" } }, "Wrote it.");
+      expect((await srv.api("POST", `/sessions/${sid}/prompt`, { prompt: "Please create custom.txt" })).status).toBe(202);
+      const ask = await pendingAsk(srv.api, sid);
+      expect(ask.toolKind).toBe("edit");
+      expect(existsSync(target)).toBe(false);
+      const allow = ask.options.find((o) => o.kind === "allow_once")!;
+      expect((await srv.api("POST", `/sessions/${sid}/permissions/${ask.requestId}`, { optionId: allow.optionId })).status).toBe(204);
+      await waitForSession(srv.api, sid, ["waiting_for_input"], 60_000);
+      expect(readFileSync(target, "utf8")).toBe("from the custom profile\n");
+    } finally {
+      await srv.close();
+    }
+  }, 240_000);
 
   it("issue 10: no traffic left loopback (every attempt through the proxy is refused and counted)", () => {
     expect(fake.main.length).toBeGreaterThan(0);
