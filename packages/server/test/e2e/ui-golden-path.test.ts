@@ -80,8 +80,15 @@ describe("Issue 12 golden path from the page alone (Chromium, scripted agent, is
     await page.goto(reviewUrl);
 
     // 9. Merge into the base branch: the person's checkout of main has it.
-    await land.getByRole("button", { name: "Merge" }).click();
-    await land.getByRole("status").filter({ hasText: "Merged into the base branch." }).waitFor();
+    // LIVE-5: Merge asks first and offers the strategy; afterwards the task says it is merged.
+    await land.getByRole("button", { name: "Merge…" }).click();
+    const ask = land.getByRole("alertdialog", { name: "Confirm merge" });
+    expect(await ask.textContent()).toContain("→ main (1 commit)");
+    expect(await ask.getByRole("combobox").inputValue()).toBe("merge");
+    await ask.getByRole("button", { name: "Merge", exact: true }).click();
+    await land.getByRole("status").filter({ hasText: "Merged into main at" }).waitFor();
+    await land.locator(".merged-state", { hasText: "is in main" }).waitFor();
+    expect(await land.getByRole("button", { name: "Nothing to merge" }).isDisabled()).toBe(true);
     expect(show(repo.path, "main:src/app.ts")).toBe('const greeting = "hello";\nexport default greeting;');
     expect(execFileSync("git", ["log", "--format=%s", "main"], { cwd: repo.path, encoding: "utf8" })).toContain("Greet with hello");
     await shot(page, "gold-8-merged");

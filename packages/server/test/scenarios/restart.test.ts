@@ -86,7 +86,9 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     expect(gitSync(before.workspacePath, "log", "-1", "--format=%s").trim()).toBe("keep this");
   });
 
-  it("SES-6: agent processes left by a killed server are stopped at start-up (pid and start time match)", async () => {
+  // A confined agent dies with the server (sandbox-processes.test.ts); one whose profile opts out of
+  // the sandbox can outlive it, and start-up recovery is what stops it.
+  it("SES-6: agent processes left by a killed server (a profile with sandbox off) are stopped at start-up (pid and start time match)", async () => {
     const db = await freshDatabase(kind);
     cleanups.push(async () => {
       await db.drop();
@@ -95,7 +97,7 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     // An agent like an `npx → sh → node` tree: its shell outlives the ACP process when the client goes away.
     const { command, args } = scriptedAgentCommand();
     const shellLine = [command, ...args].map((a) => `'${a}'`).join(" ") + "; sleep 600";
-    writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "stubborn", command: "/bin/sh", args: ["-c", shellLine], permissionPolicy: "auto_approve" }] }));
+    writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "stubborn", command: "/bin/sh", args: ["-c", shellLine], permissionPolicy: "auto_approve", sandbox: "off" }] }));
     const env = { GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl };
     const first = await spawnServer(env);
     const api = apiClient(first.url);

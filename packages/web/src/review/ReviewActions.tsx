@@ -3,7 +3,7 @@
  * uncommitted changes, update from base, merge into the base, create a pull request. Each is
  * shown only when this server offers its route.
  */
-import type { Session, UpdateResult } from "@grove/protocol";
+import type { MergeResult, Session, UpdateResult } from "@grove/protocol";
 import type { Operation } from "../api/human-errors.js";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
@@ -14,7 +14,21 @@ import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
 
-export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, hasUncommitted, hasFiles }: { taskId: string; caps: Set<string>; comments: ReviewComment[]; sessions: Session[]; pullRequests: PullRequest[]; hasUncommitted: boolean; hasFiles: boolean }) {
+/** What a merge would land, per repository: the task branch, its base and how far it is ahead. */
+export interface Landing {
+  name: string;
+  branch: string;
+  baseBranch: string;
+  ahead: number;
+}
+
+const STRATEGIES = [
+  { value: "merge", label: "Merge commit" },
+  { value: "squash", label: "Squash into one commit" },
+  { value: "fast_forward", label: "Fast-forward only" },
+] as const;
+
+export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, hasUncommitted, hasFiles, landing = [], taskState }: { taskState?: string | undefined; taskId: string; caps: Set<string>; comments: ReviewComment[]; sessions: Session[]; pullRequests: PullRequest[]; hasUncommitted: boolean; hasFiles: boolean; landing?: Landing[] }) {
   const qc = useQueryClient();
   const action = useAction();
   const [message, setMessage] = useState("");
@@ -22,6 +36,10 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
   const [result, setResult] = useState("");
   // Which operation the shown error answered: its words and fix depend on it (RV-7).
   const [op, setOp] = useState<Operation | undefined>(undefined);
+  // Merge asks first, with the strategy; afterwards the base holds the branch (nothing ahead).
+  const [askMerge, setAskMerge] = useState(false);
+  const [strategy, setStrategy] = useState<(typeof STRATEGIES)[number]["value"]>("merge");
+  const nothingToMerge = landing.length > 0 && landing.every((l) => l.ahead === 0);
   const open = comments.filter((c) => c.state === "open");
   const offered = ["POST /tasks/{id}/comments", "POST /tasks/{id}/commit", "POST /tasks/{id}/update-from-base", "POST /tasks/{id}/merge", "POST /tasks/{id}/pull-requests"].some((op) => caps.has(op));
   const target = [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
@@ -104,8 +122,14 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
           </button>
         ) : null}
         {caps.has("POST /tasks/{id}/merge") ? (
-          <button type="button" className="secondary" disabled={action.busy || hasUncommitted} title={hasUncommitted ? "Commit the uncommitted changes first" : undefined} onClick={() => run("Merged into the base branch.", () => api.post(`/tasks/${enc(taskId)}/merge`, {}), "merge")}>
-            Merge
+          <button
+            type="button"
+            className="secondary"
+            disabled={action.busy || hasUncommitted || nothingToMerge || askMerge}
+            title={hasUncommitted ? "Commit the uncommitted changes first" : nothingToMerge ? "The base already holds every commit of the branch" : undefined}
+            onClick={() => setAskMerge(true)}
+          >
+            {nothingToMerge ? "Nothing to merge" : "Merge…"}
           </button>
         ) : null}
         {caps.has("POST /tasks/{id}/pull-requests") ? (
@@ -114,6 +138,53 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
           </button>
         ) : null}
       </div>
+      {askMerge ? (
+        <div className="confirm" role="alertdialog" aria-label="Confirm merge">
+          <p>
+            <strong>
+              Merge into the base?{" "}
+              {landing
+                .filter((l) => l.ahead > 0)
+                .map((l) => `${l.name}: ${l.branch} → ${l.baseBranch} (${l.ahead} commit${l.ahead === 1 ? "" : "s"})`)
+                .join("; ")}
+            </strong>
+          </p>
+          <p className="muted">The base branch moves; a checkout of it is brought along when it has no uncommitted changes.</p>
+          <label>
+            Strategy{" "}
+            <select name="strategy" value={strategy} onChange={(e) => setStrategy(e.target.value as typeof strategy)}>
+              {STRATEGIES.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <div className="actions">
+            <button
+              type="button"
+              onClick={() => {
+                setAskMerge(false);
+                run(
+                  (r) => `Merged into ${(r as MergeResult).results.map((x) => `${x.baseBranch} at ${x.commit.slice(0, 7)}`).join(", ")}.`,
+                  () => api.post<MergeResult>(`/tasks/${enc(taskId)}/merge`, { strategy }).then(async (r) => (await qc.invalidateQueries({ queryKey: keys.task(taskId) }), r)),
+                  "merge",
+                );
+              }}
+            >
+              Merge
+            </button>
+            <button type="button" className="secondary" onClick={() => setAskMerge(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {nothingToMerge && taskState === "done" && !askMerge ? (
+        <p className="merged-state" data-merged="true">
+          Merged: {landing.map((l) => `${l.name} ${l.branch} is in ${l.baseBranch}`).join("; ")}.
+        </p>
+      ) : null}
       {pullRequests.map((pr) => (
         <p key={pr.repositoryId + pr.number} className="pr-status">
           <a href={pr.url} target="_blank" rel="noreferrer">

@@ -133,7 +133,7 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
         </nav>
         <div className="review-files">
           {caps?.has("GET /tasks/{id}/conflicts") && !archived ? <Conflicts taskId={taskId} sessions={sessions.data ?? []} names={names} /> : null}
-          {caps && !archived ? <ReviewActions taskId={taskId} caps={caps} comments={comments.data ?? []} sessions={sessions.data ?? []} pullRequests={prs.data ?? []} hasUncommitted={entries.some((e) => uncommitted(e.file))} hasFiles={entries.length > 0} /> : null}
+          {caps && !archived ? <ReviewActions taskId={taskId} caps={caps} comments={comments.data ?? []} sessions={sessions.data ?? []} pullRequests={prs.data ?? []} hasUncommitted={entries.some((e) => uncommitted(e.file))} hasFiles={entries.length > 0} taskState={(task.data as Task | undefined)?.state} landing={(changes.data?.repositories ?? []).map((r) => ({ name: names.get(r.repositoryId) ?? r.repositoryId, branch: r.branch, baseBranch: r.baseBranch, ahead: r.ahead }))} /> : null}
           {sections.map((s) => (
             <section key={s.title} aria-label={s.title}>
               <h2>{s.title}</h2>
