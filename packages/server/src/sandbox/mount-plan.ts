@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import type { SandboxOptions } from "../domain/sandbox-profile.js";
 
 /**
@@ -8,7 +8,8 @@ import type { SandboxOptions } from "../domain/sandbox-profile.js";
  *
  * 1. the whole root read-only, a fresh `/dev`, a `/proc` of the sandbox's own pid namespace
  *    (the server's `/proc/<pid>/environ` does not exist in there), a private `/tmp`, an empty
- *    `/run` (no host sockets: database, docker, dbus);
+ *    `/run` (no host sockets: database, docker, dbus) — with the agent's own program bound back
+ *    read-only where it lives under them (see {@link programRoots});
  * 2. an empty directory over `GROVE_HOME` (its database, `credential.key`, the person token,
  *    other tasks' worktrees), made read-only once the binds below are on it;
  * 3. the profile's `sandbox.readable` paths, then the agent's own dir `GROVE_HOME/agents/<name>`
@@ -50,6 +51,40 @@ export interface MountPlanInput {
   options: SandboxOptions;
   /** Host path of the egress proxy's socket and where it appears inside. */
   egress?: { socket: string; inside: string };
+  /**
+   * The agent's own program (its command and absolute path arguments). Where one lives under
+   * `/tmp` or `/run` — a Grove checkout in a temporary directory — the private `/tmp` would hide
+   * it, so its install root is bound read-only right after, before anything is hidden on top.
+   */
+  program?: readonly string[];
+}
+
+const PRIVATE_ROOTS = ["/tmp", "/run"];
+
+/**
+ * The read-only binds that keep the agent's program visible under the private `/tmp` and `/run`:
+ * for a path there, the outermost directory below that root holding a `node_modules` (the
+ * install a Node program resolves its imports from), else the path's own directory.
+ */
+export function programRoots(paths: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const raw of paths) {
+    if (!raw.startsWith("/")) continue;
+    const p = resolve(raw);
+    const root = PRIVATE_ROOTS.find((r) => p.startsWith(r + "/"));
+    if (!root || kindOf(p) === "missing") continue;
+    const parts = relative(root, p).split("/");
+    let chosen: string | undefined;
+    for (let i = 1; i <= parts.length; i++) {
+      const dir = join(root, ...parts.slice(0, i));
+      if (kindOf(join(dir, "node_modules")) === "dir") {
+        chosen = dir;
+        break;
+      }
+    }
+    out.add(chosen ?? (kindOf(p) === "dir" ? p : dirname(p)));
+  }
+  return [...out];
 }
 
 /** SBX-1: the person's credential directories, relative to their home, never visible to an agent. */
@@ -67,6 +102,8 @@ function kindOf(p: string): "dir" | "file" | "missing" {
 export function mountPlan(input: MountPlanInput): string[] {
   const a: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   if (kindOf("/run") === "dir") a.push("--tmpfs", "/run");
+  // Before GROVE_HOME is emptied: a home inside the program's directory stays hidden.
+  for (const root of programRoots(input.program ?? [])) a.push("--ro-bind", root, root);
   a.push("--tmpfs", resolve(input.groveHome));
   const bindExisting = (flag: "--ro-bind" | "--bind", p: string) => {
     if (existsSync(p)) a.push(flag, p, p);

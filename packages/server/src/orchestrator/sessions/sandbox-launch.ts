@@ -105,6 +105,7 @@ export async function confinedLaunch(deps: Deps, session: SessionRecord, profile
       worktrees,
       options: { ...options, readable },
       egress: { socket: proxy.socketPath, inside: EGRESS_SOCKET_INSIDE },
+      program: [profile.command, ...profile.args],
     },
     profile.command,
     profile.args,
