@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { conflictHunks } from "../../src/orchestrator/review/review-conflicts.js";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
-import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
+import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { reviewTask } from "./helpers.js";
 
 describe("RV-8 conflict hunks", () => {
@@ -23,6 +23,8 @@ describe.each(DATABASES)("RV-8 conflicts: list, send to the agent, continue, abo
   let t: Awaited<ReturnType<typeof reviewTask>>;
   const update = (body: Record<string, unknown> = {}) => srv.api("POST", `/tasks/${t.task.id}/update-from-base`, body);
   const conflicts = () => srv.api("GET", `/tasks/${t.task.id}/conflicts`);
+  // LIVE-4: the task's open `conflict` inbox items.
+  const conflictItems = async () => ((await srv.api("GET", "/inbox?state=open")).body as { kind: string; taskId: string; title: string }[]).filter((i) => i.kind === "conflict" && i.taskId === t.task.id);
   const onMain = (content: string) => {
     writeFileSync(join(t.repo.path, "a.txt"), content);
     t.repo.git("commit", "-qam", "main: a");
@@ -39,6 +41,8 @@ describe.each(DATABASES)("RV-8 conflicts: list, send to the agent, continue, abo
     onMain("1\nmain\n3\n");
     const kept = await update({ keepConflicts: true });
     expect(kept.body.results[0]).toMatchObject({ outcome: "conflicts", conflicts: ["a.txt"] });
+    const [item] = await waitFor(async () => ((await conflictItems()).length === 1 ? conflictItems() : undefined), "the conflict inbox item");
+    expect(item!.title).toContain("conflicts in 1 file");
 
     const c = await conflicts();
     expect(c.status).toBe(200);
@@ -77,6 +81,7 @@ describe.each(DATABASES)("RV-8 conflicts: list, send to the agent, continue, abo
     expect(done.body.results[0].outcome).toBe("updated");
     expect(gitSync(t.worktree, "log", "--format=%s", "-2").trim().split("\n")).toEqual(["task: a", "main: a"]);
     expect((await conflicts()).body.repositories).toEqual([]);
+    await waitFor(async () => ((await conflictItems()).length === 0 ? true : undefined), "the conflict item done after continue");
   });
 
   test("RV-8: abort from a kept conflict puts the branch back; the conflict list is empty again", async () => {
@@ -84,8 +89,10 @@ describe.each(DATABASES)("RV-8 conflicts: list, send to the agent, continue, abo
     onMain("1\nmain again\n3\n");
     expect((await update({ keepConflicts: true })).body.results[0].outcome).toBe("conflicts");
     expect((await conflicts()).body.repositories).toHaveLength(1);
+    await waitFor(async () => ((await conflictItems()).length === 1 ? true : undefined), "a new conflict item for the second stop");
     const aborted = await srv.api("POST", `/tasks/${t.task.id}/update-from-base/abort`, { repositoryId: t.repository.id });
     expect(aborted.body.results[0]).toMatchObject({ outcome: "aborted", commit: head });
     expect((await conflicts()).body.repositories).toEqual([]);
+    await waitFor(async () => ((await conflictItems()).length === 0 ? true : undefined), "the conflict item done after abort");
   });
 });

@@ -1,4 +1,4 @@
-import type { EventFrame, EventMap, InboxItem, InboxKind, Session } from "@grove/protocol";
+import type { EventFrame, EventMap, InboxItem, InboxKind, Session, UpdateResult } from "@grove/protocol";
 import { newId } from "../../domain/ids.js";
 import { isFailedOutcome } from "../../domain/turn-outcome.js";
 import type { Deps } from "../context.js";
@@ -6,6 +6,9 @@ import type { NewInboxItem } from "../../store/inbox-store.js";
 
 /** Items about a session's latest turn: resolved once the session works again (next turn, resume, restart). */
 const TURN_KINDS: readonly InboxKind[] = ["turn_finished", "turn_failed", "stalled", "agent_crashed"];
+
+/** The cause key of a repository's kept conflicts: one per update (its backup ref), so a later stop raises again. */
+export const conflictCause = (taskId: string, repositoryId: string, backupRef: string) => `conflict:${taskId}:${repositoryId}:${backupRef}`;
 
 /** The cause key of a permission request's item. */
 export const permissionCause = (requestId: string) => `perm:${requestId}`;
@@ -30,6 +33,22 @@ export class InboxFeed {
   /** A permission request was answered or withdrawn (its turn ended): its item is done. */
   askSettled(requestId: string): void {
     this.enqueue(async () => this.publish(await this.deps.store.inbox.resolveCause(permissionCause(requestId), this.deps.now())));
+  }
+
+  /**
+   * An update from base ended: a repository left holding conflicts (kept for the person or the
+   * agent) is a `conflict` item; once it is updated, up to date or aborted, the item is done.
+   */
+  updateResult(taskId: string, result: UpdateResult): void {
+    for (const r of result.results) {
+      const causeKey = conflictCause(taskId, r.repositoryId, r.backupRef);
+      if (r.outcome === "conflicts") {
+        const files = r.conflicts ?? [];
+        this.enqueue(() => this.raise({ kind: "conflict", taskId, causeKey, what: `update from base stopped on conflicts in ${files.length} file${files.length === 1 ? "" : "s"}`, detail: files.join(", ") }));
+      } else {
+        this.enqueue(async () => this.publish(await this.deps.store.inbox.resolveCause(causeKey, this.deps.now())));
+      }
+    }
   }
 
   /** Resolves once every queued change is written (tests, shutdown). */

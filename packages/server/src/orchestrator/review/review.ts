@@ -44,9 +44,16 @@ export class ReviewService {
   patchComment = (id: string, body: PatchCommentBody): Promise<Comment> => patchComment(this.deps, id, body);
   deleteComment = (id: string): Promise<void> => deleteComment(this.deps, id);
   commit = (taskId: string, body: CommitBody): Promise<CommitResult> => commitTask(this.deps, taskId, body);
-  updateFromBase = (taskId: string, body: UpdateFromBaseBody): Promise<UpdateResult> => updateFromBase(this.deps, taskId, body);
-  continueUpdate = (taskId: string, body: UpdateStepBody): Promise<UpdateResult> => continueUpdate(this.deps, taskId, body);
-  abortUpdate = (taskId: string, body: UpdateStepBody): Promise<UpdateResult> => abortUpdate(this.deps, taskId, body);
+  /** LIVE-4: told every update's outcome, so a worktree left holding conflicts is an inbox item until continued or aborted. */
+  onUpdateResult: (taskId: string, result: UpdateResult) => void = () => undefined;
+  updateFromBase = (taskId: string, body: UpdateFromBaseBody): Promise<UpdateResult> => this.told(taskId, updateFromBase(this.deps, taskId, body));
+  continueUpdate = (taskId: string, body: UpdateStepBody): Promise<UpdateResult> => this.told(taskId, continueUpdate(this.deps, taskId, body));
+  abortUpdate = (taskId: string, body: UpdateStepBody): Promise<UpdateResult> => this.told(taskId, abortUpdate(this.deps, taskId, body));
+  private async told(taskId: string, result: Promise<UpdateResult>): Promise<UpdateResult> {
+    const r = await result;
+    this.onUpdateResult(taskId, r);
+    return r;
+  }
   conflicts = (taskId: string, repositoryId?: string): Promise<TaskConflicts> => listConflicts(this.deps, taskId, repositoryId);
   sendConflicts = (taskId: string, body: SendConflictsBody): Promise<SessionRecord> => sendConflicts(this.deps, this.live, taskId, body);
   merge = (taskId: string, body: MergeBody): Promise<MergeResult> => mergeTask(this.deps, taskId, body);
