@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readScriptedState } from "../../src/agents/scripted-agent-state.js";
@@ -48,6 +48,32 @@ describe.each(DATABASES)("LIVE-3 liveness (%s)", (kind) => {
     } finally {
       events.close();
     }
+  });
+
+  it("LIVE-3 a lost connection with the agent's process still alive: the session fails at once and the deaf process is stopped", async () => {
+    const db = await freshDatabase(kind);
+    mkdirSync(db.home, { recursive: true });
+    const { command, args } = scriptedAgentCommand();
+    // The ACP program exits mid-turn; its shell lives on as the same process with stdout closed,
+    // so Grove sees the connection end while the process it started is still there. Unconfined:
+    // inside bubblewrap its monitor keeps the stdout pipe open until the sandbox's main process
+    // ends (docs/specs/liveness.md).
+    const marker = String(600_000 + Math.floor(Math.random() * 90_000));
+    const line = [command, ...args].map((a) => `'${a}'`).join(" ") + `; exec sleep ${marker} >/dev/null`;
+    writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "deaf", command: "/bin/sh", args: ["-c", line], permissionPolicy: "auto_approve", sandbox: "off" }] }));
+    srv = await startTestServer(kind, db);
+    const { task } = await repoAndTask(srv);
+    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "deaf" });
+    expect(s.status).toBe(201);
+    await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
+    const sleepers = () => readdirSync("/proc").filter((n) => /^\d+$/.test(n) && (() => { try { return readFileSync(`/proc/${n}/cmdline`, "utf8").split("\0").join(" ").trim() === `sleep ${marker}`; } catch { return false; } })());
+    expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say going\ncrash 3" })).status).toBe(202);
+    await waitFor(() => sleepers().length === 1, "the shell to live on after the ACP program exited");
+    const failed = await waitForSession(srv.api, s.body.id, ["failed"], 5000);
+    expect(failed.lastError.code).toBe("agent_crashed");
+    expect(failed.lastTurn).toMatchObject({ outcome: "failed" });
+    await waitFor(() => sleepers().length === 0, "the deaf process to be stopped", 10_000);
+    expect(srv.server.orchestrator.deps.agents.get(s.body.id)).toBeUndefined();
   });
 
   it("LIVE-3 a turn whose agent goes silent becomes stalled; a running tool call counts as progress", async () => {
