@@ -125,8 +125,8 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
           <button
             type="button"
             className="secondary"
-            disabled={action.busy || hasUncommitted || nothingToMerge || askMerge}
-            title={hasUncommitted ? "Commit the uncommitted changes first" : nothingToMerge ? "The base already holds every commit of the branch" : undefined}
+            disabled={action.busy || hasUncommitted || nothingToMerge || askMerge || landing.length === 0}
+            title={hasUncommitted ? "Commit the uncommitted changes first" : nothingToMerge ? "The base already holds every commit of the branch" : landing.length === 0 ? "Reading the branch…" : undefined}
             onClick={() => setAskMerge(true)}
           >
             {nothingToMerge ? "Nothing to merge" : "Merge…"}
