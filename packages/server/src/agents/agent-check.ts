@@ -41,6 +41,7 @@ export async function checkAgent(p: AgentProfileConfig, home: string, opts: { cw
     writeInitializeCache(home, p.name, info);
     return { ...info, startMs: Date.now() - t0 };
   } catch (e) {
+    await proc.stderrSettled(1000);
     throw new AppError("agent_start_failed", `agent ${p.name} did not answer initialize: ${e instanceof Error ? e.message : String(e)}`, {
       agent: p.name,
       step: "initialize",

@@ -20,6 +20,7 @@ export class AgentProcess {
   readonly exited: Promise<ExitInfo>;
   private exitInfo: ExitInfo | null = null;
   private stderr = "";
+  private readonly stderrEnded: Promise<void>;
 
   /** The agent's process group and session (SEC-7): its pid and its start time. */
   readonly group: RecordedGroup;
@@ -39,6 +40,10 @@ export class AgentProcess {
       });
     });
     // Always drain stderr: a full pipe would block the agent.
+    this.stderrEnded = new Promise((resolve) => {
+      child.stderr.once("end", () => resolve());
+      child.stderr.once("close", () => resolve());
+    });
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (d: string) => {
       this.stderr = (this.stderr + d).slice(-STDERR_TAIL_BYTES);
@@ -76,6 +81,15 @@ export class AgentProcess {
   /** Last few KB of the agent's stderr. */
   get stderrTail(): string {
     return this.stderr;
+  }
+
+  /**
+   * AG-3: resolves once stderr reached its end (the agent and everything holding the pipe are
+   * gone) or after `ms`: `exit` can come before the last of stderr is read, and the words an
+   * agent dies with are what the person needs to see.
+   */
+  async stderrSettled(ms: number): Promise<void> {
+    await Promise.race([this.stderrEnded, new Promise<void>((r) => setTimeout(r, ms).unref())]);
   }
 
   /**

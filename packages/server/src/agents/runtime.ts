@@ -132,7 +132,10 @@ export class AgentRuntime {
       const timedOut = RequestError !== undefined && e instanceof RequestError && e.code === REQUEST_CANCELLED;
       // A closed connection usually means the process is exiting: wait a moment for its code,
       // and read how it ended before we kill it ourselves.
-      if (proc && conn?.signal.aborted && !timedOut) await Promise.race([proc.exited, new Promise((r) => setTimeout(r, EXIT_WAIT_MS))]);
+      if (proc && conn?.signal.aborted && !timedOut) {
+        await Promise.race([proc.exited, new Promise((r) => setTimeout(r, EXIT_WAIT_MS))]);
+        await proc.stderrSettled(EXIT_WAIT_MS);
+      }
       const exit = proc?.exit;
       await conn?.close();
       await proc?.kill(0);

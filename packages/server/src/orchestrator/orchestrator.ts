@@ -54,6 +54,8 @@ export class Orchestrator {
     this.summaries = new TaskSummaryEvents(deps, () => this.live.askingSessionIds());
     this.cleanup = new CleanupWorker(deps);
     this.review = new ReviewService(deps, this.live);
+    // LIVE-4: a worktree left holding conflicts is an inbox item until the update is continued or aborted.
+    this.review.onUpdateResult = (taskId, result) => this.inbox.updateResult(taskId, result);
     this.runners = new RunnerRegistry(deps, deps.runner ?? LOCAL_RUNNER_DEFAULTS);
     this.runnerGuard = new RunnerGuard(deps, this.runners);
     this.placement = new RunnerPlacement(deps, this.runners);
