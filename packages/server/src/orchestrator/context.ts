@@ -7,6 +7,7 @@ import type { EventBus } from "../domain/event-bus.js";
 import type { LaunchRegistry } from "./launch-registry.js";
 import type { ProviderRegistry } from "../providers/registry.js";
 import type { GitIdentity } from "../git/identity.js";
+import type { Tuning } from "../config.js";
 
 /** Logging seam (pino in production); the orchestrator never writes to the console. */
 export interface Log {
@@ -39,6 +40,8 @@ export interface Deps {
   trashRetentionMs?: number;
   /** SBX-1..3: what the agent sandbox needs from the server; process.env and no ports when absent. */
   sandbox?: SandboxSettings;
+  /** CFG-1: the use cases' configured values (config.ts); DEFAULT_TUNING when absent. */
+  tuning?: Tuning;
 }
 
 /** SBX-1..3: the server's side of the agent sandbox (built in app.ts). */
