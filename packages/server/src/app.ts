@@ -14,7 +14,7 @@ import { claimRunner, type RunnerClaim } from "./store/runner-claim.js";
 import { EventBus } from "./domain/event-bus.js";
 import { GitRunner } from "./git/runner.js";
 import { WorktreeManager } from "./git/worktrees.js";
-import { LaunchRegistry } from "./orchestrator/sessions/launch-registry.js";
+import { LaunchRegistry } from "./orchestrator/launch-registry.js";
 import { Orchestrator } from "./orchestrator/orchestrator.js";
 import { openStore } from "./store/open.js";
 import { openPgEventRelay, type EventRelay } from "./store/event-relay.js";

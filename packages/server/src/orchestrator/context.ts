@@ -4,7 +4,7 @@ import type { WorktreeManager } from "../git/worktrees.js";
 import type { AgentRuntime } from "../agents/runtime.js";
 import type { AgentProfileConfig } from "../agents/profiles.js";
 import type { EventBus } from "../domain/event-bus.js";
-import type { LaunchRegistry } from "./sessions/launch-registry.js";
+import type { LaunchRegistry } from "./launch-registry.js";
 import type { ProviderRegistry } from "../providers/registry.js";
 import type { GitIdentity } from "../git/identity.js";
 
