@@ -15,6 +15,7 @@ import { EventBus } from "./domain/event-bus.js";
 import { GitRunner } from "./git/runner.js";
 import { WorktreeManager } from "./git/worktrees.js";
 import { LaunchRegistry } from "./orchestrator/sessions/launch-registry.js";
+import { usageSettingsFrom } from "./orchestrator/usage/usage-settings.js";
 import { Orchestrator } from "./orchestrator/orchestrator.js";
 import { openStore } from "./store/open.js";
 import { openPgEventRelay, type EventRelay } from "./store/event-relay.js";
@@ -139,6 +140,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     now: () => new Date().toISOString(),
     gitIdentity: config.gitIdentity,
     trashRetentionMs: config.trashRetentionMs,
+    usage: usageSettingsFrom(env, config.home),
     sandbox: { env, ports: () => [...listening, ...(config.port > 0 ? [config.port] : [])] },
     remote: {
       providers,

@@ -7,6 +7,7 @@ import type { EventBus } from "../domain/event-bus.js";
 import type { LaunchRegistry } from "./sessions/launch-registry.js";
 import type { ProviderRegistry } from "../providers/registry.js";
 import type { GitIdentity } from "../git/identity.js";
+import type { UsageSettings } from "./usage/usage-settings.js";
 
 /** Logging seam (pino in production); the orchestrator never writes to the console. */
 export interface Log {
@@ -39,6 +40,8 @@ export interface Deps {
   trashRetentionMs?: number;
   /** SBX-1..3: what the agent sandbox needs from the server; process.env and no ports when absent. */
   sandbox?: SandboxSettings;
+  /** USE-1/USE-2: the daily cap and the price table; no cap and the shipped prices when absent. */
+  usage?: UsageSettings;
 }
 
 /** SBX-1..3: the server's side of the agent sandbox (built in app.ts). */
