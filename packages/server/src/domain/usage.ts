@@ -108,3 +108,11 @@ export function parseBudgetAmount(text: string): TaskBudget | undefined {
 export function dayOf(iso: string): string {
   return iso.slice(0, 10);
 }
+
+/** USE-1/USE-2 settings of a server (built in app.ts from the environment and GROVE_HOME). */
+export interface UsageSettings {
+  /** `GROVE_DAILY_BUDGET`: the global cap per UTC day over every runner; none when unset. */
+  dailyCap?: TaskBudget;
+  /** The shipped price table with `GROVE_HOME/prices.json` over it. */
+  prices: PriceTable;
+}

@@ -4,10 +4,11 @@ import type { WorktreeManager } from "../git/worktrees.js";
 import type { AgentRuntime } from "../agents/runtime.js";
 import type { AgentProfileConfig } from "../agents/profiles.js";
 import type { EventBus } from "../domain/event-bus.js";
-import type { LaunchRegistry } from "./sessions/launch-registry.js";
+import type { LaunchRegistry } from "./launch-registry.js";
 import type { ProviderRegistry } from "../providers/registry.js";
 import type { GitIdentity } from "../git/identity.js";
-import type { UsageSettings } from "./usage/usage-settings.js";
+import type { UsageSettings } from "../domain/usage.js";
+import type { Tuning } from "../config.js";
 
 /** Logging seam (pino in production); the orchestrator never writes to the console. */
 export interface Log {
@@ -42,6 +43,8 @@ export interface Deps {
   sandbox?: SandboxSettings;
   /** USE-1/USE-2: the daily cap and the price table; no cap and the shipped prices when absent. */
   usage?: UsageSettings;
+  /** CFG-1: the use cases' configured values (config.ts); DEFAULT_TUNING when absent. */
+  tuning?: Tuning;
 }
 
 /** SBX-1..3: the server's side of the agent sandbox (built in app.ts). */

@@ -1,23 +1,16 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TaskBudget } from "@grove/protocol";
-import { DEFAULT_PRICES, parseBudgetAmount, parsePriceTable, type PriceTable } from "../../domain/usage.js";
+import { DEFAULT_PRICES, parseBudgetAmount, parsePriceTable, type PriceTable, type UsageSettings } from "../../domain/usage.js";
 
-/** USE-1/USE-2 settings of a server (built in app.ts). */
-export interface UsageSettings {
-  /** `GROVE_DAILY_BUDGET`: the global cap per UTC day over every runner; none when unset. */
-  dailyCap?: TaskBudget;
-  /** The shipped price table with `GROVE_HOME/prices.json` over it. */
-  prices: PriceTable;
-}
 
 /**
- * `GROVE_DAILY_BUDGET` is `<amount>[usd|tokens]`, or both joined by a comma (`20usd,5000000tokens`);
+ * `GROVE_DAILY_BUDGET` (checked by config-schema.ts) is `<amount>[usd|tokens]`, or both joined by a comma (`20usd,5000000tokens`);
  * `GROVE_HOME/prices.json` is `{"<model or prefix*>": {input, output, cacheRead?, cacheWrite?}}` in
  * USD per million tokens. Either one malformed stops the server with a message naming it.
  */
-export function usageSettingsFrom(env: NodeJS.ProcessEnv, home: string): UsageSettings {
-  return { ...dailyCapFrom(env.GROVE_DAILY_BUDGET), prices: pricesFrom(home) };
+export function usageSettingsFrom(dailyBudget: string | undefined, home: string): UsageSettings {
+  return { ...dailyCapFrom(dailyBudget), prices: pricesFrom(home) };
 }
 
 function dailyCapFrom(raw: string | undefined): { dailyCap?: TaskBudget } {
