@@ -7,6 +7,7 @@ import type { EventBus } from "../domain/event-bus.js";
 import type { LaunchRegistry } from "./launch-registry.js";
 import type { ProviderRegistry } from "../providers/registry.js";
 import type { GitIdentity } from "../git/identity.js";
+import type { UsageSettings } from "../domain/usage.js";
 import type { Tuning } from "../config.js";
 
 /** Logging seam (pino in production); the orchestrator never writes to the console. */
@@ -40,6 +41,8 @@ export interface Deps {
   trashRetentionMs?: number;
   /** SBX-1..3: what the agent sandbox needs from the server; process.env and no ports when absent. */
   sandbox?: SandboxSettings;
+  /** USE-1/USE-2: the daily cap and the price table; no cap and the shipped prices when absent. */
+  usage?: UsageSettings;
   /** CFG-1: the use cases' configured values (config.ts); DEFAULT_TUNING when absent. */
   tuning?: Tuning;
 }

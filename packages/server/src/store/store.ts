@@ -37,6 +37,7 @@ import { ReviewStore } from "./review-store.js";
 import { RunnersStore } from "./runners-store.js";
 import { PlacementStore } from "./placement-store.js";
 import { InboxStore } from "./inbox-store.js";
+import { UsageStore } from "./usage-store.js";
 
 /**
  * Grove's persistence: one object over SQLite or PostgreSQL (ST-1), created by `openStore`.
@@ -59,6 +60,11 @@ export class Store {
   readonly placement = new PlacementStore(() => this.q);
   /** LIVE-4: the durable attention inbox (inbox-store.ts). */
   readonly inbox = new InboxStore(() => this.q);
+  /** USE-1/USE-2: usage totals, the ledger, budgets (usage-store.ts). */
+  readonly usage = new UsageStore(
+    () => ({ db: this.q, dialect: this.dialect }),
+    (fn) => this.tx(fn),
+  );
 
   /** Use `openStore`; this takes an already migrated database. */
   constructor(db: Kysely<DB>, dialect: StoreDialect) {

@@ -25,6 +25,8 @@ const EXPECTED_TABLES = [
   "task_repositories",
   "task_runner_labels",
   "tasks",
+  "usage_days",
+  "usage_records",
 ];
 
 /** Creates a table, then fails: a transactional migration must leave neither behind. */
