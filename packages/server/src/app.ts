@@ -24,6 +24,8 @@ import { msFromEnv } from "./orchestrator/refresh/remote-context.js";
 import { secureHome } from "./home-mode.js";
 import { wsLimitsFromEnv } from "./api/ws-limits.js";
 import { loadRunnerConfig } from "./runner-config.js";
+import { McpTokens } from "./mcp/tokens.js";
+import { McpGateway, mcpSocketPath } from "./mcp/gateway.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const VERSION: string = (JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string }).version;
@@ -34,6 +36,12 @@ function agentProfiles(home: string) {
   } catch (e) {
     throw new ConfigError((e as Error).message);
   }
+}
+
+/** A positive integer from the environment, or undefined (the default applies). */
+function positiveInt(v: string | undefined): number | undefined {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
 /** ST-3: with PostgreSQL, events of every server process sharing the database reach every client. */
@@ -125,6 +133,9 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   const agents = new AgentRuntime();
   // SBX-2: the egress proxy refuses Grove's own port; it is known once the server listens.
   const listening: number[] = [];
+  // MCP-1: Grove's MCP server for agents, behind a Unix socket (the sandbox's only door to Grove).
+  const mcpTokens = new McpTokens();
+  const mcpSocket = mcpSocketPath(config.home);
   const orchestrator = new Orchestrator({
     store,
     git,
@@ -140,6 +151,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     gitIdentity: config.gitIdentity,
     trashRetentionMs: config.trashRetentionMs,
     sandbox: { env, ports: () => [...listening, ...(config.port > 0 ? [config.port] : [])] },
+    mcp: { tokens: mcpTokens, socketPath: mcpSocket, shim: { command: process.execPath, args: [join(here, "..", "bin", "grove-mcp.mjs")] } },
     remote: {
       providers,
       refreshTimeoutMs: msFromEnv(env.GROVE_REFRESH_TIMEOUT_MS, 120_000),
@@ -147,11 +159,15 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     },
     runner: { url: runnerConfig.url, labels: runnerConfig.labels, maxAgents: runnerConfig.maxAgents, heartbeatMs: runnerConfig.heartbeatMs, host: hostname(), version: VERSION },
   });
+  const mcpGateway = new McpGateway({ tokens: mcpTokens, backend: orchestrator.mcpTools, log: logger, version: VERSION, callsPerMinute: positiveInt(env.GROVE_MCP_CALLS_PER_MINUTE) });
   let relay: Awaited<ReturnType<typeof startEventRelay>>;
   try {
+    // Before recovery: an agent it resumes may call a tool at once.
+    await mcpGateway.listen(mcpSocket);
     relay = await startEventRelay(config, bus, logger);
     await orchestrator.start();
   } catch (e) {
+    await mcpGateway.close();
     await store.close();
     await claim?.release();
     throw e;
@@ -184,6 +200,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   } catch (e) {
     await app.close();
     await orchestrator.shutdown();
+    await mcpGateway.close();
     await relay?.close();
     await store.close();
     await claim?.release();
@@ -215,6 +232,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
         clearTimeout(force);
       }
       await orchestrator.shutdown();
+      await mcpGateway.close();
       await relay?.close();
       await store.close();
       await claim?.release();

@@ -7,6 +7,7 @@ import type { EventBus } from "../domain/event-bus.js";
 import type { LaunchRegistry } from "./sessions/launch-registry.js";
 import type { ProviderRegistry } from "../providers/registry.js";
 import type { GitIdentity } from "../git/identity.js";
+import type { McpTokens } from "../mcp/tokens.js";
 
 /** Logging seam (pino in production); the orchestrator never writes to the console. */
 export interface Log {
@@ -39,6 +40,17 @@ export interface Deps {
   trashRetentionMs?: number;
   /** SBX-1..3: what the agent sandbox needs from the server; process.env and no ports when absent. */
   sandbox?: SandboxSettings;
+  /** MCP-1: Grove's MCP server for agents (the socket and the shim); no MCP server when absent. */
+  mcp?: McpSettings;
+}
+
+/** MCP-1: what a launch needs to hand its agent Grove's MCP server (built in app.ts). */
+export interface McpSettings {
+  tokens: McpTokens;
+  /** The gateway's Unix socket on this host. */
+  socketPath: string;
+  /** How the agent starts the stdio shim (`node …/bin/grove-mcp.mjs`). */
+  shim: { command: string; args: string[] };
 }
 
 /** SBX-1..3: the server's side of the agent sandbox (built in app.ts). */

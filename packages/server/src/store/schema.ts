@@ -117,6 +117,15 @@ export interface InboxItemsTable {
   resolved_at: string | null;
 }
 
+/** MCP-2 (migration 019): an agent's latest `report_progress` per task; `plan` is JSON. */
+export interface TaskProgressTable {
+  task_id: string;
+  session_id: string;
+  status: string;
+  plan: string | null;
+  updated_at: string;
+}
+
 export interface MessagesTable {
   /** Insertion order, assigned by the database; the only ordering key (ties impossible). */
   seq: Generated<number | string>;
@@ -255,6 +264,7 @@ export interface DB {
   sessions: SessionsTable;
   messages: MessagesTable;
   inbox_items: InboxItemsTable;
+  task_progress: TaskProgressTable;
   agent_processes: AgentProcessesTable;
   cleanup_jobs: CleanupJobsTable;
   grove_migrations: MigrationsTable;
