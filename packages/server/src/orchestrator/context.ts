@@ -4,10 +4,11 @@ import type { WorktreeManager } from "../git/worktrees.js";
 import type { AgentRuntime } from "../agents/runtime.js";
 import type { AgentProfileConfig } from "../agents/profiles.js";
 import type { EventBus } from "../domain/event-bus.js";
-import type { LaunchRegistry } from "./sessions/launch-registry.js";
+import type { LaunchRegistry } from "./launch-registry.js";
 import type { ProviderRegistry } from "../providers/registry.js";
 import type { GitIdentity } from "../git/identity.js";
 import type { McpTokens } from "../mcp/tokens.js";
+import type { Tuning } from "../config.js";
 
 /** Logging seam (pino in production); the orchestrator never writes to the console. */
 export interface Log {
@@ -42,6 +43,8 @@ export interface Deps {
   sandbox?: SandboxSettings;
   /** MCP-1: Grove's MCP server for agents (the socket and the shim); no MCP server when absent. */
   mcp?: McpSettings;
+  /** CFG-1: the use cases' configured values (config.ts); DEFAULT_TUNING when absent. */
+  tuning?: Tuning;
 }
 
 /** MCP-1: what a launch needs to hand its agent Grove's MCP server (built in app.ts). */

@@ -25,15 +25,15 @@ import { environmentWithDisk } from "./worktrees/environment-view.js";
 import { restoreTaskEnvironment } from "./sessions/session-workspace.js";
 import { ReviewService } from "./review/review.js";
 import { listTasks } from "./tasks/task-list.js";
-import { cleanupJobPage, messagePage, sessionPage } from "./tasks/paged-lists.js";
-import { TaskSummaryEvents } from "./tasks/summary-events.js";
+import { cleanupJobPage, messagePage, sessionPage } from "./sessions/paged-lists.js";
+import { TaskSummaryEvents } from "./changes/summary-events.js";
 import { InboxFeed } from "./inbox/inbox-feed.js";
 import { listInbox, markInboxDone, markInboxRead } from "./inbox/inbox-ops.js";
 import { LOCAL_RUNNER_DEFAULTS, RunnerRegistry } from "./runners/runner-registry.js";
 import { RunnerGuard } from "./runners/runner-guard.js";
 import { RunnerPlacement } from "./runners/runner-placement.js";
 import { environmentView } from "../domain/views.js";
-import { McpTools } from "./mcp/mcp-tools.js";
+import { McpTools } from "./agent-mcp/mcp-tools.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls

@@ -1,6 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer, isIP, type Server, type Socket } from "node:net";
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createConnection, isIP, type Socket } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { allowed, hostPort, type AllowEntry } from "../domain/allow-list.js";
@@ -14,8 +15,10 @@ import { allowed, hostPort, type AllowEntry } from "../domain/allow-list.js";
  * refusal is reported once through `onBlocked` (the transcript's `blocked: host:port` note).
  *
  * The address is resolved here and the connection goes to that address, so a name that
- * resolves to loopback cannot reach Grove's port; a plain-HTTP request is sent with
- * `Connection: close`, so a kept-alive connection cannot carry a second request to another host.
+ * resolves to loopback cannot reach Grove's port. Plain HTTP is relayed request by request
+ * (Node's HTTP server parses the agent's side): a kept-alive connection may carry many requests,
+ * each checked on its own and each sent upstream on a connection of its own, so no request
+ * rides on a connection opened for another host.
  */
 export interface EgressProxyOptions {
   allow: readonly AllowEntry[];
@@ -39,44 +42,53 @@ function isLocal(address: string): boolean {
   return a.startsWith("127.") || localAddresses().has(a);
 }
 
-interface Target {
-  host: string;
-  port: number;
-  /** For plain HTTP: the head to send upstream (origin-form, `Connection: close`). */
-  head?: string;
+// Hop-by-hop: they describe one connection, never forwarded (RFC 9110 7.6.1).
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
+
+function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const named = String(headers.connection ?? "")
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const out: IncomingHttpHeaders = {};
+  for (const [k, v] of Object.entries(headers)) if (!HOP_BY_HOP.has(k) && !named.includes(k) && v !== undefined) out[k] = v;
+  return out;
 }
 
-function parseHead(head: string): Target | { error: string } {
-  const [requestLine = "", ...headerLines] = head.split("\r\n");
-  const m = /^([A-Z]+) (\S+) HTTP\/1\.[01]$/.exec(requestLine);
-  if (!m) return { error: "not an HTTP/1 request" };
-  const [, method, target] = m as unknown as [string, string, string];
-  if (method === "CONNECT") {
-    const t = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(target);
-    if (!t) return { error: "CONNECT needs host:port" };
-    return { host: t[1]!.replace(/^\[|\]$/g, ""), port: Number(t[2]) };
-  }
-  let url: URL;
+/** The outcome of the checks for `host:port`: the address to connect to, or refused. */
+type Verdict = { address: string } | { blocked: string } | { error: string };
+
+async function check(opts: EgressProxyOptions, host: string, port: number): Promise<Verdict> {
+  const name = hostPort(host, port);
+  // The list first: a host not on it is refused without even a DNS query for it.
+  if (!allowed(opts.allow, host, port)) return { blocked: name };
+  let address: string;
   try {
-    url = new URL(target);
+    address = isIP(host) ? host : (await lookup(host)).address;
   } catch {
-    return { error: "a proxy request needs an absolute http:// URI" };
+    return { error: `cannot resolve ${host}` };
   }
-  if (url.protocol !== "http:") return { error: `${url.protocol} is only reachable through CONNECT` };
-  const dropped = new Set(["proxy-connection", "proxy-authorization", "connection", "keep-alive"]);
-  const headers = headerLines.filter((l) => l !== "" && !dropped.has(l.slice(0, l.indexOf(":")).trim().toLowerCase()));
-  const path = `${url.pathname}${url.search}`;
-  return { host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port || 80), head: [`${method} ${path} HTTP/1.1`, ...headers, "Connection: close", "", ""].join("\r\n") };
+  if (isLocal(address) && opts.forbiddenPorts().includes(port)) return { blocked: name };
+  return { address };
 }
 
-function refuse(client: Socket, status: string, text: string): void {
+function blockedText(name: string): string {
+  return `blocked by Grove's sandbox: ${name} is not on this agent's allow-list\n`;
+}
+
+function refuseSocket(client: Socket, status: string, text: string): void {
   client.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+}
+
+function refuseRequest(res: ServerResponse, status: number, text: string): void {
+  if (res.headersSent) return void res.destroy();
+  res.writeHead(status, { "content-type": "text/plain", "content-length": Buffer.byteLength(text) }).end(text);
 }
 
 export class EgressProxy {
   private constructor(
     private readonly server: Server,
-    private readonly sockets: Set<Socket>,
+    private readonly tunnels: Set<Socket>,
     private readonly dir: string,
     readonly socketPath: string,
   ) {}
@@ -86,79 +98,89 @@ export class EgressProxy {
     // A short path: Unix socket paths are limited to ~107 bytes, GROVE_HOME may be long.
     const dir = mkdtempSync(join(tmpdir(), "grove-egress-"));
     const socketPath = join(dir, "s");
-    const sockets = new Set<Socket>();
-    const server = createServer((client) => {
-      sockets.add(client);
-      client.once("close", () => sockets.delete(client));
-      handle(client, opts, sockets);
+    const tunnels = new Set<Socket>();
+    const track = (s: Socket) => {
+      tunnels.add(s);
+      s.once("close", () => tunnels.delete(s));
+    };
+    const server = createServer({ maxHeaderSize: opts.maxHeadBytes ?? MAX_HEAD }, (req, res) => void relay(req, res, opts));
+    server.on("connect", (req: IncomingMessage, client: Socket, head: Buffer) => {
+      track(client);
+      void tunnel(req, client, head, opts, track);
+    });
+    server.on("clientError", (_e, client: Socket) => {
+      if (client.writable) refuseSocket(client, "400 Bad Request", "not an HTTP/1 proxy request\n");
+      else client.destroy();
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(socketPath, () => resolve());
     });
-    return new EgressProxy(server, sockets, dir, socketPath);
+    return new EgressProxy(server, tunnels, dir, socketPath);
   }
 
   /** Stops listening, ends every relayed connection and removes the socket. */
   async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
+    for (const s of this.tunnels) s.destroy();
+    this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
-function handle(client: Socket, opts: EgressProxyOptions, sockets: Set<Socket>): void {
-  let buf = Buffer.alloc(0);
+/** `CONNECT host:port`: a tunnel to the checked address, bytes relayed both ways. */
+async function tunnel(req: IncomingMessage, client: Socket, head: Buffer, opts: EgressProxyOptions, track: (s: Socket) => void): Promise<void> {
   client.on("error", () => undefined);
-  const onData = (d: Buffer) => {
-    buf = Buffer.concat([buf, d]);
-    const end = buf.indexOf("\r\n\r\n");
-    if (end < 0) {
-      if (buf.length > (opts.maxHeadBytes ?? MAX_HEAD)) refuse(client, "431 Request Header Fields Too Large", "request head too large\n");
-      return;
-    }
-    client.off("data", onData);
-    client.pause();
-    const head = buf.subarray(0, end).toString("latin1");
-    const rest = buf.subarray(end + 4);
-    void route(client, head, rest, opts, sockets);
-  };
-  client.on("data", onData);
-}
-
-async function route(client: Socket, head: string, rest: Buffer, opts: EgressProxyOptions, sockets: Set<Socket>): Promise<void> {
-  const t = parseHead(head);
-  if ("error" in t) return refuse(client, "400 Bad Request", `${t.error}\n`);
-  const name = hostPort(t.host, t.port);
-  const block = () => {
-    opts.onBlocked(name);
-    refuse(client, "403 Forbidden", `blocked by Grove's sandbox: ${name} is not on this agent's allow-list\n`);
-  };
-  // The list first: a host not on it is refused without even a DNS query for it.
-  if (!allowed(opts.allow, t.host, t.port)) return block();
-  let address: string;
-  try {
-    address = isIP(t.host) ? t.host : (await lookup(t.host)).address;
-  } catch {
-    return refuse(client, "502 Bad Gateway", `cannot resolve ${t.host}\n`);
+  const t = /^(\[[0-9a-fA-F:.]+\]|[^:\s/]+):(\d{1,5})$/.exec(req.url ?? "");
+  if (!t) return refuseSocket(client, "400 Bad Request", "CONNECT needs host:port\n");
+  const host = t[1]!.replace(/^\[|\]$/g, "");
+  const port = Number(t[2]);
+  const v = await check(opts, host, port);
+  if ("blocked" in v) {
+    opts.onBlocked(v.blocked);
+    return refuseSocket(client, "403 Forbidden", blockedText(v.blocked));
   }
-  if (isLocal(address) && opts.forbiddenPorts().includes(t.port)) return block();
-  const upstream = createConnection({ host: address, port: t.port });
-  sockets.add(upstream);
-  upstream.once("close", () => sockets.delete(upstream));
+  if ("error" in v) return refuseSocket(client, "502 Bad Gateway", `${v.error}\n`);
+  const upstream = createConnection({ host: v.address, port });
+  track(upstream);
   let connected = false;
   upstream.once("error", (e) => {
-    if (!connected && !client.destroyed) refuse(client, "502 Bad Gateway", `cannot connect to ${name}: ${e.message}\n`);
+    if (!connected && !client.destroyed) refuseSocket(client, "502 Bad Gateway", `cannot connect to ${hostPort(host, port)}: ${e.message}\n`);
     else client.destroy();
   });
   upstream.once("connect", () => {
     connected = true;
-    if (t.head === undefined) client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-    else upstream.write(t.head, "latin1");
-    if (rest.length > 0) upstream.write(rest);
+    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (head.length > 0) upstream.write(head);
     client.pipe(upstream);
     upstream.pipe(client);
-    client.resume();
   });
   client.once("close", () => upstream.destroy());
+}
+
+/** Plain HTTP with an absolute `http://` URI: this one request, checked, on its own upstream connection. */
+async function relay(req: IncomingMessage, res: ServerResponse, opts: EgressProxyOptions): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(req.url ?? "");
+  } catch {
+    return refuseRequest(res, 400, "a proxy request needs an absolute http:// URI\n");
+  }
+  if (url.protocol !== "http:") return refuseRequest(res, 400, `${url.protocol} is only reachable through CONNECT\n`);
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(url.port || 80);
+  const v = await check(opts, host, port);
+  if ("blocked" in v) {
+    opts.onBlocked(v.blocked);
+    return refuseRequest(res, 403, blockedText(v.blocked));
+  }
+  if ("error" in v) return refuseRequest(res, 502, `${v.error}\n`);
+  const upstream = request({ host: v.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers: endToEnd(req.headers), agent: false, setHost: false }, (up) => {
+    res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEnd(up.headers));
+    up.pipe(res);
+    up.once("error", () => res.destroy());
+  });
+  upstream.once("error", (e) => refuseRequest(res, 502, `cannot connect to ${hostPort(host, port)}: ${e.message}\n`));
+  res.once("close", () => upstream.destroy());
+  req.pipe(upstream);
 }

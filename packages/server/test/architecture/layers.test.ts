@@ -31,4 +31,20 @@ describe("architecture: layer rules enforced by ESLint", () => {
     expect((await lint("packages/server/src/domain/x.ts", 'import { AgentRuntime } from "../agents/runtime.js";\nexport const y = AgentRuntime;\n'))[0]).toContain("domain/ is pure");
     expect(await lint("packages/server/src/orchestrator/x.ts", 'import { GitRunner } from "../git/runner.js";\nexport const y = GitRunner;\n')).toEqual([]);
   });
+
+  it("the orchestrator's use-case folders import only folders on lower levels; the floor files import none; nobody imports the facade", async () => {
+    const probe = (path: string) => `import { x } from "${path}";\nexport const y = x;\n`;
+    expect((await lint("packages/server/src/orchestrator/tasks/x.ts", probe("../sessions/session-ops.js")))[0]).toContain("orchestrator/tasks/ imports only the folders below it");
+    expect((await lint("packages/server/src/orchestrator/lifecycle/x.ts", probe("../review/review.js")))[0]).toContain("ORCHESTRATOR_LEVELS");
+    expect((await lint("packages/server/src/orchestrator/changes/x.ts", probe("../lifecycle/lifecycle.js")))[0]).toContain("lifecycle");
+    expect((await lint("packages/server/src/orchestrator/refresh/x.ts", probe("../inbox/inbox-ops.js")))[0]).toContain("inbox");
+    expect((await lint("packages/server/src/orchestrator/context2.ts", probe("./sessions/session-ops.js")))[0]).toContain("the floor");
+    expect((await lint("packages/server/src/orchestrator/review/x.ts", probe("../orchestrator.js")))[0]).toContain("the facade");
+    expect((await lint("packages/server/src/orchestrator/sessions/x.ts", probe("../orchestrator.js")))[0]).toContain("the facade");
+    // Downward is allowed, and the layer rules still hold inside the folders.
+    expect(await lint("packages/server/src/orchestrator/review/x.ts", probe("../sessions/session-ops.js"))).toEqual([]);
+    expect(await lint("packages/server/src/orchestrator/sessions/x.ts", probe("../tasks/tasks.js"))).toEqual([]);
+    expect(await lint("packages/server/src/orchestrator/orchestrator.ts", probe("./review/review.js"))).toEqual([]);
+    expect((await lint("packages/server/src/orchestrator/tasks/x.ts", probe("../../api/app.js")))[0]).toContain("never sees HTTP");
+  });
 });

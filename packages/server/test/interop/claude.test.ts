@@ -6,6 +6,7 @@ import { freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { startTestServer, waitForSession } from "../fixture/server.js";
 import { ensureBridge, linkBridge } from "./bridges.js";
+import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import { contentText, FakeAnthropic, lastIsToolResult, type ModelReply, type SeenRequest } from "./fake-anthropic.js";
 import { agentNetworkEnv, authFixWorks, hostPortOf, pendingAsk, cancelEndsTurnFast, InteropServer, killRestartResume, RefusingProxy, setEnv, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness.js";
 
@@ -153,32 +154,19 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
     }
   }, 240_000);
 
-  it("SBX-1 SBX-2: from the real Claude bridge's own Bash tool, reading GROVE_HOME's database, key and person token or /proc of the server, writing beside the worktree and reaching Grove's port all fail; the block is a transcript note", async () => {
-    try {
-      const { sid, worktree, api, url, home } = await server.launch();
-      expect((await api("GET", `/sessions/${sid}`)).body.sandbox).toBe("confined");
-      const port = new URL(url).port;
-      const probes = [`${home}/grove.db`, `${home}/credential.key`, `${home}/person-token`, `/proc/${process.pid}/environ`];
-      const command = [
-        `for f in ${probes.join(" ")}; do if cat "$f" > /dev/null 2>&1; then echo "READ $f"; else echo "DENIED $f"; fi; done > attacks.txt`,
-        `(echo x > ${home}/pwned.txt) 2>/dev/null && echo "WROTE home" >> attacks.txt || echo "DENIED write" >> attacks.txt`,
-        `curl -sf -m 10 ${url}/api/v1/health > /dev/null && echo REACHED >> attacks.txt || echo BLOCKED >> attacks.txt`,
-      ].join("; ");
-      fake.script = toolThenText({ name: "Bash", input: { command, description: "probe the sandbox" } }, "Probed.");
-      expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "Probe the sandbox" })).status).toBe(202);
-      const ask = await pendingAsk(api, sid);
-      const allow = ask.options.find((o) => o.kind === "allow_once")!;
-      expect((await api("POST", `/sessions/${sid}/permissions/${ask.requestId}`, { optionId: allow.optionId })).status).toBe(204);
-      await waitForSession(api, sid, ["waiting_for_input"], 120_000);
-      const lines = readFileSync(join(worktree, "attacks.txt"), "utf8").trim().split("\n");
-      expect(lines).toEqual([...probes.map((p) => `DENIED ${p}`), "DENIED write", "BLOCKED"]);
-      expect(existsSync(join(home, "pwned.txt"))).toBe(false);
-      const msgs = (await api("GET", `/sessions/${sid}/messages`)).body as { role: string; text: string }[];
-      expect(msgs.some((m) => m.role === "system" && m.text === `blocked: 127.0.0.1:${port}`)).toBe(true);
-    } finally {
-      await server.close();
-    }
-  }, 240_000);
+  it("SBX-1 SBX-2 SBX-5: from the real Claude bridge's own Bash tool every attack of the shared table fails and nothing changes (blocked notes, mode kept); an edit, node, npm test and git commit by the agent work and Changes equal git", async () => {
+    await attacksFailAndWorkWorks(
+      server,
+      {
+        script: (tools, text) => (fake.script = toolSequence(lastIsToolResult, tools, text)),
+        shell: (command) => ({ name: "Bash", input: { command, description: "run a command" } }),
+        write: (file_path, content) => ({ name: "Write", input: { file_path, content } }),
+        askMode: "default",
+        autoMode: "bypassPermissions",
+      },
+      agentHome,
+    );
+  }, 400_000);
 
   it("issue 10: no traffic left loopback (every attempt through the proxy is refused and counted)", () => {
     expect(fake.main.length).toBeGreaterThan(0);

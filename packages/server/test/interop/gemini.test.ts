@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runGrove } from "../cli/run-cli.js";
 import { waitForSession } from "../fixture/server.js";
 import { ensureBridge } from "./bridges.js";
+import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import type { ModelReply } from "./fake-anthropic.js";
 import { FakeGemini, geminiTexts, lastIsFunctionResponse, type GeminiRequest } from "./fake-gemini.js";
 import { agentNetworkEnv, authFixWorks, cancelEndsTurnFast, InteropServer, killRestartResume, pendingAsk, RefusingProxy, setEnv, writeLandsInWorktree } from "./harness.js";
@@ -131,30 +132,19 @@ describe("interop: Gemini CLI (ACP) against a fake Gemini API (issue 10)", () =>
     }
   }, 300_000);
 
-  it("SBX-1 SBX-2: from Gemini CLI's own shell tool, reading GROVE_HOME's database, key and person token or /proc of the server, writing beside the worktree and reaching Grove's port all fail; the block is a transcript note", async () => {
-    try {
-      const { sid, worktree, api, url, home } = await server.launch();
-      expect((await api("GET", `/sessions/${sid}`)).body.sandbox).toBe("confined");
-      const probes = [`${home}/grove.db`, `${home}/credential.key`, `${home}/person-token`, `/proc/${process.pid}/environ`];
-      const command = [
-        `for f in ${probes.join(" ")}; do if cat "$f" > /dev/null 2>&1; then echo "READ $f"; else echo "DENIED $f"; fi; done > attacks.txt`,
-        `(echo x > ${home}/pwned.txt) 2>/dev/null && echo "WROTE home" >> attacks.txt || echo "DENIED write" >> attacks.txt`,
-        `curl -sf -m 10 ${url}/api/v1/health > /dev/null && echo REACHED >> attacks.txt || echo BLOCKED >> attacks.txt`,
-      ].join("; ");
-      fake.script = toolThenText({ name: "run_shell_command", input: { command, description: "probe the sandbox" } }, "Probed.");
-      expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "Probe the sandbox" })).status).toBe(202);
-      const ask = await pendingAsk(api, sid);
-      const allow = ask.options.find((o) => o.kind === "allow_once")!;
-      expect((await api("POST", `/sessions/${sid}/permissions/${ask.requestId}`, { optionId: allow.optionId })).status).toBe(204);
-      await waitForSession(api, sid, ["waiting_for_input"], 120_000);
-      const lines = readFileSync(join(worktree, "attacks.txt"), "utf8").trim().split("\n");
-      expect(lines).toEqual([...probes.map((p) => `DENIED ${p}`), "DENIED write", "BLOCKED"]);
-      const msgs = (await api("GET", `/sessions/${sid}/messages`)).body as { role: string; text: string }[];
-      expect(msgs.some((m) => m.role === "system" && m.text === `blocked: 127.0.0.1:${new URL(url).port}`)).toBe(true);
-    } finally {
-      await server.close();
-    }
-  }, 240_000);
+  it("SBX-1 SBX-2 SBX-5: from Gemini CLI's own shell tool every attack of the shared table fails and nothing changes (blocked notes, mode kept); an edit, node, npm test and git commit by the agent work and Changes equal git", async () => {
+    await attacksFailAndWorkWorks(
+      server,
+      {
+        script: (tools, text) => (fake.script = toolSequence(lastIsFunctionResponse, tools, text)),
+        shell: (command) => ({ name: "run_shell_command", input: { command, description: "run a command" } }),
+        write: (file_path, content) => ({ name: "write_file", input: { file_path, content } }),
+        askMode: "default",
+        autoMode: "yolo",
+      },
+      agentHome,
+    );
+  }, 400_000);
 
   it("issue 10: no traffic left loopback (every attempt through the proxy is refused and counted)", () => {
     expect(fake.main.length).toBeGreaterThan(0);

@@ -152,12 +152,12 @@ export class InteropServer {
     linkBridge(db.home, this.agent);
     this.writeProfile(db.home);
     this.srv = await startTestServer("sqlite", db);
-    const { task, repo } = await repoAndTask(this.srv);
+    const { task, repo, repository } = await repoAndTask(this.srv);
     const s = await this.srv.api("POST", `/tasks/${task.id}/sessions`, { agent: this.agent, ...(prompt ? { prompt } : {}) });
     expect(s.status, JSON.stringify(s.body)).toBe(201);
     expect(s.body.lastError).toBeNull();
     const ws = (await this.srv.api("GET", `/sessions/${s.body.id}/workspace`)).body;
-    return { sid: s.body.id as string, taskId: task.id as string, worktree: ws.workspacePath as string, repoPath: repo.path as string, api: this.srv.api, url: this.srv.url, home: db.home };
+    return { sid: s.body.id as string, taskId: task.id as string, worktree: ws.workspacePath as string, repoPath: repo.path as string, repositoryId: repository.id as string, api: this.srv.api, url: this.srv.url, home: db.home };
   }
 
   /** A server with the bridge installed and no session (the caller starts one). */

@@ -37,6 +37,8 @@ describe.each(DATABASES)("SBX-2 egress through Grove's proxy only (%s)", (kind) 
     const hits: string[] = [];
     const server: Server = createServer((req, res) => {
       hits.push(`${req.method} ${req.url}`);
+      // As a streaming model API answers (its SSE responses say keep-alive whatever was asked).
+      res.setHeader("connection", "keep-alive");
       res.end(`fake-api says hi to ${req.url}\n`);
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
@@ -86,6 +88,22 @@ describe.each(DATABASES)("SBX-2 egress through Grove's proxy only (%s)", (kind) 
     const port = new URL(srv.url).port;
     expect(blockedNotes(msgs)).toEqual([`127.0.0.1:${port}`, `127.0.0.1:${port}`, `localhost:${port}`]);
     expect((await srv.api("GET", `/sessions/${s.body.id}`)).body.blockedConnections).toBe(3);
+  });
+
+  it("SBX-2: plain HTTP on one kept-alive proxy connection is checked request by request: two requests to a listed host both arrive, a third to a host off the list is refused with a note", async () => {
+    const api = await fakeApi();
+    const srv = await serverAllowing([`127.0.0.1:${api.port}`]);
+    const { repo, task } = await repoAndTask(srv);
+    cleanups.push(() => repo.cleanup());
+    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "" });
+    await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
+    const base = `http://127.0.0.1:${api.port}`;
+    // One curl, three URLs: curl reuses its connection to the proxy for each of them.
+    const msgs = await turn(srv, s.body.id, `run curl -sS -m 10 -w '[%{http_code} %{num_connects}]\\n' ${base}/one ${base}/two http://example.com/three`);
+    const [r] = runResults(msgs);
+    expect(r!.output.split("\n")).toEqual(["fake-api says hi to /one", "[200 1]", "fake-api says hi to /two", "[200 0]", "blocked by Grove's sandbox: example.com:80 is not on this agent's allow-list", "[403 0]"]);
+    expect(api.hits).toEqual(["GET /one", "GET /two"]);
+    expect(blockedNotes(msgs)).toEqual(["example.com:80"]);
   });
 
   it("SBX-2: with no allow-list entry for it a host is refused before any DNS look-up and the refusal is a transcript note", async () => {

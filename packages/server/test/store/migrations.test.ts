@@ -22,6 +22,7 @@ const EXPECTED_TABLES = [
   "task_diff_stats",
   "task_environment_repos",
   "task_environments",
+  "task_progress",
   "task_repositories",
   "task_runner_labels",
   "tasks",

@@ -5,7 +5,7 @@ import type { DoctorFinding, DoctorReport } from "@grove/protocol";
 import type { WorktreeEntry } from "../../git/worktrees.js";
 import type { Deps } from "../context.js";
 import { TASK_MARKER } from "../worktrees/paths.js";
-import { reviewFindings } from "../review/review-doctor.js";
+import { reviewFindings } from "./review-doctor.js";
 import { isRemoteRepository } from "../refresh/refresh-routes.js";
 import { repositoryOnThisRunner, repositoryPathOnThisRunner } from "../refresh/repository-on-runner.js";
 

@@ -9,7 +9,7 @@ import { acpLogFile } from "../worktrees/paths.js";
 import type { LiveSessions } from "./live-sessions.js";
 import type { SessionRecorder } from "./recorder.js";
 import { confinedLaunch, sandboxModeFor, type ConfinedLaunch } from "./sandbox-launch.js";
-import { sessionMcp } from "../mcp/mcp-launch.js";
+import { sessionMcp } from "./session-mcp.js";
 
 export function findProfile(deps: Deps, name: string): AgentProfileConfig {
   const p = deps.profiles.find((x) => x.name === name);

@@ -1,8 +1,8 @@
 import type { EventFrame } from "@grove/protocol";
 import type { TaskRecord } from "../../domain/records.js";
-import { taskChanges } from "../changes/changes.js";
+import { taskChanges } from "./changes.js";
 import type { Deps } from "../context.js";
-import { summariesOf, type AskingSessions } from "./task-list.js";
+import { summariesOf, type AskingSessions } from "../tasks/task-list.js";
 
 /** How often a busy task's Changes are recomputed for its diff stat, at most. */
 const DIFF_STAT_INTERVAL_MS = 5000;

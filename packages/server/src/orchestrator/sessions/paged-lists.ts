@@ -3,8 +3,8 @@ import { cleanupJobView } from "../../domain/cleanup-job.js";
 import { decodeCursor, decodeSeqCursor, encodeCursor, encodeSeqCursor } from "../../domain/cursor.js";
 import { messageView, sessionView } from "../../domain/views.js";
 import type { Deps } from "../context.js";
-import { getSessionOr404 } from "../sessions/session-ops.js";
-import { getTaskOr404 } from "./tasks.js";
+import { getSessionOr404 } from "./session-ops.js";
+import { getTaskOr404 } from "../tasks/tasks.js";
 
 function nextKey(more: boolean, last: { createdAt: string; id: string } | undefined): string | null {
   return more && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null;
