@@ -17,7 +17,7 @@ const DRIVERS = { group: ["better-sqlite3", "pg", "kysely"], message: "Only src/
 // orchestrator/ itself are the floor (Deps, fault points, registries) except orchestrator.ts, the
 // facade on top, which no use case imports.
 const ORCHESTRATOR_LEVELS = [
-  ["refresh", "inbox"],
+  ["refresh", "inbox", "usage"],
   ["worktrees", "repositories", "runners"],
   ["tasks"],
   ["changes", "lifecycle"],

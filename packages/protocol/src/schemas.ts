@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SessionUsage, TaskBudget } from "./usage.js";
 
 /** Shapes of CONTRACT.md. Fields may be added; none may be renamed. */
 
@@ -67,6 +68,8 @@ export const Task = z.object({
     })
     .nullable()
     .optional(),
+  /** USE-2: the task's budget, when a person set one (subtasks inherit it). */
+  budget: TaskBudget.optional(),
 });
 export type Task = z.infer<typeof Task>;
 
@@ -143,6 +146,8 @@ export const Session = z.object({
   sandbox: z.enum(["confined", "unconfined"]),
   /** SBX-2: connections of the agent the egress proxy refused (each is a `blocked: host:port` note). */
   blockedConnections: z.number().int().nonnegative(),
+  /** USE-1: tokens, context and cost so far; absent until the agent reported any. */
+  usage: SessionUsage.optional(),
 });
 export type Session = z.infer<typeof Session>;
 

@@ -15,6 +15,7 @@ import { claimRunner, type RunnerClaim } from "./store/runner-claim.js";
 import { EventBus } from "./domain/event-bus.js";
 import { GitRunner } from "./git/runner.js";
 import { WorktreeManager } from "./git/worktrees.js";
+import { usageSettingsFrom } from "./orchestrator/usage/usage-settings.js";
 import { LaunchRegistry } from "./orchestrator/launch-registry.js";
 import { Orchestrator } from "./orchestrator/orchestrator.js";
 import { openStore } from "./store/open.js";
@@ -145,6 +146,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     now: () => new Date().toISOString(),
     gitIdentity: config.gitIdentity,
     trashRetentionMs: config.trashRetentionMs,
+    usage: usageSettingsFrom(config.dailyBudget, config.home),
     tuning: config.tuning,
     sandbox: { env, ports: () => [...listening, ...(config.port > 0 ? [config.port] : [])] },
     mcp: { tokens: mcpTokens, socketPath: mcpSocket, shim: { command: process.execPath, args: [join(here, "..", "bin", "grove-mcp.mjs")] } },

@@ -58,6 +58,12 @@ export const VARIABLES = {
   GROVE_REFRESH_TIMEOUT_MS: { readBy: "server", default: "120 s", doc: "timeout of one remote refresh", schema: ms(1) },
   GROVE_CLONE_TIMEOUT_MS: { readBy: "server", default: "30 min", doc: "timeout of a remote repository's clone", schema: ms(1) },
   GROVE_GIT_MAX_CONCURRENCY: { readBy: "server", default: "8", doc: "cap on concurrent git processes", schema: whole("", 1) },
+  GROVE_DAILY_BUDGET: {
+    readBy: "server",
+    default: "unset",
+    doc: "USE-2: the global cap per UTC day over every runner, `<amount>[usd|tokens]` or both comma-separated (`20usd,5000000tokens`); past it running turns are cancelled and new prompts refused (`409 budget_exceeded`) until the next day, a raised cap, or a person's continue-once (see `docs/specs/usage.md`)",
+    schema: z.string().trim().regex(/^\d+(\.\d+)?(usd|tokens)?(,\d+(\.\d+)?(usd|tokens)?)?$/i, "must be <amount>[usd|tokens], or both comma-separated"),
+  },
   GROVE_TRASH_RETENTION_MS: {
     readBy: "server",
     default: "7 days",

@@ -33,6 +33,8 @@ export interface Config {
   cloneTimeoutMs: number;
   /** GROVE_EDITOR: the "open in editor" command; undefined = not configured. */
   editor: string | undefined;
+  /** USE-2: GROVE_DAILY_BUDGET as written (`<amount>[usd|tokens]`, or both); undefined = no daily cap. */
+  dailyBudget: string | undefined;
   /** WT-6: GROVE_GIT_MAX_CONCURRENCY. */
   gitMaxConcurrency: number;
   /** SEC-8: GROVE_MAX_WS_CLIENTS / GROVE_WS_MAX_BUFFERED_BYTES. */
@@ -127,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     refreshTimeoutMs: parsed(env, "GROVE_REFRESH_TIMEOUT_MS") ?? 120_000,
     cloneTimeoutMs: parsed(env, "GROVE_CLONE_TIMEOUT_MS") ?? 1_800_000,
     editor: raw(env, "GROVE_EDITOR"),
+    dailyBudget: parsed(env, "GROVE_DAILY_BUDGET"),
     gitMaxConcurrency: parsed(env, "GROVE_GIT_MAX_CONCURRENCY") ?? 8,
     mcpCallsPerMinute: parsed(env, "GROVE_MCP_CALLS_PER_MINUTE") ?? 120,
     wsLimits: { maxClients: parsed(env, "GROVE_MAX_WS_CLIENTS") ?? 64, maxBufferedBytes: parsed(env, "GROVE_WS_MAX_BUFFERED_BYTES") ?? 1024 * 1024 },

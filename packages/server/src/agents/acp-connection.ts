@@ -6,7 +6,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentModes } from "@grove/protocol";
 import type { AgentConfigOption } from "../domain/agent-state.js";
 import type { AcpSdk } from "./acp-sdk.js";
-import { toAgentEvent, toConfigOptions, type AgentEvent, type PermissionAsk } from "./agent-events.js";
+import { toAgentEvent, toConfigOptions, turnUsageOf, type AgentEvent, type PermissionAsk, type TurnUsage } from "./agent-events.js";
 
 export type { AgentEvent, PermissionAsk } from "./agent-events.js";
 
@@ -169,10 +169,12 @@ export class AcpClientConnection {
    * One prompt turn; resolves with the agent's stop reason. No timeout: turns may be long. Each
    * text is its own content block (a resume summary stays apart from the person's words).
    */
-  async prompt(sessionId: string, texts: readonly string[]): Promise<{ stopReason: string }> {
+  async prompt(sessionId: string, texts: readonly string[]): Promise<{ stopReason: string; usage?: TurnUsage }> {
     const prompt: acp.ContentBlock[] = texts.map((text) => ({ type: "text", text }));
     const res = await this.conn.agent.request(this.sdk.methods.agent.session.prompt, { sessionId, prompt });
-    return { stopReason: res.stopReason };
+    // USE-1: the turn's token usage, when the agent reports it (unstable ACP field).
+    const usage = turnUsageOf(res);
+    return { stopReason: res.stopReason, ...(usage ? { usage } : {}) };
   }
 
   /** AG-2: `session/set_mode`. */

@@ -2,6 +2,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentConfigOption } from "../domain/agent-state.js";
 import type { AgentEvent, PermissionAsk, SessionSetup } from "./acp-connection.js";
 import type { AgentProfileConfig } from "./profiles.js";
+import type { TurnUsage } from "./agent-events.js";
 
 // What the runtime promises its owner: the callbacks it makes, what a start needs and the live
 // handle it returns. Kept apart from runtime.ts so the handle's class and the runtime that builds
@@ -68,7 +69,8 @@ export interface AgentHandle {
    * dies (or is stopped) mid-turn, "session_busy" if a turn runs, "agent_auth_required" if the
    * agent wants credentials.
    */
-  prompt(text: string | readonly string[]): Promise<{ stopReason: string }>;
+  /** `usage`: the turn's tokens, when the agent reported them (USE-1). */
+  prompt(text: string | readonly string[]): Promise<{ stopReason: string; usage?: TurnUsage }>;
   /** `session/cancel`; pending permission asks are answered "cancelled". */
   cancel(): Promise<void>;
   /** Close the connection and stdin, SIGTERM the process group, SIGKILL it after graceMs (default 3000); resolves when it is gone. */

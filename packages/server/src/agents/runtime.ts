@@ -7,6 +7,7 @@ import { LiveAgentHandle } from "./agent-handle.js";
 import { AgentProcess } from "./agent-process.js";
 
 export type { AgentEvent, PermissionAsk, SessionSetup } from "./acp-connection.js";
+export type { TurnUsage } from "./agent-events.js";
 export type { AgentCallbacks, AgentHandle, StartAgentInput } from "./agent-contract.js";
 import type { AgentHandle, StartAgentInput } from "./agent-contract.js";
 
@@ -159,6 +160,11 @@ export class AgentRuntime {
   /** Agents running or starting in this process (issue 15: the runner's live load). */
   liveCount(): number {
     return new Set([...this.handles.keys(), ...this.starting]).size;
+  }
+
+  /** USE-2: the sessions with a live agent in this process (a daily cap cancels their turns). */
+  sessionIds(): string[] {
+    return [...this.handles.keys()];
   }
 
   /** The live handle of a Grove session (removed when its process exits). */

@@ -26,12 +26,14 @@ export interface TurnContext {
   model(): string;
   /** MCP-1: calls a tool of the session's `grove` MCP server; its text, and whether it is an error. */
   mcp(tool: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
+  /** USE-1 (`usage <in> <out> [cost]`): counts the tokens into the turn's usage and sends a `usage_update`. */
+  usage?(tokensIn: number, tokensOut: number, cost: number | undefined): Promise<void>;
 }
 
 const KINDS: Record<string, ToolKind> = {
   say: "other", think: "think", write: "edit", append: "edit", delete: "delete",
   commit: "execute", sleep: "other", ask: "other", fail: "other", crash: "other", read: "read",
-  dup: "edit", open: "other", mode: "other", run: "execute", mcp: "other",
+  dup: "edit", open: "other", mode: "other", run: "execute", mcp: "other", usage: "other",
 };
 
 // Commands that change files: in mode `ask` each asks permission first, like a real agent's asking mode.
@@ -205,6 +207,17 @@ export async function runScript(ctx: TurnContext, script: string): Promise<StopR
           const text = `run: exit ${r.code}${r.output ? `\n${r.output}` : ""}`;
           await message(text);
           await done(r.code === 0 ? "completed" : "failed", { content: [textContent(r.output)], rawOutput: { exitCode: r.code, output: r.output } });
+          break;
+        }
+        case "usage": {
+          const [tin, tout, cost, ...extra] = rest.split(/\s+/).filter(Boolean).map(Number);
+          const count = (x: number | undefined) => x !== undefined && Number.isInteger(x) && x >= 0;
+          if (!count(tin) || !count(tout) || extra.length > 0 || (cost !== undefined && !(Number.isFinite(cost) && cost >= 0))) {
+            throw new Error(`usage needs <in> <out> [cost]: ${rest}`);
+          }
+          if (!ctx.usage) throw new Error("usage is not supported here");
+          await ctx.usage(tin!, tout!, cost);
+          await done("completed");
           break;
         }
         case "sleep": {

@@ -23,7 +23,12 @@ interface LiveSession {
   model: string;
   /** MCP-1: the MCP servers of this process's session/new or session/load. */
   mcpServers: acp.McpServer[];
+  /** USE-1: tokens the `usage` command put into this process's context so far (`usage_update.used`). */
+  contextTokens?: number;
 }
+
+/** USE-1: the context window the scripted agent reports in `usage_update.size`. */
+const CONTEXT_WINDOW = 200_000;
 
 // AG-2: the scripted agent's modes (`ask` asks before every file change) and models.
 const MODES: acp.SessionMode[] = [
@@ -120,16 +125,18 @@ const app = acp
     // The prompt is history (replayed on load) but not echoed live: the client already has it.
     s.state.history.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text } });
     writeScriptedState(s.state, stateDir);
+    const turnUsage = { inputTokens: 0, outputTokens: 0 };
     try {
+      const send = async (update: acp.SessionUpdate) => {
+        s.state.history.push(update);
+        writeScriptedState(s.state, stateDir);
+        await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update });
+      };
       const stopReason = await runScript(
         {
           cwd: s.cwd,
           signal: turn.signal,
-          send: async (update) => {
-            s.state.history.push(update);
-            writeScriptedState(s.state, stateDir);
-            await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update });
-          },
+          send,
           askPermission: async (toolCallId, title, kind = "other") => {
             try {
               const res = await client.request(
@@ -153,11 +160,19 @@ const app = acp
           mode: () => s.mode,
           model: () => s.model,
           mcp: (tool, args) => mcpClients.call(params.sessionId, s.mcpServers, "grove", tool, args, turn.signal),
+          usage: async (tokensIn, tokensOut, cost) => {
+            turnUsage.inputTokens += tokensIn;
+            turnUsage.outputTokens += tokensOut;
+            s.contextTokens = (s.contextTokens ?? 0) + tokensIn + tokensOut;
+            await send({ sessionUpdate: "usage_update", used: s.contextTokens, size: CONTEXT_WINDOW, ...(cost !== undefined ? { cost: { amount: cost, currency: "USD" } } : {}) });
+          },
         },
         text,
       );
       log("turn ended", params.sessionId, stopReason);
-      return { stopReason };
+      // USE-1: the turn's tokens, as real agents report them in the (unstable) PromptResponse.usage.
+      const total = turnUsage.inputTokens + turnUsage.outputTokens;
+      return total > 0 ? { stopReason, usage: { ...turnUsage, totalTokens: total } } : { stopReason };
     } finally {
       signal.removeEventListener("abort", abortTurn);
       s.turn = undefined;

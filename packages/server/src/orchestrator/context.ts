@@ -8,6 +8,7 @@ import type { LaunchRegistry } from "./launch-registry.js";
 import type { ProviderRegistry } from "../providers/registry.js";
 import type { GitIdentity } from "../git/identity.js";
 import type { McpTokens } from "../mcp/tokens.js";
+import type { UsageSettings } from "../domain/usage.js";
 import type { Tuning } from "../config.js";
 
 /** Logging seam (pino in production); the orchestrator never writes to the console. */
@@ -43,6 +44,8 @@ export interface Deps {
   sandbox?: SandboxSettings;
   /** MCP-1: Grove's MCP server for agents (the socket and the shim); no MCP server when absent. */
   mcp?: McpSettings;
+  /** USE-1/USE-2: the daily cap and the price table; no cap and the shipped prices when absent. */
+  usage?: UsageSettings;
   /** CFG-1: the use cases' configured values (config.ts); DEFAULT_TUNING when absent. */
   tuning?: Tuning;
 }

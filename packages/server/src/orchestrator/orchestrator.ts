@@ -1,4 +1,4 @@
-import type { DiffScope, ListTasksQuery } from "@grove/protocol";
+import type { DiffScope, ListTasksQuery, PutBudgetBody, UsageQuery, UsageReport } from "@grove/protocol";
 import type { AgentProfile, Task, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
 import { checkAgentProfile, installAgentProfile, listAgentProfiles, setSessionMode, setSessionModel } from "./sessions/agent-ops.js";
 import { AppError } from "../domain/errors.js";
@@ -32,7 +32,7 @@ import { listInbox, markInboxDone, markInboxRead } from "./inbox/inbox-ops.js";
 import { LOCAL_RUNNER_DEFAULTS, RunnerRegistry } from "./runners/runner-registry.js";
 import { RunnerGuard } from "./runners/runner-guard.js";
 import { RunnerPlacement } from "./runners/runner-placement.js";
-import { environmentView } from "../domain/views.js";
+import { environmentView, taskView } from "../domain/views.js";
 import { McpTools } from "./agent-mcp/mcp-tools.js";
 
 /**
@@ -266,4 +266,13 @@ export class Orchestrator {
   checkAgent = (name: string) => checkAgentProfile(this.deps, name);
   setMode = (id: string, modeId: string): Promise<SessionRecord> => setSessionMode(this.deps, this.live, id, modeId);
   setModel = (id: string, modelId: string): Promise<SessionRecord> => setSessionModel(this.deps, this.live, id, modelId);
+
+  // usage and budgets (USE-1, USE-2)
+  usageReport = (q: UsageQuery): Promise<UsageReport> => this.live.usage.report(q);
+  async putBudget(id: string, body: PutBudgetBody): Promise<TaskRecord> {
+    await this.live.usage.putBudget(await getTaskOr404(this.deps, id), body);
+    const task = await getTaskOr404(this.deps, id);
+    this.deps.bus.publish("task.updated", { task: taskView(task) });
+    return task;
+  }
 }
