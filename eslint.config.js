@@ -17,7 +17,7 @@ const DRIVERS = { group: ["better-sqlite3", "pg", "kysely"], message: "Only src/
 // orchestrator/ itself are the floor (Deps, fault points, registries) except orchestrator.ts, the
 // facade on top, which no use case imports.
 const ORCHESTRATOR_LEVELS = [
-  ["refresh", "inbox"],
+  ["refresh", "inbox", "usage"],
   ["worktrees", "repositories", "runners"],
   ["tasks"],
   ["changes", "lifecycle"],
@@ -80,6 +80,10 @@ export default tseslint.config(
     // SBX-1..3: the sandbox seam (mount plan, bwrap probe, egress proxy) is given facts, never looks them up.
     files: ["packages/server/src/sandbox/**/*.ts"],
     rules: { "no-restricted-imports": restrict([layer(["store", "git", "agents", "orchestrator", "api", "cli"], "sandbox/ sees only domain/."), DRIVERS]) },
+  },
+  {
+    files: ["packages/server/src/mcp/**/*.ts"],
+    rules: { "no-restricted-imports": restrict([layer(["store", "git", "agents", "sandbox", "orchestrator", "api", "cli"], "mcp/ sees only domain/: the orchestrator implements its tools."), CHILD, DRIVERS]) },
   },
   {
     files: ["packages/server/src/orchestrator/**/*.ts"],

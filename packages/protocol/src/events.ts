@@ -3,6 +3,7 @@ import type { Comment, PullRequest } from "./review.js";
 import type { TaskSummary } from "./lists.js";
 import type { Runner } from "./runners.js";
 import type { InboxItem } from "./inbox.js";
+import type { SessionUsage } from "./usage.js";
 
 /** Event frames on `GET /api/v1/events`: `{type, data, at}`. */
 export interface EventMap {
@@ -39,6 +40,8 @@ export interface EventMap {
   "runner.updated": { runner: Runner };
   /** LIVE-4: an inbox item was created, read, or done (dismissed or its cause resolved). */
   "inbox.updated": { item: InboxItem };
+  /** USE-1: a session's usage changed (tokens, context, cost). */
+  "usage.updated": { sessionId: string; taskId: string; usage: SessionUsage };
 }
 
 export type EventType = keyof EventMap;
@@ -69,4 +72,5 @@ export const EVENT_TYPES: readonly EventType[] = [
   "task.summary",
   "runner.updated",
   "inbox.updated",
+  "usage.updated",
 ];

@@ -6,3 +6,4 @@ export * from "./lists.js";
 export * from "./runners.js";
 export * from "./brief.js";
 export * from "./inbox.js";
+export * from "./usage.js";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SessionUsage, TaskBudget } from "./usage.js";
 
 /** Shapes of CONTRACT.md. Fields may be added; none may be renamed. */
 
@@ -58,6 +59,17 @@ export const Task = z.object({
   runnerState: z.enum(["online", "offline"]).nullable().optional(),
   /** Issue 15 (GET /tasks/:id): labels the task's runner must advertise (`runnerLabels` of POST /tasks). */
   runnerLabels: z.array(z.string()).optional(),
+  /** MCP-2 (GET /tasks/:id, task.updated): the latest `report_progress` of an agent of the task; null before one. */
+  progress: z
+    .object({
+      status: z.string(),
+      plan: z.array(z.object({ content: z.string(), status: z.enum(["pending", "in_progress", "completed"]) })).nullable(),
+      updatedAt: z.string(),
+    })
+    .nullable()
+    .optional(),
+  /** USE-2: the task's budget, when a person set one (subtasks inherit it). */
+  budget: TaskBudget.optional(),
 });
 export type Task = z.infer<typeof Task>;
 
@@ -134,6 +146,8 @@ export const Session = z.object({
   sandbox: z.enum(["confined", "unconfined"]),
   /** SBX-2: connections of the agent the egress proxy refused (each is a `blocked: host:port` note). */
   blockedConnections: z.number().int().nonnegative(),
+  /** USE-1: tokens, context and cost so far; absent until the agent reported any. */
+  usage: SessionUsage.optional(),
 });
 export type Session = z.infer<typeof Session>;
 

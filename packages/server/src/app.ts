@@ -8,22 +8,24 @@ import { builtInProfiles } from "./agents/profiles.js";
 import { loadProfiles } from "./agents/profile-config.js";
 import { buildApi, type RouteInfo } from "./api/server.js";
 import { ConfigError, homeOf, loadConfig, type Config } from "./config.js";
+import { refuseUnknownVariables } from "./config-schema.js";
 import { AlreadyRunningError, lockHome, type HomeLock } from "./home-lock.js";
 import { ensurePersonToken, scrubStartEnvironment } from "./start-secrets.js";
 import { claimRunner, type RunnerClaim } from "./store/runner-claim.js";
 import { EventBus } from "./domain/event-bus.js";
 import { GitRunner } from "./git/runner.js";
 import { WorktreeManager } from "./git/worktrees.js";
+import { usageSettingsFrom } from "./orchestrator/usage/usage-settings.js";
 import { LaunchRegistry } from "./orchestrator/launch-registry.js";
 import { Orchestrator } from "./orchestrator/orchestrator.js";
 import { openStore } from "./store/open.js";
 import { openPgEventRelay, type EventRelay } from "./store/event-relay.js";
 import { connectEventRelay } from "./orchestrator/runners/event-relay.js";
 import { loadProviderRegistry } from "./providers/plugins.js";
-import { msFromEnv } from "./orchestrator/refresh/remote-context.js";
 import { secureHome } from "./home-mode.js";
-import { wsLimitsFromEnv } from "./api/ws-limits.js";
 import { loadRunnerConfig } from "./runner-config.js";
+import { McpTokens } from "./mcp/tokens.js";
+import { McpGateway, mcpSocketPath } from "./mcp/gateway.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const VERSION: string = (JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string }).version;
@@ -102,6 +104,8 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   // and every child's; the ADR on the person channel says why and what a parent still holds.
   for (const name of ["GROVE_AUTH_TOKEN", "GROVE_CLUSTER_SECRET"]) scrubStartEnvironment(name);
   const profiles = agentProfiles(config.home);
+  // CFG-2: a GROVE_* name nobody reads (a typo) stops the start-up; names a profile passes to its agent are known.
+  refuseUnknownVariables(opts.env ?? process.env, profiles.flatMap((p) => p.inheritEnv ?? []));
   secureHome(config.home);
   const logger = pino(
     // Headers are never logged by Grove; redacting them too keeps a future `log({ req })` safe (SEC-5).
@@ -110,7 +114,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   );
   // RR-8: provider plugins load before anything opens, so a broken plugin fails the start-up loudly.
   const env = opts.env ?? process.env;
-  const providers = await loadProviderRegistry(env.GROVE_PROVIDER_PLUGINS);
+  const providers = await loadProviderRegistry(config.providerPlugins);
   const claim = await claimRunnerId(config);
   let store: Awaited<ReturnType<typeof openStore>>;
   try {
@@ -120,11 +124,14 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     throw e;
   }
   // SBX-4: every git call inside a task worktree must come pinned to its recorded git dir.
-  const git = new GitRunner({ pinnedRoots: [join(config.home, "tasks")] });
+  const git = new GitRunner({ pinnedRoots: [join(config.home, "tasks")], maxConcurrent: config.gitMaxConcurrency });
   const bus = new EventBus();
   const agents = new AgentRuntime();
   // SBX-2: the egress proxy refuses Grove's own port; it is known once the server listens.
   const listening: number[] = [];
+  // MCP-1: Grove's MCP server for agents, behind a Unix socket (the sandbox's only door to Grove).
+  const mcpTokens = new McpTokens();
+  const mcpSocket = mcpSocketPath(config.home);
   const orchestrator = new Orchestrator({
     store,
     git,
@@ -139,19 +146,26 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     now: () => new Date().toISOString(),
     gitIdentity: config.gitIdentity,
     trashRetentionMs: config.trashRetentionMs,
+    usage: usageSettingsFrom(config.dailyBudget, config.home),
+    tuning: config.tuning,
     sandbox: { env, ports: () => [...listening, ...(config.port > 0 ? [config.port] : [])] },
+    mcp: { tokens: mcpTokens, socketPath: mcpSocket, shim: { command: process.execPath, args: [join(here, "..", "bin", "grove-mcp.mjs")] } },
     remote: {
       providers,
-      refreshTimeoutMs: msFromEnv(env.GROVE_REFRESH_TIMEOUT_MS, 120_000),
-      cloneTimeoutMs: msFromEnv(env.GROVE_CLONE_TIMEOUT_MS, 1_800_000),
+      refreshTimeoutMs: config.refreshTimeoutMs,
+      cloneTimeoutMs: config.cloneTimeoutMs,
     },
     runner: { url: runnerConfig.url, labels: runnerConfig.labels, maxAgents: runnerConfig.maxAgents, heartbeatMs: runnerConfig.heartbeatMs, host: hostname(), version: VERSION },
   });
+  const mcpGateway = new McpGateway({ tokens: mcpTokens, backend: orchestrator.mcpTools, log: logger, version: VERSION, callsPerMinute: config.mcpCallsPerMinute });
   let relay: Awaited<ReturnType<typeof startEventRelay>>;
   try {
+    // Before recovery: an agent it resumes may call a tool at once.
+    await mcpGateway.listen(mcpSocket);
     relay = await startEventRelay(config, bus, logger);
     await orchestrator.start();
   } catch (e) {
+    await mcpGateway.close();
     await store.close();
     await claim?.release();
     throw e;
@@ -165,13 +179,13 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     runnerId: config.runnerId,
     authToken: config.authToken,
     personToken: config.authToken ?? ensurePersonToken(config.home),
-    editor: env.GROVE_EDITOR,
+    editor: config.editor,
     env,
     webDist: join(here, "..", "..", "web", "dist"),
     // Issue 15: other runners reach this one by its advertised URL: that Host is this server too.
     trust: { listenHost: config.host, allowedHosts: [...(config.allowedHosts ?? []), ...advertisedHost(runnerConfig.url)], allowedOrigins: config.allowedOrigins },
     cluster: { secret: runnerConfig.clusterSecret, timeoutMs: runnerConfig.forwardTimeoutMs },
-    wsLimits: wsLimitsFromEnv(env),
+    wsLimits: config.wsLimits,
   });
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
@@ -184,6 +198,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   } catch (e) {
     await app.close();
     await orchestrator.shutdown();
+    await mcpGateway.close();
     await relay?.close();
     await store.close();
     await claim?.release();
@@ -215,6 +230,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
         clearTimeout(force);
       }
       await orchestrator.shutdown();
+      await mcpGateway.close();
       await relay?.close();
       await store.close();
       await claim?.release();

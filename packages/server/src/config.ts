@@ -2,6 +2,9 @@ import { lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
+import { ConfigError, parsed, raw } from "./config-schema.js";
+
+export { ConfigError } from "./config-schema.js";
 
 /** Start-up configuration (CONTRACT.md "Start-up and configuration"). */
 export interface Config {
@@ -23,7 +26,38 @@ export interface Config {
   gitIdentity: { name: string; email: string } | undefined;
   /** LIVE-5: GROVE_TRASH_RETENTION_MS (default 7 days; 0 purges a deleted task at once). */
   trashRetentionMs: number;
+  /** RR-8: GROVE_PROVIDER_PLUGINS, `:`-separated module paths (checked when they load). */
+  providerPlugins: string | undefined;
+  /** RR-4/5: GROVE_REFRESH_TIMEOUT_MS / GROVE_CLONE_TIMEOUT_MS. */
+  refreshTimeoutMs: number;
+  cloneTimeoutMs: number;
+  /** GROVE_EDITOR: the "open in editor" command; undefined = not configured. */
+  editor: string | undefined;
+  /** USE-2: GROVE_DAILY_BUDGET as written (`<amount>[usd|tokens]`, or both); undefined = no daily cap. */
+  dailyBudget: string | undefined;
+  /** WT-6: GROVE_GIT_MAX_CONCURRENCY. */
+  gitMaxConcurrency: number;
+  /** SEC-8: GROVE_MAX_WS_CLIENTS / GROVE_WS_MAX_BUFFERED_BYTES. */
+  wsLimits: { maxClients: number; maxBufferedBytes: number };
+  /** MCP-2.4: GROVE_MCP_CALLS_PER_MINUTE, per session. */
+  mcpCallsPerMinute: number;
+  /** The use cases' tuning (orchestrator Deps.tuning). */
+  tuning: Tuning;
 }
+
+/** Values the use cases read, passed down in `Deps.tuning` (defaults when a test builds Deps without them). */
+export interface Tuning {
+  /** RV-5.3: GROVE_PR_REFRESH_MS, the background pull-request refresh; 0 = off. */
+  prRefreshMs: number;
+  /** GROVE_REVIEW_DONE_ON_MERGE: whether a merge moves the task to `done`. */
+  reviewDoneOnMerge: boolean;
+  /** WT-9: GROVE_SETUP_SCRIPT_TIMEOUT_MS. */
+  setupScriptTimeoutMs: number;
+  /** CHG-3: GROVE_WATCH_MAX_DIRS, directories watched per worktree. */
+  watchMaxDirs: number;
+}
+
+export const DEFAULT_TUNING: Tuning = { prRefreshMs: 60_000, reviewDoneOnMerge: true, setupScriptTimeoutMs: 10 * 60_000, watchMaxDirs: 4000 };
 
 /** SEC-1: the shortest GROVE_AUTH_TOKEN accepted for a bind beyond loopback. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -34,8 +68,6 @@ function list(value: string | undefined): string[] {
     .map((s) => s.trim().toLowerCase().replace(/\/+$/, ""))
     .filter((s) => s !== "");
 }
-
-export class ConfigError extends Error {}
 
 /**
  * A secret from a file named by `*_FILE` (`GROVE_AUTH_TOKEN_FILE`, `GROVE_CLUSTER_SECRET_FILE`):
@@ -60,56 +92,62 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 /** `GROVE_HOME` as an absolute path (default `~/.grove`), created `0700` if missing. */
 export function homeOf(env: NodeJS.ProcessEnv = process.env): string {
-  const home = resolve(env.GROVE_HOME || join(homedir(), ".grove"));
+  const home = resolve(raw(env, "GROVE_HOME") ?? join(homedir(), ".grove"));
   mkdirSync(home, { recursive: true, mode: 0o700 });
   return home;
 }
 
+/** CFG-1: the server's variables, parsed by their schema (config-schema.ts); a bad value throws ConfigError naming it. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const home = resolve(env.GROVE_HOME || join(homedir(), ".grove"));
-  const host = env.GROVE_HOST || "127.0.0.1";
-  const portText = env.GROVE_PORT ?? "7420";
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`GROVE_PORT must be a port number, got ${JSON.stringify(portText)}`);
-  const databaseUrl = env.GROVE_DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError("GROVE_DATABASE_URL must be a postgres:// URL");
-  if (env.GROVE_AUTH_TOKEN && env.GROVE_AUTH_TOKEN_FILE) throw new ConfigError("set GROVE_AUTH_TOKEN or GROVE_AUTH_TOKEN_FILE, not both");
+  const home = resolve(raw(env, "GROVE_HOME") ?? join(homedir(), ".grove"));
+  const host = raw(env, "GROVE_HOST") ?? "127.0.0.1";
+  const port = parsed(env, "GROVE_PORT") ?? 7420;
+  const databaseUrl = parsed(env, "GROVE_DATABASE_URL");
+  const tokenText = raw(env, "GROVE_AUTH_TOKEN");
+  const tokenFile = raw(env, "GROVE_AUTH_TOKEN_FILE");
+  if (tokenText && tokenFile) throw new ConfigError("set GROVE_AUTH_TOKEN or GROVE_AUTH_TOKEN_FILE, not both");
   // SBX-5: the file keeps the token out of every process environment (see the ADR on the person channel).
-  const authToken = env.GROVE_AUTH_TOKEN || (env.GROVE_AUTH_TOKEN_FILE ? readSecretFile("GROVE_AUTH_TOKEN_FILE", env.GROVE_AUTH_TOKEN_FILE) : undefined);
+  const authToken = tokenText ?? (tokenFile ? readSecretFile("GROVE_AUTH_TOKEN_FILE", tokenFile) : undefined);
   // SEC-1: a non-loopback bind without a token would expose every worktree to the network.
   if (!LOOPBACK.test(host) && !authToken) throw new ConfigError(`refusing to bind ${host} without GROVE_AUTH_TOKEN`);
   if (!LOOPBACK.test(host) && authToken && authToken.length < MIN_TOKEN_LENGTH) {
     throw new ConfigError(`refusing to bind ${host} with a GROVE_AUTH_TOKEN shorter than ${MIN_TOKEN_LENGTH} characters`);
   }
   const gitIdentity = identityFrom(env);
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  return {
+  const config: Omit<Config, "runnerId"> = {
     home,
     host,
     port,
     databaseUrl,
     authToken,
-    runnerId: env.GROVE_RUNNER_ID || storedRunnerId(home),
-    logLevel: env.GROVE_LOG_LEVEL || "info",
-    allowedHosts: list(env.GROVE_ALLOWED_HOSTS),
-    allowedOrigins: list(env.GROVE_ALLOWED_ORIGINS),
+    logLevel: parsed(env, "GROVE_LOG_LEVEL") ?? "info",
+    allowedHosts: list(raw(env, "GROVE_ALLOWED_HOSTS")),
+    allowedOrigins: list(raw(env, "GROVE_ALLOWED_ORIGINS")),
     gitIdentity,
-    trashRetentionMs: trashRetentionFrom(env),
+    trashRetentionMs: parsed(env, "GROVE_TRASH_RETENTION_MS") ?? 7 * 24 * 60 * 60 * 1000,
+    providerPlugins: raw(env, "GROVE_PROVIDER_PLUGINS"),
+    refreshTimeoutMs: parsed(env, "GROVE_REFRESH_TIMEOUT_MS") ?? 120_000,
+    cloneTimeoutMs: parsed(env, "GROVE_CLONE_TIMEOUT_MS") ?? 1_800_000,
+    editor: raw(env, "GROVE_EDITOR"),
+    dailyBudget: parsed(env, "GROVE_DAILY_BUDGET"),
+    gitMaxConcurrency: parsed(env, "GROVE_GIT_MAX_CONCURRENCY") ?? 8,
+    mcpCallsPerMinute: parsed(env, "GROVE_MCP_CALLS_PER_MINUTE") ?? 120,
+    wsLimits: { maxClients: parsed(env, "GROVE_MAX_WS_CLIENTS") ?? 64, maxBufferedBytes: parsed(env, "GROVE_WS_MAX_BUFFERED_BYTES") ?? 1024 * 1024 },
+    tuning: {
+      prRefreshMs: parsed(env, "GROVE_PR_REFRESH_MS") ?? DEFAULT_TUNING.prRefreshMs,
+      reviewDoneOnMerge: parsed(env, "GROVE_REVIEW_DONE_ON_MERGE") ?? DEFAULT_TUNING.reviewDoneOnMerge,
+      setupScriptTimeoutMs: parsed(env, "GROVE_SETUP_SCRIPT_TIMEOUT_MS") ?? DEFAULT_TUNING.setupScriptTimeoutMs,
+      watchMaxDirs: parsed(env, "GROVE_WATCH_MAX_DIRS") ?? DEFAULT_TUNING.watchMaxDirs,
+    },
   };
-}
-
-function trashRetentionFrom(env: NodeJS.ProcessEnv): number {
-  const raw = env.GROVE_TRASH_RETENTION_MS;
-  const week = 7 * 24 * 60 * 60 * 1000;
-  if (raw === undefined || raw.trim() === "") return week;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`GROVE_TRASH_RETENTION_MS must be a number of milliseconds ≥ 0, not ${JSON.stringify(raw)}`);
-  return Math.floor(n);
+  // Every value checked, the home is made (and the runner id stored in it) last.
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  return { ...config, runnerId: raw(env, "GROVE_RUNNER_ID") ?? storedRunnerId(home) };
 }
 
 function identityFrom(env: NodeJS.ProcessEnv): Config["gitIdentity"] {
-  const name = env.GROVE_GIT_AUTHOR_NAME?.trim();
-  const email = env.GROVE_GIT_AUTHOR_EMAIL?.trim();
+  const name = raw(env, "GROVE_GIT_AUTHOR_NAME")?.trim();
+  const email = raw(env, "GROVE_GIT_AUTHOR_EMAIL")?.trim();
   if (!name && !email) return undefined;
   if (!name || !email) throw new ConfigError("GROVE_GIT_AUTHOR_NAME and GROVE_GIT_AUTHOR_EMAIL go together: set both or neither");
   // git refuses `<`, `>` and line breaks in an identity; an address needs its `@`.

@@ -2,6 +2,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentConfigOption } from "../domain/agent-state.js";
 import type { AgentEvent, PermissionAsk, SessionSetup } from "./acp-connection.js";
 import type { AgentProfileConfig } from "./profiles.js";
+import type { TurnUsage } from "./agent-events.js";
 
 // What the runtime promises its owner: the callbacks it makes, what a start needs and the live
 // handle it returns. Kept apart from runtime.ts so the handle's class and the runtime that builds
@@ -17,6 +18,14 @@ export interface AgentCallbacks {
   onExit(info: { code: number | null; signal: string | null; duringTurn: boolean }): void;
 }
 
+/** An ACP stdio MCP server entry (`mcpServers` of `session/new` and `session/load`). */
+export interface McpServerEntry {
+  name: string;
+  command: string;
+  args: string[];
+  env: { name: string; value: string }[];
+}
+
 /** Everything needed to start one agent for one Grove session. */
 export interface StartAgentInput {
   /** Grove's session id: the key of the live handle. */
@@ -28,6 +37,8 @@ export interface StartAgentInput {
   extraEnv?: Record<string, string | undefined>;
   /** Raw ACP frames, one `{at, dir: "in"|"out", msg}` JSON object per line. */
   logFile: string;
+  /** MCP-1: the MCP servers `session/new` / `session/load` carry (Grove's own `grove`). */
+  mcpServers?: McpServerEntry[];
   /** `session/load` this ACP session when the agent advertises it; else (or when it fails) `session/new`. */
   resume?: { acpSessionId: string };
   /** AG-2: what a person chose earlier (mode, model), re-applied after `session/new`/`session/load`. */
@@ -58,7 +69,8 @@ export interface AgentHandle {
    * dies (or is stopped) mid-turn, "session_busy" if a turn runs, "agent_auth_required" if the
    * agent wants credentials.
    */
-  prompt(text: string | readonly string[]): Promise<{ stopReason: string }>;
+  /** `usage`: the turn's tokens, when the agent reported them (USE-1). */
+  prompt(text: string | readonly string[]): Promise<{ stopReason: string; usage?: TurnUsage }>;
   /** `session/cancel`; pending permission asks are answered "cancelled". */
   cancel(): Promise<void>;
   /** Close the connection and stdin, SIGTERM the process group, SIGKILL it after graceMs (default 3000); resolves when it is gone. */

@@ -26,6 +26,8 @@ export type AgentEvent =
   | { kind: "mode"; currentModeId: string }
   | { kind: "config"; configOptions: AgentConfigOption[] }
   | { kind: "commands"; commands: AgentCommand[] }
+  /** USE-1: ACP `usage_update`: tokens in the context, the context window, the session's cumulative cost. */
+  | { kind: "usage"; used: number; size: number; cost?: { amount: number; currency: string } }
   | { kind: "other"; sessionUpdate: string; raw: unknown };
 
 /** A permission request waiting for the person (profile policy `ask`). */
@@ -98,7 +100,31 @@ export function toAgentEvent(update: SessionUpdate): AgentEvent {
         kind: "commands",
         commands: update.availableCommands.map((c) => ({ name: c.name, description: c.description, ...(c.input?.hint ? { hint: c.input.hint } : {}) })),
       };
+    case "usage_update":
+      return {
+        kind: "usage",
+        used: update.used,
+        size: update.size,
+        ...(update.cost && Number.isFinite(update.cost.amount) ? { cost: { amount: update.cost.amount, currency: update.cost.currency } } : {}),
+      };
     default:
       return { kind: "other", sessionUpdate: update.sessionUpdate, raw: update };
   }
+}
+
+/** USE-1: a turn's token usage as the agent answered `session/prompt` (ACP `PromptResponse.usage`, unstable). */
+export interface TurnUsage {
+  tokensIn: number;
+  tokensOut: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** The `usage` of a prompt response, when it carries sane counts; undefined otherwise. */
+export function turnUsageOf(res: unknown): TurnUsage | undefined {
+  const u = (res as { usage?: Record<string, unknown> | null } | null)?.usage;
+  if (!u || typeof u !== "object") return undefined;
+  const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x >= 0 ? Math.round(x) : 0);
+  const t = { tokensIn: n(u.inputTokens), tokensOut: n(u.outputTokens), cacheRead: n(u.cachedReadTokens), cacheWrite: n(u.cachedWriteTokens) };
+  return t.tokensIn + t.tokensOut + t.cacheRead + t.cacheWrite > 0 ? t : undefined;
 }

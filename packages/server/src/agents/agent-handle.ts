@@ -3,6 +3,7 @@ import type { AgentConfigOption } from "../domain/agent-state.js";
 import type { AcpClientConnection, SessionSetup } from "./acp-connection.js";
 import { authRequiredError, isAuthRequired, type AuthMethodInfo } from "./agent-setup.js";
 import type { AgentProfileConfig } from "./profiles.js";
+import type { TurnUsage } from "./agent-events.js";
 import type { AgentProcess } from "./agent-process.js";
 import type { AgentCallbacks, AgentHandle } from "./agent-contract.js";
 
@@ -54,7 +55,7 @@ export class LiveAgentHandle implements AgentHandle {
     return this.turn;
   }
 
-  async prompt(text: string | readonly string[]): Promise<{ stopReason: string }> {
+  async prompt(text: string | readonly string[]): Promise<{ stopReason: string; usage?: TurnUsage }> {
     const texts = typeof text === "string" ? [text] : text;
     if (this.turn) throw new AppError("session_busy", "a turn is already running in this agent");
     if (this.proc.hasExited || this.stopping) throw this.crashed();
@@ -85,10 +86,10 @@ export class LiveAgentHandle implements AgentHandle {
    * agent may instead give up by itself (opencode: "Cannot connect to API" once its retries of its
    * vendor's hosts are spent): an error answer before any update means the same.
    */
-  private async progressOrAuthRequired(turn: Promise<{ stopReason: string }>, bound: number): Promise<{ stopReason: string }> {
+  private async progressOrAuthRequired(turn: Promise<{ stopReason: string; usage?: TurnUsage }>, bound: number): Promise<{ stopReason: string; usage?: TurnUsage }> {
     let moved = false;
     const watch = this.conn.nextUpdate(bound).then((m) => (moved = m));
-    let first: { r: { stopReason: string } } | undefined;
+    let first: { r: { stopReason: string; usage?: TurnUsage } } | undefined;
     try {
       first = await Promise.race([turn.then((r) => ({ r })), watch.then((m) => (m ? turn.then((r) => ({ r })) : undefined))]);
     } catch (e) {

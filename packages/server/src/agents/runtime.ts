@@ -7,6 +7,7 @@ import { LiveAgentHandle } from "./agent-handle.js";
 import { AgentProcess } from "./agent-process.js";
 
 export type { AgentEvent, PermissionAsk, SessionSetup } from "./acp-connection.js";
+export type { TurnUsage } from "./agent-events.js";
 export type { AgentCallbacks, AgentHandle, StartAgentInput } from "./agent-contract.js";
 import type { AgentHandle, StartAgentInput } from "./agent-contract.js";
 
@@ -100,7 +101,7 @@ export class AgentRuntime {
       if (input.resume && init.agentCapabilities?.loadSession) {
         step = "session/load";
         try {
-          setup = await conn.loadSession(input.resume.acpSessionId, cwd, this.startTimeoutMs);
+          setup = await conn.loadSession(input.resume.acpSessionId, cwd, this.startTimeoutMs, input.mcpServers ?? []);
           acpSessionId = input.resume.acpSessionId;
           resumed = true;
         } catch (e) {
@@ -110,7 +111,7 @@ export class AgentRuntime {
       }
       if (acpSessionId === undefined) {
         step = "session/new";
-        const created = await conn.newSession(cwd, this.startTimeoutMs);
+        const created = await conn.newSession(cwd, this.startTimeoutMs, input.mcpServers ?? []);
         acpSessionId = created.sessionId;
         setup = created;
       }
@@ -159,6 +160,11 @@ export class AgentRuntime {
   /** Agents running or starting in this process (issue 15: the runner's live load). */
   liveCount(): number {
     return new Set([...this.handles.keys(), ...this.starting]).size;
+  }
+
+  /** USE-2: the sessions with a live agent in this process (a daily cap cancels their turns). */
+  sessionIds(): string[] {
+    return [...this.handles.keys()];
   }
 
   /** The live handle of a Grove session (removed when its process exits). */

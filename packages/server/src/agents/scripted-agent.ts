@@ -11,6 +11,7 @@ import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { readScriptedState, scriptedStateDir, writeScriptedState, type ScriptedSessionState } from "./scripted-agent-state.js";
 import { runScript } from "./scripted-agent-turn.js";
+import { ScriptedMcpClients } from "./scripted-agent-mcp.js";
 
 interface LiveSession {
   state: ScriptedSessionState;
@@ -20,7 +21,14 @@ interface LiveSession {
   /** AG-2: per process, so a load starts in `auto` again and the client must re-apply its mode. */
   mode: string;
   model: string;
+  /** MCP-1: the MCP servers of this process's session/new or session/load. */
+  mcpServers: acp.McpServer[];
+  /** USE-1: tokens the `usage` command put into this process's context so far (`usage_update.used`). */
+  contextTokens?: number;
 }
+
+/** USE-1: the context window the scripted agent reports in `usage_update.size`. */
+const CONTEXT_WINDOW = 200_000;
 
 // AG-2: the scripted agent's modes (`ask` asks before every file change) and models.
 const MODES: acp.SessionMode[] = [
@@ -40,6 +48,7 @@ function setupOf(s: LiveSession): { modes: acp.SessionModeState; configOptions: 
 }
 
 const live = new Map<string, LiveSession>();
+const mcpClients = new ScriptedMcpClients();
 const stateDir = scriptedStateDir();
 
 function log(...args: unknown[]): void {
@@ -68,7 +77,7 @@ const app = acp
     checkCwd(params.cwd);
     const state: ScriptedSessionState = { sessionId: `scripted-${randomUUID()}`, cwd: params.cwd, createdAt: new Date().toISOString(), history: [], loads: [] };
     writeScriptedState(state, stateDir);
-    const s: LiveSession = { state, cwd: params.cwd, mode: "auto", model: "scripted-small" };
+    const s: LiveSession = { state, cwd: params.cwd, mode: "auto", model: "scripted-small", mcpServers: params.mcpServers ?? [] };
     live.set(state.sessionId, s);
     log("session/new", state.sessionId, params.cwd);
     return { sessionId: state.sessionId, ...setupOf(s) };
@@ -81,7 +90,8 @@ const app = acp
     writeScriptedState(state, stateDir);
     // ACP: the whole history is replayed as session/update notifications before the response.
     for (const update of state.history) await client.notify(acp.methods.client.session.update, { sessionId: state.sessionId, update });
-    const s: LiveSession = { state, cwd: params.cwd, mode: "auto", model: "scripted-small" };
+    const s: LiveSession = { state, cwd: params.cwd, mode: "auto", model: "scripted-small", mcpServers: params.mcpServers ?? [] };
+    await mcpClients.forget(state.sessionId);
     live.set(state.sessionId, s);
     log("session/load", state.sessionId, params.cwd, `${state.history.length} updates replayed`);
     return setupOf(s);
@@ -115,16 +125,18 @@ const app = acp
     // The prompt is history (replayed on load) but not echoed live: the client already has it.
     s.state.history.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text } });
     writeScriptedState(s.state, stateDir);
+    const turnUsage = { inputTokens: 0, outputTokens: 0 };
     try {
+      const send = async (update: acp.SessionUpdate) => {
+        s.state.history.push(update);
+        writeScriptedState(s.state, stateDir);
+        await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update });
+      };
       const stopReason = await runScript(
         {
           cwd: s.cwd,
           signal: turn.signal,
-          send: async (update) => {
-            s.state.history.push(update);
-            writeScriptedState(s.state, stateDir);
-            await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update });
-          },
+          send,
           askPermission: async (toolCallId, title, kind = "other") => {
             try {
               const res = await client.request(
@@ -147,11 +159,20 @@ const app = acp
           },
           mode: () => s.mode,
           model: () => s.model,
+          mcp: (tool, args) => mcpClients.call(params.sessionId, s.mcpServers, "grove", tool, args, turn.signal),
+          usage: async (tokensIn, tokensOut, cost) => {
+            turnUsage.inputTokens += tokensIn;
+            turnUsage.outputTokens += tokensOut;
+            s.contextTokens = (s.contextTokens ?? 0) + tokensIn + tokensOut;
+            await send({ sessionUpdate: "usage_update", used: s.contextTokens, size: CONTEXT_WINDOW, ...(cost !== undefined ? { cost: { amount: cost, currency: "USD" } } : {}) });
+          },
         },
         text,
       );
       log("turn ended", params.sessionId, stopReason);
-      return { stopReason };
+      // USE-1: the turn's tokens, as real agents report them in the (unstable) PromptResponse.usage.
+      const total = turnUsage.inputTokens + turnUsage.outputTokens;
+      return total > 0 ? { stopReason, usage: { ...turnUsage, totalTokens: total } } : { stopReason };
     } finally {
       signal.removeEventListener("abort", abortTurn);
       s.turn = undefined;

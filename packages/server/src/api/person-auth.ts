@@ -7,7 +7,13 @@ import { cookieValue, TOKEN_COOKIE, tokenMatches } from "./auth.js";
  * switching its mode or model (an auto-approving mode answers every later request). Everything
  * an agent's own processes could do over plain HTTP on loopback stops here.
  */
-export const PERSON_ROUTES: ReadonlySet<string> = new Set(["POST /sessions/:id/permissions/:requestId", "POST /sessions/:id/mode", "POST /sessions/:id/model"]);
+export const PERSON_ROUTES: ReadonlySet<string> = new Set([
+  "POST /sessions/:id/permissions/:requestId",
+  "POST /sessions/:id/mode",
+  "POST /sessions/:id/model",
+  // USE-2: an agent never raises its own budget or lets itself run past it.
+  "PUT /tasks/:id/budget",
+]);
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -38,7 +44,7 @@ export function installPersonGuard(api: FastifyInstance, token: string): void {
     const url = req.routeOptions.url;
     if (!url?.startsWith("/api/v1/") || !PERSON_ROUTES.has(`${req.method} ${url.slice("/api/v1".length)}`)) return;
     if (req.grovePerson) return;
-    throw new AppError("person_required", "only the person answers permission requests and changes an agent's mode or model: use the page or the `grove` CLI (it sends the person token from GROVE_HOME)");
+    throw new AppError("person_required", "only the person answers permission requests and changes an agent's mode, model or budget: use the page or the `grove` CLI (it sends the person token from GROVE_HOME)");
   });
 }
 

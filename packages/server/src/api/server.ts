@@ -24,6 +24,7 @@ import { agentRoutes } from "./routes/agents.js";
 import { reviewRoutes } from "./routes/review.js";
 import { runnerRoutes } from "./routes/runners.js";
 import { inboxRoutes } from "./routes/inbox.js";
+import { usageRoutes } from "./routes/usage.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { terminalRoutes } from "./routes/terminal.js";
@@ -121,6 +122,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       reviewRoutes(api, opts.orchestrator);
       runnerRoutes(api, opts.orchestrator);
       inboxRoutes(api, opts.orchestrator);
+      usageRoutes(api, opts.orchestrator);
       eventRoutes(api, opts.bus, opts.wsLimits);
       terminalRoutes(api, opts.orchestrator, { editor: opts.editor, env: opts.env ?? process.env, cluster: { runnerId: opts.runnerId, secret: opts.cluster?.secret } });
     },

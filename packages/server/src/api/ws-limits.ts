@@ -12,15 +12,6 @@ export interface WsLimits {
 
 export const DEFAULT_WS_LIMITS: WsLimits = { maxClients: 64, maxBufferedBytes: 1024 * 1024 };
 
-/** Reads the limits from the environment; a value that is not a positive integer keeps the default. */
-export function wsLimitsFromEnv(env: NodeJS.ProcessEnv): WsLimits {
-  const num = (v: string | undefined, d: number) => (v !== undefined && /^\d+$/.test(v.trim()) && Number(v) > 0 ? Number(v) : d);
-  return {
-    maxClients: num(env.GROVE_MAX_WS_CLIENTS, DEFAULT_WS_LIMITS.maxClients),
-    maxBufferedBytes: num(env.GROVE_WS_MAX_BUFFERED_BYTES, DEFAULT_WS_LIMITS.maxBufferedBytes),
-  };
-}
-
 /**
  * Counts every WebSocket upgrade at the root of the app (events, and any socket route added
  * later), from the upgrade request until its TCP connection closes, and refuses one more than

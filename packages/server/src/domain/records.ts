@@ -1,6 +1,6 @@
 import type { SessionSandbox } from "./sandbox-profile.js";
 import type { AgentState } from "./agent-state.js";
-import type { LastError, LastTurn } from "@grove/protocol";
+import type { LastError, LastTurn, SessionUsage, TaskBudget } from "@grove/protocol";
 
 /** Persisted records as the server sees them (camelCase, ISO timestamps). */
 
@@ -49,6 +49,8 @@ export interface TaskRecord {
   createdAt: string;
   updatedAt: string;
   repositories: TaskRepositoryRecord[];
+  /** USE-2: the person's budget; absent when none is set. */
+  budget?: TaskBudget;
 }
 
 export interface EnvironmentRecord {
@@ -106,6 +108,8 @@ export interface SessionRecord {
   sandbox: SessionSandbox;
   /** SBX-2: connections of the agent the egress proxy refused (0 until one is). */
   blockedConnections?: number;
+  /** USE-1: absent until the agent reported usage. */
+  usage?: SessionUsage;
 }
 
 export type MessageRole = "user" | "agent" | "thought" | "tool" | "plan" | "system";

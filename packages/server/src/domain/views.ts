@@ -40,6 +40,7 @@ export function taskView(t: TaskRecord): Task {
       ...(a.prNumber !== null ? { prNumber: a.prNumber } : {}),
       position: a.position,
     })),
+    ...(t.budget ? { budget: t.budget } : {}),
   };
 }
 
@@ -56,6 +57,7 @@ export function sessionView(s: SessionRecord): Session {
     updatedAt: s.updatedAt,
     sandbox: s.sandbox,
     blockedConnections: s.blockedConnections ?? 0,
+    ...(s.usage ? { usage: s.usage } : {}),
     ...agentStateView(s.agentState),
   };
 }

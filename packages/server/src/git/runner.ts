@@ -127,8 +127,7 @@ export class GitRunner {
    */
   constructor(opts: { maxConcurrent?: number; defaultTimeoutMs?: number; pinnedRoots?: readonly string[] } = {}) {
     this.pinnedRoots = (opts.pinnedRoots ?? []).map((r) => resolve(r));
-    const fromEnv = Number.parseInt(process.env.GROVE_GIT_MAX_CONCURRENCY ?? "", 10);
-    const max = opts.maxConcurrent ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 8);
+    const max = opts.maxConcurrent ?? 8;
     this.semaphore = new Semaphore(Math.max(1, max));
     this.defaultTimeoutMs = opts.defaultTimeoutMs ?? 120_000;
   }

@@ -42,6 +42,14 @@ export interface TasksTable {
   deleted_at: string | null;
   created_at: string;
   updated_at: string;
+  /** USE-1/USE-2 (migration 025): the task's usage totals and its budget. */
+  usage_tokens_in: ColumnType<number | string, number | undefined, number>;
+  usage_tokens_out: ColumnType<number | string, number | undefined, number>;
+  usage_cost: ColumnType<number, number | undefined, number>;
+  budget_cost: ColumnType<number | null, number | null | undefined, number | null>;
+  budget_tokens: ColumnType<number | string | null, number | null | undefined, number | null>;
+  budget_continue: ColumnType<number, number | undefined, number>;
+  budget_set_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface TaskRepositoriesTable {
@@ -100,6 +108,43 @@ export interface SessionsTable {
   sandbox: ColumnType<string, string | undefined, string>;
   /** SBX-2 (migration 016): connections the egress proxy refused. */
   blocked_connections: ColumnType<number | string, number | undefined, number>;
+  /** USE-1 (migration 025): the session's usage totals (bigint reads as a string on PostgreSQL). */
+  usage_tokens_in: ColumnType<number | string, number | undefined, number>;
+  usage_tokens_out: ColumnType<number | string, number | undefined, number>;
+  usage_cache_read: ColumnType<number | string, number | undefined, number>;
+  usage_cache_write: ColumnType<number | string, number | undefined, number>;
+  usage_context_used: ColumnType<number | string | null, number | null | undefined, number | null>;
+  usage_context_window: ColumnType<number | string | null, number | null | undefined, number | null>;
+  usage_cost: ColumnType<number, number | undefined, number>;
+  usage_currency: ColumnType<string | null, string | null | undefined, string | null>;
+  usage_estimated: ColumnType<number, number | undefined, number>;
+  usage_reported_cost: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** USE-1 (migration 025): the usage ledger, one row per recorded change. */
+export interface UsageRecordsTable {
+  id: string;
+  session_id: string;
+  task_id: string;
+  repository_id: string | null;
+  agent: string;
+  runner_id: string;
+  at: string;
+  day: string;
+  tokens_in: ColumnType<number | string, number, number>;
+  tokens_out: ColumnType<number | string, number, number>;
+  cache_read: ColumnType<number | string, number, number>;
+  cache_write: ColumnType<number | string, number, number>;
+  cost: number;
+  currency: string;
+  estimated: number;
+}
+
+/** USE-2 (migration 025): per UTC day totals (the global daily cap). */
+export interface UsageDaysTable {
+  day: string;
+  tokens: ColumnType<number | string, number, number>;
+  cost: number;
 }
 
 /** LIVE-4 (migration 017): the durable attention inbox. */
@@ -115,6 +160,15 @@ export interface InboxItemsTable {
   read_at: string | null;
   created_at: string;
   resolved_at: string | null;
+}
+
+/** MCP-2 (migration 019): an agent's latest `report_progress` per task; `plan` is JSON. */
+export interface TaskProgressTable {
+  task_id: string;
+  session_id: string;
+  status: string;
+  plan: string | null;
+  updated_at: string;
 }
 
 export interface MessagesTable {
@@ -255,6 +309,9 @@ export interface DB {
   sessions: SessionsTable;
   messages: MessagesTable;
   inbox_items: InboxItemsTable;
+  task_progress: TaskProgressTable;
+  usage_records: UsageRecordsTable;
+  usage_days: UsageDaysTable;
   agent_processes: AgentProcessesTable;
   cleanup_jobs: CleanupJobsTable;
   grove_migrations: MigrationsTable;

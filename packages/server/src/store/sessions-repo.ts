@@ -1,5 +1,5 @@
 import { sql, type Selectable } from "kysely";
-import type { LastError, LastTurn } from "@grove/protocol";
+import type { LastError, LastTurn, SessionUsage } from "@grove/protocol";
 import type { AgentState } from "../domain/agent-state.js";
 import type { SessionRecord, SessionState } from "../domain/records.js";
 import type { SessionSandbox } from "../domain/sandbox-profile.js";
@@ -20,6 +20,33 @@ export function toSession(r: Selectable<SessionsTable>): SessionRecord {
     ...(r.last_turn ? { lastTurn: JSON.parse(r.last_turn) as LastTurn } : {}),
     sandbox: r.sandbox === "confined" ? "confined" : "unconfined",
     blockedConnections: Number(r.blocked_connections),
+    ...usageOf(r),
+  };
+}
+
+/** USE-1: the usage columns as `{usage}` once anything was recorded. */
+export function usageOf(r: Selectable<SessionsTable>): { usage?: SessionUsage } {
+  const n = (x: number | string | null | undefined) => (x === null || x === undefined ? undefined : Number(x));
+  const tokensIn = n(r.usage_tokens_in) ?? 0;
+  const tokensOut = n(r.usage_tokens_out) ?? 0;
+  const cacheRead = n(r.usage_cache_read) ?? 0;
+  const cacheWrite = n(r.usage_cache_write) ?? 0;
+  const contextUsed = n(r.usage_context_used);
+  const contextWindow = n(r.usage_context_window);
+  const cost = r.usage_cost ?? 0;
+  if (tokensIn + tokensOut + cacheRead + cacheWrite === 0 && contextUsed === undefined && cost === 0 && r.usage_currency == null) return {};
+  return {
+    usage: {
+      tokensIn,
+      tokensOut,
+      ...(cacheRead ? { cacheRead } : {}),
+      ...(cacheWrite ? { cacheWrite } : {}),
+      ...(contextUsed !== undefined ? { contextUsed } : {}),
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+      cost,
+      currency: r.usage_currency ?? "USD",
+      estimated: r.usage_estimated === 1,
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Selectable } from "kysely";
+import type { TaskBudget } from "@grove/protocol";
 import type { TaskRecord, TaskRepositoryRecord, TaskState } from "../domain/records.js";
 import type { Ctx, Db, TaskRepositoriesTable, TasksTable } from "./schema.js";
 
@@ -27,7 +28,16 @@ export function toRecord(t: Selectable<TasksTable>, repositories: TaskRepository
     createdAt: t.created_at,
     updatedAt: t.updated_at,
     repositories,
+    ...budgetOf(t),
   };
+}
+
+/** USE-2: the budget columns as `{budget}` when a limit is set. */
+function budgetOf(t: Selectable<TasksTable>): { budget?: TaskBudget } {
+  const cost = t.budget_cost ?? undefined;
+  const tokens = t.budget_tokens === null || t.budget_tokens === undefined ? undefined : Number(t.budget_tokens);
+  if (cost === undefined && tokens === undefined) return {};
+  return { budget: { ...(cost !== undefined ? { cost } : {}), ...(tokens !== undefined ? { tokens } : {}) } };
 }
 
 /** Inserts the task row and its ordered attachments; the caller provides the transaction. */

@@ -3,14 +3,15 @@ import { rm } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
-import { waitForSession, serverPerTest } from "../fixture/server.js";
+import { waitForSession, serverPerFile } from "../fixture/server.js";
 import { envRows, jobsOf, processGone, taskWithSession, waitForJob } from "./helpers.js";
 
 describe.each(DATABASES)("archive (%s)", (kind) => {
-  const perTest = serverPerTest(kind);
+  // Each test makes its own repository and task: one server serves them all.
+  const perFile = serverPerFile(kind);
 
   it("LC-3 LC-7 ENV-4 LC-8: archive stops the agents, removes the worktree and its registration, keeps the branch, tombstones the rows, saves uncommitted work", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task, slot, pid, repo } = await taskWithSession(srv);
     expect(pid).toBeGreaterThan(0);
     const head = gitSync(slot.worktreePath, "rev-parse", "HEAD").trim();
@@ -44,7 +45,7 @@ describe.each(DATABASES)("archive (%s)", (kind) => {
   });
 
   it("LC-5 LC-8: unarchive, then a new session recreates the worktree on the same branch with its commits and the saved uncommitted work", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task, slot } = await taskWithSession(srv);
     const head = gitSync(slot.worktreePath, "rev-parse", "HEAD").trim();
     const r = await srv.api("POST", `/tasks/${task.id}/archive`);
@@ -66,7 +67,7 @@ describe.each(DATABASES)("archive (%s)", (kind) => {
   });
 
   it("LC-5: unarchive cancels a pending archive job; nothing is removed", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task, slot } = await taskWithSession(srv);
     // Hold the worker so the job stays pending: its clock is far in the past.
     srv.server.orchestrator.cleanup.clock = () => Date.parse("2000-01-01T00:00:00Z");
@@ -85,7 +86,7 @@ describe.each(DATABASES)("archive (%s)", (kind) => {
   });
 
   it("LC-7: a worktree directory removed by hand does not block archive", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task, slot, session, repo } = await taskWithSession(srv);
     await srv.server.orchestrator.deps.agents.stop(session.id);
     await rm(slot.worktreePath, { recursive: true, force: true });
@@ -98,7 +99,7 @@ describe.each(DATABASES)("archive (%s)", (kind) => {
   });
 
   it("LC-2: cleanup_job.updated events carry the CleanupJob shape", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task } = await taskWithSession(srv, "say hi");
     const seen: any[] = [];
     const off = srv.server.orchestrator.deps.bus.subscribe((f) => {

@@ -4,14 +4,15 @@ import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
-import { waitFor, waitForSession, serverPerTest } from "../fixture/server.js";
+import { waitFor, waitForSession, serverPerFile } from "../fixture/server.js";
 import { envRows, jobsOf, processGone, taskWithSession, waitForJob } from "./helpers.js";
 
 describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
-  const perTest = serverPerTest(kind);
+  // Each test makes its own repository and task: one server serves them all.
+  const perFile = serverPerFile(kind);
 
   it("LC-6: DELETE of a task with a dirty worktree without discardChanges → 409 dirty_worktree, no job, nothing changed", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task, slot, pid } = await taskWithSession(srv);
     const r = await srv.api("DELETE", `/tasks/${task.id}`);
     expect(r.status).toBe(409);
@@ -27,7 +28,7 @@ describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
   });
 
   it("LC-6 LC-7: DELETE with discardChanges=true removes the worktree and the task; the branch with commits is kept", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task, slot, pid, repo } = await taskWithSession(srv);
     const r = await srv.api("DELETE", `/tasks/${task.id}?discardChanges=true`);
     expect(r.status).toBe(202);
@@ -43,7 +44,7 @@ describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
   });
 
   it("LC-7 (decision): DELETE drops a branch with no commits outside its base (at the purge, LIVE-5); a hand-removed directory does not block", async () => {
-    const srv = await perTest.start({ GROVE_TRASH_RETENTION_MS: "0" });
+    const srv = await perFile.start({ GROVE_TRASH_RETENTION_MS: "0" });
     const { task, slot, session, repo } = await taskWithSession(srv, "say nothing to commit");
     await srv.server.orchestrator.deps.agents.stop(session.id);
     await rm(slot.worktreePath, { recursive: true, force: true });
@@ -57,7 +58,7 @@ describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
   });
 
   it("LC-2: environment reset while a session runs → 409 session_running, no job", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "sleep 20000" });
     expect(s.body.state).toBe("running");
@@ -69,7 +70,7 @@ describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
   });
 
   it("LC-2 LC-7: environment reset removes the worktrees, keeps the branch, the environment is gone, the next session materializes afresh", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task, slot, pid, repo, session } = await taskWithSession(srv);
     const env = (await srv.api("GET", `/tasks/${task.id}/environment`)).body;
     const head = gitSync(slot.worktreePath, "rev-parse", "HEAD").trim();

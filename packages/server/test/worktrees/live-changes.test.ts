@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync, type TestRepo } from "../fixture/git.js";
 import { openEvents, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
@@ -98,34 +98,52 @@ describe("CHG-3 idle worktrees are not polled", () => {
   });
 
   it("CHG-3 50 idle worktrees, all watched (10 with a live agent, 40 without) → no git process spawned and no event during 30 s of idleness", async () => {
-    srv = await startTestServer("sqlite");
-    const r = await registerRepo(srv, "idle", {}, { "a/b/c.txt": "x\n", "d/e.txt": "y\n" });
-    repo = r.repo;
-    const sessions: string[] = [];
-    for (let batch = 0; batch < 10; batch++) {
-      const made = await Promise.all(
-        Array.from({ length: 5 }, async (_, i) => {
-          const t = await srv!.api("POST", "/tasks", { title: `Idle ${batch}-${i}`, repositories: [{ repositoryId: r.id }] });
-          const s = await srv!.api("POST", `/tasks/${t.body.id}/sessions`, {});
-          expect(s.body.state).toBe("waiting_for_input");
-          return s.body.id as string;
-        }),
-      );
-      sessions.push(...made);
+    // The 30 s are the server's own clock: every timer it sets runs on a fake clock that follows
+    // real time while the worktrees are made, then jumps 30 s at once. Every interval, debounce
+    // and timeout due in those 30 s fires (a poll would spawn git there) without the test
+    // waiting for them.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"], shouldAdvanceTime: true });
+    try {
+      srv = await startTestServer("sqlite");
+      const r = await registerRepo(srv, "idle", {}, { "a/b/c.txt": "x\n", "d/e.txt": "y\n" });
+      repo = r.repo;
+      const sessions: string[] = [];
+      for (let batch = 0; batch < 10; batch++) {
+        const made = await Promise.all(
+          Array.from({ length: 5 }, async (_, i) => {
+            const t = await srv!.api("POST", "/tasks", { title: `Idle ${batch}-${i}`, repositories: [{ repositoryId: r.id }] });
+            const s = await srv!.api("POST", `/tasks/${t.body.id}/sessions`, {});
+            expect(s.body.state).toBe("waiting_for_input");
+            return s.body.id as string;
+          }),
+        );
+        sessions.push(...made);
+      }
+      // 40 of the 50 lose their agent; 10 keep a live, idle agent. Every worktree stays watched.
+      for (const id of sessions.slice(10)) expect((await srv.api("DELETE", `/sessions/${id}`)).status).toBe(204);
+      const watch = srv.server.orchestrator.changesWatch;
+      await waitFor(() => watch.watchedTasks().length === 50, "50 watched tasks");
+      const events = await openEvents(srv.url);
+      const published: Frame[] = [];
+      const off = srv.server.orchestrator.deps.bus.subscribe((f) => published.push(f as Frame));
+      await vi.advanceTimersByTimeAsync(500); // launch-time debounces settle
+      const git = srv.server.orchestrator.deps.git;
+      const before = git.spawnCount;
+      const framesBefore = events.frames.length;
+      published.length = 0;
+      await vi.advanceTimersByTimeAsync(30_000);
+      // One request answered after the jump: whatever the timers started has been sent by then.
+      expect((await srv.api("GET", "/tasks")).status).toBe(200);
+      off();
+      expect(git.spawnCount - before).toBe(0);
+      expect(published.filter((f) => f.type === "changes.updated")).toEqual([]);
+      expect(events.frames.slice(framesBefore).filter((f: Frame) => f.type === "changes.updated")).toEqual([]);
+      events.close();
+      await srv.close();
+      srv = undefined;
+    } finally {
+      vi.useRealTimers();
     }
-    // 40 of the 50 lose their agent; 10 keep a live, idle agent. Every worktree stays watched.
-    for (const id of sessions.slice(10)) expect((await srv.api("DELETE", `/sessions/${id}`)).status).toBe(204);
-    const watch = srv.server.orchestrator.changesWatch;
-    await waitFor(() => watch.watchedTasks().length === 50, "50 watched tasks");
-    const events = await openEvents(srv.url);
-    await new Promise((res) => setTimeout(res, 500)); // let launch-time debounces settle
-    const git = srv.server.orchestrator.deps.git;
-    const before = git.spawnCount;
-    const framesBefore = events.frames.length;
-    await new Promise((res) => setTimeout(res, 30_000));
-    expect(git.spawnCount - before).toBe(0);
-    expect(events.frames.slice(framesBefore).filter((f: Frame) => f.type === "changes.updated")).toEqual([]);
-    events.close();
     // Creating 50 sessions (50 agent starts) dominates; 300 s leaves room on a loaded 2-core runner.
   }, 300_000);
 });

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { EventFrame } from "@grove/protocol";
 import type { AgentHandle } from "../../agents/runtime.js";
+import { DEFAULT_TUNING } from "../../config.js";
 import type { Deps } from "../context.js";
 import { WorktreeTreeWatch } from "./changes-watch-tree.js";
 import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
@@ -9,7 +10,6 @@ import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 const DEBOUNCE_MS = 250;
 /** Tasks reconsidered at a time by the start-up sweep: bounded, so queries never pile up. */
 const WATCH_ALL_BATCH = 16;
-const MAX_DIRS_PER_WORKTREE = Number.parseInt(process.env.GROVE_WATCH_MAX_DIRS ?? "", 10) || 4000;
 
 interface Watched {
   repositoryId: string;
@@ -61,7 +61,12 @@ export class ChangesWatch {
   private unsubscribe: (() => void) | undefined;
   private disposed = false;
 
-  constructor(private readonly deps: Deps) {}
+  /** CHG-3: GROVE_WATCH_MAX_DIRS, directories watched per worktree. */
+  private readonly maxDirs: number;
+
+  constructor(private readonly deps: Deps) {
+    this.maxDirs = (deps.tuning ?? DEFAULT_TUNING).watchMaxDirs;
+  }
 
   /** Subscribes to task, session and environment events on the bus. */
   start(): void {
@@ -134,12 +139,12 @@ export class ChangesWatch {
         root: w.root,
         vanished: !existsSync(w.root),
         checking: false,
-        tree: new WorktreeTreeWatch(() => this.changed(taskId, entry), MAX_DIRS_PER_WORKTREE),
+        tree: new WorktreeTreeWatch(() => this.changed(taskId, entry), this.maxDirs),
       };
       tw.entries.push(entry);
       if (entry.vanished) continue;
       await entry.tree.start(w.root, await privateGitDir(this.deps, w.repositoryId, w.root));
-      if (entry.tree.capped) this.deps.log.info({ taskId, worktreePath: w.root, maxDirs: MAX_DIRS_PER_WORKTREE }, "worktree has more directories than the watch cap");
+      if (entry.tree.capped) this.deps.log.info({ taskId, worktreePath: w.root, maxDirs: this.maxDirs }, "worktree has more directories than the watch cap");
     }
     if (this.tasks.get(taskId) === tw) this.ready.add(taskId);
   }

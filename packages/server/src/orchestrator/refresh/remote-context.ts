@@ -32,9 +32,3 @@ export function credentialKey(deps: Deps): Buffer {
 export function credentialKeyIdOf(deps: Deps): string {
   return credentialKeyId(credentialKey(deps));
 }
-
-/** Positive integer milliseconds from an environment variable, or the default. */
-export function msFromEnv(value: string | undefined, dflt: number): number {
-  const n = Number.parseInt(value ?? "", 10);
-  return Number.isFinite(n) && n > 0 ? n : dflt;
-}

@@ -7,6 +7,7 @@ import { resolveCommit } from "../../git/repository.js";
 import type { GitCwd } from "../../git/worktree-link.js";
 import { personIdentityEnv } from "../../git/identity.js";
 import { tamperedError } from "../../git/worktrees.js";
+import { DEFAULT_TUNING } from "../../config.js";
 import type { Deps } from "../context.js";
 import { assertTaskWorkable } from "../lifecycle/lifecycle.js";
 import { faultPoint } from "../fault-points.js";
@@ -22,8 +23,8 @@ type Result = MergeResult["results"][number];
 export const mergeTestHooks: { beforeBaseMove?: (info: { repositoryPath: string; baseRef: string }) => Promise<void> } = {};
 
 /** Whether a merge moves the task to `done` (GROVE_REVIEW_DONE_ON_MERGE, default on). */
-export function doneOnMerge(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.GROVE_REVIEW_DONE_ON_MERGE !== "false" && env.GROVE_REVIEW_DONE_ON_MERGE !== "0";
+export function doneOnMerge(deps: Deps): boolean {
+  return (deps.tuning ?? DEFAULT_TUNING).reviewDoneOnMerge;
 }
 
 /** The commit the base ref should point at, computed without touching any working tree. */
@@ -111,7 +112,7 @@ export async function mergeTask(deps: Deps, taskId: string, body: MergeBody): Pr
     deps.bus.publish("changes.updated", { taskId, repositoryId: slot.repository.id });
   }
   deps.log.info({ taskId, results }, "merged into base");
-  if (doneOnMerge()) {
+  if (doneOnMerge(deps)) {
     const task = await deps.store.getTask(taskId);
     // Compare-and-set from the state read; a task is never archived here.
     const done = task && task.state !== "done" ? await deps.store.setTaskStateIf(taskId, task.state, "done", deps.now()) : undefined;

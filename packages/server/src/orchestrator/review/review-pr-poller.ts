@@ -29,6 +29,11 @@ export class PullRequestPoller {
     this.timer.unref();
   }
 
+  /** Whether the background refresh is scheduled (never when GROVE_PR_REFRESH_MS is 0). */
+  get active(): boolean {
+    return this.timer !== undefined;
+  }
+
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;

@@ -100,7 +100,7 @@ export async function refreshOne(deps: Deps, budgets: RateBudgets, pr: PullReque
   const written = await deps.store.review.updatePullRequestIf(next, pr.updatedAt);
   if (!written) return (await deps.store.review.getPullRequest(pr.taskId, pr.repositoryId)) ?? pr;
   deps.bus.publish("pull_request.updated", { taskId: pr.taskId, pullRequest: pullRequestView(written) });
-  if (written.state === "merged" && pr.state !== "merged" && doneOnMerge()) await moveTask(deps, pr.taskId, "done");
+  if (written.state === "merged" && pr.state !== "merged" && doneOnMerge(deps)) await moveTask(deps, pr.taskId, "done");
   return written;
 }
 

@@ -1,5 +1,6 @@
 import type { Comment, CommitBody, SendConflictsBody, TaskConflicts, CreatePullRequestBody, PullRequest, CommitResult, CreateCommentBody, MergeBody, MergeResult, PatchCommentBody, PromptBody, UpdateFromBaseBody, UpdateResult, UpdateStepBody } from "@grove/protocol";
 import type { SessionRecord } from "../../domain/records.js";
+import { DEFAULT_TUNING } from "../../config.js";
 import type { Deps } from "../context.js";
 import type { LiveSessions } from "../sessions/live-sessions.js";
 import { commitTask } from "./review-commit.js";
@@ -9,7 +10,6 @@ import { createPullRequests, listPullRequests, refreshPullRequests } from "./rev
 import { sendPullRequestFeedback } from "./review-pr-feedback.js";
 import { RateBudgets } from "./review-pr-http.js";
 import { PullRequestPoller } from "./review-pr-poller.js";
-import { msFromEnv } from "../refresh/remote-context.js";
 import { promptWithComments } from "./review-prompt.js";
 import { abortUpdate, continueUpdate, updateFromBase } from "./review-update.js";
 import { listConflicts, sendConflicts } from "./review-conflicts.js";
@@ -27,8 +27,7 @@ export class ReviewService {
     private readonly deps: Deps,
     private readonly live: LiveSessions,
   ) {
-    const every = process.env.GROVE_PR_REFRESH_MS === "0" ? 0 : msFromEnv(process.env.GROVE_PR_REFRESH_MS, 60_000);
-    this.poller = new PullRequestPoller(deps, this.budgets, every);
+    this.poller = new PullRequestPoller(deps, this.budgets, (deps.tuning ?? DEFAULT_TUNING).prRefreshMs);
   }
 
   /** Starts the background pull-request refresh. */

@@ -34,6 +34,10 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   requireLaunch(profile, deps.home);
   // SBX-3: so is a real agent that would have to run without a sandbox.
   const sandbox = sandboxModeFor(deps, profile);
+  // USE-2: a session that would start with a turn is refused past a budget before anything exists.
+  const prompt = body.prompt ?? taskBrief(task);
+  const sessionId = newId("ses");
+  if (prompt !== undefined && prompt.trim() !== "") await live.usage.gate(taskId, sessionId);
   const before = await deps.store.getEnvironmentByTask(taskId);
   // Validate before inserting anything, so a refused attach leaves no row behind (SES-3).
   // A ready environment with tombstoned rows (archived, then unarchived) materializes again (LC-5).
@@ -41,7 +45,7 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   if (before?.status === "ready" && !rematerialize) await recreateMissingThenValidate(deps, task, before);
   const now = deps.now();
   const draft: SessionRecord = {
-    id: newId("ses"),
+    id: sessionId,
     taskId,
     agent,
     state: "starting",
@@ -76,7 +80,7 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
     if (!ok) return (await deps.store.getSession(session.id)) ?? session;
   }
   // BRIEF-1: no prompt at all sends the task's brief; an explicit empty prompt starts idle.
-  return launchAgent(deps, live, session, body.prompt ?? taskBrief(task));
+  return launchAgent(deps, live, session, prompt);
 }
 
 async function materialize(deps: Deps, live: LiveSessions, task: TaskRecord, env: EnvironmentRecord, session: SessionRecord): Promise<boolean> {
@@ -115,6 +119,7 @@ async function launchAgent(deps: Deps, live: LiveSessions, session: SessionRecor
     return (await live.transition(fresh, ["starting"], "waiting_for_input")) ?? fresh;
   } catch (e) {
     await deps.agents.stop(session.id).catch(() => undefined);
+    await live.usage.ungate(session.taskId, session.id);
     const failed = await live.transition(session, ["starting"], "failed", errorOf(e, deps.now()));
     return failed ?? session;
   }

@@ -7,6 +7,7 @@ import type { Deps } from "../context.js";
 import { AgentStateRecorder } from "./agent-state-recorder.js";
 import { SessionRecorder } from "./recorder.js";
 import { refreshTaskState } from "../tasks/tasks.js";
+import { UsageService } from "../usage/usage-service.js";
 
 interface PendingAsk {
   sessionId: string;
@@ -28,7 +29,12 @@ export class LiveSessions {
   /** LIVE-4: told when a permission request is answered or withdrawn (its inbox item is done). */
   onAskSettled: ((requestId: string) => void) | undefined;
 
-  constructor(private readonly deps: Deps) {}
+  /** USE-1/USE-2: usage recording, budgets and the gate of new turns. */
+  readonly usage: UsageService;
+
+  constructor(private readonly deps: Deps) {
+    this.usage = new UsageService(deps);
+  }
 
   recorderFor(session: SessionRecord): SessionRecorder {
     let r = this.recorders.get(session.id);
@@ -36,6 +42,7 @@ export class LiveSessions {
       r = new SessionRecorder(this.deps, session.id, session.taskId);
       r.onToolDone = () => this.changesMayHaveChanged(session.taskId);
       r.agentState = new AgentStateRecorder(this.deps, session.id, session.agentState);
+      r.usage = this.usage.recorderFor(session);
       this.recorders.set(session.id, r);
     }
     return r;
@@ -51,6 +58,7 @@ export class LiveSessions {
   forget(sessionId: string): void {
     this.recorders.delete(sessionId);
     this.summaries.delete(sessionId);
+    this.usage.forget(sessionId);
     this.cancelAsks(sessionId);
   }
 

@@ -5,6 +5,7 @@ import { messageView } from "../../domain/views.js";
 import type { AgentStateRecorder } from "./agent-state-recorder.js";
 import type { Deps } from "../context.js";
 import { toolDetails } from "./tool-details.js";
+import type { SessionUsageRecorder } from "../usage/session-usage.js";
 
 /**
  * Longest text one streamed message grows to (characters); the next chunk starts a new message.
@@ -36,6 +37,8 @@ export class SessionRecorder {
   onToolDone: (() => void) | undefined;
   /** AG-2: receives mode, config, command and plan reports. */
   agentState: AgentStateRecorder | undefined;
+  /** USE-1: receives `usage_update`s and the turns' token usage. */
+  usage: SessionUsageRecorder | undefined;
   /** LIVE-2: what the agent said since the latest prompt (the reason of a refused turn). */
   private turnText = "";
   /** LIVE-3: when the agent last sent anything (or the turn began), in ms since the epoch. */
@@ -55,6 +58,10 @@ export class SessionRecorder {
     if (e.kind === "tool_call" || e.kind === "tool_call_update") {
       if (e.status === "completed" || e.status === "failed") this.runningTools.delete(e.toolCallId);
       else if (e.kind === "tool_call" || e.status === "in_progress" || e.status === "pending") this.runningTools.add(e.toolCallId);
+    }
+    if (e.kind === "usage") {
+      this.usage?.update(e);
+      return;
     }
     if (this.agentState?.apply(e)) return;
     this.enqueue(() => this.apply(e));

@@ -54,8 +54,13 @@ export async function promptSession(deps: Deps, live: LiveSessions, id: string, 
     throw new AppError("session_not_resumable", `session ${id} is ${session.state}; resume it first`, { state: session.state });
   }
   await assertTaskWorkable(deps, session.taskId);
+  // USE-2: past a budget no new turn starts (unless a person let one more run).
+  await live.usage.gate(session.taskId, id);
   const running = await live.transition(session, ["waiting_for_input"], "running");
-  if (!running) throw new AppError("session_busy", `session ${id} changed state; try again`);
+  if (!running) {
+    await live.usage.ungate(session.taskId, id);
+    throw new AppError("session_busy", `session ${id} changed state; try again`);
+  }
   let handle: AgentHandle;
   try {
     handle = await ensureAgent(deps, live, running);

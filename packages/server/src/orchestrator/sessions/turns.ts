@@ -25,7 +25,11 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
   const stopWatch = watchForStall(live, session, recorder, stallAfterMs, () => void markStalled(deps, live, session, stallAfterMs));
   void (async () => {
     try {
-      const { stopReason } = await handle.prompt(blocks);
+      const { stopReason, usage } = await handle.prompt(blocks);
+      // USE-1/USE-2: the turn's tokens are recorded (and its budget checked) before the session
+      // waits again, so the next prompt is measured against them.
+      recorder.usage?.turnEnded(usage);
+      await recorder.usage?.flush();
       recorder.closeMessage();
       // AG-1: whatever the stop reason, no tool call of this turn stays open.
       recorder.closeOpenTools("cancelled");
@@ -51,6 +55,7 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
       await live.transition(session, ["running"], "failed", errorOf(err, at), lastTurnOf("failed", at, { reason: err.message }));
     } finally {
       stopWatch();
+      live.usage.turnEnded(session.id);
       live.cancelAsks(session.id);
       live.changesMayHaveChanged(session.taskId);
     }

@@ -1,4 +1,5 @@
 import { runSetupScript } from "../../git/setup-script.js";
+import { DEFAULT_TUNING } from "../../config.js";
 import type { Deps } from "../context.js";
 import type { PlannedSlot, RefreshContext } from "../planned-slot.js";
 import { copyIntoWorktree } from "./worktree-copy.js";
@@ -26,12 +27,11 @@ export async function setupNewWorktree(deps: Deps, slot: PlannedSlot, ctx: Refre
     await warn(deps, ctx, `${repo.name}: copying files into the worktree failed: ${(e as Error).message}`, { repositoryId: repo.id, kind: "copy_files" });
   }
   if (!repo.setupScript) return;
-  const timeout = Number.parseInt(process.env.GROVE_SETUP_SCRIPT_TIMEOUT_MS ?? "", 10);
   const r = await runSetupScript({
     script: repo.setupScript,
     cwd: slot.worktreePath,
     env: { GROVE_SOURCE_PATH: repo.path, GROVE_WORKTREE_PATH: slot.worktreePath, GROVE_TASK_ID: ctx.taskId },
-    ...(Number.isFinite(timeout) && timeout > 0 && { timeoutMs: timeout }),
+    timeoutMs: (deps.tuning ?? DEFAULT_TUNING).setupScriptTimeoutMs,
   });
   if (!r.ok) {
     deps.log.warn({ repositoryId: repo.id, exitCode: r.exitCode, timedOut: r.timedOut }, "setup script failed");

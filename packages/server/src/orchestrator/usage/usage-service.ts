@@ -1,0 +1,202 @@
+import type { PutBudgetBody, TaskBudget, UsageQuery, UsageReport } from "@grove/protocol";
+import { modelOption } from "../../domain/agent-state.js";
+import { AppError } from "../../domain/errors.js";
+import { newId } from "../../domain/ids.js";
+import type { SessionRecord, TaskRecord } from "../../domain/records.js";
+import { budgetRatio, dayOf, DEFAULT_PRICES, estimateCost, type UsageTotals } from "../../domain/usage.js";
+import type { Deps } from "../context.js";
+import { SessionUsageRecorder, type PendingUsage } from "./session-usage.js";
+import { usageReport } from "./usage-report.js";
+
+/** A budget a task's next turn is measured against. */
+interface Scope {
+  /** `task:<id>` of the task (or parent task) whose budget it is, or `daily:<day>`. */
+  key: string;
+  kind: "task" | "daily";
+  taskId?: string;
+  limit: TaskBudget;
+  used: UsageTotals;
+  /** The budget's version: an alert is raised once per version and threshold. */
+  version: string;
+}
+
+/** The share of a budget at which a person is told (one inbox item). */
+const ALERT_AT = 0.8;
+
+/**
+ * USE-1/USE-2: records what agents report, keeps budgets and the global daily cap, and gates new
+ * turns. Budgets are measured in the database (the task totals, the day totals of every runner),
+ * so they hold across runners; each runner cancels its own turns once a budget is spent, which
+ * bounds an overshoot to the turns in flight when it was reached.
+ */
+export class UsageService {
+  private readonly recorders = new Map<string, SessionUsageRecorder>();
+  /** Sessions whose running turn a person let run past the budget ("continue once"): never cancelled for it. */
+  private readonly granted = new Set<string>();
+
+  constructor(private readonly deps: Deps) {}
+
+  recorderFor(session: SessionRecord): SessionUsageRecorder {
+    let r = this.recorders.get(session.id);
+    if (!r) {
+      r = new SessionUsageRecorder(this.deps, (p) => this.record(session, p));
+      this.recorders.set(session.id, r);
+    }
+    return r;
+  }
+
+  forget(sessionId: string): void {
+    this.recorders.delete(sessionId);
+    this.granted.delete(sessionId);
+  }
+
+  /** The session's turn ended: a continue-once grant it ran under is used up. */
+  turnEnded(sessionId: string): void {
+    this.granted.delete(sessionId);
+  }
+
+  /**
+   * USE-2: before a new turn of the task starts. Past a budget (the task's, a parent's, or the
+   * daily cap) the prompt is refused with `budget_exceeded` unless a person granted one more turn,
+   * which this takes (compare-and-set: two prompts racing for one grant start one turn).
+   */
+  async gate(taskId: string, sessionId: string): Promise<void> {
+    const over = (await this.scopesOf(taskId)).find((s) => budgetRatio(s.limit, s.used) >= 1);
+    if (!over) return;
+    if (await this.deps.store.usage.takeContinue(taskId)) {
+      this.granted.add(sessionId);
+      return;
+    }
+    const what = over.kind === "daily" ? "the daily cap (GROVE_DAILY_BUDGET)" : over.taskId === taskId ? "its budget" : `the budget of its parent task ${over.taskId}`;
+    throw new AppError("budget_exceeded", `task ${taskId} reached ${what}: ${describe(over.used, over.limit)}; a person raises the budget or lets one more turn run (PUT /tasks/${taskId}/budget)`, {
+      taskId,
+      scope: over.kind,
+      ...(over.taskId ? { budgetTaskId: over.taskId } : {}),
+      limit: over.limit,
+      used: over.used,
+    });
+  }
+
+  /** A prompt that took a grant did not start after all: the grant goes back. */
+  async ungate(taskId: string, sessionId: string): Promise<void> {
+    if (this.granted.delete(sessionId)) await this.deps.store.usage.returnContinue(taskId);
+  }
+
+  /** USE-2 `PUT /tasks/:id/budget` (a person only; the route is person-only). */
+  async putBudget(task: TaskRecord, body: PutBudgetBody): Promise<void> {
+    const now = this.deps.now();
+    if (body.continueOnce) {
+      if (body.cost !== undefined || body.tokens !== undefined) throw new AppError("invalid_request", "continueOnce goes alone: raise the budget or continue once", { field: "continueOnce" });
+      await this.deps.store.usage.grantContinue(task.id, now);
+    } else {
+      await this.deps.store.usage.setBudget(task.id, { ...(body.cost !== undefined ? { cost: body.cost } : {}), ...(body.tokens !== undefined ? { tokens: body.tokens } : {}) }, now);
+    }
+    // The person acted: the budget items of the task are settled.
+    for (const item of await this.deps.store.inbox.resolveOf({ taskId: task.id }, ["budget"], now)) this.deps.bus.publish("inbox.updated", { item });
+  }
+
+  /** USE-1 `GET /usage`. */
+  report(q: UsageQuery): Promise<UsageReport> {
+    return usageReport(this.deps, q, (id) => this.subtree(id));
+  }
+
+  /** Writes one (coalesced) report of a session, publishes it, and enforces the budgets it touches. */
+  private async record(session: SessionRecord, p: PendingUsage): Promise<void> {
+    const at = this.deps.now();
+    const task = await this.deps.store.getTaskAnyState(session.taskId);
+    if (!task) return;
+    // The model a turn's tokens are priced at: the one the agent reports using now.
+    const model = p.tokens ? modelOption((await this.deps.store.getSession(session.id))?.agentState)?.currentValue : undefined;
+    const recorded = await this.deps.store.usage.record({
+      id: newId("use"),
+      sessionId: session.id,
+      taskId: session.taskId,
+      repositoryId: task.repositories[0]?.repositoryId ?? null,
+      agent: session.agent,
+      runnerId: this.deps.runnerId,
+      at,
+      day: dayOf(at),
+      ...(p.tokens ? { tokens: p.tokens } : {}),
+      ...(p.cost ? { reportedCost: p.cost } : {}),
+      ...(p.context ? { context: p.context } : {}),
+      estimate: (t) => estimateCost(this.deps.usage?.prices ?? DEFAULT_PRICES, model ?? session.agent, t),
+    });
+    if (!recorded) return;
+    this.deps.bus.publish("usage.updated", { sessionId: session.id, taskId: session.taskId, usage: recorded.usage });
+    if (recorded.added.tokens === 0 && recorded.added.cost === 0) return;
+    await this.enforce(session, task);
+  }
+
+  /** Alerts at 80 % and, at 100 %, cancels the running turn (every turn of this runner for the daily cap). */
+  private async enforce(session: SessionRecord, task: TaskRecord): Promise<void> {
+    for (const s of await this.scopesOf(task.id)) {
+      const ratio = budgetRatio(s.limit, s.used);
+      if (ratio < ALERT_AT) continue;
+      const full = ratio >= 1;
+      await this.alert(task, session.id, s, full);
+      if (!full) continue;
+      const ids = s.kind === "daily" ? this.deps.agents.sessionIds() : [session.id];
+      for (const id of ids) {
+        if (this.granted.has(id)) continue;
+        const handle = this.deps.agents.get(id);
+        if (!handle?.busy) continue;
+        this.deps.log.warn({ sessionId: id, taskId: task.id, scope: s.key }, "budget reached: cancelling the running turn (USE-2)");
+        await handle.cancel();
+      }
+    }
+  }
+
+  private async alert(task: TaskRecord, sessionId: string, s: Scope, full: boolean): Promise<void> {
+    const level = full ? 100 : 80;
+    const name = s.kind === "daily" ? "the daily cap" : s.taskId === task.id ? "the budget" : "the parent task's budget";
+    const item = await this.deps.store.inbox.raise({
+      id: newId("inbox"),
+      kind: "budget",
+      taskId: task.id,
+      sessionId,
+      // One item per budget version and threshold, whichever runner or session crossed it.
+      causeKey: `budget:${s.key}:${s.version}:${level}`,
+      title: `${task.title}: ${full ? `${name} is spent; new prompts wait for you` : `${level} % of ${name} used`}`,
+      detail: describe(s.used, s.limit),
+      createdAt: this.deps.now(),
+    });
+    if (item) this.deps.bus.publish("inbox.updated", { item });
+  }
+
+  /** The budgets a task's turns count against: its own, each parent task's, the daily cap. */
+  private async scopesOf(taskId: string): Promise<Scope[]> {
+    const out: Scope[] = [];
+    for (const t of await this.lineage(taskId)) {
+      if (!t.budget) continue;
+      const state = await this.deps.store.usage.budgetState(t.id);
+      out.push({ key: `task:${t.id}`, kind: "task", taskId: t.id, limit: t.budget, used: await this.deps.store.usage.taskTotals(await this.subtree(t.id)), version: state?.setAt ?? "" });
+    }
+    const cap = this.deps.usage?.dailyCap;
+    if (cap) {
+      const day = dayOf(this.deps.now());
+      out.push({ key: `daily:${day}`, kind: "daily", limit: cap, used: await this.deps.store.usage.dayTotals(day), version: `${cap.cost ?? ""}/${cap.tokens ?? ""}` });
+    }
+    return out;
+  }
+
+  /**
+   * The task and its parents, nearest first. Subtasks inherit a parent's budget: this is where the
+   * parent link is followed once tasks have one.
+   */
+  private async lineage(taskId: string): Promise<TaskRecord[]> {
+    const t = await this.deps.store.getTaskAnyState(taskId);
+    return t ? [t] : [];
+  }
+
+  /** The task and all its subtasks (whose usage a task budget and `GET /usage?taskId=` include). */
+  private async subtree(taskId: string): Promise<string[]> {
+    return [taskId];
+  }
+}
+
+function describe(used: UsageTotals, limit: TaskBudget): string {
+  const parts: string[] = [];
+  if (limit.cost !== undefined) parts.push(`${used.cost.toFixed(2)} of ${limit.cost.toFixed(2)} USD`);
+  if (limit.tokens !== undefined) parts.push(`${used.tokens} of ${limit.tokens} tokens`);
+  return parts.join(", ");
+}

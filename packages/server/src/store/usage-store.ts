@@ -1,0 +1,219 @@
+import { sql } from "kysely";
+import type { SessionUsage, TaskBudget, UsageGroupBy, UsageRow } from "@grove/protocol";
+import { roundCost, type TokenCounts, type UsageTotals } from "../domain/usage.js";
+import type { Ctx, Db } from "./schema.js";
+import { usageOf } from "./sessions-repo.js";
+
+/** One usage report of a session's agent (USE-1), as the recorder hands it over. */
+export interface UsageInput {
+  id: string;
+  sessionId: string;
+  taskId: string;
+  repositoryId: string | null;
+  agent: string;
+  runnerId: string;
+  at: string;
+  day: string;
+  /** Tokens this report adds (a turn's `PromptResponse.usage`). */
+  tokens?: TokenCounts;
+  /** The agent's own cumulative cost of the session (`usage_update.cost`). */
+  reportedCost?: { amount: number; currency: string };
+  /** The latest context reading (`usage_update.used` / `size`). */
+  context?: { used: number; size: number };
+  /** The cost of `tokens` from the price table, used while the agent reports no cost of its own. */
+  estimate(t: TokenCounts): number;
+}
+
+/** What a recorded report changed. */
+export interface UsageRecorded {
+  usage: SessionUsage;
+  /** Tokens (in + out) and cost the report added; zero for a context reading. */
+  added: UsageTotals;
+}
+
+const GROUP_COLUMN = { task: "task_id", repository: "repository_id", agent: "agent", runner: "runner_id", day: "day" } as const;
+
+const num = (x: number | string | null | undefined): number => (x === null || x === undefined ? 0 : Number(x));
+
+/** USE-1/USE-2 persistence (migration 025): session and task totals, the ledger, day totals, budgets. Reached as `store.usage`. */
+export class UsageStore {
+  constructor(
+    private readonly ctx: () => Ctx,
+    private readonly tx: <T>(fn: (ctx: Ctx) => Promise<T>) => Promise<T>,
+  ) {}
+
+  /**
+   * Records one report in one transaction: the session's and task's totals, a ledger row and the
+   * day's totals (when it added tokens or cost). A reported cumulative cost adds what it grew by
+   * (a smaller one is a restarted agent counting from zero again); tokens of a session whose
+   * agent never reported a cost add their estimate, and the session is marked `estimated`.
+   * undefined when the session no longer exists.
+   */
+  record(input: UsageInput): Promise<UsageRecorded | undefined> {
+    return this.tx(async ({ db }) => {
+      const prev = await db.selectFrom("sessions").select(["usage_reported_cost", "usage_currency"]).where("id", "=", input.sessionId).executeTakeFirst();
+      if (!prev) return undefined;
+      const t = input.tokens ?? { tokensIn: 0, tokensOut: 0, cacheRead: 0, cacheWrite: 0 };
+      let cost = 0;
+      let estimated = false;
+      let reported = prev.usage_reported_cost;
+      let currency = prev.usage_currency ?? null;
+      if (input.reportedCost) {
+        const before = prev.usage_reported_cost ?? 0;
+        cost = roundCost(input.reportedCost.amount >= before ? input.reportedCost.amount - before : input.reportedCost.amount);
+        reported = input.reportedCost.amount;
+        currency = input.reportedCost.currency;
+      } else if (prev.usage_reported_cost === null && t.tokensIn + t.tokensOut + t.cacheRead + t.cacheWrite > 0) {
+        cost = input.estimate(t);
+        estimated = true;
+        currency ??= "USD";
+      }
+      const row = await db
+        .updateTable("sessions")
+        .set({
+          usage_tokens_in: sql<number>`usage_tokens_in + ${t.tokensIn}`,
+          usage_tokens_out: sql<number>`usage_tokens_out + ${t.tokensOut}`,
+          usage_cache_read: sql<number>`usage_cache_read + ${t.cacheRead}`,
+          usage_cache_write: sql<number>`usage_cache_write + ${t.cacheWrite}`,
+          usage_cost: sql<number>`usage_cost + ${cost}`,
+          usage_reported_cost: reported,
+          usage_currency: currency,
+          ...(estimated ? { usage_estimated: 1 } : {}),
+          ...(input.context ? { usage_context_used: input.context.used, usage_context_window: input.context.size } : {}),
+        })
+        .where("id", "=", input.sessionId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const tokens = t.tokensIn + t.tokensOut;
+      if (tokens + t.cacheRead + t.cacheWrite > 0 || cost !== 0) {
+        await db
+          .updateTable("tasks")
+          .set({
+            usage_tokens_in: sql<number>`usage_tokens_in + ${t.tokensIn}`,
+            usage_tokens_out: sql<number>`usage_tokens_out + ${t.tokensOut}`,
+            usage_cost: sql<number>`usage_cost + ${cost}`,
+          })
+          .where("id", "=", input.taskId)
+          .execute();
+        await db
+          .insertInto("usage_records")
+          .values({
+            id: input.id,
+            session_id: input.sessionId,
+            task_id: input.taskId,
+            repository_id: input.repositoryId,
+            agent: input.agent,
+            runner_id: input.runnerId,
+            at: input.at,
+            day: input.day,
+            tokens_in: t.tokensIn,
+            tokens_out: t.tokensOut,
+            cache_read: t.cacheRead,
+            cache_write: t.cacheWrite,
+            cost,
+            currency: currency ?? "USD",
+            estimated: estimated ? 1 : 0,
+          })
+          .execute();
+        await db
+          .insertInto("usage_days")
+          .values({ day: input.day, tokens, cost })
+          .onConflict((oc) => oc.column("day").doUpdateSet({ tokens: sql<number>`usage_days.tokens + ${tokens}`, cost: sql<number>`usage_days.cost + ${cost}` }))
+          .execute();
+      }
+      return { usage: usageOf(row).usage ?? { tokensIn: 0, tokensOut: 0 }, added: { tokens, cost } };
+    });
+  }
+
+  /** USE-2: the summed totals of these tasks (a task and its subtasks). */
+  async taskTotals(taskIds: readonly string[]): Promise<UsageTotals> {
+    if (taskIds.length === 0) return { tokens: 0, cost: 0 };
+    const r = await this.ctx()
+      .db.selectFrom("tasks")
+      .select((eb) => [eb.fn.sum<number | string>("usage_tokens_in").as("tin"), eb.fn.sum<number | string>("usage_tokens_out").as("tout"), eb.fn.sum<number>("usage_cost").as("cost")])
+      .where("id", "in", [...taskIds])
+      .executeTakeFirst();
+    return { tokens: num(r?.tin) + num(r?.tout), cost: roundCost(num(r?.cost)) };
+  }
+
+  /** USE-2: the totals of one UTC day over every runner. */
+  async dayTotals(day: string): Promise<UsageTotals> {
+    const r = await this.ctx().db.selectFrom("usage_days").select(["tokens", "cost"]).where("day", "=", day).executeTakeFirst();
+    return { tokens: num(r?.tokens), cost: roundCost(num(r?.cost)) };
+  }
+
+  /** USE-2: a task's budget version (`budget_set_at`) and the turns a person let run past it. */
+  async budgetState(taskId: string): Promise<{ setAt: string | null; continues: number } | undefined> {
+    const r = await this.ctx().db.selectFrom("tasks").select(["budget_set_at", "budget_continue"]).where("id", "=", taskId).executeTakeFirst();
+    return r && { setAt: r.budget_set_at, continues: Number(r.budget_continue) };
+  }
+
+  /** USE-2: replaces the task's budget (none = no limit), a new version; pending continue-once grants go. */
+  async setBudget(taskId: string, budget: TaskBudget, now: string): Promise<boolean> {
+    const r = await this.ctx()
+      .db.updateTable("tasks")
+      .set({ budget_cost: budget.cost ?? null, budget_tokens: budget.tokens ?? null, budget_set_at: now, budget_continue: 0, updated_at: now })
+      .where("id", "=", taskId)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** USE-2: a person lets exactly one more turn of the task run past its budget (grants do not pile up). */
+  async grantContinue(taskId: string, now: string): Promise<boolean> {
+    const r = await this.ctx().db.updateTable("tasks").set({ budget_continue: 1, updated_at: now }).where("id", "=", taskId).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** USE-2 compare-and-set: takes one continue-once grant; false when none is left (another prompt took it). */
+  async takeContinue(taskId: string): Promise<boolean> {
+    const r = await this.ctx().db.updateTable("tasks").set({ budget_continue: sql<number>`budget_continue - 1` }).where("id", "=", taskId).where("budget_continue", ">", 0).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** USE-2: gives a taken grant back (the prompt it was taken for did not start). */
+  async returnContinue(taskId: string): Promise<void> {
+    await this.ctx().db.updateTable("tasks").set({ budget_continue: 1 }).where("id", "=", taskId).execute();
+  }
+
+  /**
+   * USE-1 `GET /usage`: the ledger summed per key, keys ascending, one keyset page (`after` the
+   * last key of the previous page). `taskIds` limits it to those tasks; `from`/`to` are UTC days.
+   */
+  async rollup(q: { groupBy: UsageGroupBy; from?: string | undefined; to?: string | undefined; taskIds?: readonly string[] | undefined; after?: string | undefined; limit: number }): Promise<{ rows: UsageRow[]; more: boolean }> {
+    const col = GROUP_COLUMN[q.groupBy];
+    const db: Db = this.ctx().db;
+    let query = db
+      .selectFrom("usage_records")
+      .select((eb) => [
+        sql<string | null>`${sql.ref(col)}`.as("key"),
+        eb.fn.sum<number | string>("tokens_in").as("tin"),
+        eb.fn.sum<number | string>("tokens_out").as("tout"),
+        eb.fn.sum<number | string>("cache_read").as("cr"),
+        eb.fn.sum<number | string>("cache_write").as("cw"),
+        eb.fn.sum<number>("cost").as("cost"),
+        eb.fn.min<string>("currency").as("cmin"),
+        eb.fn.max<string>("currency").as("cmax"),
+        eb.fn.max<number>("estimated").as("est"),
+      ])
+      .groupBy(sql.ref(col));
+    if (q.from) query = query.where("day", ">=", q.from);
+    if (q.to) query = query.where("day", "<=", q.to);
+    if (q.taskIds) query = q.taskIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where("task_id", "in", [...q.taskIds]);
+    // A task without a repository groups under "" (sorted first), never as a null key.
+    if (q.after !== undefined) query = query.where(sql<string>`coalesce(${sql.ref(col)}, '')`, ">", q.after);
+    const rows = await query.orderBy(sql`coalesce(${sql.ref(col)}, '')`).limit(q.limit + 1).execute();
+    return {
+      more: rows.length > q.limit,
+      rows: rows.slice(0, q.limit).map((r) => ({
+        key: r.key ?? "",
+        tokensIn: num(r.tin),
+        tokensOut: num(r.tout),
+        cacheRead: num(r.cr),
+        cacheWrite: num(r.cw),
+        cost: roundCost(num(r.cost)),
+        currency: r.cmin === r.cmax ? (r.cmin ?? "USD") : "mixed",
+        estimated: num(r.est) > 0,
+      })),
+    };
+  }
+}
