@@ -82,6 +82,10 @@ export default tseslint.config(
     rules: { "no-restricted-imports": restrict([layer(["store", "git", "agents", "orchestrator", "api", "cli"], "sandbox/ sees only domain/."), DRIVERS]) },
   },
   {
+    files: ["packages/server/src/mcp/**/*.ts"],
+    rules: { "no-restricted-imports": restrict([layer(["store", "git", "agents", "sandbox", "orchestrator", "api", "cli"], "mcp/ sees only domain/: the orchestrator implements its tools."), CHILD, DRIVERS]) },
+  },
+  {
     files: ["packages/server/src/orchestrator/**/*.ts"],
     rules: { "no-restricted-imports": restrict([ORCHESTRATOR_LAYER, CHILD, DRIVERS]) },
   },

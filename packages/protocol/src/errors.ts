@@ -83,6 +83,11 @@ export const ERROR_CATALOG = {
   runner_unknown: { status: 400, description: "The request names a runnerId that is not registered." },
   runner_unreachable: { status: 502, description: "The task's runner is online but did not answer a forwarded request (connection refused, reset or timed out); the request may or may not have run there: look before retrying. details.runnerId names it." },
   cluster_secret_missing: { status: 503, description: "Forwarding to another runner needs GROVE_CLUSTER_SECRET on this runner (required once more than one runner is registered); nothing was forwarded." },
+  mcp_token_invalid: { status: 401, description: "An MCP call came with a capability token that is unknown, revoked (its session ended or its task was archived) or minted for another session (MCP-1); nothing was done." },
+  mcp_forbidden: { status: 403, description: "An MCP call named a task outside the calling session's own task and its subtasks, or asked for something no agent may do (MCP-2); nothing was done." },
+  mcp_rate_limited: { status: 429, description: "The session made more MCP calls than its per-session rate allows (MCP-2); details.retryAfterMs says when the next is accepted." },
+  question_timeout: { status: 408, description: "An ask_user question was not answered within its bound (MCP-3, default 30 minutes); the inbox item is closed as timed out." },
+  subtask_limit: { status: 409, description: "A subtask_create would pass the parent's depth, count or running-agent limit (MCP-3); details.limit names which and its value; nothing was created." },
   internal_error: { status: 500, description: "An unexpected server error." },
 } as const satisfies Record<string, { status: number; description: string }>;
 

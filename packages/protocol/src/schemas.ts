@@ -59,6 +59,15 @@ export const Task = z.object({
   runnerState: z.enum(["online", "offline"]).nullable().optional(),
   /** Issue 15 (GET /tasks/:id): labels the task's runner must advertise (`runnerLabels` of POST /tasks). */
   runnerLabels: z.array(z.string()).optional(),
+  /** MCP-2 (GET /tasks/:id, task.updated): the latest `report_progress` of an agent of the task; null before one. */
+  progress: z
+    .object({
+      status: z.string(),
+      plan: z.array(z.object({ content: z.string(), status: z.enum(["pending", "in_progress", "completed"]) })).nullable(),
+      updatedAt: z.string(),
+    })
+    .nullable()
+    .optional(),
   /** USE-2: the task's budget, when a person set one (subtasks inherit it). */
   budget: TaskBudget.optional(),
 });

@@ -15,5 +15,8 @@ await build({
   target: "node20",
   minify: true,
   legalComments: "none",
+  // The MCP SDK's client (the `mcp` command) pulls in CommonJS packages that `require` Node's
+  // built-ins; an ESM bundle gives them a real `require`.
+  banner: { js: 'import { createRequire as __groveCreateRequire } from "node:module"; const require = __groveCreateRequire(import.meta.url);' },
   logLevel: "warning",
 });

@@ -24,6 +24,8 @@ import { connectEventRelay } from "./orchestrator/runners/event-relay.js";
 import { loadProviderRegistry } from "./providers/plugins.js";
 import { secureHome } from "./home-mode.js";
 import { loadRunnerConfig } from "./runner-config.js";
+import { McpTokens } from "./mcp/tokens.js";
+import { McpGateway, mcpSocketPath } from "./mcp/gateway.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const VERSION: string = (JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string }).version;
@@ -127,6 +129,9 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   const agents = new AgentRuntime();
   // SBX-2: the egress proxy refuses Grove's own port; it is known once the server listens.
   const listening: number[] = [];
+  // MCP-1: Grove's MCP server for agents, behind a Unix socket (the sandbox's only door to Grove).
+  const mcpTokens = new McpTokens();
+  const mcpSocket = mcpSocketPath(config.home);
   const orchestrator = new Orchestrator({
     store,
     git,
@@ -144,6 +149,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     usage: usageSettingsFrom(config.dailyBudget, config.home),
     tuning: config.tuning,
     sandbox: { env, ports: () => [...listening, ...(config.port > 0 ? [config.port] : [])] },
+    mcp: { tokens: mcpTokens, socketPath: mcpSocket, shim: { command: process.execPath, args: [join(here, "..", "bin", "grove-mcp.mjs")] } },
     remote: {
       providers,
       refreshTimeoutMs: config.refreshTimeoutMs,
@@ -151,11 +157,15 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     },
     runner: { url: runnerConfig.url, labels: runnerConfig.labels, maxAgents: runnerConfig.maxAgents, heartbeatMs: runnerConfig.heartbeatMs, host: hostname(), version: VERSION },
   });
+  const mcpGateway = new McpGateway({ tokens: mcpTokens, backend: orchestrator.mcpTools, log: logger, version: VERSION, callsPerMinute: config.mcpCallsPerMinute });
   let relay: Awaited<ReturnType<typeof startEventRelay>>;
   try {
+    // Before recovery: an agent it resumes may call a tool at once.
+    await mcpGateway.listen(mcpSocket);
     relay = await startEventRelay(config, bus, logger);
     await orchestrator.start();
   } catch (e) {
+    await mcpGateway.close();
     await store.close();
     await claim?.release();
     throw e;
@@ -188,6 +198,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   } catch (e) {
     await app.close();
     await orchestrator.shutdown();
+    await mcpGateway.close();
     await relay?.close();
     await store.close();
     await claim?.release();
@@ -219,6 +230,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
         clearTimeout(force);
       }
       await orchestrator.shutdown();
+      await mcpGateway.close();
       await relay?.close();
       await store.close();
       await claim?.release();

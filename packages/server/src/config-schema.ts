@@ -80,6 +80,7 @@ export const VARIABLES = {
   GROVE_REVIEW_DONE_ON_MERGE: { readBy: "server", default: "`true`", doc: "`false` (or `0`) keeps a merged task out of `done`", schema: flag },
   GROVE_SETUP_SCRIPT_TIMEOUT_MS: { readBy: "server", default: "10 min", doc: "timeout of a repository's setup script in a new worktree (WT-9)", schema: ms(1) },
   GROVE_WATCH_MAX_DIRS: { readBy: "server", default: "4000", doc: "directories watched per worktree for live Changes (CHG-3.1)", schema: whole("", 1) },
+  GROVE_MCP_CALLS_PER_MINUTE: { readBy: "server", default: "120", doc: "MCP calls one agent session may make per minute through Grove's MCP server; past it a call is `mcp_rate_limited` (MCP-2.4)", schema: whole("", 1) },
   GROVE_EDITOR: { readBy: "server", default: "unset", doc: "the command \"open in editor\" starts on a worktree (e.g. `code`)" },
   GROVE_BWRAP: { readBy: "server", default: "`bwrap` in `PATH`", doc: "the bubblewrap binary that confines agents and terminals" },
   GROVE_RUNNER_URL: { readBy: "server", default: "the listen URL", doc: "the URL other runners reach this one at (`http(s)://`, no credentials; plain `http://` beyond loopback needs `GROVE_RUNNER_ALLOW_HTTP=1`)" },
@@ -97,6 +98,9 @@ export const VARIABLES = {
   GROVE_SOURCE_PATH: { readBy: "child", default: "", doc: "a setup script's source repository (WT-9)" },
   GROVE_WORKTREE_PATH: { readBy: "child", default: "", doc: "a setup script's new worktree (WT-9)" },
   GROVE_TASK_ID: { readBy: "child", default: "", doc: "a setup script's task (WT-9)" },
+  GROVE_MCP_SOCKET: { readBy: "child", default: "", doc: "the MCP shim's gateway socket (the `grove` MCP server's env, MCP-1)" },
+  GROVE_MCP_SESSION: { readBy: "child", default: "", doc: "the session the MCP shim speaks for (MCP-1)" },
+  GROVE_MCP_TOKEN: { readBy: "child", default: "", doc: "the MCP shim's capability token (MCP-1)", secret: true },
   // The test suite, the benchmarks and CI read these; a server started by them inherits them.
   GROVE_INTEROP_CACHE: { readBy: "harness", default: "", doc: "where the interop tests install the real bridges" },
   GROVE_CHROMIUM: { readBy: "harness", default: "", doc: "the page tests' browser" },

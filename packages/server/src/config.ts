@@ -39,6 +39,8 @@ export interface Config {
   gitMaxConcurrency: number;
   /** SEC-8: GROVE_MAX_WS_CLIENTS / GROVE_WS_MAX_BUFFERED_BYTES. */
   wsLimits: { maxClients: number; maxBufferedBytes: number };
+  /** MCP-2.4: GROVE_MCP_CALLS_PER_MINUTE, per session. */
+  mcpCallsPerMinute: number;
   /** The use cases' tuning (orchestrator Deps.tuning). */
   tuning: Tuning;
 }
@@ -129,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     editor: raw(env, "GROVE_EDITOR"),
     dailyBudget: parsed(env, "GROVE_DAILY_BUDGET"),
     gitMaxConcurrency: parsed(env, "GROVE_GIT_MAX_CONCURRENCY") ?? 8,
+    mcpCallsPerMinute: parsed(env, "GROVE_MCP_CALLS_PER_MINUTE") ?? 120,
     wsLimits: { maxClients: parsed(env, "GROVE_MAX_WS_CLIENTS") ?? 64, maxBufferedBytes: parsed(env, "GROVE_WS_MAX_BUFFERED_BYTES") ?? 1024 * 1024 },
     tuning: {
       prRefreshMs: parsed(env, "GROVE_PR_REFRESH_MS") ?? DEFAULT_TUNING.prRefreshMs,

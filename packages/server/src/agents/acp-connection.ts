@@ -150,15 +150,15 @@ export class AcpClientConnection {
   }
 
   /** `session/new` in `cwd`; the agent's ACP session id and the modes and config options it reports (AG-2). */
-  async newSession(cwd: string, timeoutMs: number): Promise<SessionSetup & { sessionId: string }> {
-    const res = await this.conn.agent.request(this.sdk.methods.agent.session.new, { cwd, mcpServers: [] }, timeout(timeoutMs));
+  async newSession(cwd: string, timeoutMs: number, mcpServers: acp.McpServerStdio[] = []): Promise<SessionSetup & { sessionId: string }> {
+    const res = await this.conn.agent.request(this.sdk.methods.agent.session.new, { cwd, mcpServers }, timeout(timeoutMs));
     return { sessionId: res.sessionId, ...setupOf(res) };
   }
 
   /** `session/load`; the replayed history is suppressed (see the class comment). */
-  async loadSession(sessionId: string, cwd: string, timeoutMs: number): Promise<SessionSetup> {
+  async loadSession(sessionId: string, cwd: string, timeoutMs: number, mcpServers: acp.McpServerStdio[] = []): Promise<SessionSetup> {
     try {
-      return setupOf(await this.conn.agent.request(this.sdk.methods.agent.session.load, { sessionId, cwd, mcpServers: [] }, timeout(timeoutMs)));
+      return setupOf(await this.conn.agent.request(this.sdk.methods.agent.session.load, { sessionId, cwd, mcpServers }, timeout(timeoutMs)));
     } finally {
       // After a timeout no response may ever come: never suppress later, live updates.
       this.loading.clear();
@@ -214,7 +214,7 @@ export class AcpClientConnection {
   private record(dir: "in" | "out", msg: unknown): void {
     if (this.logFd === null) return;
     try {
-      writeSync(this.logFd, `${JSON.stringify({ at: new Date().toISOString(), dir, msg })}\n`);
+      writeSync(this.logFd, `${JSON.stringify({ at: new Date().toISOString(), dir, msg: redactMcpEnv(msg) })}\n`);
     } catch {
       // A broken log (disk full) must not break the agent; stop logging.
       const fd = this.logFd;
@@ -256,6 +256,19 @@ export class AcpClientConnection {
       signal.removeEventListener("abort", onCancel);
     }
   }
+}
+
+/**
+ * MCP-1: the env of the MCP servers a `session/new` / `session/load` hands the agent carries
+ * its capability token; the raw log keeps the names and never the values.
+ */
+function redactMcpEnv(msg: unknown): unknown {
+  const params = (msg as { params?: { mcpServers?: unknown } } | undefined)?.params;
+  if (!params || !Array.isArray(params.mcpServers)) return msg;
+  const mcpServers = params.mcpServers.map((s: { env?: unknown }) =>
+    Array.isArray(s?.env) ? { ...s, env: s.env.map((e: { name?: unknown }) => ({ name: e?.name, value: "[redacted]" })) } : s,
+  );
+  return { ...(msg as object), params: { ...params, mcpServers } };
 }
 
 /** What counts as a turn's progress: output of the model (text, thought, a tool call, a plan) or a permission ask, not bookkeeping such as commands, titles or usage. */

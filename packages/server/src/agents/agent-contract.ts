@@ -18,6 +18,14 @@ export interface AgentCallbacks {
   onExit(info: { code: number | null; signal: string | null; duringTurn: boolean }): void;
 }
 
+/** An ACP stdio MCP server entry (`mcpServers` of `session/new` and `session/load`). */
+export interface McpServerEntry {
+  name: string;
+  command: string;
+  args: string[];
+  env: { name: string; value: string }[];
+}
+
 /** Everything needed to start one agent for one Grove session. */
 export interface StartAgentInput {
   /** Grove's session id: the key of the live handle. */
@@ -29,6 +37,8 @@ export interface StartAgentInput {
   extraEnv?: Record<string, string | undefined>;
   /** Raw ACP frames, one `{at, dir: "in"|"out", msg}` JSON object per line. */
   logFile: string;
+  /** MCP-1: the MCP servers `session/new` / `session/load` carry (Grove's own `grove`). */
+  mcpServers?: McpServerEntry[];
   /** `session/load` this ACP session when the agent advertises it; else (or when it fails) `session/new`. */
   resume?: { acpSessionId: string };
   /** AG-2: what a person chose earlier (mode, model), re-applied after `session/new`/`session/load`. */

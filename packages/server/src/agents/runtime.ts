@@ -101,7 +101,7 @@ export class AgentRuntime {
       if (input.resume && init.agentCapabilities?.loadSession) {
         step = "session/load";
         try {
-          setup = await conn.loadSession(input.resume.acpSessionId, cwd, this.startTimeoutMs);
+          setup = await conn.loadSession(input.resume.acpSessionId, cwd, this.startTimeoutMs, input.mcpServers ?? []);
           acpSessionId = input.resume.acpSessionId;
           resumed = true;
         } catch (e) {
@@ -111,7 +111,7 @@ export class AgentRuntime {
       }
       if (acpSessionId === undefined) {
         step = "session/new";
-        const created = await conn.newSession(cwd, this.startTimeoutMs);
+        const created = await conn.newSession(cwd, this.startTimeoutMs, input.mcpServers ?? []);
         acpSessionId = created.sessionId;
         setup = created;
       }

@@ -24,6 +24,8 @@ export interface TurnContext {
   /** AG-2: the session's current mode (`ask` asks before every file change) and model. */
   mode(): string;
   model(): string;
+  /** MCP-1: calls a tool of the session's `grove` MCP server; its text, and whether it is an error. */
+  mcp(tool: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
   /** USE-1 (`usage <in> <out> [cost]`): counts the tokens into the turn's usage and sends a `usage_update`. */
   usage?(tokensIn: number, tokensOut: number, cost: number | undefined): Promise<void>;
 }
@@ -31,7 +33,7 @@ export interface TurnContext {
 const KINDS: Record<string, ToolKind> = {
   say: "other", think: "think", write: "edit", append: "edit", delete: "delete",
   commit: "execute", sleep: "other", ask: "other", fail: "other", crash: "other", read: "read",
-  dup: "edit", open: "other", mode: "other", run: "execute", usage: "other",
+  dup: "edit", open: "other", mode: "other", run: "execute", mcp: "other", usage: "other",
 };
 
 // Commands that change files: in mode `ask` each asks permission first, like a real agent's asking mode.
@@ -234,6 +236,17 @@ export async function runScript(ctx: TurnContext, script: string): Promise<StopR
             return "end_turn";
           }
           await done("completed", { content: [textContent("permission granted")] });
+          break;
+        }
+        case "mcp": {
+          // MCP-1: `mcp <tool> <json>` calls a tool of Grove's MCP server, as a real agent would.
+          const { cmd: tool, rest: json } = splitCommand(rest);
+          if (!tool) throw new Error("mcp needs a tool name");
+          const parsed: unknown = json.trim() === "" ? {} : JSON.parse(json);
+          if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("mcp needs a JSON object of arguments");
+          const r = await ctx.mcp(tool, parsed as Record<string, unknown>);
+          await message(`mcp: ${r.text}`);
+          await done(r.isError ? "failed" : "completed", { content: [textContent(r.text)] });
           break;
         }
         case "fail":

@@ -11,6 +11,7 @@ import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { readScriptedState, scriptedStateDir, writeScriptedState, type ScriptedSessionState } from "./scripted-agent-state.js";
 import { runScript } from "./scripted-agent-turn.js";
+import { ScriptedMcpClients } from "./scripted-agent-mcp.js";
 
 interface LiveSession {
   state: ScriptedSessionState;
@@ -20,6 +21,8 @@ interface LiveSession {
   /** AG-2: per process, so a load starts in `auto` again and the client must re-apply its mode. */
   mode: string;
   model: string;
+  /** MCP-1: the MCP servers of this process's session/new or session/load. */
+  mcpServers: acp.McpServer[];
   /** USE-1: tokens the `usage` command put into this process's context so far (`usage_update.used`). */
   contextTokens?: number;
 }
@@ -45,6 +48,7 @@ function setupOf(s: LiveSession): { modes: acp.SessionModeState; configOptions: 
 }
 
 const live = new Map<string, LiveSession>();
+const mcpClients = new ScriptedMcpClients();
 const stateDir = scriptedStateDir();
 
 function log(...args: unknown[]): void {
@@ -73,7 +77,7 @@ const app = acp
     checkCwd(params.cwd);
     const state: ScriptedSessionState = { sessionId: `scripted-${randomUUID()}`, cwd: params.cwd, createdAt: new Date().toISOString(), history: [], loads: [] };
     writeScriptedState(state, stateDir);
-    const s: LiveSession = { state, cwd: params.cwd, mode: "auto", model: "scripted-small" };
+    const s: LiveSession = { state, cwd: params.cwd, mode: "auto", model: "scripted-small", mcpServers: params.mcpServers ?? [] };
     live.set(state.sessionId, s);
     log("session/new", state.sessionId, params.cwd);
     return { sessionId: state.sessionId, ...setupOf(s) };
@@ -86,7 +90,8 @@ const app = acp
     writeScriptedState(state, stateDir);
     // ACP: the whole history is replayed as session/update notifications before the response.
     for (const update of state.history) await client.notify(acp.methods.client.session.update, { sessionId: state.sessionId, update });
-    const s: LiveSession = { state, cwd: params.cwd, mode: "auto", model: "scripted-small" };
+    const s: LiveSession = { state, cwd: params.cwd, mode: "auto", model: "scripted-small", mcpServers: params.mcpServers ?? [] };
+    await mcpClients.forget(state.sessionId);
     live.set(state.sessionId, s);
     log("session/load", state.sessionId, params.cwd, `${state.history.length} updates replayed`);
     return setupOf(s);
@@ -154,6 +159,7 @@ const app = acp
           },
           mode: () => s.mode,
           model: () => s.model,
+          mcp: (tool, args) => mcpClients.call(params.sessionId, s.mcpServers, "grove", tool, args, turn.signal),
           usage: async (tokensIn, tokensOut, cost) => {
             turnUsage.inputTokens += tokensIn;
             turnUsage.outputTokens += tokensOut;

@@ -7,6 +7,7 @@ import type { EventBus } from "../domain/event-bus.js";
 import type { LaunchRegistry } from "./launch-registry.js";
 import type { ProviderRegistry } from "../providers/registry.js";
 import type { GitIdentity } from "../git/identity.js";
+import type { McpTokens } from "../mcp/tokens.js";
 import type { UsageSettings } from "../domain/usage.js";
 import type { Tuning } from "../config.js";
 
@@ -41,10 +42,21 @@ export interface Deps {
   trashRetentionMs?: number;
   /** SBX-1..3: what the agent sandbox needs from the server; process.env and no ports when absent. */
   sandbox?: SandboxSettings;
+  /** MCP-1: Grove's MCP server for agents (the socket and the shim); no MCP server when absent. */
+  mcp?: McpSettings;
   /** USE-1/USE-2: the daily cap and the price table; no cap and the shipped prices when absent. */
   usage?: UsageSettings;
   /** CFG-1: the use cases' configured values (config.ts); DEFAULT_TUNING when absent. */
   tuning?: Tuning;
+}
+
+/** MCP-1: what a launch needs to hand its agent Grove's MCP server (built in app.ts). */
+export interface McpSettings {
+  tokens: McpTokens;
+  /** The gateway's Unix socket on this host. */
+  socketPath: string;
+  /** How the agent starts the stdio shim (`node …/bin/grove-mcp.mjs`). */
+  shim: { command: string; args: string[] };
 }
 
 /** SBX-1..3: the server's side of the agent sandbox (built in app.ts). */

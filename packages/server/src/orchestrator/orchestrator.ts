@@ -1,5 +1,5 @@
 import type { DiffScope, ListTasksQuery, PutBudgetBody, UsageQuery, UsageReport } from "@grove/protocol";
-import type { AgentProfile, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
+import type { AgentProfile, Task, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
 import { checkAgentProfile, installAgentProfile, listAgentProfiles, setSessionMode, setSessionModel } from "./sessions/agent-ops.js";
 import { AppError } from "../domain/errors.js";
 import type { MessageRecord, RepositoryRecord, SessionRecord, TaskRecord } from "../domain/records.js";
@@ -33,6 +33,7 @@ import { LOCAL_RUNNER_DEFAULTS, RunnerRegistry } from "./runners/runner-registry
 import { RunnerGuard } from "./runners/runner-guard.js";
 import { RunnerPlacement } from "./runners/runner-placement.js";
 import { environmentView, taskView } from "../domain/views.js";
+import { McpTools } from "./agent-mcp/mcp-tools.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -59,10 +60,14 @@ export class Orchestrator {
     this.runners = new RunnerRegistry(deps, deps.runner ?? LOCAL_RUNNER_DEFAULTS);
     this.runnerGuard = new RunnerGuard(deps, this.runners);
     this.placement = new RunnerPlacement(deps, this.runners);
+    // MCP-2: the use cases behind Grove's MCP tools (the gateway in app.ts serves them).
+    this.mcpTools = new McpTools(deps, this.live);
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);
   }
 
+  /** MCP-2: what Grove's MCP tools do. */
+  readonly mcpTools: McpTools;
   /** Issue 11: review comments, commit, update from base, merge, pull requests. */
   readonly review: ReviewService;
   /** LIVE-4: raises and resolves the durable attention inbox's items. */
@@ -167,9 +172,11 @@ export class Orchestrator {
   }
 
   /** Issue 15: a task with its environment's runner and that runner's state. */
-  async getTaskWithRunner(id: string): Promise<TaskRecord & { runnerId: string | null; runnerState: "online" | "offline" | null; runnerLabels: string[] }> {
+  async getTaskWithRunner(id: string): Promise<TaskRecord & { runnerId: string | null; runnerState: "online" | "offline" | null; runnerLabels: string[]; progress: Task["progress"] }> {
     const task = await getTaskOr404(this.deps, id);
-    return { ...task, ...(await this.runnerGuard.taskRunner(id)), runnerLabels: await this.deps.store.placement.taskLabels(id) };
+    const p = await this.deps.store.mcp.getProgress(id);
+    const progress = p ? { status: p.status, plan: p.plan, updatedAt: p.updatedAt } : null;
+    return { ...task, ...(await this.runnerGuard.taskRunner(id)), runnerLabels: await this.deps.store.placement.taskLabels(id), progress };
   }
 
   /** WT-5 on request: recreate vanished worktrees in place, e.g. for a task with no session left. */
@@ -232,7 +239,10 @@ export class Orchestrator {
   // Issue 15: a cleanup of a task whose runner is offline is refused, not queued (docs/specs/runners.md).
   archiveTask = async (id: string): Promise<CleanupJobRecord> => {
     await this.runnerGuard.assertTaskReachable(id);
-    return requestCleanup(this.deps, this.cleanup, id, "archive");
+    const job = await requestCleanup(this.deps, this.cleanup, id, "archive");
+    // MCP-1: an archived task's sessions lose their MCP tokens at once (their agents stop too).
+    this.deps.mcp?.tokens.revokeTask(id);
+    return job;
   };
   unarchiveTask = (id: string): Promise<TaskRecord> => unarchiveTask(this.deps, id);
   /** LIVE-5: the trash and restoring a task from it. */

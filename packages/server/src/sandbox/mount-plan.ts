@@ -22,7 +22,8 @@ import type { SandboxOptions } from "../domain/sandbox-profile.js";
  * 5. the profile's `sandbox.writable` paths;
  * 6. hidden last, so no bind above re-exposes them: the person's `~/.ssh`, `~/.aws`,
  *    `~/.config/gh`, `~/.gnupg` and the profile's `sandbox.deny`;
- * 7. the egress proxy's Unix socket (SBX-2), the only way out of the empty network namespace.
+ * 7. the egress proxy's Unix socket (SBX-2), the only way out of the empty network namespace,
+ *    and Grove's MCP gateway socket (MCP-1), the only way to Grove.
  *
  * Namespaces: own pid, network and IPC namespaces; `--die-with-parent` so the sandbox dies with
  * the server even after `kill -9`. No `--new-session`: the agent already leads its own session
@@ -51,6 +52,8 @@ export interface MountPlanInput {
   options: SandboxOptions;
   /** Host path of the egress proxy's socket and where it appears inside. */
   egress?: { socket: string; inside: string };
+  /** MCP-1: host path of Grove's MCP gateway socket and where it appears inside. */
+  mcp?: { socket: string; inside: string };
   /**
    * The agent's own program (its command and absolute path arguments). Where one lives under
    * `/tmp` or `/run` — a Grove checkout in a temporary directory — the private `/tmp` would hide
@@ -142,6 +145,7 @@ export function mountPlan(input: MountPlanInput): string[] {
   // the worktree fails instead of landing in a throwaway directory.
   a.push("--remount-ro", resolve(input.groveHome));
   if (input.egress) a.push("--bind", input.egress.socket, input.egress.inside);
+  if (input.mcp) a.push("--bind", input.mcp.socket, input.mcp.inside);
   a.push("--unshare-pid", "--unshare-net", "--unshare-ipc", "--die-with-parent", "--chdir", resolve(input.cwd));
   return a;
 }

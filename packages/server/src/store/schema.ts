@@ -162,6 +162,15 @@ export interface InboxItemsTable {
   resolved_at: string | null;
 }
 
+/** MCP-2 (migration 019): an agent's latest `report_progress` per task; `plan` is JSON. */
+export interface TaskProgressTable {
+  task_id: string;
+  session_id: string;
+  status: string;
+  plan: string | null;
+  updated_at: string;
+}
+
 export interface MessagesTable {
   /** Insertion order, assigned by the database; the only ordering key (ties impossible). */
   seq: Generated<number | string>;
@@ -300,6 +309,7 @@ export interface DB {
   sessions: SessionsTable;
   messages: MessagesTable;
   inbox_items: InboxItemsTable;
+  task_progress: TaskProgressTable;
   usage_records: UsageRecordsTable;
   usage_days: UsageDaysTable;
   agent_processes: AgentProcessesTable;

@@ -37,6 +37,7 @@ import { ReviewStore } from "./review-store.js";
 import { RunnersStore } from "./runners-store.js";
 import { PlacementStore } from "./placement-store.js";
 import { InboxStore } from "./inbox-store.js";
+import { McpStore } from "./mcp-store.js";
 import { UsageStore } from "./usage-store.js";
 
 /**
@@ -60,6 +61,8 @@ export class Store {
   readonly placement = new PlacementStore(() => this.q);
   /** LIVE-4: the durable attention inbox (inbox-store.ts). */
   readonly inbox = new InboxStore(() => this.q);
+  /** MCP-2: what agents report through Grove's MCP server (mcp-store.ts). */
+  readonly mcp = new McpStore(() => this.q);
   /** USE-1/USE-2: usage totals, the ledger, budgets (usage-store.ts). */
   readonly usage = new UsageStore(
     () => ({ db: this.q, dialect: this.dialect }),

@@ -14,7 +14,7 @@ export function taskRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.get("/tasks", async (req) => orch.queryTasks(parse(ListTasksQuery, req.query, "query")));
   app.get<Id>("/tasks/:id", async (req) => {
     const t = await orch.getTaskWithRunner(req.params.id);
-    return { ...taskView(t), runnerId: t.runnerId, runnerState: t.runnerState, runnerLabels: t.runnerLabels };
+    return { ...taskView(t), runnerId: t.runnerId, runnerState: t.runnerState, runnerLabels: t.runnerLabels, progress: t.progress };
   });
   app.patch<Id>("/tasks/:id", async (req) => taskView(await orch.patchTask(req.params.id, parse(PatchTaskBody, req.body))));
 

@@ -8,7 +8,8 @@ import { authMethodsOf } from "../../agents/agent-setup.js";
 import { acpLogFile } from "../worktrees/paths.js";
 import type { LiveSessions } from "./live-sessions.js";
 import type { SessionRecorder } from "./recorder.js";
-import { confinedLaunch, sandboxModeFor } from "./sandbox-launch.js";
+import { confinedLaunch, sandboxModeFor, type ConfinedLaunch } from "./sandbox-launch.js";
+import { sessionMcp } from "./session-mcp.js";
 
 export function findProfile(deps: Deps, name: string): AgentProfileConfig {
   const p = deps.profiles.find((x) => x.name === name);
@@ -31,11 +32,15 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
   const chosen = agentState.current;
   // SBX-1..3: every agent starts through the sandbox seam; a real agent without one is refused.
   const sandbox = sandboxModeFor(deps, configured);
-  const confined = sandbox === "confined" ? await confinedLaunch(deps, session, profile, cwd, (hostPort) => noteBlocked(deps, recorder, session, hostPort)) : undefined;
+  // MCP-1: Grove's MCP server, with a token minted for this start, revoked when the agent exits.
+  const mcp = sessionMcp(deps, session, sandbox === "confined");
+  let confined: ConfinedLaunch | undefined;
   let handle: AgentHandle;
   try {
+    confined = sandbox === "confined" ? await confinedLaunch(deps, session, profile, cwd, (hostPort) => noteBlocked(deps, recorder, session, hostPort), mcp) : undefined;
     handle = await startAgent();
   } catch (e) {
+    mcp?.revoke();
     await confined?.proxy.close();
     throw e;
   }
@@ -49,6 +54,7 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
     ...(confined ? { extraEnv: confined.env } : {}),
     cwd,
     logFile: acpLogFile(deps, session.id),
+    ...(mcp ? { mcpServers: mcp.servers } : {}),
     ...(resume && session.acpSessionId ? { resume: { acpSessionId: session.acpSessionId } } : {}),
     chosen: { ...(chosen.chosenModeId ? { modeId: chosen.chosenModeId } : {}), ...(chosen.chosenModelId ? { modelId: chosen.chosenModelId } : {}) },
     onInitialize: (init) =>
@@ -64,6 +70,7 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
       onExit: (info) => {
         // The proxy serves this one process: it goes with it (SBX-2).
         void confined?.proxy.close();
+        mcp?.revoke();
         live.onAgentExit(session.id, info);
       },
     },

@@ -81,7 +81,14 @@ async function sessionWorktrees(deps: Deps, session: SessionRecord): Promise<San
  * under `GROVE_HOME/agents/<name>`, and bwrap's command line. `onBlocked` gets every refused
  * connection (SBX-2).
  */
-export async function confinedLaunch(deps: Deps, session: SessionRecord, profile: AgentProfileConfig, cwd: string, onBlocked: (hostPort: string) => void): Promise<ConfinedLaunch> {
+export async function confinedLaunch(
+  deps: Deps,
+  session: SessionRecord,
+  profile: AgentProfileConfig,
+  cwd: string,
+  onBlocked: (hostPort: string) => void,
+  mcp?: { bind: { socket: string; inside: string } | undefined; program: string[] },
+): Promise<ConfinedLaunch> {
   const bwrap = bwrapStatus(sandboxEnvOf(deps));
   if (!bwrap.available) {
     throw new AppError("sandbox_unavailable", `session ${session.id} runs confined and no sandbox is available now: ${bwrap.reason}; fix: ${bwrap.fix}`, { agent: profile.name, problem: bwrap.reason, fix: bwrap.fix });
@@ -105,7 +112,9 @@ export async function confinedLaunch(deps: Deps, session: SessionRecord, profile
       worktrees,
       options: { ...options, readable },
       egress: { socket: proxy.socketPath, inside: EGRESS_SOCKET_INSIDE },
-      program: [profile.command, ...profile.args],
+      // MCP-1: the gateway's socket is the sandbox's only door to Grove; the shim stays visible.
+      ...(mcp?.bind ? { mcp: mcp.bind } : {}),
+      program: [profile.command, ...profile.args, ...(mcp?.program ?? [])],
     },
     profile.command,
     profile.args,

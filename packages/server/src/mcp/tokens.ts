@@ -1,0 +1,44 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+
+/** What a valid capability token stands for. */
+export interface McpGrant {
+  sessionId: string;
+  taskId: string;
+}
+
+/**
+ * MCP-1: per-session capability tokens. Minted when a session's agent starts, bound to that
+ * session and its task, revoked when the agent exits (the session ended, was stopped or
+ * restarted) or the task is archived. Held in memory only: a restarted server mints new ones
+ * for the agents it starts, and a token never reaches the database, a log or an API answer.
+ */
+export class McpTokens {
+  private readonly bySession = new Map<string, { token: Buffer; taskId: string }>();
+
+  /** A fresh token for the session (a previous one of it stops working). */
+  mint(sessionId: string, taskId: string): string {
+    const token = randomBytes(32);
+    this.bySession.set(sessionId, { token, taskId });
+    return token.toString("base64url");
+  }
+
+  /** The grant of `token` when it is the live token of `sessionId`; undefined otherwise. */
+  check(sessionId: string, token: string): McpGrant | undefined {
+    const live = this.bySession.get(sessionId);
+    if (!live) return undefined;
+    const given = Buffer.from(token, "base64url");
+    if (given.length !== live.token.length || !timingSafeEqual(given, live.token)) return undefined;
+    return { sessionId, taskId: live.taskId };
+  }
+
+  /** Revokes the session's token, but only `token` when given (a newer token of a restart stays). */
+  revoke(sessionId: string, token?: string): void {
+    if (token !== undefined && this.check(sessionId, token) === undefined) return;
+    this.bySession.delete(sessionId);
+  }
+
+  /** Revokes every token of the task's sessions (archive). */
+  revokeTask(taskId: string): void {
+    for (const [sessionId, live] of this.bySession) if (live.taskId === taskId) this.bySession.delete(sessionId);
+  }
+}

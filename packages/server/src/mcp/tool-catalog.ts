@@ -1,0 +1,56 @@
+import { z } from "zod";
+
+/**
+ * MCP-1/MCP-2: the tools Grove's MCP server serves to every session, with their input schemas.
+ * docs/specs/mcp.md lists exactly these (a test compares the served list with it). Every tool
+ * acts on the calling session's own task or one of its subtasks; none can answer a permission,
+ * change a mode, merge, push, delete, or reach a worktree.
+ */
+const taskId = z.string().min(1).max(100).optional().describe("A task of your own subtree; default: your own task");
+
+export const TOOL_CATALOG = {
+  task_get: {
+    description: "Your task: title, brief, repositories and branches, open review comments, Changes summary, progress, parent and subtasks.",
+    input: { taskId },
+  },
+  task_update: {
+    description: "Change your own task's title, or move it to Review when your work is ready (never to Done).",
+    input: {
+      taskId,
+      title: z.string().trim().min(1).max(500).optional(),
+      state: z.enum(["review"]).optional().describe("Only \"review\""),
+    },
+  },
+  report_progress: {
+    description: "A short status line (and optionally your plan) shown on the task's card and page.",
+    input: {
+      status: z.string().trim().min(1).max(200),
+      plan: z
+        .array(z.object({ content: z.string().trim().min(1).max(500), status: z.enum(["pending", "in_progress", "completed"]) }))
+        .max(50)
+        .optional(),
+    },
+  },
+  comments_list: {
+    description: "The review comments on your task (open and resolved).",
+    input: { taskId },
+  },
+  comment_create: {
+    description: "A line comment on your task's Changes (as a reviewer would leave one).",
+    input: {
+      taskId,
+      repositoryId: z.string().min(1).max(100).optional().describe("Default: the task's only repository"),
+      path: z.string().min(1).max(4096),
+      line: z.number().int().min(1),
+      side: z.enum(["new", "old"]).optional(),
+      body: z.string().trim().min(1).max(100_000),
+    },
+  },
+  comment_resolve: {
+    description: "Mark a review comment of your task resolved (or open again with resolved: false).",
+    input: { commentId: z.string().min(1).max(100), resolved: z.boolean().optional() },
+  },
+} as const;
+
+export type ToolName = keyof typeof TOOL_CATALOG;
+export const TOOL_NAMES = Object.keys(TOOL_CATALOG) as ToolName[];
