@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
-import { waitFor, waitForSession, serverPerTest } from "../fixture/server.js";
+import { waitFor, waitForSession, serverPerFile } from "../fixture/server.js";
 
 describe.each(DATABASES)("agent crashes, cancel and resume (%s)", (kind) => {
-  const perTest = serverPerTest(kind);
+  // Each test makes its own repository and task: one server serves them all.
+  const perFile = serverPerFile(kind);
 
   it("SES-8 SES-1: an agent that dies mid-turn → failed with a durable lastError; prompt is refused until an explicit resume", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write before.txt kept\ncrash 3" });
     const failed = await waitForSession(srv.api, s.body.id, ["failed"]);
@@ -30,7 +31,7 @@ describe.each(DATABASES)("agent crashes, cancel and resume (%s)", (kind) => {
   });
 
   it("SES-1: a second prompt while a turn runs → 409 session_busy; cancel ends the turn and the session waits again", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say start\nsleep 30000\nwrite late.txt never" });
     await waitFor(async () => ((await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string }[]).some((m) => m.role === "agent"), "the turn to start");
@@ -48,7 +49,7 @@ describe.each(DATABASES)("agent crashes, cancel and resume (%s)", (kind) => {
   });
 
   it("SES-6: an agent that exits while idle is relaunched by the next prompt with session/load", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say first" });
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);

@@ -4,13 +4,14 @@ import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
-import { openEvents, waitFor, waitForSession, serverPerTest } from "../fixture/server.js";
+import { openEvents, waitFor, waitForSession, serverPerFile } from "../fixture/server.js";
 
 describe.each(DATABASES)("vertical slice over HTTP (%s)", (kind) => {
-  const perTest = serverPerTest(kind);
+  // Each test makes its own repository and task: one server serves them all.
+  const perFile = serverPerFile(kind);
 
   it("SES-2 SES-3 SES-4 ENV-5: session 2 attaches to session 1's worktree with its own agent process", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const events = await openEvents(srv.url);
     const { task, repository } = await repoAndTask(srv);
 
@@ -60,7 +61,7 @@ describe.each(DATABASES)("vertical slice over HTTP (%s)", (kind) => {
   });
 
   it("ENV-6 SES-7: deleting the only session keeps worktree, branch and files; the next session attaches", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task } = await repoAndTask(srv);
     const s1 = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write keep.txt precious" });
     await waitForSession(srv.api, s1.body.id, ["waiting_for_input"]);
@@ -76,7 +77,7 @@ describe.each(DATABASES)("vertical slice over HTTP (%s)", (kind) => {
   });
 
   it("CHG-1 CHG-2: Changes lists committed and uncommitted files computed in the worktree", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task, repository, repo } = await repoAndTask(srv);
     const s1 = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write a.txt one\\ntwo\ncommit a\nwrite b.txt new\nappend README.md more" });
     await waitForSession(srv.api, s1.body.id, ["waiting_for_input"]);

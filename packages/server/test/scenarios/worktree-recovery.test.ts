@@ -4,10 +4,11 @@ import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
-import { waitForSession, type TestServer, serverPerTest } from "../fixture/server.js";
+import { waitForSession, type TestServer, serverPerFile } from "../fixture/server.js";
 
 describe.each(DATABASES)("worktree recovery and attach validation (%s)", (kind) => {
-  const perTest = serverPerTest(kind);
+  // Each test makes its own repository and task: one server serves them all.
+  const perFile = serverPerFile(kind);
 
   async function sessionWithCommit(s: TestServer) {
     const ctx = await repoAndTask(s);
@@ -19,7 +20,7 @@ describe.each(DATABASES)("worktree recovery and attach validation (%s)", (kind) 
   }
 
   it("WT-5: a worktree removed by hand is recreated by the next prompt at the same path, on the same branch, with its commits", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { session, slot, repo } = await sessionWithCommit(srv);
     const head = gitSync(slot.worktreePath, "rev-parse", "HEAD").trim();
     await srv.server.orchestrator.deps.agents.stop(session.id);
@@ -37,7 +38,7 @@ describe.each(DATABASES)("worktree recovery and attach validation (%s)", (kind) 
   });
 
   it("WT-5: worktree and branch both gone → failed with branch_unrecoverable, nothing invented", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { session, slot, repo } = await sessionWithCommit(srv);
     await srv.server.orchestrator.deps.agents.stop(session.id);
     await rm(slot.worktreePath, { recursive: true, force: true });
@@ -54,7 +55,7 @@ describe.each(DATABASES)("worktree recovery and attach validation (%s)", (kind) 
   });
 
   it("WT-5: POST /environment/restore recreates a vanished worktree for a task with no session", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { session, slot, task } = await sessionWithCommit(srv);
     await srv.api("DELETE", `/sessions/${session.id}`);
     await rm(slot.worktreePath, { recursive: true, force: true });
@@ -64,7 +65,7 @@ describe.each(DATABASES)("worktree recovery and attach validation (%s)", (kind) 
   });
 
   it("SES-3: attach to a worktree switched to another branch → 409 workspace_reuse_unsafe, no session row, nothing changed", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task, slot } = await sessionWithCommit(srv);
     gitSync(slot.worktreePath, "stash", "-u");
     gitSync(slot.worktreePath, "switch", "-c", "elsewhere");
@@ -78,7 +79,7 @@ describe.each(DATABASES)("worktree recovery and attach validation (%s)", (kind) 
   });
 
   it("SES-3: attach when the worktree was replaced by a plain directory → 409, the directory untouched", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task, slot } = await sessionWithCommit(srv);
     await rm(slot.worktreePath, { recursive: true, force: true });
     mkdirSync(slot.worktreePath);
@@ -92,7 +93,7 @@ describe.each(DATABASES)("worktree recovery and attach validation (%s)", (kind) 
   });
 
   it("SES-2: two concurrent first sessions → one materializes, the other is refused or attaches; one environment, one worktree", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { task, repo } = await repoAndTask(srv);
     const [a, b] = await Promise.all([srv.api("POST", `/tasks/${task.id}/sessions`, {}), srv.api("POST", `/tasks/${task.id}/sessions`, {})]);
     const statuses = [a.status, b.status].sort();
