@@ -10,11 +10,12 @@ import { sandboxBench } from "./sandbox.js";
 import { scaleBench } from "./scale.js";
 import { startupBench } from "./startup.js";
 import { printTable, type Row } from "./util.js";
+import { usageBench } from "./usage.js";
 import { webBench } from "./web.js";
 
 /**
  * `npm run bench`: ratios against the raw tools measured in the same run (not asserted in tests).
- * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale,web,forward,sandbox
+ * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale,web,forward,sandbox,usage
  * runs a subset.
  */
 const rounds = Number(process.env.GROVE_BENCH_ROUNDS ?? 5);
@@ -31,6 +32,7 @@ const benches: Record<string, () => Promise<Row[]>> = {
   web: () => webBench(rounds),
   forward: () => forwardBench(rounds),
   sandbox: () => sandboxBench(Math.max(rounds, 6)),
+  usage: () => usageBench(),
 };
 const only = process.env.GROVE_BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((n) => !(n in benches)) ?? [];

@@ -94,6 +94,10 @@ export class GroveClient {
     return this.request<T>("PATCH", path, { body });
   }
 
+  put<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>("PUT", path, { body });
+  }
+
   delete<T>(path: string, query?: Query): Promise<T> {
     return this.request<T>("DELETE", path, { query });
   }

@@ -7,6 +7,7 @@ import { resolveRepoRef } from "../repo-ref.js";
 import { registerTaskDiffCommand } from "./task-diff.js";
 import { registerTaskEditCommand } from "./task-edit.js";
 import { registerTaskListCommand } from "./task-ls.js";
+import { registerTaskBudgetCommand } from "./usage.js";
 import { registerTaskStartCommand } from "./task-start.js";
 import { registerTaskRestoreCommand } from "./task-restore.js";
 import { registerTaskTrashCommands } from "./task-trash.js";
@@ -82,6 +83,7 @@ export function registerTaskCommands(program: Command): void {
   registerTaskRestoreCommand(task);
   registerTaskTrashCommands(task);
   registerTaskReviewCommands(task);
+  registerTaskBudgetCommand(task);
 
   withCommonOptions(task.command("archive <taskId>").description("archive a task: stop its agents, save work, remove its worktrees")).action(
     async (taskId: string, _opts: unknown, cmd: Command) => {
