@@ -439,3 +439,15 @@ export type PromptBody = z.infer<typeof PromptBody>;
 /** LIVE-5: a task in the trash (`GET /trash`), with when the purge job will remove it for good. */
 export const TrashedTask = Task.extend({ deletedAt: z.string(), purgeAt: z.string() });
 export type TrashedTask = z.infer<typeof TrashedTask>;
+
+/** WEB-7.1: a permission request waiting for the person (`GET /sessions/:id/permissions`, profile policy `ask`). */
+export const PermissionAsk = z.object({
+  /** Grove's id for this ask (unique). */
+  requestId: z.string(),
+  title: z.string(),
+  /** The tool call the agent asks about, and its kind (edit, execute, …), when it says. */
+  toolCallId: z.string().optional(),
+  toolKind: z.string().optional(),
+  options: z.array(z.object({ optionId: z.string(), name: z.string(), kind: z.string() })),
+});
+export type PermissionAsk = z.infer<typeof PermissionAsk>;

@@ -30,16 +30,8 @@ export type AgentEvent =
   | { kind: "usage"; used: number; size: number; cost?: { amount: number; currency: string } }
   | { kind: "other"; sessionUpdate: string; raw: unknown };
 
-/** A permission request waiting for the person (profile policy `ask`). */
-export interface PermissionAsk {
-  /** Grove's id for this ask (unique). */
-  requestId: string;
-  title: string;
-  /** The tool call the agent asks about, and its kind (edit, execute, …), when it says. */
-  toolCallId?: string;
-  toolKind?: string;
-  options: { optionId: string; name: string; kind: string }[];
-}
+/** A permission request waiting for the person: the protocol's shape, which the page reads. */
+export type { PermissionAsk } from "@grove/protocol";
 
 const ROLES = { agent_message_chunk: "agent", agent_thought_chunk: "thought", user_message_chunk: "user" } as const;
 

@@ -4,7 +4,7 @@
  */
 import type { AgentProfile, Changes, CleanupJob, Environment, FileDiff, Health, Message, Page, Repository, Session, Task, TaskConflicts, TaskSummary } from "@grove/protocol";
 import { api, enc } from "./client.js";
-import type { PermissionAsk, PullRequest, ReviewComment } from "./types.js";
+import type { Comment as ReviewComment, PermissionAsk, PullRequest } from "@grove/protocol";
 
 /** The board's page size: one screen of every column, and a little more. */
 export const BOARD_PAGE = 50;

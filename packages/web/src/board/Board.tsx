@@ -12,7 +12,7 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listRepositories } from "../api/resources.js";
-import type { TaskFilter } from "../api/types.js";
+import type { TaskFilter } from "./filter.js";
 import { putSummary } from "../live/board-cache.js";
 import { putTask } from "../live/cache.js";
 import { ErrorBox } from "../ui/ErrorBox.js";

@@ -1,9 +1,8 @@
 /** The board's search box and filters (repository, state, agent); they combine. */
 import type { Repository } from "@grove/protocol";
-import type { TaskFilter } from "../api/types.js";
 import { Field } from "../ui/Field.js";
 import { AGENT_ACTIVITY_WORDS, taskStateWords } from "../ui/words.js";
-import { AGENT_STATES } from "./filter.js";
+import { AGENT_STATES, type TaskFilter } from "./filter.js";
 
 type F = Omit<TaskFilter, "archived">;
 const STATES = ["todo", "in_progress", "review", "done", "failed"];

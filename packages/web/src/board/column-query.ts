@@ -5,7 +5,7 @@
 import { infiniteQueryOptions, type QueryClient } from "@tanstack/react-query";
 import { keys } from "../api/keys.js";
 import { BOARD_PAGE, listTaskSummaries, type TaskQuery } from "../api/resources.js";
-import type { TaskFilter } from "../api/types.js";
+import type { TaskFilter } from "./filter.js";
 
 /** With the agent filter (applied in the page), pages are larger: fewer reads to fill a screen. */
 const AGENT_PAGE = 250;

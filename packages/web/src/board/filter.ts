@@ -5,6 +5,16 @@
  */
 import type { AgentActivity, TaskSummary } from "@grove/protocol";
 
+/** Filters of the board; every field narrows (they combine with AND). */
+export interface TaskFilter {
+  archived: boolean;
+  q: string;
+  repositoryId: string;
+  state: string;
+  /** `state:<agent state>` of the summaries (`running`, `needs_permission`, `waiting`, `failed`, `none`), or empty. */
+  agent: string;
+}
+
 export const AGENT_STATES: readonly AgentActivity[] = ["running", "needs_permission", "waiting", "failed", "none"];
 
 /** Whether a summary passes the agent filter (`state:<agent state>`, or empty for any). */

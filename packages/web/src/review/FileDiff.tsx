@@ -8,7 +8,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Fragment, useMemo, useState, type ReactNode } from "react";
 import { keys } from "../api/keys.js";
 import { getDiff } from "../api/resources.js";
-import type { ReviewComment } from "../api/types.js";
+import type { Comment as ReviewComment } from "@grove/protocol";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { highlightLine, languageOf } from "./highlight.js";
 import { CommentForm, CommentThread } from "./LineComments.js";

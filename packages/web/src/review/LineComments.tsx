@@ -1,6 +1,6 @@
 /** Review comments shown under their line, and the form that adds one. */
 import { useState, type FormEvent } from "react";
-import type { ReviewComment } from "../api/types.js";
+import type { Comment as ReviewComment } from "@grove/protocol";
 import { Field } from "../ui/Field.js";
 
 export function CommentThread({ comments, onResolve }: { comments: ReviewComment[]; onResolve?(c: ReviewComment): void }) {

@@ -9,7 +9,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
-import type { PullRequest, ReviewComment } from "../api/types.js";
+import type { Comment as ReviewComment, PullRequest } from "@grove/protocol";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";

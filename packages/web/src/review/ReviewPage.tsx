@@ -10,7 +10,7 @@ import { useEffect, useMemo, useState } from "react";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getChanges, getTask, listComments, listPullRequests, listRepositories, listSessions } from "../api/resources.js";
-import type { ReviewComment } from "../api/types.js";
+import type { Comment as ReviewComment } from "@grove/protocol";
 import { useCapabilities } from "../api/capabilities.js";
 import { setWatchingTask } from "../live/attention.js";
 import { Link } from "../router.js";

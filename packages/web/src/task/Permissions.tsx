@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listPermissions } from "../api/resources.js";
-import type { PermissionAsk } from "../api/types.js";
+import type { PermissionAsk } from "@grove/protocol";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
 
