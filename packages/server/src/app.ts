@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { AgentRuntime } from "./agents/runtime.js";
 import { builtInProfiles } from "./agents/profiles.js";
 import { loadProfiles } from "./agents/profile-config.js";
+import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { buildApi, type RouteInfo } from "./api/server.js";
 import { ConfigError, homeOf, loadConfig, type Config } from "./config.js";
 import { refuseUnknownVariables } from "./config-schema.js";
@@ -68,6 +69,8 @@ export interface RunningServer {
   orchestrator: Orchestrator;
   /** Registered API routes (the OpenAPI document must list exactly these). */
   routes: RouteInfo[];
+  /** Fastify's in-process request: a route called without a socket (route-level tests). */
+  inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
@@ -215,6 +218,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     config,
     orchestrator,
     routes,
+    inject: (opts) => app.inject(opts),
     async close() {
       if (closed) return;
       closed = true;

@@ -9,6 +9,13 @@ import type { AgentProfileConfig } from "./profiles.js";
  * - `asksByDefault`: whether the bridge asks before edits and commands in the mode it starts in
  *   (what `grove agents check` needs to say whether `ask` really asks).
  * - `hosts`: the vendor API hosts its sandbox may reach by default (SBX-2).
+ * - `stateDirEnv`: the variables naming the vendor's own state dir (config, logins, sessions).
+ *   Where the agent's environment sets one, that directory is its state: writable in its
+ *   sandbox like its own HOME (SBX-1), since the bridge cannot even start without it.
+ * - `confined`: how the bridge is started inside the sandbox, on top of its profile. opencode's
+ *   ACP side talks HTTP to its own server on loopback; inside, that server listens on
+ *   127.0.0.2 — the sandbox's own loopback, reached directly (`NO_PROXY`) — while every other
+ *   address, the host's 127.0.0.1 included, still goes through the egress proxy (SBX-2).
  */
 export interface BridgeFacts {
   package: string;
@@ -20,7 +27,12 @@ export interface BridgeFacts {
   /** Environment settings that make the bridge ask without a mode (opencode's permission config). */
   asksWithEnv?: Record<string, string>;
   hosts: readonly string[];
+  stateDirEnv: readonly string[];
+  confined?: { args: readonly string[]; env: Record<string, string> };
 }
+
+/** A loopback address of the sandbox's own network namespace that never goes through the proxy. */
+export const SANDBOX_OWN_LOOPBACK = "127.0.0.2";
 
 export const BRIDGES: readonly BridgeFacts[] = [
   {
@@ -30,6 +42,7 @@ export const BRIDGES: readonly BridgeFacts[] = [
     asksByDefault: false,
     nonAskingModes: ["auto", "bypassPermissions"],
     hosts: ["api.anthropic.com:443", "statsig.anthropic.com:443", "console.anthropic.com:443", "claude.ai:443"],
+    stateDirEnv: ["CLAUDE_CONFIG_DIR"],
   },
   {
     package: "@zed-industries/codex-acp",
@@ -38,6 +51,7 @@ export const BRIDGES: readonly BridgeFacts[] = [
     asksByDefault: true,
     nonAskingModes: ["full-access"],
     hosts: ["api.openai.com:443", "auth.openai.com:443", "chatgpt.com:443"],
+    stateDirEnv: ["CODEX_HOME"],
   },
   {
     package: "@google/gemini-cli",
@@ -46,6 +60,7 @@ export const BRIDGES: readonly BridgeFacts[] = [
     asksByDefault: true,
     nonAskingModes: ["yolo"],
     hosts: ["generativelanguage.googleapis.com:443", "oauth2.googleapis.com:443", "accounts.google.com:443", "cloudcode-pa.googleapis.com:443"],
+    stateDirEnv: ["GEMINI_CLI_HOME"],
   },
   {
     package: "opencode-ai",
@@ -54,6 +69,8 @@ export const BRIDGES: readonly BridgeFacts[] = [
     nonAskingModes: [],
     asksWithEnv: { OPENCODE_PERMISSION: JSON.stringify({ edit: "ask", bash: "ask", webfetch: "ask" }) },
     hosts: ["api.anthropic.com:443", "api.openai.com:443", "openrouter.ai:443", "models.dev:443", "opencode.ai:443"],
+    stateDirEnv: ["OPENCODE_CONFIG_DIR"],
+    confined: { args: ["--hostname", SANDBOX_OWN_LOOPBACK], env: { NO_PROXY: SANDBOX_OWN_LOOPBACK, no_proxy: SANDBOX_OWN_LOOPBACK } },
   },
 ];
 
@@ -75,6 +92,16 @@ export function bridgeOf(p: Pick<AgentProfileConfig, "command" | "args" | "insta
 /** AG-2: the profile's `policyModes`, else its bridge's (a custom Claude-bridge profile under `ask` asks). */
 export function policyModesOf(p: AgentProfileConfig): AgentProfileConfig["policyModes"] {
   return p.policyModes ?? bridgeOf(p)?.policyModes;
+}
+
+/** SBX-1: the variables naming the profile's vendor state dir (its bridge's). */
+export function stateDirEnvOf(p: AgentProfileConfig): readonly string[] {
+  return bridgeOf(p)?.stateDirEnv ?? [];
+}
+
+/** SBX-2: the profile's bridge's own additions to a confined start (see {@link BridgeFacts.confined}). */
+export function confinedStartOf(p: AgentProfileConfig): { args: readonly string[]; env: Record<string, string> } {
+  return bridgeOf(p)?.confined ?? { args: [], env: {} };
 }
 
 /** SBX-2: the hosts a confined profile reaches when it names none: its bridge's vendor API hosts. */

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBridge } from "./bridges.js";
+import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import type { ModelReply } from "./fake-model-api.js";
 import { FakeOpenAiResponses, lastIsToolOutput, responsesTexts, type ResponsesRequest } from "./fake-openai-responses.js";
 import { agentNetworkEnv, authFixWorks, cancelEndsTurnFast, InteropServer, killRestartResume, RefusingProxy, setEnv, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness.js";
@@ -44,8 +45,9 @@ afterAll(async () => {
 });
 
 describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () => {
-  // Unconfined on purpose: codex-acp runs its own sandbox (landlock/seccomp) for commands, not checked nested in bubblewrap here.
-  const server = new InteropServer("codex", "off");
+  // SBX-1/SBX-2: confined, the fake API on its allow-list. Its shell commands ask for escalation
+  // (they run outside codex's own read-only sandbox, still inside Grove's).
+  const server = new InteropServer("codex", { modelUrl: () => fake.url, home: () => agentHome });
 
   it("AG-2 SES-5 CHG-1 policy ask in the default configuration: apply_patch asks Grove (answered by API), lands in the worktree only, one row per tool call ending completed, Changes equal git", async () => {
     try {
@@ -91,7 +93,7 @@ describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () =>
       answer: (text) => (fake.script = () => ({ text })),
       mainCount: () => fake.main.length,
       userTextsSince: (i) => fake.main.slice(i).map((r) => responsesTexts(r)).join("\n"),
-    }, "off");
+    }, { modelUrl: () => fake.url, home: () => agentHome });
   }, 400_000);
 
   it("AG-3 Codex with no key fails at start with agent_auth_required naming the fix; setting OPENAI_API_KEY as it says makes the next session work", async () => {
@@ -115,6 +117,20 @@ describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () =>
       rmSync(fresh, { recursive: true, force: true });
     }
   }, 240_000);
+
+  it("SBX-1 SBX-2 SBX-5: from Codex's own shell every attack of the shared table fails and nothing changes (blocked notes, mode kept); an edit, node, npm test and git commit by the agent work and Changes equal git", async () => {
+    await attacksFailAndWorkWorks(
+      server,
+      {
+        script: (tools, text) => (fake.script = toolSequence(lastIsToolOutput, tools, text)),
+        shell: (cmd) => ({ name: "exec_command", input: { cmd, sandbox_permissions: "require_escalated", justification: "run a command" } }),
+        write: (path, content) => ({ name: "apply_patch", input: { input: `*** Begin Patch\n*** Add File: ${path}\n${content.split("\n").filter((l, i, a) => i < a.length - 1 || l !== "").map((l) => `+${l}`).join("\n")}\n*** End Patch\n` } }),
+        askMode: "read-only",
+        autoMode: "full-access",
+      },
+      agentHome,
+    );
+  }, 400_000);
 
   it("0 connections outside loopback (every attempt through the proxy is refused and counted)", () => {
     expect(fake.main.length).toBeGreaterThan(0);

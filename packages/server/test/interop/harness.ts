@@ -327,11 +327,11 @@ export async function authFixWorks(
   server: InteropServer,
   agent: Agent,
   opts: { withoutCredentials(): () => void; mentions: string[]; follow(): void; answer(text: string): void; sawPrompt(text: string): boolean; boundMs?: number },
-): Promise<void> {
+): Promise<{ api: Api; failedSessionId: string }> {
   const srv = await server.bare();
   const { task } = await repoAndTask(srv);
   const restore = opts.withoutCredentials();
-  let failed: { lastError: { code: string; message: string } };
+  let failed: { id: string; lastError: { code: string; message: string } };
   try {
     const t0 = Date.now();
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent, prompt: "hello" });
@@ -352,4 +352,5 @@ export async function authFixWorks(
   expect(settled.lastError, JSON.stringify(settled.lastError)).toBeNull();
   expect(opts.sawPrompt("Are you signed in?")).toBe(true);
   expect((await messages(srv.api, sid)).some((m) => m.role === "agent" && m.text.includes("Signed in and working."))).toBe(true);
+  return { api: srv.api, failedSessionId: failed.id };
 }

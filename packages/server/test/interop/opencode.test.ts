@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBridge } from "./bridges.js";
+import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import { chatTexts, FakeOpenAiChat, lastIsToolMessage, type ChatRequest } from "./fake-openai-chat.js";
 import type { ModelReply } from "./fake-model-api.js";
-import { agentNetworkEnv, authFixWorks, cancelEndsTurnFast, InteropServer, killRestartResume, RefusingProxy, setEnv, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness.js";
+import { agentNetworkEnv, authFixWorks, messages, cancelEndsTurnFast, InteropServer, killRestartResume, RefusingProxy, setEnv, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness.js";
 
 /**
  * Interop suite, fourth agent: the real opencode in ACP mode (`opencode acp`: the `opencode-ai`
@@ -56,8 +57,9 @@ afterAll(async () => {
 });
 
 describe("interop: opencode (ACP) against a fake OpenAI-compatible chat-completions API", () => {
-  // Unconfined on purpose: opencode (a native binary with an embedded npm) is not checked in the sandbox here.
-  const server = new InteropServer("opencode", "off");
+  // SBX-1/SBX-2: confined, the fake API on its allow-list (its own server inside on 127.0.0.2, see agents/bridges.ts).
+  // Its HOME is the one the test set (AG-3 swaps in a home without a provider).
+  const server = new InteropServer("opencode", { modelUrl: () => fake.url, home: () => process.env.HOME! });
 
   it("AG-2 SES-5 CHG-1 policy ask in the default configuration: write asks Grove (answered by API), lands in the worktree only, one row per tool call ending completed, Changes equal git", async () => {
     try {
@@ -119,7 +121,7 @@ describe("interop: opencode (ACP) against a fake OpenAI-compatible chat-completi
       answer: (text) => (fake.script = () => ({ text })),
       mainCount: () => fake.main.length,
       userTextsSince: (i) => fake.main.slice(i).map((r) => chatTexts(r)).join("\n"),
-    }, "off");
+    }, { modelUrl: () => fake.url, home: () => agentHome });
   }, 400_000);
 
   it("AG-3 opencode with no provider (its vendor's free model, unreachable) fails its first turn with agent_auth_required instead of hanging; configuring a provider as the fix says makes the next session work", async () => {
@@ -128,7 +130,7 @@ describe("interop: opencode (ACP) against a fake OpenAI-compatible chat-completi
     const restoreHome = setEnv({ HOME: bare });
     const before = proxy.attempts.length;
     try {
-      await authFixWorks(server, "opencode", {
+      const { api, failedSessionId } = await authFixWorks(server, "opencode", {
         withoutCredentials: () => setEnv({ OPENAI_API_KEY: undefined }),
         mentions: ["opencode auth login", "opencode.json"],
         follow: () => writeProvider(bare),
@@ -137,15 +139,32 @@ describe("interop: opencode (ACP) against a fake OpenAI-compatible chat-completi
         boundMs: 90_000,
       });
       // The explicit allow: without a provider opencode can only try its vendor's model service;
-      // those attempts reached the refusing proxy (nothing left loopback) and are the only ones.
-      const tried = proxy.attempts.splice(before);
-      expect(tried.every((a) => /^CONNECT ([a-z0-9-]+\.)*opencode\.ai:443 /.test(a)), tried.join("; ")).toBe(true);
+      // Grove's egress proxy refused those attempts (the profile lists only the fake API) and
+      // they are the only ones; nothing reached the refusing proxy.
+      expect(proxy.attempts.slice(before)).toEqual([]);
+      const tried = (await messages(api, failedSessionId)).filter((m) => m.role === "system" && m.text.startsWith("blocked: ")).map((m) => m.text);
+      expect(tried.length).toBeGreaterThan(0);
+      expect(tried.every((t) => /^blocked: ([a-z0-9-]+\.)*opencode\.ai:443$/.test(t)), tried.join("; ")).toBe(true);
     } finally {
       restoreHome();
       await server.close();
       rmSync(bare, { recursive: true, force: true });
     }
   }, 300_000);
+
+  it("SBX-1 SBX-2 SBX-5: from opencode's own bash tool every attack of the shared table fails and nothing changes (blocked notes, mode kept); an edit, node, npm test and git commit by the agent work and Changes equal git", async () => {
+    await attacksFailAndWorkWorks(
+      server,
+      {
+        script: (tools, text) => (fake.script = toolSequence(lastIsToolMessage, tools, text)),
+        shell: (command) => ({ name: "bash", input: { command, description: "run a command" } }),
+        write: (filePath, content) => ({ name: "write", input: { filePath, content } }),
+        askMode: "build",
+        autoMode: "plan",
+      },
+      agentHome,
+    );
+  }, 400_000);
 
   it("0 connections outside loopback (every attempt through the proxy is refused and counted)", () => {
     expect(fake.main.length).toBeGreaterThan(0);

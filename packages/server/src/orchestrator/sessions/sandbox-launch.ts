@@ -1,12 +1,13 @@
-import { mkdirSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { mkdirSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { AppError } from "../../domain/errors.js";
 import type { SessionRecord } from "../../domain/records.js";
 import { sandboxOptions, type SessionSandbox } from "../../domain/sandbox-profile.js";
 import { isScriptedAgent, type AgentProfileConfig } from "../../agents/profiles.js";
 import { bwrapStatus } from "../../sandbox/bwrap.js";
 import { parseAllowEntry } from "../../domain/allow-list.js";
-import { defaultAllowList } from "../../agents/bridges.js";
+import { confinedStartOf, defaultAllowList, stateDirEnvOf } from "../../agents/bridges.js";
+import { childEnv } from "../../domain/child-env.js";
 import { EgressProxy } from "../../sandbox/egress-proxy.js";
 import { EGRESS_SOCKET_INSIDE, sandboxEnv, sandboxedCommand } from "../../sandbox/launcher.js";
 import type { SandboxedWorktree } from "../../sandbox/mount-plan.js";
@@ -58,6 +59,41 @@ function agentInstallDirs(home: string, command: string, args: readonly string[]
   return [...out];
 }
 
+/** `inner` is `outer` or inside it. */
+function within(inner: string, outer: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SBX-1: the vendor state dirs the agent's environment names (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`,
+ * … see agents/bridges.ts), bound writable like its own HOME: a person's `CODEX_HOME` outside
+ * the agent's dir is where its login and config are. Never a directory that holds or lies in
+ * GROVE_HOME (its database and other tasks' worktrees), nor the person's home or an ancestor of
+ * it (everything else of theirs): such a value is left out and the agent runs without it.
+ */
+export function vendorStateDirs(profile: AgentProfileConfig, env: NodeJS.ProcessEnv, groveHome: string, personHome: string | undefined): string[] {
+  const agentEnv = childEnv(env, profile.env, profile.inheritEnv);
+  const out: string[] = [];
+  for (const name of stateDirEnvOf(profile)) {
+    const value = agentEnv[name];
+    if (!value || !isAbsolute(value)) continue;
+    const dir = resolve(value);
+    if (!isDir(dir) || within(groveHome, dir) || within(dir, groveHome)) continue;
+    if (personHome && within(resolve(personHome), dir)) continue;
+    out.push(dir);
+  }
+  return out;
+}
+
 /** The session's worktrees, pinned (SBX-4: a tampered `.git` refuses the launch), with their git dirs. */
 async function sessionWorktrees(deps: Deps, session: SessionRecord): Promise<SandboxedWorktree[]> {
   const ws = await projectSessionWorkspace(deps, session);
@@ -101,24 +137,28 @@ export async function confinedLaunch(
   mkdirSync(agentHome, { recursive: true, mode: 0o700 });
   const proxy = await EgressProxy.start({ allow, forbiddenPorts: () => deps.sandbox?.ports() ?? [], onBlocked });
   const readable = [...(options.readable ?? []), ...agentInstallDirs(deps.home, profile.command, profile.args).filter((d) => d !== agentDir)];
+  const personHome = sandboxEnvOf(deps).HOME;
+  const writable = [...(options.writable ?? []), ...vendorStateDirs(profile, process.env, resolve(deps.home), personHome)];
+  const start = confinedStartOf(profile);
+  const args = [...profile.args, ...start.args];
   const wrapped = sandboxedCommand(
     bwrap.path,
     {
       groveHome: deps.home,
-      personHome: sandboxEnvOf(deps).HOME,
+      personHome,
       agentDir,
       agentHome,
       cwd,
       worktrees,
-      options: { ...options, readable },
+      options: { ...options, readable, writable },
       egress: { socket: proxy.socketPath, inside: EGRESS_SOCKET_INSIDE },
       // MCP-1: the gateway's socket is the sandbox's only door to Grove; the shim stays visible.
       ...(mcp?.bind ? { mcp: mcp.bind } : {}),
       program: [profile.command, ...profile.args, ...(mcp?.program ?? [])],
     },
     profile.command,
-    profile.args,
+    args,
   );
   // A profile that sets HOME itself (and makes it writable or readable) keeps it.
-  return { ...wrapped, env: { ...profile.env, ...sandboxEnv(profile.env.HOME ?? agentHome) }, proxy };
+  return { ...wrapped, env: { ...profile.env, ...sandboxEnv(profile.env.HOME ?? agentHome), ...start.env }, proxy };
 }
