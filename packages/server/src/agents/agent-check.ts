@@ -12,12 +12,34 @@ import type { AgentProfileConfig } from "./profiles.js";
  * stops it. The agent's environment is the one a session gets (SEC-7 allow-list + the profile's
  * `inheritEnv`, then `env`). Unavailable → `agent_unavailable`; no ACP answer →
  * `agent_start_failed` with the agent's stderr in `details.stderr`.
+ *
+ * SBX-1..3: `confine` wraps the resolved command the way a session's start is wrapped (the same
+ * sandbox, with no worktree in it); the check never starts a confined profile's agent
+ * unconfined. Its `close` runs once the agent is gone.
  */
-export async function checkAgent(p: AgentProfileConfig, home: string, opts: { cwd: string; logFile: string; timeoutMs?: number; now(): string }): Promise<InitializeInfo & { startMs: number }> {
-  const launch = requireLaunch(p, home);
+export interface CheckLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  close(): Promise<void>;
+}
+
+export async function checkAgent(
+  p: AgentProfileConfig,
+  home: string,
+  opts: { cwd: string; logFile: string; timeoutMs?: number; now(): string; confine?(launch: { command: string; args: string[] }): Promise<CheckLaunch> },
+): Promise<InitializeInfo & { startMs: number }> {
+  const resolved = requireLaunch(p, home);
   const t0 = Date.now();
   const sdk = await acpSdk();
-  const proc = await AgentProcess.spawn(launch.command, launch.args, opts.cwd, p.env, p.inheritEnv);
+  const launch = opts.confine ? await opts.confine({ command: resolved.command, args: resolved.args }) : { ...resolved, env: {}, close: async () => undefined };
+  let proc: AgentProcess;
+  try {
+    proc = await AgentProcess.spawn(launch.command, launch.args, opts.cwd, { ...p.env, ...launch.env }, p.inheritEnv);
+  } catch (e) {
+    await launch.close();
+    throw e;
+  }
   const conn = new AcpClientConnection(
     {
       output: proc.child.stdin,
@@ -34,7 +56,7 @@ export async function checkAgent(p: AgentProfileConfig, home: string, opts: { cw
     const init = await conn.initialize(opts.timeoutMs ?? 60_000);
     const info: InitializeInfo = {
       ...(init.agentInfo?.name ? { agentName: init.agentInfo.name } : {}),
-      ...(init.agentInfo?.version ? { version: init.agentInfo.version } : launch.version ? { version: launch.version } : {}),
+      ...(init.agentInfo?.version ? { version: init.agentInfo.version } : resolved.version ? { version: resolved.version } : {}),
       authMethods: authMethodsOf(init),
       at: opts.now(),
     };
@@ -50,5 +72,6 @@ export async function checkAgent(p: AgentProfileConfig, home: string, opts: { cw
   } finally {
     await conn.close();
     await proc.kill(2000);
+    await launch.close();
   }
 }

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { AgentProfile } from "@grove/protocol";
 import { checkAgent } from "../../agents/agent-check.js";
 import { askProblem } from "../../agents/bridges.js";
@@ -11,6 +12,7 @@ import { findProfile } from "./agent-launch.js";
 import type { LiveSessions } from "./live-sessions.js";
 import { acpLogFile } from "../worktrees/paths.js";
 import { getSessionOr404 } from "./session-ops.js";
+import { confinedLaunch, sandboxModeFor } from "./sandbox-launch.js";
 
 /** AG-3 `GET /agents`: every profile with its availability, version and cached auth methods. */
 export function listAgentProfiles(deps: Deps): AgentProfile[] {
@@ -42,7 +44,24 @@ export async function installAgentProfile(deps: Deps, name: string): Promise<Age
 
 /** AG-3 `POST /agents/:name/check`: `initialize` only; caches version and auth methods. */
 export async function checkAgentProfile(deps: Deps, name: string): Promise<AgentProfile & { startMs: number }> {
-  const r = await checkAgent(findProfile(deps, name), deps.home, { cwd: deps.home, logFile: acpLogFile(deps, `check-${name}`), now: deps.now });
+  const profile = findProfile(deps, name);
+  // SBX-1..3: confined exactly as a session would be (a real agent without a sandbox is refused).
+  const confined = sandboxModeFor(deps, profile) === "confined";
+  const agentHome = join(deps.home, "agents", profile.name, "home");
+  const r = await checkAgent(profile, deps.home, {
+    // Inside the sandbox GROVE_HOME is empty: the check runs in the agent's own HOME.
+    cwd: confined ? agentHome : deps.home,
+    logFile: acpLogFile(deps, `check-${name}`),
+    now: deps.now,
+    ...(confined
+      ? {
+          confine: async (launch) => {
+            const c = await confinedLaunch(deps, undefined, { ...profile, ...launch }, agentHome, (hostPort) => deps.log.info({ agent: name, hostPort }, "sandbox blocked a connection of an agent check"));
+            return { command: c.command, args: c.args, env: c.env, close: () => c.proxy.close() };
+          },
+        }
+      : {}),
+  });
   const view = listAgentProfiles(deps).find((p) => p.name === name);
   if (!view) throw new AppError("agent_unknown", `no agent profile named ${JSON.stringify(name)}`);
   return { ...view, startMs: r.startMs };

@@ -119,7 +119,8 @@ async function sessionWorktrees(deps: Deps, session: SessionRecord): Promise<San
  */
 export async function confinedLaunch(
   deps: Deps,
-  session: SessionRecord,
+  // Undefined: no session (`grove agents check`), so no worktree is bound; the same sandbox otherwise.
+  session: SessionRecord | undefined,
   profile: AgentProfileConfig,
   cwd: string,
   onBlocked: (hostPort: string) => void,
@@ -127,11 +128,12 @@ export async function confinedLaunch(
 ): Promise<ConfinedLaunch> {
   const bwrap = bwrapStatus(sandboxEnvOf(deps));
   if (!bwrap.available) {
-    throw new AppError("sandbox_unavailable", `session ${session.id} runs confined and no sandbox is available now: ${bwrap.reason}; fix: ${bwrap.fix}`, { agent: profile.name, problem: bwrap.reason, fix: bwrap.fix });
+    const who = session ? `session ${session.id}` : `agent ${profile.name}`;
+    throw new AppError("sandbox_unavailable", `${who} runs confined and no sandbox is available now: ${bwrap.reason}; fix: ${bwrap.fix}`, { agent: profile.name, problem: bwrap.reason, fix: bwrap.fix });
   }
   const options = sandboxOptions(profile.sandbox);
   const allow = (options.network ?? defaultAllowList(profile)).map(parseAllowEntry);
-  const worktrees = await sessionWorktrees(deps, session);
+  const worktrees = session ? await sessionWorktrees(deps, session) : [];
   const agentDir = join(deps.home, "agents", profile.name);
   const agentHome = join(agentDir, "home");
   mkdirSync(agentHome, { recursive: true, mode: 0o700 });
