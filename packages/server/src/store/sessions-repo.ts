@@ -4,6 +4,7 @@ import type { AgentState } from "../domain/agent-state.js";
 import type { SessionRecord, SessionState } from "../domain/records.js";
 import type { SessionSandbox } from "../domain/sandbox-profile.js";
 import type { Db, SessionsTable } from "./schema.js";
+import { roundCost } from "../domain/usage.js";
 
 export function toSession(r: Selectable<SessionsTable>): SessionRecord {
   return {
@@ -33,7 +34,8 @@ export function usageOf(r: Selectable<SessionsTable>): { usage?: SessionUsage } 
   const cacheWrite = n(r.usage_cache_write) ?? 0;
   const contextUsed = n(r.usage_context_used);
   const contextWindow = n(r.usage_context_window);
-  const cost = r.usage_cost ?? 0;
+  // Sums of many float additions: kept to the ledger's precision, so a session equals its roll-ups.
+  const cost = roundCost(r.usage_cost ?? 0);
   if (tokensIn + tokensOut + cacheRead + cacheWrite === 0 && contextUsed === undefined && cost === 0 && r.usage_currency == null) return {};
   return {
     usage: {

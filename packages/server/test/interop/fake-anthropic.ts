@@ -14,6 +14,10 @@ export type SeenRequest = ModelRequest<{ model?: string; system?: unknown; messa
  * suggestions, quota checks) get a short text.
  */
 export class FakeAnthropic extends FakeModelApi<SeenRequest["body"]> {
+  /** USE-1: the token counts each answer reports (default: 10 in, 10 out, no cache), and what was reported, in order. */
+  usageFor: (seen: SeenRequest) => FakeUsage = () => ({ input: 10, output: 10 });
+  readonly reported: (FakeUsage & { main: boolean })[] = [];
+
   protected async respond(req: IncomingMessage, res: ServerResponse, path: string, body: SeenRequest["body"]): Promise<void> {
     if (req.method !== "POST" || !path.startsWith("/v1/messages")) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not found" } }));
@@ -27,11 +31,13 @@ export class FakeAnthropic extends FakeModelApi<SeenRequest["body"]> {
     const seen: SeenRequest = { path, main, body, ...this.authOf(req) };
     this.requests.push(seen);
     const reply: ModelReply = main ? this.script(seen, this.main.length - 1) : { text: "ok" };
-    if (body.stream) await this.stream(res, body.model ?? "claude-fake", reply);
-    else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.json(body.model ?? "claude-fake", reply)));
+    const usage = this.usageFor(seen);
+    this.reported.push({ ...usage, main });
+    if (body.stream) await this.stream(res, body.model ?? "claude-fake", reply, usage);
+    else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.json(body.model ?? "claude-fake", reply, usage)));
   }
 
-  private json(model: string, reply: ModelReply): unknown {
+  private json(model: string, reply: ModelReply, usage: FakeUsage): unknown {
     const content: unknown[] = [];
     if (reply.text) content.push({ type: "text", text: reply.text });
     if ("toolUse" in reply) content.push({ type: "tool_use", id: `toolu_${Math.random().toString(36).slice(2)}`, name: reply.toolUse.name, input: reply.toolUse.input });
@@ -43,11 +49,11 @@ export class FakeAnthropic extends FakeModelApi<SeenRequest["body"]> {
       content,
       stop_reason: "toolUse" in reply ? "tool_use" : "end_turn",
       stop_sequence: null,
-      usage: { input_tokens: 10, output_tokens: 10 },
+      usage: { input_tokens: usage.input, output_tokens: usage.output, ...cacheFields(usage) },
     };
   }
 
-  private async stream(res: ServerResponse, model: string, reply: ModelReply): Promise<void> {
+  private async stream(res: ServerResponse, model: string, reply: ModelReply, usage: FakeUsage): Promise<void> {
     this.streaming(res);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     const send = (event: string, data: unknown) => {
@@ -56,7 +62,7 @@ export class FakeAnthropic extends FakeModelApi<SeenRequest["body"]> {
     const id = `msg_${Math.random().toString(36).slice(2)}`;
     send("message_start", {
       type: "message_start",
-      message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } },
+      message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input, output_tokens: 1, ...cacheFields(usage) } },
     });
     let index = 0;
     if (reply.text) {
@@ -80,7 +86,7 @@ export class FakeAnthropic extends FakeModelApi<SeenRequest["body"]> {
       send("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: json.slice(half) } });
       send("content_block_stop", { type: "content_block_stop", index });
     }
-    send("message_delta", { type: "message_delta", delta: { stop_reason: "toolUse" in reply ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: 10 } });
+    send("message_delta", { type: "message_delta", delta: { stop_reason: "toolUse" in reply ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output } });
     send("message_stop", { type: "message_stop" });
     res.end();
   }
@@ -99,4 +105,16 @@ export function contentText(content: unknown): string {
 export function lastIsToolResult(req: SeenRequest): boolean {
   const last = req.body.messages?.at(-1);
   return Array.isArray(last?.content) && last.content.some((b: { type?: string }) => b.type === "tool_result");
+}
+
+/** USE-1: the tokens one answer of the fake reports. */
+export interface FakeUsage {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+function cacheFields(u: FakeUsage): Record<string, number> {
+  return { ...(u.cacheRead !== undefined ? { cache_read_input_tokens: u.cacheRead } : {}), ...(u.cacheWrite !== undefined ? { cache_creation_input_tokens: u.cacheWrite } : {}) };
 }
