@@ -22,7 +22,15 @@ export const InboxItem = z.object({
   readAt: z.string().optional(),
   createdAt: z.string(),
   resolvedAt: z.string().optional(),
+  /** MCP-3 (kind `question`): the choices the agent offered; absent = a free answer. */
+  choices: z.array(z.string()).optional(),
+  /** MCP-3 (kind `question`, once answered): the person's answer. */
+  answer: z.string().optional(),
 });
 export type InboxItem = z.infer<typeof InboxItem>;
+
+/** MCP-3: `POST /inbox/:id/answer`, the person's answer to an agent's question. */
+export const AnswerQuestionBody = z.object({ answer: z.string().trim().min(1).max(10_000) }).strict();
+export type AnswerQuestionBody = z.infer<typeof AnswerQuestionBody>;
 
 export const InboxQuery = z.object({ state: z.enum(["open", "all"]).default("open") }).strict();

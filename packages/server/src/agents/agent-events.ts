@@ -112,11 +112,18 @@ export interface TurnUsage {
   cacheWrite: number;
 }
 
-/** The `usage` of a prompt response, when it carries sane counts; undefined otherwise. */
+/** The turn's tokens of a prompt response (`usage`, else `_meta.quota.token_count`), when it carries sane counts; undefined otherwise. */
 export function turnUsageOf(res: unknown): TurnUsage | undefined {
-  const u = (res as { usage?: Record<string, unknown> | null } | null)?.usage;
-  if (!u || typeof u !== "object") return undefined;
+  const r = res as { usage?: Record<string, unknown> | null; _meta?: { quota?: { token_count?: Record<string, unknown> } } | null } | null;
   const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x >= 0 ? Math.round(x) : 0);
-  const t = { tokensIn: n(u.inputTokens), tokensOut: n(u.outputTokens), cacheRead: n(u.cachedReadTokens), cacheWrite: n(u.cachedWriteTokens) };
-  return t.tokensIn + t.tokensOut + t.cacheRead + t.cacheWrite > 0 ? t : undefined;
+  const u = r?.usage;
+  // Agents without the unstable field (Gemini CLI) report the turn's tokens as `_meta.quota.token_count`.
+  const q = r?._meta?.quota?.token_count;
+  const t =
+    u && typeof u === "object"
+      ? { tokensIn: n(u.inputTokens), tokensOut: n(u.outputTokens), cacheRead: n(u.cachedReadTokens), cacheWrite: n(u.cachedWriteTokens) }
+      : q && typeof q === "object"
+        ? { tokensIn: n(q.input_tokens), tokensOut: n(q.output_tokens), cacheRead: 0, cacheWrite: 0 }
+        : undefined;
+  return t && t.tokensIn + t.tokensOut + t.cacheRead + t.cacheWrite > 0 ? t : undefined;
 }

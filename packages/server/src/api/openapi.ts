@@ -45,6 +45,7 @@ const DECLARED: Op[] = [
     { name: "cursor", description: "nextCursor of the previous page", schema: { type: "string" } },
   ], response: P.UsageReport, errors: ["invalid_request", "not_found"] },
   { method: "put", path: "/tasks/{id}/budget", operationId: "putTaskBudget", summary: "Set a task's budget in cost and/or tokens (subtasks inherit it; {} removes it), or {continueOnce: true} to let exactly one more turn run past it (USE-2; the person only)", body: P.PutBudgetBody, response: P.Task, errors: ["invalid_request", "not_found", "person_required"] },
+  { method: "post", path: "/inbox/{id}/answer", operationId: "answerInboxQuestion", summary: "Answer an agent's ask_user question (MCP-3): the waiting tool call returns it, or (its agent restarted meanwhile) the session gets it as its next prompt", body: P.AnswerQuestionBody, response: P.InboxItem },
   { method: "post", path: "/inbox/{id}/read", operationId: "markInboxItemRead", summary: "Mark an inbox item read (the first read is kept)", response: P.InboxItem },
   { method: "post", path: "/repositories", operationId: "addRepository", summary: "Register a repository", body: P.CreateRepositoryBody, response: P.Repository, status: 201, errors: ["invalid_request", "path_not_absolute", "path_not_found", "not_a_git_repository", "path_inside_grove_home", "path_is_worktree", "repository_exists", "refresh_auth_failed", "refresh_network_failed", "refresh_timeout"] },
   { method: "get", path: "/repositories", operationId: "listRepositories", summary: "List repositories", response: z.array(P.Repository) },

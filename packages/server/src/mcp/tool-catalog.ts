@@ -31,6 +31,14 @@ export const TOOL_CATALOG = {
         .optional(),
     },
   },
+  ask_user: {
+    description: "Ask the person a question (optionally with choices) and wait for the answer. It shows in Grove's inbox; after timeoutSeconds (default and at most 1800) the call fails with question_timeout.",
+    input: {
+      question: z.string().trim().min(1).max(2000),
+      choices: z.array(z.string().trim().min(1).max(200)).max(20).optional(),
+      timeoutSeconds: z.number().int().min(1).max(1800).optional(),
+    },
+  },
   comments_list: {
     description: "The review comments on your task (open and resolved).",
     input: { taskId },

@@ -34,6 +34,7 @@ import { RunnerGuard } from "./runners/runner-guard.js";
 import { RunnerPlacement } from "./runners/runner-placement.js";
 import { environmentView, taskView } from "../domain/views.js";
 import { McpTools } from "./agent-mcp/mcp-tools.js";
+import { Questions } from "./agent-mcp/questions.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -61,18 +62,22 @@ export class Orchestrator {
     this.runnerGuard = new RunnerGuard(deps, this.runners);
     this.placement = new RunnerPlacement(deps, this.runners);
     // MCP-2: the use cases behind Grove's MCP tools (the gateway in app.ts serves them).
-    this.mcpTools = new McpTools(deps, this.live);
+    this.questions = new Questions(deps, this.live, (id, text) => this.prompt(id, text));
+    this.mcpTools = new McpTools(deps, this.live, this.questions);
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);
   }
 
   /** MCP-2: what Grove's MCP tools do. */
   readonly mcpTools: McpTools;
+  /** MCP-3: agents' ask_user questions (inbox items of kind `question`). */
+  readonly questions: Questions;
+  answerQuestion = (itemId: string, answer: string) => this.questions.answer(itemId, answer);
   /** Issue 11: review comments, commit, update from base, merge, pull requests. */
   readonly review: ReviewService;
   /** LIVE-4: raises and resolves the durable attention inbox's items. */
   readonly inbox: InboxFeed;
-  listInbox = (state: "open" | "all") => listInbox(this.deps, state);
+  listInbox = async (state: "open" | "all") => this.questions.decorate(await listInbox(this.deps, state));
   markInboxDone = (id: string) => markInboxDone(this.deps, id);
   markInboxRead = (id: string) => markInboxRead(this.deps, id);
   /** Issue 13: `task.summary` frames for the board. */

@@ -171,6 +171,21 @@ export interface TaskProgressTable {
   updated_at: string;
 }
 
+/** MCP-3 (migration 020): an agent's `ask_user` questions; `choices` is JSON. */
+export interface QuestionsTable {
+  id: string;
+  task_id: string;
+  session_id: string;
+  inbox_item_id: string;
+  text: string;
+  choices: string | null;
+  state: string;
+  answer: string | null;
+  created_at: string;
+  deadline_at: string;
+  answered_at: string | null;
+}
+
 export interface MessagesTable {
   /** Insertion order, assigned by the database; the only ordering key (ties impossible). */
   seq: Generated<number | string>;
@@ -310,6 +325,7 @@ export interface DB {
   messages: MessagesTable;
   inbox_items: InboxItemsTable;
   task_progress: TaskProgressTable;
+  questions: QuestionsTable;
   usage_records: UsageRecordsTable;
   usage_days: UsageDaysTable;
   agent_processes: AgentProcessesTable;

@@ -18,6 +18,10 @@ export type GeminiRequest = ModelRequest<{
  * titles) get a JSON text that satisfies each of them.
  */
 export class FakeGemini extends FakeModelApi<GeminiRequest["body"]> {
+  /** USE-1: the token counts each answer reports in `usageMetadata` (default 10 in, 10 out), and what was reported, in order. */
+  usageFor: (seen: GeminiRequest) => { input: number; output: number } = () => ({ input: 10, output: 10 });
+  readonly reported: { input: number; output: number; main: boolean }[] = [];
+
   protected async respond(req: IncomingMessage, res: ServerResponse, path: string, body: GeminiRequest["body"]): Promise<void> {
     const action = /^\/v1(?:beta|alpha)?\/models\/[^:]+:(\w+)$/.exec(path)?.[1];
     if (req.method !== "POST" || !action) {
@@ -33,11 +37,13 @@ export class FakeGemini extends FakeModelApi<GeminiRequest["body"]> {
     this.requests.push(seen);
     // The router wants `model_choice`, the next-speaker check `next_speaker`: one answer for both.
     const reply: ModelReply = main ? this.script(seen, this.main.length - 1) : { text: JSON.stringify({ reasoning: "ok", model_choice: "flash", next_speaker: "user", title: "ok" }) };
-    if (action === "streamGenerateContent") await this.stream(res, reply);
-    else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(chunk(reply.text ? [{ text: reply.text }, ...calls(reply)] : calls(reply), true)));
+    const usage = this.usageFor(seen);
+    this.reported.push({ ...usage, main });
+    if (action === "streamGenerateContent") await this.stream(res, reply, usage);
+    else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(chunk(reply.text ? [{ text: reply.text }, ...calls(reply)] : calls(reply), true, usage)));
   }
 
-  private async stream(res: ServerResponse, reply: ModelReply): Promise<void> {
+  private async stream(res: ServerResponse, reply: ModelReply, usage: { input: number; output: number }): Promise<void> {
     this.streaming(res);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     const send = (data: unknown) => {
@@ -49,11 +55,11 @@ export class FakeGemini extends FakeModelApi<GeminiRequest["body"]> {
       const delay = "chunkDelayMs" in reply ? (reply.chunkDelayMs ?? 0) : 0;
       for (let i = 0; i < n; i++) {
         if (res.destroyed) return;
-        send(chunk([{ text: n === 1 ? reply.text : `${reply.text} ${i} ` }], i === n - 1 && tools.length === 0));
+        send(chunk([{ text: n === 1 ? reply.text : `${reply.text} ${i} ` }], i === n - 1 && tools.length === 0, usage));
         if (delay) await new Promise((r) => setTimeout(r, delay));
       }
     }
-    if (tools.length > 0) send(chunk(tools, true));
+    if (tools.length > 0) send(chunk(tools, true, usage));
     res.end();
   }
 }
@@ -62,10 +68,10 @@ function calls(reply: ModelReply): Part[] {
   return "toolUse" in reply ? [{ functionCall: { name: reply.toolUse.name, args: reply.toolUse.input } }] : [];
 }
 
-function chunk(parts: Part[], last: boolean): unknown {
+function chunk(parts: Part[], last: boolean, usage: { input: number; output: number }): unknown {
   return {
     candidates: [{ content: { role: "model", parts }, index: 0, ...(last ? { finishReason: "STOP" } : {}) }],
-    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 10, totalTokenCount: 20 },
+    usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output },
     modelVersion: "gemini-fake",
   };
 }

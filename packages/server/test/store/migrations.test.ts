@@ -13,6 +13,7 @@ const EXPECTED_TABLES = [
   "inbox_items",
   "messages",
   "pull_requests",
+  "questions",
   "repositories",
   "repository_credentials",
   "repository_runners",

@@ -4,22 +4,23 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { tempDir } from "../fixture/git.js";
-import { waitFor, waitForSession, serverPerTest } from "../fixture/server.js";
+import { waitFor, waitForSession, serverPerFile } from "../fixture/server.js";
 import { exists, registerRepo } from "./helpers.js";
 
 describe.each(DATABASES)("WT-9 repository checkout settings (%s)", (kind) => {
-  const perTest = serverPerTest(kind);
+  // Each test registers a repository of its own name and makes its own task: one server serves them all.
+  const perFile = serverPerFile(kind);
 
   it("WT-9 copy-files globs copy ignored files into a new worktree without following symlinks out; the setup script runs there", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { repo, id } = await registerRepo(srv, "configured", {}, { ".gitignore": ".env*\nconfig/*.local\nsecrets/\n", "config/app.json": "{}\n" });
-    perTest.track(repo);
+    perFile.track(repo);
     writeFileSync(join(repo.path, ".env"), "TOKEN=abc\n");
     writeFileSync(join(repo.path, "config", "db.local"), "db=1\n");
     mkdirSync(join(repo.path, "secrets", "deep"), { recursive: true });
     writeFileSync(join(repo.path, "secrets", "deep", "key.pem"), "KEY\n");
     const outside = await tempDir("grove-outside-");
-    perTest.track({ path: outside, git: () => "", cleanup: () => rm(outside, { recursive: true, force: true }) });
+    perFile.track({ path: outside, git: () => "", cleanup: () => rm(outside, { recursive: true, force: true }) });
     writeFileSync(join(outside, "stolen.txt"), "outside secret\n");
     symlinkSync(join(outside, "stolen.txt"), join(repo.path, ".env.outside"));
     symlinkSync(join(repo.path, ".env"), join(repo.path, ".env.inside"));
@@ -46,9 +47,9 @@ describe.each(DATABASES)("WT-9 repository checkout settings (%s)", (kind) => {
   });
 
   it("WT-9 a failing setup script is a warning on the session, not a launch failure", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { repo, id } = await registerRepo(srv, "flaky", { setupScript: "echo broken-setup >&2; exit 3" });
-    perTest.track(repo);
+    perFile.track(repo);
     const t = await srv.api("POST", "/tasks", { title: "Flaky", repositories: [{ repositoryId: id }] });
     const s = await srv.api("POST", `/tasks/${t.body.id}/sessions`, { prompt: "say fine" });
     expect(s.status).toBe(201);
@@ -62,9 +63,9 @@ describe.each(DATABASES)("WT-9 repository checkout settings (%s)", (kind) => {
   });
 
   it("WT-9 SEC-3 settings are validated: bad globs, missing default branch, bad template → 400; unknown id → 404; nothing changed", async () => {
-    const srv = await perTest.start();
+    const srv = await perFile.start();
     const { repo, id } = await registerRepo(srv, "strict");
-    perTest.track(repo);
+    perFile.track(repo);
     const before = (await srv.api("GET", `/repositories/${id}`)).body;
     for (const [body, code] of [
       [{ copyFiles: ["../escape"] }, "invalid_request"],

@@ -3,7 +3,7 @@ import type { InboxItem } from "@grove/protocol";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable, shortTime } from "../output.js";
 
-/** `grove inbox [--all]` and `grove inbox done <itemId>`: the durable attention inbox (LIVE-4). */
+/** `grove inbox [--all]`, `grove inbox done <itemId>` and `grove inbox answer <itemId> <answer>`: the durable attention inbox (LIVE-4, MCP-3). */
 export function registerInboxCommand(program: Command): void {
   const inbox = withCommonOptions(
     program
@@ -20,11 +20,24 @@ export function registerInboxCommand(program: Command): void {
     const item = await client.post<InboxItem>(`/inbox/${encodeURIComponent(itemId)}/done`);
     out.result(item, () => [`done: ${item.title}`]);
   });
+  // MCP-3: the person's answer to an agent's ask_user question.
+  withCommonOptions(inbox.command("answer <itemId> <answer...>").description("answer an agent's question (one of its choices, if it offered some)")).action(async (itemId: string, words: string[], _opts: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const item = await client.post<InboxItem>(`/inbox/${encodeURIComponent(itemId)}/answer`, { answer: words.join(" ") });
+    out.result(item, () => [`answered: ${item.title} → ${item.answer ?? ""}`]);
+  });
+}
+
+function titleOf(i: InboxItem): string {
+  const base = i.detail && !i.title.endsWith(i.detail) ? `${i.title} (${i.detail})` : i.title;
+  // MCP-3: a question shows its choices, or its answer once given.
+  if (i.answer !== undefined) return `${base} → ${i.answer}`;
+  return i.choices ? `${base} [${i.choices.join(" | ")}]` : base;
 }
 
 /** One line per item: id, kind, when, task, title (and state with --all). */
 export function renderInbox(items: readonly InboxItem[], all: boolean): string[] {
   if (items.length === 0) return [all ? "the inbox is empty" : "nothing needs you right now"];
-  const rows = items.map((i) => [i.id, i.kind, ...(all ? [i.state] : []), shortTime(i.createdAt), i.taskId, i.detail && !i.title.endsWith(i.detail) ? `${i.title} (${i.detail})` : i.title]);
+  const rows = items.map((i) => [i.id, i.kind, ...(all ? [i.state] : []), shortTime(i.createdAt), i.taskId, titleOf(i)]);
   return formatTable(rows, ["ID", "KIND", ...(all ? ["STATE"] : []), "CREATED", "TASK", "TITLE"]);
 }

@@ -10,6 +10,7 @@ import type { Deps } from "../context.js";
 import { taskChanges } from "../changes/changes.js";
 import { createComment, listComments, patchComment } from "../review/review-comments.js";
 import type { LiveSessions } from "../sessions/live-sessions.js";
+import type { Questions } from "./questions.js";
 import { getTaskOr404, patchTask } from "../tasks/tasks.js";
 
 type Args = Record<string, unknown>;
@@ -27,9 +28,10 @@ export class McpTools implements McpBackend {
   constructor(
     private readonly deps: Deps,
     private readonly live: LiveSessions,
+    private readonly questions: Questions,
   ) {}
 
-  async call(grant: McpGrant, tool: ToolName, args: Args): Promise<unknown> {
+  async call(grant: McpGrant, tool: ToolName, args: Args, signal: AbortSignal): Promise<unknown> {
     switch (tool) {
       case "task_get":
         return this.taskGet(await this.target(grant, args.taskId));
@@ -37,6 +39,8 @@ export class McpTools implements McpBackend {
         return this.taskUpdate(await this.target(grant, args.taskId), args);
       case "report_progress":
         return this.reportProgress(grant, args);
+      case "ask_user":
+        return this.questions.ask(grant, args as { question: string; choices?: string[]; timeoutSeconds?: number }, signal);
       case "comments_list":
         return (await listComments(this.deps, (await this.target(grant, args.taskId)).id)).map(commentOut);
       case "comment_create": {

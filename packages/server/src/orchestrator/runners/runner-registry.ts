@@ -72,9 +72,10 @@ export class RunnerRegistry {
    * (`runner.updated`, not relayed: every runner does the same) about each other runner whose
    * state changed since the last beat, so pages patch their tasks' `runnerState` without
    * re-reading lists. A first reading (of the registry, or of a runner) only records the state:
-   * lists were read with it, and a registering runner announces itself.
+   * lists were read with it, and a registering runner announces itself. Public so that a test
+   * can take that first reading at a moment it knows, instead of hoping a heartbeat came first.
    */
-  private async watchOthers(): Promise<void> {
+  async watchOthers(): Promise<void> {
     const rows = await this.deps.store.runners.list();
     const now = Date.now();
     const present = new Set<string>();
