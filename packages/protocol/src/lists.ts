@@ -78,6 +78,8 @@ export const ListTasksQuery = z
       .pipe(z.array(TaskState).min(1))
       .optional(),
     repositoryId: z.string().min(1).max(100).optional(),
+    /** MCP-3: only the subtasks of this task. */
+    parentId: z.string().min(1).max(100).optional(),
     q: z.string().min(1).max(200).optional(),
     view: z.enum(["full", "summary"]).optional(),
     /** `oldest` (default) or `newest` first, by `(createdAt, id)`; a cursor continues in its list's order. */

@@ -14,6 +14,8 @@ export interface TaskFilter {
   archived: boolean;
   states?: readonly TaskState[] | undefined;
   repositoryId?: string | undefined;
+  /** MCP-3: only the subtasks of this task. */
+  parentId?: string | undefined;
   /** Case-insensitive text in the title or the description. */
   q?: string | undefined;
 }
@@ -65,6 +67,7 @@ function textMatch(ctx: Ctx, q: string) {
 export function taskPageQuery(ctx: Ctx, f: TaskFilter, page: PageSpec<KeyCursor>) {
   let q = ctx.db.selectFrom("tasks").selectAll("tasks").where("tasks.archived_at", f.archived ? "is not" : "is", null).where("tasks.deleted_at", "is", null);
   if (f.states && f.states.length > 0) q = q.where("tasks.state", "in", f.states);
+  if (f.parentId !== undefined) q = q.where("tasks.parent_id", "=", f.parentId);
   const repositoryId = f.repositoryId;
   if (repositoryId !== undefined) {
     q = q.where((eb) =>
