@@ -44,6 +44,9 @@ export function Header() {
         <Link href="/trash" aria-current={current("/trash")}>
           Trash
         </Link>
+        <Link href="/usage" aria-current={current("/usage")}>
+          Usage
+        </Link>
       </nav>
       <p id="status" role="status" className={health.error ? "error" : ""}>
         {health.data ? `server ${health.data.version} · ${health.data.database} · runner ${health.data.runnerId}` : health.error ? `server unavailable: ${describeError(health.error)}` : "connecting…"}
