@@ -58,6 +58,8 @@ export const TaskSummary = z.object({
   runnerId: z.string().nullable(),
   /** Issue 15: that runner's state when the summary was read (`runner.updated` frames follow changes); null before an environment exists. */
   runnerState: RunnerState.nullable(),
+  /** USE-1: the task's cost over its sessions and its newest session's context (the card's ring); absent before any usage. */
+  usage: z.object({ cost: z.number(), estimated: z.boolean(), contextUsed: z.number().optional(), contextWindow: z.number().optional() }).optional(),
 });
 export type TaskSummary = z.infer<typeof TaskSummary>;
 
@@ -78,6 +80,8 @@ export const ListTasksQuery = z
       .pipe(z.array(TaskState).min(1))
       .optional(),
     repositoryId: z.string().min(1).max(100).optional(),
+    /** MCP-3: only the subtasks of this task. */
+    parentId: z.string().min(1).max(100).optional(),
     q: z.string().min(1).max(200).optional(),
     view: z.enum(["full", "summary"]).optional(),
     /** `oldest` (default) or `newest` first, by `(createdAt, id)`; a cursor continues in its list's order. */

@@ -47,6 +47,8 @@ export const Task = z.object({
   archivedAt: z.string().nullable(),
   /** LIVE-5: when the task went to the trash; null (or absent) for a task that is not deleted. */
   deletedAt: z.string().nullable().optional(),
+  /** MCP-3: the parent task of a subtask (created by an agent's `subtask_create`); absent otherwise. */
+  parentId: z.string().nullable().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   repositories: z.array(TaskRepository),

@@ -13,6 +13,8 @@ const ReviewPage = lazyView(() => import("./review/ReviewPage.js")).Component;
 const TaskPage = lazyView<{ taskId: string }>(() => import("./task/TaskPage.js").then((m) => ({ default: m.TaskPage }))).Component;
 const RepositoriesPage = lazyView<object>(() => import("./repositories/RepositoriesPage.js").then((m) => ({ default: m.RepositoriesPage }))).Component;
 const TrashPage = lazyView<object>(() => import("./trash/TrashPage.js").then((m) => ({ default: m.TrashPage }))).Component;
+// USE-1: the Usage page brings its charting library (uPlot) with it; the board never loads it.
+const UsagePage = lazyView<object>(() => import("./usage/UsagePage.js").then((m) => ({ default: m.UsagePage }))).Component;
 
 function Routed() {
   const { pathname } = useLocation();
@@ -28,6 +30,12 @@ function Routed() {
     return (
       <ViewBoundary what="trash">
         <TrashPage />
+      </ViewBoundary>
+    );
+  if (pathname === "/usage")
+    return (
+      <ViewBoundary what="usage">
+        <UsagePage />
       </ViewBoundary>
     );
   const review = match("/tasks/:id/review", pathname);

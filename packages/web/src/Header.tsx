@@ -48,6 +48,9 @@ export function Header() {
         <Link href="/trash" aria-current={current("/trash")}>
           Trash
         </Link>
+        <Link href="/usage" aria-current={current("/usage")}>
+          Usage
+        </Link>
       </nav>
       <p id="status" role="status" className={health.error ? "error" : ""} data-error-code={health.error ? humanError(health.error).code : undefined}>
         {health.error ? `Server unavailable: ${humanError(health.error).text}` : ""}

@@ -46,6 +46,8 @@ export interface TaskRecord {
   archivedAt: string | null;
   /** LIVE-5: set while the task is in the trash; absent or null otherwise. */
   deletedAt?: string | null;
+  /** MCP-3: the parent of a subtask (an agent's `subtask_create`); absent otherwise. */
+  parentId?: string | null;
   createdAt: string;
   updatedAt: string;
   repositories: TaskRepositoryRecord[];

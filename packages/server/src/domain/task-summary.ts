@@ -8,7 +8,24 @@ import type { TaskRunner } from "./runner.js";
 import { effectiveSessionState } from "./turn-outcome.js";
 
 /** A session as the summary sees it. */
-export type SummarySession = Pick<SessionRecord, "id" | "state" | "createdAt"> & Partial<Pick<SessionRecord, "lastTurn" | "lastError">>;
+export type SummarySession = Pick<SessionRecord, "id" | "state" | "createdAt"> & Partial<Pick<SessionRecord, "lastTurn" | "lastError">> & { usage?: SessionUsageBrief };
+
+/** USE-1: a session's usage as the board shows it. */
+export interface SessionUsageBrief {
+  cost: number;
+  estimated: boolean;
+  contextUsed?: number;
+  contextWindow?: number;
+}
+
+/** USE-1: the task's cost over its sessions and the context of its newest session that reported one. */
+function usageOf(sessions: readonly SummarySession[]): TaskSummary["usage"] {
+  const withUsage = sessions.filter((s) => s.usage);
+  if (withUsage.length === 0) return undefined;
+  const cost = Math.round(withUsage.reduce((a, s) => a + s.usage!.cost, 0) * 1_000_000) / 1_000_000;
+  const ctx = [...withUsage].reverse().find((s) => s.usage!.contextWindow)?.usage;
+  return { cost, estimated: withUsage.some((s) => s.usage!.estimated), ...(ctx?.contextWindow ? { contextUsed: ctx.contextUsed ?? 0, contextWindow: ctx.contextWindow } : {}) };
+}
 
 /** An active environment slot as the summary sees it. */
 export interface SummarySlot {
@@ -68,5 +85,6 @@ export function taskSummary(
     pullRequests: [...(parts.pullRequests ?? [])],
     runnerId: parts.runner?.runnerId ?? null,
     runnerState: parts.runner?.runnerState ?? null,
+    ...(usageOf(parts.sessions) ? { usage: usageOf(parts.sessions)! } : {}),
   };
 }

@@ -31,6 +31,7 @@ export function taskView(t: TaskRecord): Task {
     state: t.state,
     archivedAt: t.archivedAt,
     ...(t.deletedAt ? { deletedAt: t.deletedAt } : {}),
+    ...(t.parentId ? { parentId: t.parentId } : {}),
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
     repositories: t.repositories.map((a) => ({

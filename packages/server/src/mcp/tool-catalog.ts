@@ -39,6 +39,25 @@ export const TOOL_CATALOG = {
       timeoutSeconds: z.number().int().min(1).max(1800).optional(),
     },
   },
+  subtask_create: {
+    description: "Create a subtask of your task (on its repositories, or the named ones), optionally started at once with an agent profile and a prompt. Limited in depth, count and running agents (subtask_limit).",
+    input: {
+      taskId,
+      title: z.string().trim().min(1).max(500),
+      description: z.string().max(100_000).optional(),
+      repositoryIds: z.array(z.string().min(1).max(100)).min(1).max(20).optional(),
+      agent: z.string().min(1).max(100).optional().describe("An agent profile; default: the one you run as"),
+      prompt: z.string().max(1_000_000).optional(),
+    },
+  },
+  subtask_list: {
+    description: "Your task's subtasks: state and the outcome of each one's latest session.",
+    input: { taskId },
+  },
+  subtask_get: {
+    description: "One subtask of yours: state, outcome, brief and its Changes summary.",
+    input: { taskId: z.string().min(1).max(100) },
+  },
   comments_list: {
     description: "The review comments on your task (open and resolved).",
     input: { taskId },

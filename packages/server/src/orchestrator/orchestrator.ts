@@ -35,6 +35,7 @@ import { RunnerPlacement } from "./runners/runner-placement.js";
 import { environmentView, taskView } from "../domain/views.js";
 import { McpTools } from "./agent-mcp/mcp-tools.js";
 import { Questions } from "./agent-mcp/questions.js";
+import { Subtasks } from "./agent-mcp/subtasks.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -63,7 +64,7 @@ export class Orchestrator {
     this.placement = new RunnerPlacement(deps, this.runners);
     // MCP-2: the use cases behind Grove's MCP tools (the gateway in app.ts serves them).
     this.questions = new Questions(deps, this.live, (id, text) => this.prompt(id, text));
-    this.mcpTools = new McpTools(deps, this.live, this.questions);
+    this.mcpTools = new McpTools(deps, this.live, this.questions, new Subtasks(deps, (taskId, body) => this.startSession(taskId, body)));
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);
   }

@@ -7,6 +7,7 @@ import { toJob } from "./cleanup-jobs-repo.js";
 import { toMessage } from "./messages-repo.js";
 import type { Ctx, DB, Db } from "./schema.js";
 import { toSession } from "./sessions-repo.js";
+import type { SessionUsageBrief } from "../domain/task-summary.js";
 import { toAttachment, toRecord } from "./tasks-repo.js";
 
 /** Filters of `GET /tasks`; they combine (AND). */
@@ -14,6 +15,8 @@ export interface TaskFilter {
   archived: boolean;
   states?: readonly TaskState[] | undefined;
   repositoryId?: string | undefined;
+  /** MCP-3: only the subtasks of this task. */
+  parentId?: string | undefined;
   /** Case-insensitive text in the title or the description. */
   q?: string | undefined;
 }
@@ -65,6 +68,7 @@ function textMatch(ctx: Ctx, q: string) {
 export function taskPageQuery(ctx: Ctx, f: TaskFilter, page: PageSpec<KeyCursor>) {
   let q = ctx.db.selectFrom("tasks").selectAll("tasks").where("tasks.archived_at", f.archived ? "is not" : "is", null).where("tasks.deleted_at", "is", null);
   if (f.states && f.states.length > 0) q = q.where("tasks.state", "in", f.states);
+  if (f.parentId !== undefined) q = q.where("tasks.parent_id", "=", f.parentId);
   const repositoryId = f.repositoryId;
   if (repositoryId !== undefined) {
     q = q.where((eb) =>
@@ -117,7 +121,7 @@ export interface SummaryParts {
   repositoryNames: Map<string, string>;
   /** Active environment rows per task: repository, slot slug and worktree branch. */
   slots: Map<string, { repositoryId: string; branchSlug: string; worktreeBranch: string | null }[]>;
-  sessions: Map<string, Pick<SessionRecord, "id" | "state" | "createdAt" | "lastTurn" | "lastError">[]>;
+  sessions: Map<string, (Pick<SessionRecord, "id" | "state" | "createdAt" | "lastTurn" | "lastError"> & { usage?: SessionUsageBrief })[]>;
   diffStats: Map<string, { files: number; additions: number; deletions: number }>;
   pullRequests: Map<string, { repositoryId: string; number: number; url: string; state: string; checks: string }[]>;
 }
@@ -139,7 +143,9 @@ export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<
       list.push({ repositoryId: s.repository_id, branchSlug: s.branch_slug, worktreeBranch: s.worktree_branch });
       parts.slots.set(s.task_id, list);
     }
-    const sessions = await db.selectFrom("sessions").select(["id", "task_id", "state", "created_at", "last_turn", "last_error"]).where("task_id", "in", ids).orderBy("created_at").orderBy("id").execute();
+    const sessions = await db
+      .selectFrom("sessions")
+      .select(["id", "task_id", "state", "created_at", "last_turn", "last_error", "usage_cost", "usage_estimated", "usage_context_used", "usage_context_window"]).where("task_id", "in", ids).orderBy("created_at").orderBy("id").execute();
     for (const s of sessions) {
       const list = parts.sessions.get(s.task_id) ?? [];
       list.push({
@@ -148,6 +154,10 @@ export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<
         createdAt: s.created_at,
         lastTurn: s.last_turn ? (JSON.parse(s.last_turn) as LastTurn) : null,
         lastError: s.last_error ? (JSON.parse(s.last_error) as LastError) : null,
+        // USE-1: what the board's card shows (cost and the context ring).
+        ...(s.usage_cost || s.usage_context_used !== null
+          ? { usage: { cost: Number(s.usage_cost), estimated: Number(s.usage_estimated) === 1, ...(s.usage_context_used !== null ? { contextUsed: Number(s.usage_context_used), contextWindow: Number(s.usage_context_window ?? 0) } : {}) } }
+          : {}),
       });
       parts.sessions.set(s.task_id, list);
     }

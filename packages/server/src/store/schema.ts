@@ -50,6 +50,8 @@ export interface TasksTable {
   budget_tokens: ColumnType<number | string | null, number | null | undefined, number | null>;
   budget_continue: ColumnType<number, number | undefined, number>;
   budget_set_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** MCP-3 (migration 021): the parent task of a subtask; null otherwise. */
+  parent_id: string | null;
 }
 
 export interface TaskRepositoriesTable {

@@ -25,6 +25,7 @@ export function toRecord(t: Selectable<TasksTable>, repositories: TaskRepository
     archivedAt: t.archived_at,
     // LIVE-5: only a trashed task carries it, so live records stay as they were.
     ...(t.deleted_at ? { deletedAt: t.deleted_at } : {}),
+    ...(t.parent_id ? { parentId: t.parent_id } : {}),
     createdAt: t.created_at,
     updatedAt: t.updated_at,
     repositories,
@@ -52,6 +53,7 @@ export async function insertTask(db: Db, t: TaskRecord): Promise<void> {
       dir_name: t.dirName,
       archived_at: t.archivedAt,
       deleted_at: null,
+      parent_id: t.parentId ?? null,
       created_at: t.createdAt,
       updated_at: t.updatedAt,
     })

@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitForSession } from "../fixture/server.js";
 import { ensureBridge } from "./bridges.js";
 import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import type { ModelReply } from "./fake-model-api.js";
@@ -30,7 +31,11 @@ beforeAll(async () => {
   await ensureBridge("codex");
   await fake.start();
   await proxy.start();
-  agentHome = mkdtempSync(join(tmpdir(), "grove-codex-home-"));
+  // Outside /tmp: codex's own command sandbox (a nested bwrap) gives commands a fresh /tmp, which
+  // would hide the helper links codex keeps under $CODEX_HOME.
+  const root = resolve(import.meta.dirname, "..", "..", "..", "..", ".grove-test");
+  mkdirSync(root, { recursive: true });
+  agentHome = mkdtempSync(join(root, "codex-home-"));
   mkdirSync(join(agentHome, ".codex"));
   // gpt-5.5: a model codex knows, so it offers its own tools (apply_patch) without a models fetch.
   writeFileSync(join(agentHome, ".codex", "config.toml"), `model = "gpt-5.5"\nopenai_base_url = "${fake.url}/v1"\n`);
@@ -71,6 +76,18 @@ describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () =>
         file: "shell.txt",
         content: "from-shell\n",
       });
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
+
+  it("SBX-1: codex's own read-only command sandbox nests inside Grove's: an unescalated read runs without an ask and its output reaches the model", async () => {
+    try {
+      const { sid, api } = await server.launch();
+      fake.script = toolThenText({ name: "exec_command", input: { cmd: "cat README.md" } }, "Read it.");
+      expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "read the readme" })).status).toBe(202);
+      await waitForSession(api, sid, ["waiting_for_input"], 60_000);
+      expect(responsesTexts(fake.main.at(-1)!, "tool")).toContain("# test repo");
     } finally {
       await server.close();
     }

@@ -10,6 +10,7 @@ import { useDraggable } from "@dnd-kit/core";
 import { memo, type CSSProperties, type KeyboardEventHandler, type PointerEventHandler } from "react";
 import { agentActivityWords, outcomeWords, taskStateWords } from "../ui/words.js";
 import { Link } from "../router.js";
+import { UsageBadge } from "../usage/UsageBadge.js";
 
 export function CardBody({ task }: { task: TaskSummary }) {
   const agent = task.agent.state;
@@ -45,6 +46,7 @@ export function CardBody({ task }: { task: TaskSummary }) {
             {pr.checks !== "none" ? ` · checks ${pr.checks}` : ""}
           </a>
         ))}
+        {task.usage ? <UsageBadge usage={task.usage} /> : null}
         {task.archivedAt ? <span className="badge archived">archived</span> : null}
         {task.runnerState === "offline" ? (
           <span className="badge runner-offline" data-runner-state="offline" title={`its worktrees live on runner ${task.runnerId ?? "?"}, which is offline: file and agent operations are refused until it is back`}>

@@ -22,6 +22,8 @@ export interface AttentionItem {
   sessionId?: string;
   text: string;
   at: string;
+  /** MCP-3: an agent's question offers these answers (absent = a free answer). */
+  choices?: string[];
 }
 
 export const attention = store<AttentionItem[]>([]);
@@ -64,7 +66,15 @@ const LABEL: Record<AttentionKind, string> = {
 };
 
 function toAttention(i: InboxItem): AttentionItem {
-  return { id: i.id, kind: i.kind, taskId: i.taskId, ...(i.sessionId ? { sessionId: i.sessionId } : {}), text: i.detail && !i.title.endsWith(i.detail) ? `${i.title}: ${i.detail}` : i.title, at: i.createdAt };
+  return {
+    id: i.id,
+    kind: i.kind,
+    taskId: i.taskId,
+    ...(i.sessionId ? { sessionId: i.sessionId } : {}),
+    text: i.detail && !i.title.endsWith(i.detail) ? `${i.title}: ${i.detail}` : i.title,
+    at: i.createdAt,
+    ...(i.choices ? { choices: i.choices } : {}),
+  };
 }
 
 const visible = () => document.visibilityState === "visible";
@@ -100,6 +110,16 @@ export function dismiss(pred: (i: AttentionItem) => boolean): void {
     markDone(i.id);
   }
   attention.set((cur) => cur.filter((i) => !pred(i)));
+}
+
+/**
+ * MCP-3: the person answers an agent's question; the server closes the item (every tab
+ * follows by its frame) and the agent gets the answer. Rejects with the server's error.
+ */
+export async function answerQuestion(id: string, answer: string): Promise<void> {
+  await api.post(`/inbox/${enc(id)}/answer`, { answer });
+  closeNotification(id);
+  attention.set((cur) => cur.filter((i) => i.id !== id));
 }
 
 /** One server item's change: an open one is shown (new ones notify), a done one leaves. */

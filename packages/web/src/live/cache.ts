@@ -118,6 +118,10 @@ export function feedCache(qc: QueryClient, stream: EventStream): () => void {
       soon(keys.permissions(session.id), 100);
       taskFiles(session.taskId);
     }),
+    // USE-1: a session's tokens, context and cost (the task page's ring and cost).
+    stream.on("usage.updated", ({ sessionId, taskId, usage }) =>
+      qc.setQueryData<Session[]>(keys.sessions(taskId), (list) => list?.map((s) => (s.id === sessionId ? { ...s, usage } : s))),
+    ),
     stream.on("session.deleted", ({ sessionId, taskId }) => {
       qc.setQueryData<Session[]>(keys.sessions(taskId), (list) => list?.filter((s) => s.id !== sessionId));
       qc.removeQueries({ queryKey: keys.messages(sessionId) });

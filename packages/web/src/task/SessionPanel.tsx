@@ -4,6 +4,7 @@
  * the person cancels the turn or waits; nothing is queued behind their back.
  */
 import { UnconfinedBadge } from "./UnconfinedBadge.js";
+import { UsageBadge } from "../usage/UsageBadge.js";
 import type { Session } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
@@ -56,6 +57,12 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
             {sessionStateWords(session.state, { archived: readOnly })}
           </span>
           {session.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
+          {session.usage ? (
+            <>
+              <UsageBadge usage={session.usage} />
+              <span className="usage-tokens muted" data-tokens-in={session.usage.tokensIn} data-tokens-out={session.usage.tokensOut}>{`${session.usage.tokensIn} in · ${session.usage.tokensOut} out`}</span>
+            </>
+          ) : null}
           {session.blockedConnections > 0 ? (
             <span className="badge blocked-count" title="Connections the sandbox's egress proxy refused (each is a 'blocked:' note in the transcript)">{`${session.blockedConnections} blocked`}</span>
           ) : null}

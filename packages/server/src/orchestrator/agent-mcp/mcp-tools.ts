@@ -11,6 +11,7 @@ import { taskChanges } from "../changes/changes.js";
 import { createComment, listComments, patchComment } from "../review/review-comments.js";
 import type { LiveSessions } from "../sessions/live-sessions.js";
 import type { Questions } from "./questions.js";
+import { childrenOf, inSubtree, subtaskOut, type Subtasks } from "./subtasks.js";
 import { getTaskOr404, patchTask } from "../tasks/tasks.js";
 
 type Args = Record<string, unknown>;
@@ -29,6 +30,7 @@ export class McpTools implements McpBackend {
     private readonly deps: Deps,
     private readonly live: LiveSessions,
     private readonly questions: Questions,
+    private readonly subtasks: Subtasks,
   ) {}
 
   async call(grant: McpGrant, tool: ToolName, args: Args, signal: AbortSignal): Promise<unknown> {
@@ -39,6 +41,20 @@ export class McpTools implements McpBackend {
         return this.taskUpdate(await this.target(grant, args.taskId), args);
       case "report_progress":
         return this.reportProgress(grant, args);
+      case "subtask_create": {
+        const parent = await this.target(grant, args.taskId);
+        const { taskId: _t, ...rest } = args;
+        return this.subtasks.create(grant, parent, rest as { title: string });
+      }
+      case "subtask_list": {
+        const parent = await this.target(grant, args.taskId);
+        return Promise.all((await childrenOf(this.deps, parent.id)).map((c) => subtaskOut(this.deps, c)));
+      }
+      case "subtask_get": {
+        const t = await this.target(grant, args.taskId);
+        if (t.id === grant.taskId) throw new AppError("invalid_request", "subtask_get reads a subtask; your own task is task_get", { field: "taskId" });
+        return { ...(await subtaskOut(this.deps, t)), brief: t.description, changes: await this.changesSummary(t.id), subtasks: (await childrenOf(this.deps, t.id)).map((c) => c.id) };
+      }
       case "ask_user":
         return this.questions.ask(grant, args as { question: string; choices?: string[]; timeoutSeconds?: number }, signal);
       case "comments_list":
@@ -88,9 +104,9 @@ export class McpTools implements McpBackend {
     return getTaskOr404(this.deps, id);
   }
 
-  /** MCP-2: the session's own task. */
+  /** MCP-2: the session's own task and its subtasks (any depth). */
   private async inScope(grant: McpGrant, taskId: string): Promise<boolean> {
-    return taskId === grant.taskId;
+    return inSubtree(this.deps, grant.taskId, taskId);
   }
 
   private async taskGet(task: TaskRecord): Promise<unknown> {
@@ -112,6 +128,8 @@ export class McpTools implements McpBackend {
       comments: comments.filter((c) => c.state === "open").map(commentOut),
       changes: await this.changesSummary(task.id),
       progress: progress ? { status: progress.status, plan: progress.plan, updatedAt: progress.updatedAt } : null,
+      parentId: task.parentId ?? null,
+      subtasks: (await childrenOf(this.deps, task.id)).map((c) => ({ id: c.id, title: c.title, state: c.state })),
     };
   }
 

@@ -71,6 +71,9 @@ export class TaskSummaryEvents {
       }
       case "pull_request.updated":
         return this.touch((f as EventFrame<"pull_request.updated">).data.taskId);
+      // USE-1: the card's cost and context ring (bursts are coalesced per task like every frame).
+      case "usage.updated":
+        return this.touch((f as EventFrame<"usage.updated">).data.taskId);
       case "changes.updated":
         return this.refreshDiffStat((f as EventFrame<"changes.updated">).data.taskId);
       case "task.deleted":

@@ -78,9 +78,10 @@ function isDir(p: string): boolean {
  * … see agents/bridges.ts), bound writable like its own HOME: a person's `CODEX_HOME` outside
  * the agent's dir is where its login and config are. Never a directory that holds or lies in
  * GROVE_HOME (its database and other tasks' worktrees), nor the person's home or an ancestor of
- * it (everything else of theirs): such a value is left out and the agent runs without it.
+ * it (everything else of theirs), nor one holding a session repository's git dir (its config and
+ * hooks stay read-only): such a value is left out and the agent runs without it.
  */
-export function vendorStateDirs(profile: AgentProfileConfig, env: NodeJS.ProcessEnv, groveHome: string, personHome: string | undefined): string[] {
+export function vendorStateDirs(profile: AgentProfileConfig, env: NodeJS.ProcessEnv, groveHome: string, personHome: string | undefined, gitDirs: readonly string[] = []): string[] {
   const agentEnv = childEnv(env, profile.env, profile.inheritEnv);
   const out: string[] = [];
   for (const name of stateDirEnvOf(profile)) {
@@ -89,6 +90,7 @@ export function vendorStateDirs(profile: AgentProfileConfig, env: NodeJS.Process
     const dir = resolve(value);
     if (!isDir(dir) || within(groveHome, dir) || within(dir, groveHome)) continue;
     if (personHome && within(resolve(personHome), dir)) continue;
+    if (gitDirs.some((g) => within(resolve(g), dir))) continue;
     out.push(dir);
   }
   return out;
@@ -140,7 +142,7 @@ export async function confinedLaunch(
   const proxy = await EgressProxy.start({ allow, forbiddenPorts: () => deps.sandbox?.ports() ?? [], onBlocked });
   const readable = [...(options.readable ?? []), ...agentInstallDirs(deps.home, profile.command, profile.args).filter((d) => d !== agentDir)];
   const personHome = sandboxEnvOf(deps).HOME;
-  const writable = [...(options.writable ?? []), ...vendorStateDirs(profile, process.env, resolve(deps.home), personHome)];
+  const writable = [...(options.writable ?? []), ...vendorStateDirs(profile, process.env, resolve(deps.home), personHome, worktrees.map((w) => w.commonDir))];
   const start = confinedStartOf(profile);
   const args = [...profile.args, ...start.args];
   const wrapped = sandboxedCommand(

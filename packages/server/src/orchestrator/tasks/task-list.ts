@@ -50,7 +50,7 @@ async function fullTasksOf(deps: Deps, rows: readonly TaskRecord[]): Promise<Tas
  * `limit` one keyset page `{items, nextCursor}`, without it the plain array (CONTRACT.md).
  */
 export async function listTasks(deps: Deps, q: ListTasksQuery, asking: AskingSessions): Promise<Task[] | TaskSummary[] | Page<Task | TaskSummary>> {
-  const filter: TaskFilter = { archived: q.archived === "true", states: q.state, repositoryId: q.repositoryId, q: q.q };
+  const filter: TaskFilter = { archived: q.archived === "true", states: q.state, repositoryId: q.repositoryId, parentId: q.parentId, q: q.q };
   const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
   const { rows, more } = await deps.store.listTaskPage(filter, { after, limit: q.limit, newest: q.order === "newest" });
   const items = q.view === "summary" ? await summariesOf(deps, rows, asking) : await fullTasksOf(deps, rows);

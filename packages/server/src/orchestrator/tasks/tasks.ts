@@ -13,7 +13,7 @@ import { remoteBranchExists } from "../../git/remote-sync.js";
 import { readablePathOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /** Creates a task with its ordered repository attachments (WT-8). Validates everything first. */
-export async function createTask(deps: Deps, body: CreateTaskBody): Promise<TaskRecord> {
+export async function createTask(deps: Deps, body: CreateTaskBody, parentId?: string): Promise<TaskRecord> {
   const attachments: TaskRepositoryRecord[] = [];
   const slots = new Set<string>();
   for (const [position, input] of body.repositories.entries()) {
@@ -58,6 +58,7 @@ export async function createTask(deps: Deps, body: CreateTaskBody): Promise<Task
     createdAt: now,
     updatedAt: now,
     repositories: attachments,
+    ...(parentId ? { parentId } : {}),
   };
   await deps.store.insertTask(task);
   deps.bus.publish("task.created", { task: taskView(task) });
