@@ -45,6 +45,7 @@ export const ERROR_CATALOG = {
   update_in_progress: { status: 409, description: "A rebase or merge of update-from-base is stopped in the worktree; continue or abort it first." },
   update_not_in_progress: { status: 409, description: "continue/abort was asked but no rebase or merge is stopped in the worktree." },
   conflicts_unresolved: { status: 409, description: "continue was asked while files still hold conflict markers; details.conflicts lists them." },
+  uncommitted_changes: { status: 409, description: "The task's worktree has uncommitted changes a merge would leave out; commit them, or pass leaveUncommitted." },
   base_checkout_dirty: { status: 409, description: "The base branch is checked out in a checkout with uncommitted changes; nothing moved." },
   base_moved: { status: 409, description: "The base branch moved between computing the merge and moving it (compare-and-set refused); nothing was lost, retry." },
   merge_not_fast_forward: { status: 409, description: "fast_forward was asked but the base branch has commits the task branch lacks; update from base first." },
