@@ -12,8 +12,11 @@ import { feedAttention } from "./live/attention.js";
 import { feedCache } from "./live/cache.js";
 import { events } from "./live/events.js";
 import "./styles.css";
+import { applyTheme, storedTheme } from "./ui/theme.js";
 
 adoptTokenFromUrl();
+// WEB-26: a remembered theme is set before the first paint (no flash of the other one).
+applyTheme(storedTheme());
 
 const queryClient = new QueryClient({
   defaultOptions: {
