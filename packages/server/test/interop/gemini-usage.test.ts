@@ -12,7 +12,7 @@ import { agentNetworkEnv, InteropServer, RefusingProxy, setEnv } from "./harness
  * USE-1 with the real Gemini CLI (ACP mode) against the fake Gemini API, whose answers report
  * known token counts: Gemini CLI reports a turn's tokens in the prompt response's
  * `_meta.quota.token_count` and no cost, so Grove's totals equal the fake's sums exactly and the
- * cost is estimated from the price table.
+ * cost is estimated from the price table; the Usage page shows them (Chromium).
  */
 const fake = new FakeGemini(() => ({ text: "counted" }));
 const proxy = new RefusingProxy();
