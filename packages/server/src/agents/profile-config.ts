@@ -59,6 +59,7 @@ const ProfileEntry = z
     /** LIVE-3: no agent update for this long (ms) and no running tool call → the turn is stalled. */
     stallAfterMs: z.number().int().min(100).max(7 * 24 * 3600 * 1000).optional(),
     sandbox: SandboxEntry.optional(),
+    mcp: z.enum(["task", "none", "board"]).optional(),
   })
   .strict();
 const ProfilesFile = z.object({ agents: z.array(ProfileEntry) }).strict();
@@ -77,6 +78,7 @@ function given(a: Entry): Partial<AgentProfileConfig> {
   if (a.policyModes !== undefined) out.policyModes = a.policyModes;
   if (a.sandbox !== undefined) out.sandbox = a.sandbox;
   if (a.stallAfterMs !== undefined) out.stallAfterMs = a.stallAfterMs;
+  if (a.mcp !== undefined) out.mcp = a.mcp;
   return out;
 }
 

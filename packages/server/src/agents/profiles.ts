@@ -46,6 +46,11 @@ export interface AgentProfileConfig {
    */
   sandbox?: SandboxProfile;
   /**
+   * MCP-2: what Grove's MCP server lets this agent do: `task` (default: the tools on its own task
+   * and subtree), `none` (no `grove` server at all), `board` (also a read-only list of every task).
+   */
+  mcp?: "task" | "none" | "board";
+  /**
    * LIVE-3: a turn with no agent update for this long (and no tool call still running) is
    * `stalled`. Absent = {@link DEFAULT_STALL_AFTER_MS}.
    */

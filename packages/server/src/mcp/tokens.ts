@@ -4,6 +4,8 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 export interface McpGrant {
   sessionId: string;
   taskId: string;
+  /** MCP-2: the profile's scope; `board` may also list every task (read-only). */
+  scope: "task" | "board";
 }
 
 /**
@@ -13,12 +15,12 @@ export interface McpGrant {
  * for the agents it starts, and a token never reaches the database, a log or an API answer.
  */
 export class McpTokens {
-  private readonly bySession = new Map<string, { token: Buffer; taskId: string }>();
+  private readonly bySession = new Map<string, { token: Buffer; taskId: string; scope: "task" | "board" }>();
 
   /** A fresh token for the session (a previous one of it stops working). */
-  mint(sessionId: string, taskId: string): string {
+  mint(sessionId: string, taskId: string, scope: "task" | "board" = "task"): string {
     const token = randomBytes(32);
-    this.bySession.set(sessionId, { token, taskId });
+    this.bySession.set(sessionId, { token, taskId, scope });
     return token.toString("base64url");
   }
 
@@ -28,7 +30,7 @@ export class McpTokens {
     if (!live) return undefined;
     const given = Buffer.from(token, "base64url");
     if (given.length !== live.token.length || !timingSafeEqual(given, live.token)) return undefined;
-    return { sessionId, taskId: live.taskId };
+    return { sessionId, taskId: live.taskId, scope: live.scope };
   }
 
   /** Revokes the session's token, but only `token` when given (a newer token of a restart stays). */

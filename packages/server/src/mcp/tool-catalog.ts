@@ -58,6 +58,10 @@ export const TOOL_CATALOG = {
     description: "One subtask of yours: state, outcome, brief and its Changes summary.",
     input: { taskId: z.string().min(1).max(100) },
   },
+  board_list: {
+    description: "Every task on the board (id, title, state, parent), read-only. Only for agent profiles with mcp: \"board\".",
+    input: {},
+  },
   comments_list: {
     description: "The review comments on your task (open and resolved).",
     input: { taskId },

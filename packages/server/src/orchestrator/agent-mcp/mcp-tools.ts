@@ -55,6 +55,11 @@ export class McpTools implements McpBackend {
         if (t.id === grant.taskId) throw new AppError("invalid_request", "subtask_get reads a subtask; your own task is task_get", { field: "taskId" });
         return { ...(await subtaskOut(this.deps, t)), brief: t.description, changes: await this.changesSummary(t.id), subtasks: (await childrenOf(this.deps, t.id)).map((c) => c.id) };
       }
+      case "board_list": {
+        if (grant.scope !== "board") throw new AppError("mcp_forbidden", "board_list needs an agent profile with mcp: \"board\"", { scope: grant.scope });
+        const { rows } = await this.deps.store.listTaskPage({ archived: false }, {});
+        return rows.map((t) => ({ id: t.id, title: t.title, state: t.state, parentId: t.parentId ?? null }));
+      }
       case "ask_user":
         return this.questions.ask(grant, args as { question: string; choices?: string[]; timeoutSeconds?: number }, signal);
       case "comments_list":
