@@ -1,9 +1,13 @@
-/** The header: navigation, server identity, live/reconnecting state and the attention inbox. */
+/**
+ * The header: navigation, live/reconnecting state, the attention inbox, the theme toggle and
+ * About (the server's identity, WEB-23). `#status` speaks only when the server cannot be read.
+ */
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { describeError } from "./api/client.js";
+import { humanError } from "./api/human-errors.js";
 import { keys } from "./api/keys.js";
 import { getHealth } from "./api/resources.js";
+import { About, ThemeToggle } from "./HeaderMenu.js";
 import { Inbox } from "./Inbox.js";
 import { events } from "./live/events.js";
 import { Link, useLocation } from "./router.js";
@@ -48,13 +52,15 @@ export function Header() {
           Usage
         </Link>
       </nav>
-      <p id="status" role="status" className={health.error ? "error" : ""}>
-        {health.data ? `server ${health.data.version} · ${health.data.database} · runner ${health.data.runnerId}` : health.error ? `server unavailable: ${describeError(health.error)}` : "connecting…"}
+      <p id="status" role="status" className={health.error ? "error" : ""} data-error-code={health.error ? humanError(health.error).code : undefined}>
+        {health.error ? `Server unavailable: ${humanError(health.error).text}` : ""}
       </p>
       <span id="live" className={`live ${live === "live" ? "on" : "off"}`} aria-live="polite">
         {live}
       </span>
       <Inbox />
+      <ThemeToggle />
+      <About health={health.data} />
     </header>
   );
 }

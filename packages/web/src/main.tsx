@@ -12,8 +12,11 @@ import { feedAttention } from "./live/attention.js";
 import { feedCache } from "./live/cache.js";
 import { events } from "./live/events.js";
 import "./styles.css";
+import { applyTheme, storedTheme } from "./ui/theme.js";
 
 adoptTokenFromUrl();
+// WEB-26: a remembered theme is set before the first paint (no flash of the other one).
+applyTheme(storedTheme());
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -26,6 +29,12 @@ feedCache(queryClient, events);
 prefetchBoard(queryClient);
 feedAttention(events);
 events.connect();
+
+// WEB-27: the service worker (public/sw.js) keeps the app shell and the offline page. It is
+// registered once the page has loaded, so it never competes with the first screen's requests.
+if ("serviceWorker" in navigator) {
+  addEventListener("load", () => void navigator.serviceWorker.register("/sw.js").catch(() => undefined));
+}
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

@@ -34,7 +34,10 @@ describe("UX-2 the web page in a real browser (Chromium)", () => {
     const row = await page.textContent(`.task-card[data-task-id="${task.id}"]`);
     expect(row).toContain("Browser visible task");
     expect(row).toContain("To do"); // the state in words (WEB-20)
-    expect(await page.textContent("#status")).toMatch(/server \S+ · sqlite · runner runner_/);
+    // WEB-23: the server's identity is behind About, never in the header line.
+    await page.waitForFunction(() => /runner runner_/.test(document.querySelector("#about-info")?.textContent ?? ""));
+    expect(await page.textContent("#about-info")).toMatch(/^Grove \S+ · SQLite · runner runner_/);
+    expect(await page.locator("#about-info").isVisible()).toBe(false);
     mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: resolve(SHOTS, "board.png") });
   });

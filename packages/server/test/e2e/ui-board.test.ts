@@ -50,6 +50,7 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     // Every column of the state machine is on the board.
     expect(await page.locator(".board .column").evaluateAll((cols) => cols.map((c) => c.getAttribute("data-state")))).toEqual(["todo", "in_progress", "review", "done", "failed"]);
 
+    await page.getByRole("button", { name: "New task" }).click();
     const form = page.getByRole("form", { name: "Create a task" });
     await form.getByLabel("Title").fill("Typed into the form");
     await form.getByLabel("Description").fill("from the browser");
@@ -134,6 +135,8 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     const tasks = (await ui.srv.api("GET", "/tasks")).body as { id: string }[];
     for (const path of ["/", "/repositories", `/tasks/${tasks[0]!.id}`]) {
       const { page } = await openPage(ui.browser, ui.srv.url + path);
+      // The board's form opens from its New task button (WEB-25).
+      if (path === "/") await page.getByRole("button", { name: "New task" }).click();
       await page.waitForSelector("main form");
       const unlabelled = await page.locator("main input, main select, main textarea").evaluateAll((els) =>
         els.filter((el) => (el as any).labels?.length === 0 && !el.getAttribute("aria-label")).map((el) => el.outerHTML),
@@ -152,12 +155,14 @@ describe("UX-2 web UI with GROVE_AUTH_TOKEN", () => {
     const srv = await startTestServer("sqlite", undefined, { GROVE_AUTH_TOKEN: "tok-123" });
     try {
       const { page } = await openPage(browser, srv.url + "/");
-      await eventually(() => page.locator("#status").textContent()).toMatch(/^server unavailable: unauthorized: /);
+      await eventually(() => page.locator("#status").getAttribute("data-error-code")).toBe("unauthorized");
+      expect(await page.locator("#status").textContent()).toMatch(/^Server unavailable: The server needs its access token/);
 
       const sockets: string[] = [];
       page.on("websocket", (ws) => sockets.push(ws.url()));
       await page.goto(srv.url + "/?token=tok-123");
-      await eventually(() => page.locator("#status").textContent()).toMatch(/server \S+ · sqlite/);
+      await eventually(() => page.locator("#about-info").textContent()).toMatch(/^Grove \S+ · SQLite/);
+      expect(await page.locator("#status").textContent()).toBe("");
       expect(new URL(page.url()).search).toBe("");
       await eventually(() => page.locator("#live").textContent()).toBe("live");
       // The page never holds the token: not in storage, not in a socket URL.

@@ -21,6 +21,7 @@ describe("Issue 12 golden path from the page alone (Chromium, scripted agent, is
 
     // 2. Create the task on the board and open it.
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Board" }).click();
+    await page.getByRole("button", { name: "New task" }).click();
     const form = page.getByRole("form", { name: "Create a task" });
     await form.getByLabel("Title").fill("Greet the world");
     await form.getByRole("button", { name: "Create task" }).click();

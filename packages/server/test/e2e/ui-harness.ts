@@ -79,8 +79,8 @@ export const PLANNING_AGENT = { name: "planner", command: process.execPath, args
  * is a console error in Chromium), so a test can assert the UI never threw nor asked for
  * something that does not exist.
  */
-export async function openPage(browser: Browser, url: string, size = { width: 1400, height: 900 }): Promise<{ page: Page; pageErrors: string[] }> {
-  const page = await browser.newPage({ viewport: size });
+export async function openPage(browser: Browser, url: string, size = { width: 1400, height: 900 }, colorScheme: "light" | "dark" = "light"): Promise<{ page: Page; pageErrors: string[] }> {
+  const page = await browser.newPage({ viewport: size, colorScheme });
   const pageErrors: string[] = [];
   page.on("pageerror", (e) => pageErrors.push(String(e)));
   page.on("console", (m) => {

@@ -44,7 +44,8 @@ describe("UX-2 the page survives the server (Chromium)", () => {
       await eventually(() => page.locator("#live").textContent()).toBe("live");
       await page.locator("#task-title", { hasText: "Survives the server" }).waitFor();
       await eventually(() => page.locator("[role=alert]").count()).toBe(0);
-      await eventually(() => page.locator("#status").textContent()).toMatch(/^server /);
+      await eventually(() => page.locator("#status").textContent()).toBe("");
+      await eventually(() => page.locator("#about-info").textContent()).toMatch(/^Grove /);
 
       // The terminal (there once the task's reads came back) works; then through a second restart.
       const term = page.getByRole("region", { name: "Terminal" });

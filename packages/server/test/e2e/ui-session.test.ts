@@ -23,6 +23,7 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     const repo = await makeRepo({ name: "flow" });
     const r = await ui.srv.api("POST", "/repositories", { path: repo.path });
     const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/");
+    await page.getByRole("button", { name: "New task" }).click();
     const form = page.getByRole("form", { name: "Create a task" });
     await form.getByLabel("Title").fill("Say hello and write a file");
     await form.getByLabel("Repository", { exact: true }).selectOption(r.body.id);

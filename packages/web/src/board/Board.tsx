@@ -3,12 +3,12 @@
  * its own, board/Column.tsx), search and filters that combine (state, repository and text on
  * the server, agent state from the summaries), drag and drop between columns (mouse and
  * keyboard) that moves a task with `PATCH /tasks/:id`, archived tasks as their own view, and
- * the create-task form.
+ * the create-task form, opened by the "New task" button at the top or the `c` key (WEB-25).
  */
 import type { Task, TaskSummary } from "@grove/protocol";
 import { DndContext, DragOverlay, KeyboardSensor, PointerSensor, useSensor, useSensors, type DragEndEvent, type DragStartEvent } from "@dnd-kit/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listRepositories } from "../api/resources.js";
@@ -36,8 +36,41 @@ function useSettled(text: string, ms = 250): string {
   return settled;
 }
 
+/** A key typed into a field belongs to the field, never to a page shortcut. */
+export function typingInField(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
+}
+
+/** WEB-25: `c` (no modifier, not while typing) opens the new-task form and puts the cursor in its title. */
+function useNewTaskKey(open: () => void, enabled: boolean) {
+  useEffect(() => {
+    if (!enabled) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "c" || e.ctrlKey || e.metaKey || e.altKey || e.repeat || typingInField(e.target)) return;
+      e.preventDefault();
+      open();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [open, enabled]);
+}
+
 export function Board({ archived }: { archived: boolean }) {
   const qc = useQueryClient();
+  const [creating, setCreating] = useState(false);
+  // Bumped on every open, so a second `c` while the form is open moves the cursor back to its title.
+  const [focusTick, setFocusTick] = useState(0);
+  const newTaskButton = useRef<HTMLButtonElement>(null);
+  const openCreate = useCallback(() => {
+    setCreating(true);
+    setFocusTick((n) => n + 1);
+  }, []);
+  const closeCreate = useCallback(() => {
+    setCreating(false);
+    newTaskButton.current?.focus();
+  }, []);
+  useNewTaskKey(openCreate, !archived);
   const repos = useQuery({ queryKey: keys.repositories, queryFn: listRepositories });
   const [filter, setFilter] = useState(filterFromUrl);
   const q = useSettled(filter.q.trim());
@@ -90,8 +123,14 @@ export function Board({ archived }: { archived: boolean }) {
     <div className="board-page">
       <div className="board-head">
         <h1>{archived ? "Archived tasks" : "Board"}</h1>
+        {archived ? null : (
+          <button type="button" id="new-task" ref={newTaskButton} aria-expanded={creating} aria-keyshortcuts="c" title="New task (c)" onClick={creating ? closeCreate : openCreate}>
+            New task
+          </button>
+        )}
         <Filters value={filter} onChange={setFilter} onClear={() => setFilter(EMPTY)} repositories={repos.data ?? []} shown={loaded} more={more} />
       </div>
+      {creating && !archived ? <CreateTask repositories={repos.data} focusTick={focusTick} onClose={closeCreate} /> : null}
       <ErrorBox error={moveError} context="Could not move the task" />
       <DndContext
         sensors={sensors}
@@ -122,7 +161,6 @@ export function Board({ archived }: { archived: boolean }) {
         </div>
         <DragOverlay>{dragging ? <article className="task-card overlay"><CardBody task={dragging} /></article> : null}</DragOverlay>
       </DndContext>
-      {archived ? null : <CreateTask repositories={repos.data} />}
     </div>
   );
 }

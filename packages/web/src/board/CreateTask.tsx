@@ -1,9 +1,10 @@
 /**
  * The create-task form: title, description and one or more repositories, each with an
- * optional base branch (empty = the repository's default branch).
+ * optional base branch (empty = the repository's default branch). It opens at the top of the
+ * board (WEB-25) with the cursor in Title; Escape or Close puts it away.
  */
 import type { CreateTaskBody, Repository, Task } from "@grove/protocol";
-import { useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { api } from "../api/client.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
@@ -18,7 +19,9 @@ interface Row {
 
 let rowKey = 0;
 
-export function CreateTask({ repositories }: { repositories: Repository[] | undefined }) {
+export function CreateTask({ repositories, focusTick, onClose }: { repositories: Repository[] | undefined; focusTick: number; onClose: () => void }) {
+  const titleInput = useRef<HTMLInputElement>(null);
+  useEffect(() => titleInput.current?.focus(), [focusTick]);
   const [title, setTitle] = useState("");
   const [description, setDescription] = useState("");
   const [rows, setRows] = useState<Row[]>([]);
@@ -46,10 +49,17 @@ export function CreateTask({ repositories }: { repositories: Repository[] | unde
   };
 
   return (
-    <form className="card create-task" aria-label="Create a task" onSubmit={submit}>
+    <form
+      className="card create-task"
+      aria-label="Create a task"
+      onSubmit={submit}
+      onKeyDown={(e) => {
+        if (e.key === "Escape") onClose();
+      }}
+    >
       <h2>New task</h2>
       <Field label="Title">
-        <input name="title" required maxLength={500} autoComplete="off" value={title} onChange={(e) => setTitle(e.target.value)} />
+        <input ref={titleInput} name="title" required maxLength={500} autoComplete="off" value={title} onChange={(e) => setTitle(e.target.value)} />
       </Field>
       <Field label="Description">
         <textarea name="description" rows={3} value={description} onChange={(e) => setDescription(e.target.value)} />
@@ -94,9 +104,14 @@ export function CreateTask({ repositories }: { repositories: Repository[] | unde
           Created <Link href={`/tasks/${created.id}`}>{created.title}</Link>.
         </p>
       ) : null}
-      <button type="submit" disabled={action.busy || list.length === 0}>
-        Create task
-      </button>
+      <div className="actions">
+        <button type="submit" disabled={action.busy || list.length === 0}>
+          Create task
+        </button>
+        <button type="button" className="secondary" onClick={onClose}>
+          Close
+        </button>
+      </div>
     </form>
   );
 }

@@ -1,7 +1,7 @@
 /**
  * An error in the person's words, next to what failed, with the action that fixes it when the
- * screen can perform it. `role="alert"` so screen readers announce it; the raw `code: message`
- * stays visible in small print for bug reports.
+ * screen can perform it. `role="alert"` so screen readers announce it. WEB-24: the error is said
+ * once; the raw `code: message` (for bug reports) waits behind a closed Details toggle.
  */
 import { humanError, type FixAction, type Operation } from "../api/human-errors.js";
 
@@ -20,7 +20,10 @@ export function ErrorBox({ error, context, fixes, operation }: { error: unknown;
           {h.action.label}
         </button>
       ) : null}
-      <small className="error-raw">{h.raw}</small>
+      <details className="error-details">
+        <summary>Details</summary>
+        <code className="error-raw">{h.raw}</code>
+      </details>
     </div>
   );
 }
