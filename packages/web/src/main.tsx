@@ -30,6 +30,12 @@ prefetchBoard(queryClient);
 feedAttention(events);
 events.connect();
 
+// WEB-27: the service worker (public/sw.js) keeps the app shell and the offline page. It is
+// registered once the page has loaded, so it never competes with the first screen's requests.
+if ("serviceWorker" in navigator) {
+  addEventListener("load", () => void navigator.serviceWorker.register("/sw.js").catch(() => undefined));
+}
+
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>

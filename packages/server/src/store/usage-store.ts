@@ -136,6 +136,13 @@ export class UsageStore {
     return { tokens: num(r?.tin) + num(r?.tout), cost: roundCost(num(r?.cost)) };
   }
 
+  /** USE-2: ids of the tasks whose parent is one of these (trashed ones included: their spend counts). */
+  async childrenOf(taskIds: readonly string[]): Promise<string[]> {
+    if (taskIds.length === 0) return [];
+    const rows = await this.ctx().db.selectFrom("tasks").select("id").where("parent_id", "in", [...taskIds]).execute();
+    return rows.map((r) => r.id);
+  }
+
   /** USE-2: the totals of one UTC day over every runner. */
   async dayTotals(day: string): Promise<UsageTotals> {
     const r = await this.ctx().db.selectFrom("usage_days").select(["tokens", "cost"]).where("day", "=", day).executeTakeFirst();

@@ -106,6 +106,10 @@ describe("WEB-23…26 a workbench in the person's words: header, errors, New tas
 
         await page.getByRole("button", { name: /^Inbox/ }).click();
         await page.locator(".inbox-panel").waitFor();
+        // The open inbox fits the screen, on a phone too.
+        const panel = (await page.locator(".inbox-panel").boundingBox())!;
+        expect(panel.x, tag).toBeGreaterThanOrEqual(0);
+        expect(panel.x + panel.width, tag).toBeLessThanOrEqual(size.width);
         await shot(page, `theme-inbox-${tag}`, false);
         expect(await axeSerious(page), `inbox ${tag}`).toEqual([]);
         await page.keyboard.press("Escape");

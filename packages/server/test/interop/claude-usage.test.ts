@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForSession } from "../fixture/server.js";
+import { launchBrowser, openPage } from "../e2e/ui-harness.js";
 import { ensureBridge } from "./bridges.js";
 import { contentText, FakeAnthropic, type SeenRequest } from "./fake-anthropic.js";
 import { agentNetworkEnv, InteropServer, RefusingProxy, setEnv } from "./harness.js";
@@ -10,7 +11,7 @@ import { agentNetworkEnv, InteropServer, RefusingProxy, setEnv } from "./harness
 /**
  * USE-1 with the real Claude Code ACP bridge against the fake Anthropic API, whose answers report
  * known token counts: what Grove records for the session, the task, the day and the agent profile
- * equals the fake's sums exactly; the cost is the bridge's own (`usage_update.cost`), not estimated.
+ * equals the fake's sums exactly, and the Usage page shows them; the cost is the bridge's own (`usage_update.cost`), not estimated.
  */
 const fake = new FakeAnthropic(() => ({ text: "counted" }));
 const proxy = new RefusingProxy();
@@ -49,7 +50,7 @@ describe("USE-1 interop: Claude Code's usage against a fake Anthropic API", () =
       let n = 0;
       const suggestion = (seen: SeenRequest) => contentText(seen.body.messages?.at(-1)?.content).includes("[SUGGESTION MODE");
       fake.usageFor = (seen) => (seen.main && !suggestion(seen) ? { input: 1000 + 100 * ++n, output: 20 + n, cacheRead: 5 * n, cacheWrite: 3 } : { input: 0, output: 0 });
-      const { sid, taskId, api } = await server.launch("Say counted.");
+      const { sid, taskId, api, url } = await server.launch("Say counted.");
       await waitForSession(api, sid, ["waiting_for_input"], 180_000);
       expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "Say counted again." })).status).toBe(202);
       await waitForSession(api, sid, ["waiting_for_input"], 180_000);
@@ -65,6 +66,18 @@ describe("USE-1 interop: Claude Code's usage against a fake Anthropic API", () =
       for (const [groupBy, key] of [["task", taskId], ["day", day], ["agent", "claude"]] as const) {
         const rows = (await api("GET", `/usage?groupBy=${groupBy}`)).body.rows;
         expect(rows, groupBy).toEqual([expect.objectContaining({ key, ...tokens, cost: session.usage.cost, estimated: false })]);
+      }
+      // The page shows the same totals (Chromium): the Usage page's row of the task.
+      const browser = await launchBrowser();
+      try {
+        const { page, pageErrors } = await openPage(browser, `${url}/usage`);
+        const row = page.locator(`.usage-table tr[data-task-id="${taskId}"]`);
+        await row.waitFor();
+        const cells = (await row.locator("td").allTextContents()).map((t) => t.trim());
+        expect(cells.slice(1, 3)).toEqual([String(tokens.tokensIn), String(tokens.tokensOut)]);
+        expect(pageErrors).toEqual([]);
+      } finally {
+        await browser.close();
       }
     } finally {
       await server.close();

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForSession } from "../fixture/server.js";
+import { launchBrowser, openPage } from "../e2e/ui-harness.js";
 import { ensureBridge } from "./bridges.js";
 import { FakeGemini } from "./fake-gemini.js";
 import { agentNetworkEnv, InteropServer, RefusingProxy, setEnv } from "./harness.js";
@@ -11,7 +12,7 @@ import { agentNetworkEnv, InteropServer, RefusingProxy, setEnv } from "./harness
  * USE-1 with the real Gemini CLI (ACP mode) against the fake Gemini API, whose answers report
  * known token counts: Gemini CLI reports a turn's tokens in the prompt response's
  * `_meta.quota.token_count` and no cost, so Grove's totals equal the fake's sums exactly and the
- * cost is estimated from the price table.
+ * cost is estimated from the price table; the Usage page shows them (Chromium).
  */
 const fake = new FakeGemini(() => ({ text: "counted" }));
 const proxy = new RefusingProxy();
@@ -43,7 +44,7 @@ describe("USE-1 interop: Gemini CLI's usage against a fake Gemini API", () => {
       // The main conversation's answers report distinct counts; side requests (router, next speaker) none.
       let n = 0;
       fake.usageFor = (seen) => (seen.main ? { input: 2000 + 100 * ++n, output: 30 + n } : { input: 0, output: 0 });
-      const { sid, taskId, api } = await server.launch("Say counted.");
+      const { sid, taskId, api, url } = await server.launch("Say counted.");
       await waitForSession(api, sid, ["waiting_for_input"], 180_000);
       expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "Say counted again." })).status).toBe(202);
       await waitForSession(api, sid, ["waiting_for_input"], 180_000);
@@ -57,6 +58,18 @@ describe("USE-1 interop: Gemini CLI's usage against a fake Gemini API", () => {
       for (const [groupBy, key] of [["task", taskId], ["day", day], ["agent", "gemini"]] as const) {
         const rows = (await api("GET", `/usage?groupBy=${groupBy}`)).body.rows;
         expect(rows, groupBy).toEqual([expect.objectContaining({ key, ...tokens, cost: session.usage.cost, estimated: true })]);
+      }
+      // The page shows the same totals (Chromium): the Usage page's row of the task.
+      const browser = await launchBrowser();
+      try {
+        const { page, pageErrors } = await openPage(browser, `${url}/usage`);
+        const row = page.locator(`.usage-table tr[data-task-id="${taskId}"]`);
+        await row.waitFor();
+        const cells = (await row.locator("td").allTextContents()).map((t) => t.trim());
+        expect(cells.slice(1, 3)).toEqual([String(tokens.tokensIn), String(tokens.tokensOut)]);
+        expect(pageErrors).toEqual([]);
+      } finally {
+        await browser.close();
       }
     } finally {
       await server.close();

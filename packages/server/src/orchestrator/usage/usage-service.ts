@@ -179,18 +179,31 @@ export class UsageService {
     return out;
   }
 
-  /**
-   * The task and its parents, nearest first. Subtasks inherit a parent's budget: this is where the
-   * parent link is followed once tasks have one.
-   */
+  /** The task and its parents (Task.parentId), nearest first: a subtask's turns count against every budget up the chain. */
   private async lineage(taskId: string): Promise<TaskRecord[]> {
-    const t = await this.deps.store.getTaskAnyState(taskId);
-    return t ? [t] : [];
+    const out: TaskRecord[] = [];
+    const seen = new Set<string>();
+    let id: string | null | undefined = taskId;
+    // A parent chain is short (subtask depth is limited); `seen` stops a corrupt cycle.
+    while (id && !seen.has(id)) {
+      seen.add(id);
+      const t = await this.deps.store.getTaskAnyState(id);
+      if (!t) break;
+      out.push(t);
+      id = t.parentId;
+    }
+    return out;
   }
 
   /** The task and all its subtasks (whose usage a task budget and `GET /usage?taskId=` include). */
   private async subtree(taskId: string): Promise<string[]> {
-    return [taskId];
+    const all = new Set([taskId]);
+    let level = [taskId];
+    while (level.length > 0) {
+      level = (await this.deps.store.usage.childrenOf(level)).filter((id) => !all.has(id));
+      for (const id of level) all.add(id);
+    }
+    return [...all];
   }
 }
 
