@@ -1,0 +1,154 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor, waitForSession } from "../fixture/server.js";
+import { repoAndTask } from "../fixture/scenario.js";
+import { ensureBridge } from "./bridges.js";
+import { contentText, FakeAnthropic, lastIsToolResult, type ModelReply, type SeenRequest } from "./fake-anthropic.js";
+import { agentNetworkEnv, InteropServer, RefusingProxy, setEnv, type Api } from "./harness.js";
+
+/**
+ * MCP-1 with the real Claude Code ACP bridge, confined, against the fake Anthropic API: the
+ * `grove` stdio MCP server every session is handed reaches the model as `mcp__grove__<tool>`
+ * tools, and the scripted model's calls of them run through the bridge, the shim and Grove's
+ * gateway: what the tool answers is in the model's next request.
+ */
+const fake = new FakeAnthropic(() => ({ text: "nothing scripted" }));
+const proxy = new RefusingProxy();
+let restoreEnv = () => undefined as void;
+let agentHome = "";
+
+beforeAll(async () => {
+  await ensureBridge("claude");
+  await fake.start();
+  await proxy.start();
+  agentHome = mkdtempSync(join(tmpdir(), "grove-claude-mcp-home-"));
+  restoreEnv = setEnv({
+    HOME: agentHome,
+    CLAUDE_CONFIG_DIR: join(agentHome, ".claude"),
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_API_KEY: "sk-ant-fake-key",
+    ...agentNetworkEnv("claude", proxy.url),
+  });
+}, 600_000);
+
+afterAll(async () => {
+  restoreEnv();
+  await fake.close();
+  await proxy.close();
+  rmSync(agentHome, { recursive: true, force: true });
+});
+
+function lastUserText(req: SeenRequest): string {
+  return contentText(req.body.messages?.at(-1)?.content);
+}
+
+/** How many tool results the conversation holds (the model's tool calls that ran). */
+function toolResults(req: SeenRequest): number {
+  return (req.body.messages ?? []).filter((m) => Array.isArray(m.content) && m.content.some((b: { type?: string }) => b.type === "tool_result")).length;
+}
+
+/**
+ * The model's script for the person's prompt `prompt`: Claude Code offers MCP tools deferred
+ * behind its `ToolSearch` tool, so the model first loads `mcp__grove__<tool>` with it, then
+ * calls it, then answers `text` once its result came back; anything else (side requests,
+ * suggestions) gets text.
+ */
+function callThenText(prompt: string, tool: string, input: Record<string, unknown>, text: string): (req: SeenRequest) => ModelReply {
+  return (req) => {
+    const asked = (req.body.messages ?? []).some((m) => m.role === "user" && contentText(m.content).includes(prompt));
+    if (!asked || contentText(req.body.messages?.at(-1)?.content).includes("[SUGGESTION MODE")) return { text: "ok" };
+    const n = toolResults(req);
+    if (n === 0) return { toolUse: { name: "ToolSearch", input: { query: `select:mcp__grove__${tool}`, max_results: 1 } } };
+    if (n === 1) return { toolUse: { name: `mcp__grove__${tool}`, input } };
+    return { text };
+  };
+}
+
+/** The first main request after the grove tool ran: its result as the model was shown it. */
+function toolResultSeen(): string | undefined {
+  const r = fake.main.find((m) => toolResults(m) >= 2 && lastIsToolResult(m));
+  return r ? lastUserText(r) : undefined;
+}
+
+/** Waits for `cond`, allowing any permission the bridge asks on the way (whether MCP calls ask is the bridge's mode, not what is tested here). */
+async function allowingUntil<T>(api: Api, sid: string, cond: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
+  return waitFor(async () => {
+    const asks = (await api("GET", `/sessions/${sid}/permissions`)).body as { requestId: string; options: { optionId: string; kind: string }[] }[];
+    for (const a of asks) await api("POST", `/sessions/${sid}/permissions/${a.requestId}`, { optionId: a.options.find((o) => o.kind === "allow_once")!.optionId });
+    return cond();
+  }, what, 120_000);
+}
+
+describe("MCP-1 interop: the real Claude bridge calls Grove's MCP tools (fake Anthropic API)", () => {
+  const server = new InteropServer("claude", { modelUrl: () => fake.url, home: () => agentHome });
+
+  it("MCP-1 the grove server's tools are offered to the model as mcp__grove__*; task_get's answer (the task's title and brief) is in the model's next request", async () => {
+    try {
+      const srv = await server.bare();
+      const { repository } = await repoAndTask(srv, { title: "Unused" });
+      const t = await srv.api("POST", "/tasks", { title: "Polish the lantern", description: "BRIEF-LANTERN-7: make it glow", repositories: [{ repositoryId: repository.id }] });
+      expect(t.status, JSON.stringify(t.body)).toBe(201);
+      fake.requests.length = 0;
+      fake.script = callThenText("Read your task.", "task_get", {}, "I read the task.");
+      const s = await srv.api("POST", `/tasks/${t.body.id}/sessions`, { agent: "claude", prompt: "Read your task." });
+      expect(s.status, JSON.stringify(s.body)).toBe(201);
+      const sid = s.body.id as string;
+      const seen = await allowingUntil(srv.api, sid, toolResultSeen, "the model's request after task_get");
+      // Loaded through ToolSearch, the grove tool is offered by name from then on.
+      const offered = fake.main.flatMap((r) => (r.body.tools ?? []).map((x) => x.name));
+      expect(offered).toContain("mcp__grove__task_get");
+      expect(seen).toContain("Polish the lantern");
+      expect(seen).toContain("BRIEF-LANTERN-7: make it glow");
+      await waitForSession(srv.api, sid, ["waiting_for_input"], 120_000);
+    } finally {
+      await server.close();
+    }
+  }, 300_000);
+
+  it("MCP-3 ask_user with choices: the question is in the inbox, answered through the API, and the answer is in the model's next request", async () => {
+    try {
+      const { sid, api } = await (async () => {
+        fake.requests.length = 0;
+        fake.script = callThenText("Ask me a colour.", "ask_user", { question: "Blue or red?", choices: ["blue", "red"] }, "You chose.");
+        return server.launch("Ask me a colour.");
+      })();
+      const item = await allowingUntil(
+        api,
+        sid,
+        async () => ((await api("GET", "/inbox")).body as { id: string; kind: string; detail?: string; choices?: string[] }[]).find((i) => i.kind === "question"),
+        "the question in the inbox",
+      );
+      expect(item.detail).toBe("Blue or red?");
+      expect(item.choices).toEqual(["blue", "red"]);
+      expect(toolResultSeen()).toBeUndefined(); // the call waits for the person
+      const a = await api("POST", `/inbox/${item.id}/answer`, { answer: "red" });
+      expect(a.status, JSON.stringify(a.body)).toBeLessThan(300);
+      const seen = await allowingUntil(api, sid, toolResultSeen, "the model's request after ask_user");
+      expect(seen).toMatch(/"answer":\s*"red"/);
+      await waitForSession(api, sid, ["waiting_for_input"], 120_000);
+    } finally {
+      await server.close();
+    }
+  }, 300_000);
+
+  it("MCP-3 subtask_create through the bridge makes a child task with parentId", async () => {
+    try {
+      fake.requests.length = 0;
+      fake.script = callThenText("Split off the docs.", "subtask_create", { title: "Write the lantern docs" }, "Split.");
+      const { sid, api, taskId } = await server.launch("Split off the docs.");
+      const seen = await allowingUntil(api, sid, toolResultSeen, "the model's request after subtask_create");
+      const children = (await api("GET", `/tasks?parentId=${taskId}`)).body as { id: string; title: string; parentId: string }[];
+      expect(children).toEqual([expect.objectContaining({ title: "Write the lantern docs", parentId: taskId })]);
+      expect(seen).toContain(children[0]!.id);
+      await waitForSession(api, sid, ["waiting_for_input"], 120_000);
+    } finally {
+      await server.close();
+    }
+  }, 300_000);
+
+  it("no traffic left loopback", () => {
+    expect(proxy.attempts).toEqual([]);
+  });
+});
