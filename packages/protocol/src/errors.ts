@@ -45,6 +45,7 @@ export const ERROR_CATALOG = {
   update_in_progress: { status: 409, description: "A rebase or merge of update-from-base is stopped in the worktree; continue or abort it first." },
   update_not_in_progress: { status: 409, description: "continue/abort was asked but no rebase or merge is stopped in the worktree." },
   conflicts_unresolved: { status: 409, description: "continue was asked while files still hold conflict markers; details.conflicts lists them." },
+  uncommitted_changes: { status: 409, description: "The task's worktree has uncommitted changes a merge would leave out; commit them, or pass leaveUncommitted." },
   base_checkout_dirty: { status: 409, description: "The base branch is checked out in a checkout with uncommitted changes; nothing moved." },
   base_moved: { status: 409, description: "The base branch moved between computing the merge and moving it (compare-and-set refused); nothing was lost, retry." },
   merge_not_fast_forward: { status: 409, description: "fast_forward was asked but the base branch has commits the task branch lacks; update from base first." },
@@ -87,6 +88,7 @@ export const ERROR_CATALOG = {
   mcp_forbidden: { status: 403, description: "An MCP call named a task outside the calling session's own task and its subtasks, or asked for something no agent may do (MCP-2); nothing was done." },
   mcp_rate_limited: { status: 429, description: "The session made more MCP calls than its per-session rate allows (MCP-2); details.retryAfterMs says when the next is accepted." },
   question_timeout: { status: 408, description: "An ask_user question was not answered within its bound (MCP-3, default 30 minutes); the inbox item is closed as timed out." },
+  task_has_children: { status: 409, description: "The task has subtasks that are not archived (MCP-3); details.children names them; send children: \"archive\" (archive them too) or \"keep\" (leave them as they are)." },
   subtask_limit: { status: 409, description: "A subtask_create would pass the parent's depth, count or running-agent limit (MCP-3); details.limit names which and its value; nothing was created." },
   internal_error: { status: 500, description: "An unexpected server error." },
 } as const satisfies Record<string, { status: number; description: string }>;

@@ -29,6 +29,10 @@ export const InboxItem = z.object({
 });
 export type InboxItem = z.infer<typeof InboxItem>;
 
+/** MCP-3: `POST /tasks/:id/archive` — what to do with the task's open subtasks. */
+export const ArchiveTaskBody = z.object({ children: z.enum(["archive", "keep"]).optional() }).strict();
+export type ArchiveTaskBody = z.infer<typeof ArchiveTaskBody>;
+
 /** MCP-3: `POST /inbox/:id/answer`, the person's answer to an agent's question. */
 export const AnswerQuestionBody = z.object({ answer: z.string().trim().min(1).max(10_000) }).strict();
 export type AnswerQuestionBody = z.infer<typeof AnswerQuestionBody>;

@@ -90,11 +90,29 @@ export type UpdateStepBody = z.infer<typeof UpdateStepBody>;
 
 export const MergeStrategy = z.enum(["merge", "squash", "fast_forward"]);
 export const MergeBody = z
-  .object({ repositoryId: repositoryId.optional(), strategy: MergeStrategy.optional(), message: z.string().trim().min(1).max(100_000).optional() })
+  .object({
+    repositoryId: repositoryId.optional(),
+    strategy: MergeStrategy.optional(),
+    message: z.string().trim().min(1).max(100_000).optional(),
+    /** Merge the branch's commits although the task's worktree has uncommitted changes (they stay there). */
+    leaveUncommitted: z.boolean().optional(),
+  })
   .strict();
 export type MergeBody = z.infer<typeof MergeBody>;
 
-export const MergeResult = z.object({ results: z.array(z.object({ repositoryId: z.string(), baseBranch: z.string(), commit: z.string() })) });
+export const MergeResult = z.object({
+  results: z.array(
+    z.object({
+      repositoryId: z.string(),
+      /** The repository's name, for people. */
+      repositoryName: z.string().optional(),
+      baseBranch: z.string(),
+      commit: z.string(),
+      /** True when the base already held every change of the branch: nothing was merged. */
+      upToDate: z.boolean().optional(),
+    }),
+  ),
+});
 export type MergeResult = z.infer<typeof MergeResult>;
 
 export const PullRequestState = z.enum(["open", "merged", "closed"]);

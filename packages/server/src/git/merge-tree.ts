@@ -21,6 +21,13 @@ export async function mergeTree(git: GitRunner, cwd: string, ours: string, their
   return tree;
 }
 
+/** The tree a commit records. */
+export async function treeOf(git: GitRunner, cwd: string, commit: string): Promise<string> {
+  if (!SHA.test(commit)) throw new Error("treeOf needs a commit id");
+  const r = await git.run(["rev-parse", "--verify", `${commit}^{tree}`], { cwd });
+  return r.stdout.trim();
+}
+
 /** A commit object for `tree` with `parents` and `message`, as the repository's configured identity. */
 export async function commitTree(git: GitRunner, cwd: string, tree: string, parents: readonly string[], message: string, env?: Record<string, string>): Promise<string> {
   const args = ["commit-tree", tree, ...parents.flatMap((p) => ["-p", p]), "-F", "-"];

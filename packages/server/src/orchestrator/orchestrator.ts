@@ -35,7 +35,7 @@ import { RunnerPlacement } from "./runners/runner-placement.js";
 import { environmentView, taskView } from "../domain/views.js";
 import { McpTools } from "./agent-mcp/mcp-tools.js";
 import { Questions } from "./agent-mcp/questions.js";
-import { Subtasks } from "./agent-mcp/subtasks.js";
+import { Subtasks, childrenOf } from "./agent-mcp/subtasks.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -243,8 +243,14 @@ export class Orchestrator {
 
   // lifecycle (LC-1 … LC-8)
   // Issue 15: a cleanup of a task whose runner is offline is refused, not queued (docs/specs/runners.md).
-  archiveTask = async (id: string): Promise<CleanupJobRecord> => {
+  archiveTask = async (id: string, children?: "archive" | "keep"): Promise<CleanupJobRecord> => {
     await this.runnerGuard.assertTaskReachable(id);
+    // MCP-3: a parent's archive asks what becomes of its open subtasks (nothing is done until told).
+    const open = (await childrenOf(this.deps, id)).filter((c) => c.archivedAt === null);
+    if (open.length > 0 && children === undefined) {
+      throw new AppError("task_has_children", `task ${id} has ${open.length} open subtask${open.length === 1 ? "" : "s"}; archive them too (children: "archive") or keep them (children: "keep")`, { children: open.map((c) => c.id) });
+    }
+    if (children === "archive") for (const c of open) await this.archiveTask(c.id, "archive");
     const job = await requestCleanup(this.deps, this.cleanup, id, "archive");
     // MCP-1: an archived task's sessions lose their MCP tokens at once (their agents stop too).
     this.deps.mcp?.tokens.revokeTask(id);

@@ -37,7 +37,7 @@ describe.each(DATABASES)("merge into the base (%s)", (kind) => {
     const r = await merge(t.task.id);
     expect(r.status).toBe(200);
     const c = r.body.results[0].commit;
-    expect(r.body.results).toEqual([{ repositoryId: t.repository.id, baseBranch: "main", commit: c }]);
+    expect(r.body.results).toEqual([{ repositoryId: t.repository.id, repositoryName: t.repository.name, baseBranch: "main", commit: c }]);
     expect(main()).toBe(c);
     expect(repo.git("rev-list", "--parents", "-n", "1", c).trim().split(" ").slice(1)).toEqual([before, taskHead]);
     expect(repo.git("rev-parse", "HEAD").trim()).toBe(c);
@@ -121,5 +121,32 @@ describe.each(DATABASES)("merge into the base (%s)", (kind) => {
     const again = await merge(t.task.id);
     expect(again.status).toBe(200);
     expect(repo.git("rev-parse", `${again.body.results[0].commit}^1`).trim()).toBe(concurrent);
+  });
+
+  test("RV-4.5: uncommitted work in the task's worktree → 409 uncommitted_changes naming the fix, nothing moved; leaveUncommitted merges the commits and the work stays", async () => {
+    const t = await task("write c1.txt C1\ncommit c1\nwrite c2.txt C2");
+    const before = main();
+    const r = await merge(t.task.id);
+    expect(r.status).toBe(409);
+    expect(r.body.error).toMatchObject({ code: "uncommitted_changes", details: { taskId: t.task.id, repositoryId: t.repository.id } });
+    expect(r.body.error.details.fix).toContain("--leave-uncommitted");
+    expect(main()).toBe(before);
+    expect((await srv.api("GET", `/tasks/${t.task.id}`)).body.state).not.toBe("done");
+    const ok = await merge(t.task.id, { leaveUncommitted: true });
+    expect(ok.status).toBe(200);
+    expect(repo.git("show", `${main()}:c1.txt`)).toBe("C1");
+    expect(repo.git("ls-tree", "--name-only", main()).split("\n")).not.toContain("c2.txt");
+    expect(readFileSync(join(t.worktree, "c2.txt"), "utf8")).toBe("C2");
+  });
+
+  test("RV-4.6: a branch whose changes the base already holds (squashed before) merges nothing: no empty merge commit", async () => {
+    const t = await task("write q1.txt Q1\ncommit q1");
+    const squashed = await merge(t.task.id, { strategy: "squash" });
+    expect(squashed.status).toBe(200);
+    const after = main();
+    const again = await merge(t.task.id);
+    expect(again.status).toBe(200);
+    expect(again.body.results[0]).toMatchObject({ commit: after, upToDate: true });
+    expect(main()).toBe(after);
   });
 });

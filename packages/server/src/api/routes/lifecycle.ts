@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { MAX_PAGE_LIMIT } from "@grove/protocol";
+import { ArchiveTaskBody, MAX_PAGE_LIMIT } from "@grove/protocol";
 import { cleanupJobView } from "../../domain/cleanup-job.js";
 import { taskView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
@@ -15,7 +15,7 @@ const JobsQuery = z
 
 /** Lifecycle operations (LC-1 … LC-8): archive, unarchive, delete, environment reset, cleanup jobs, doctor. */
 export function lifecycleRoutes(app: FastifyInstance, orch: Orchestrator): void {
-  app.post<Id>("/tasks/:id/archive", async (req, reply) => reply.status(202).send({ jobId: (await orch.archiveTask(req.params.id)).id }));
+  app.post<Id>("/tasks/:id/archive", async (req, reply) => reply.status(202).send({ jobId: (await orch.archiveTask(req.params.id, parse(ArchiveTaskBody, req.body ?? {}).children)).id }));
   app.post<Id>("/tasks/:id/unarchive", async (req) => taskView(await orch.unarchiveTask(req.params.id)));
   // LIVE-5: the trash of deleted tasks, and restoring one.
   app.get("/trash", async () => orch.listTrash());

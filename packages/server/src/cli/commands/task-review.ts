@@ -80,14 +80,20 @@ export function registerTaskReviewCommands(task: Command): void {
       .option("--repo <repoIdOrName>", "only this repository")
       .option("--squash", "one squashed commit")
       .option("--ff", "fast-forward only")
-      .option("-m, --message <msg>", "merge commit message"),
-  ).action(async (taskId: string, opts: { repo?: string; squash?: boolean; ff?: boolean; message?: string }, cmd: Command) => {
+      .option("-m, --message <msg>", "merge commit message")
+      .option("--leave-uncommitted", "merge the branch's commits although the worktree has uncommitted changes (they stay there)"),
+  ).action(async (taskId: string, opts: { repo?: string; squash?: boolean; ff?: boolean; message?: string; leaveUncommitted?: boolean }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     if (opts.squash && opts.ff) throw new CliError("invalid_arguments", "--squash and --ff exclude each other");
     const repositoryId = await repoId(cmd, opts.repo);
     const strategy = opts.squash ? "squash" : opts.ff ? "fast_forward" : "merge";
-    const r = await client.post<MergeResult>(`/tasks/${encodeURIComponent(taskId)}/merge`, { strategy, ...(repositoryId && { repositoryId }), ...(opts.message && { message: opts.message }) });
-    out.result(r, () => r.results.map((x) => `${x.baseBranch} of ${x.repositoryId} is now ${x.commit.slice(0, 12)}`));
+    const r = await client.post<MergeResult>(`/tasks/${encodeURIComponent(taskId)}/merge`, { strategy, ...(repositoryId && { repositoryId }), ...(opts.message && { message: opts.message }), ...(opts.leaveUncommitted && { leaveUncommitted: true }) });
+    out.result(r, () =>
+      r.results.map((x) => {
+        const repo = x.repositoryName ?? x.repositoryId;
+        return x.upToDate ? `${x.baseBranch} of ${repo} already holds every change of the branch; nothing merged` : `${x.baseBranch} of ${repo} is now ${x.commit.slice(0, 12)}`;
+      }),
+    );
   });
 
   withCommonOptions(

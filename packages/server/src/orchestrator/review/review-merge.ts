@@ -1,7 +1,7 @@
 import type { MergeBody, MergeResult } from "@grove/protocol";
 import { AppError } from "../../domain/errors.js";
 import { taskView } from "../../domain/views.js";
-import { advanceCheckout, changedPaths, checkoutState, commitTree, mergeTree, moveRef } from "../../git/merge-tree.js";
+import { advanceCheckout, changedPaths, checkoutState, commitTree, mergeTree, moveRef, treeOf } from "../../git/merge-tree.js";
 import { isAncestor } from "../../git/rebase.js";
 import { resolveCommit } from "../../git/repository.js";
 import type { GitCwd } from "../../git/worktree-link.js";
@@ -45,6 +45,9 @@ async function computeTarget(deps: Deps, slot: ReviewSlot, base: string, head: s
     if (e instanceof AppError && e.code === "merge_conflict") throw new AppError("merge_conflict", `${slot.repository.name}: ${e.message}`, { ...e.details, ...scopeOf(slot) });
     throw e;
   }
+  // The base already holds every change of the branch (a squash merged before, say): a commit
+  // that changes nothing would only clutter the base; the merge is "nothing to merge".
+  if (tree === (await treeOf(deps.git, cwd, base))) return base;
   const identity = await personIdentityEnv(deps.git, cwd, deps.gitIdentity);
   const message = body.message ?? (strategy === "squash" ? `${slot.task.title} (squashed from ${slot.branch})` : `Merge branch '${slot.branch}': ${slot.task.title}`);
   return commitTree(deps.git, cwd, tree, strategy === "squash" ? [base] : [base, head], message, identity);
@@ -76,7 +79,7 @@ async function mergeSlot(deps: Deps, slot: ReviewSlot, body: MergeBody): Promise
   const head = await resolveCommit(deps.git, repo.path, `refs/heads/${slot.branch}`);
   if (head === null) throw new AppError("workspace_missing", `task branch ${slot.branch} does not exist in ${repo.name}`, scopeOf(slot));
   const target = await computeTarget(deps, slot, base, head, body);
-  if (target === base) return { repositoryId: repo.id, baseBranch, commit: base };
+  if (target === base) return { repositoryId: repo.id, repositoryName: repo.name, baseBranch, commit: base, upToDate: true };
   const listed = (await deps.worktrees.list(repo.path)).find((e) => e.branch === baseBranch);
   const checkout = listed ? { path: listed.path, cwd: await checkoutCwd(deps, repo.path, listed.path) } : undefined;
   if (checkout) {
@@ -94,7 +97,7 @@ async function mergeSlot(deps: Deps, slot: ReviewSlot, body: MergeBody): Promise
   }
   await faultPoint("merge.after_ref_update");
   if (checkout) await advanceCheckout(deps.git, checkout.cwd, base, target);
-  return { repositoryId: repo.id, baseBranch, commit: target };
+  return { repositoryId: repo.id, repositoryName: repo.name, baseBranch, commit: target };
 }
 
 /** `POST /tasks/:id/merge`: local repositories only (a remote repository lands through a pull request). */
@@ -104,6 +107,19 @@ export async function mergeTask(deps: Deps, taskId: string, body: MergeBody): Pr
   for (const slot of slots) {
     if (isRemoteRepository(slot.repository)) {
       throw new AppError("invalid_request", `${slot.repository.name} is a ${slot.repository.provider} repository: open a pull request instead`, { field: "repositoryId", ...scopeOf(slot) });
+    }
+  }
+  // The merge lands commits only: work left uncommitted in the task's worktree would silently
+  // stay behind. Checked for every repository before any base moves, so nothing lands partly.
+  if (!body.leaveUncommitted) {
+    for (const slot of slots) {
+      const state = await checkoutState(deps.git, slot.worktree);
+      if (state.trackedDirty || state.untracked.length > 0) {
+        throw new AppError("uncommitted_changes", `${slot.repository.name} has uncommitted changes in the task's worktree that a merge would leave out; commit them first (or merge without them)`, {
+          ...scopeOf(slot),
+          fix: `grove task commit ${slot.task.id} -m "<message>", or grove task merge ${slot.task.id} --leave-uncommitted`,
+        });
+      }
     }
   }
   const results: Result[] = [];
