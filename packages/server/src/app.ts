@@ -208,7 +208,11 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     throw e;
   }
   lock.setUrl(url);
-  if (!opts.quiet) process.stdout.write(`grove ${VERSION} listening on ${url} (data in ${config.home}, ${store.dialect})\n`);
+  if (!opts.quiet) {
+    process.stdout.write(`grove ${VERSION} listening on ${url} (data in ${config.home}, ${store.dialect})\n`);
+    // A first step for someone who just ran `npm start`: where the page is, and the CLI's first command.
+    process.stdout.write(`next: open ${url} in your browser, or add a repository from a terminal: grove repo add <path>\n`);
+  }
   logger.info({ url, runnerId: config.runnerId, database: store.dialect }, "listening");
   // Recovery that no request needs before this point (issue 13: start-up that does not grow).
   orchestrator.afterListening().catch((e: unknown) => logger.error({ err: e }, "start-up recovery after listening"));

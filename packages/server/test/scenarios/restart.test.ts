@@ -121,6 +121,7 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     });
     await waitFor(() => !alive(shellPid), `orphan agent ${shellPid} to be stopped`, 10_000);
     expect(second.output()).toContain("listening on");
+    expect(second.output()).toMatch(/next: open http:\/\/\S+ in your browser/);
   });
 
   it("SES-6: a recorded pid whose start time differs (a recycled pid) is never killed", async () => {
