@@ -65,7 +65,7 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     api = apiClient(server.url);
     const after = await waitForSession(api, sid, ["waiting_for_input"], 5000);
     expect(after.lastError).toBeNull();
-    // Task states are re-derived right after `listening` (issue 13: start-up that does not grow).
+    // Task states are re-derived right after `listening` (start-up that does not grow).
     await waitFor(async () => (await api("GET", `/tasks/${t.body.id}`)).body.state === "review", "the task to be in review", 5000);
     const ws = (await api("GET", `/sessions/${sid}/workspace`)).body;
     expect(ws).toEqual(before);
