@@ -21,7 +21,7 @@ export interface EventMap {
   "environment.updated": { taskId: string; environmentId: string; status: string };
   /** RR-1: progress of a remote repository's clone (`phase` as git prints it, e.g. "Receiving objects"). */
   "repository.clone_progress": { repositoryId: string; url: string; phase: string; percent: number | null };
-  /** Issue 11: review comments and pull requests. */
+  /** Review comments and pull requests. */
   "comment.created": { comment: Comment };
   "comment.updated": { comment: Comment };
   "comment.deleted": { commentId: string; taskId: string };
@@ -33,7 +33,7 @@ export interface EventMap {
    */
   "task.summary": { summary: TaskSummary };
   /**
-   * Issue 15: a runner registered, its live load changed, or it stopped gracefully; also sent by
+   * A runner registered, its live load changed, or it stopped gracefully; also sent by
    * each runner to its own clients when it sees another runner's heartbeat go stale or return
    * (pages set `runnerState` of the tasks with that `runnerId`).
    */

@@ -4,7 +4,7 @@ import { RunnerState } from "./runners.js";
 import { TaskState, TurnOutcome } from "./schemas.js";
 
 /**
- * Paged lists (issue 13): with `?limit=N` a list answers `{items, nextCursor}`; without it the
+ * Paged lists: with `?limit=N` a list answers `{items, nextCursor}`; without it the
  * plain array of CONTRACT.md stays as it is. `nextCursor` is opaque; pass it back as `cursor`
  * (messages: `before`) for the next page; `null` means this was the last page.
  */
@@ -39,7 +39,7 @@ export type DiffStat = z.infer<typeof DiffStat>;
  * The common fields equal the full `Task`'s; `repositories` follow the task's attachment
  * order, `branch` is the worktree branch once materialized, else the branch the task starts from.
  * `diffStat` is null until the task's Changes have been computed once; `pullRequests` as last polled.
- * `runnerId`/`runnerState` as in the full `Task` (issue 15): null before an environment exists.
+ * `runnerId`/`runnerState` as in the full `Task`: null before an environment exists.
  */
 export const TaskSummary = z.object({
   id: z.string(),
@@ -54,9 +54,9 @@ export const TaskSummary = z.object({
   diffStat: DiffStat.nullable(),
   /** The task's pull requests (one per repository at most), as the provider last reported them. */
   pullRequests: z.array(z.object({ repositoryId: z.string(), number: z.number().int(), url: z.string(), state: PullRequestState, checks: ChecksState })),
-  /** Issue 15: the runner holding the task's environment; null before one exists. */
+  /** The runner holding the task's environment; null before one exists. */
   runnerId: z.string().nullable(),
-  /** Issue 15: that runner's state when the summary was read (`runner.updated` frames follow changes); null before an environment exists. */
+  /** That runner's state when the summary was read (`runner.updated` frames follow changes); null before an environment exists. */
   runnerState: RunnerState.nullable(),
   /** USE-1: the task's cost over its sessions and its newest session's context (the card's ring); absent before any usage. */
   usage: z.object({ cost: z.number(), estimated: z.boolean(), contextUsed: z.number().optional(), contextWindow: z.number().optional() }).optional(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Review-to-land shapes (issue 11, docs/specs/review.md). Fields may be added; none renamed. */
+/** Review-to-land shapes (docs/specs/review.md). Fields may be added; none renamed. */
 
 export const CommentSide = z.enum(["new", "old"]);
 export const CommentState = z.enum(["open", "sent", "resolved"]);

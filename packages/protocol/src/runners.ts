@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Issue 15: `online` while the runner's last heartbeat is within 3 × its heartbeat interval. */
+/** `online` while the runner's last heartbeat is within 3 × its heartbeat interval. */
 export const RunnerState = z.enum(["online", "offline"]);
 export type RunnerState = z.infer<typeof RunnerState>;
 

@@ -16,7 +16,7 @@ export const Repository = z.object({
   name: z.string(),
   path: z.string(),
   url: z.string().optional(),
-  /** The provider's REST API base for pull requests (issue 11); absent = the provider's public API. */
+  /** The provider's REST API base for pull requests; absent = the provider's public API. */
   apiUrl: z.string().optional(),
   provider: z.string(),
   defaultBranch: z.string(),
@@ -53,13 +53,13 @@ export const Task = z.object({
   updatedAt: z.string(),
   repositories: z.array(TaskRepository),
   /**
-   * Issue 15 (GET /tasks, GET /tasks/:id; absent from task.* event frames): the runner holding
+   * (GET /tasks, GET /tasks/:id; absent from task.* event frames): the runner holding
    * the task's environment; null before one exists.
    */
   runnerId: z.string().nullable().optional(),
-  /** Issue 15 (GET /tasks, GET /tasks/:id): that runner's state, computed at read time from its heartbeat; null before an environment exists. */
+  /** (GET /tasks, GET /tasks/:id): that runner's state, computed at read time from its heartbeat; null before an environment exists. */
   runnerState: z.enum(["online", "offline"]).nullable().optional(),
-  /** Issue 15 (GET /tasks/:id): labels the task's runner must advertise (`runnerLabels` of POST /tasks). */
+  /** (GET /tasks/:id): labels the task's runner must advertise (`runnerLabels` of POST /tasks). */
   runnerLabels: z.array(z.string()).optional(),
   /** MCP-2 (GET /tasks/:id, task.updated): the latest `report_progress` of an agent of the task; null before one. */
   progress: z
@@ -197,7 +197,7 @@ export const Environment = z.object({
   status: EnvironmentStatus,
   workspacePath: z.string().nullable(),
   runnerId: z.string(),
-  /** Issue 15: whether the environment's runner is online (GET /tasks/:id/environment). */
+  /** Whether the environment's runner is online (GET /tasks/:id/environment). */
   runnerState: z.enum(["online", "offline"]).optional(),
   repositories: z.array(EnvironmentRepository),
 });
@@ -336,7 +336,7 @@ export const DoctorReport = z.object({
   ok: z.boolean(),
   checked: z.object({ environmentRows: z.number().int(), repositories: z.number().int(), taskDirectories: z.number().int() }),
   findings: z.array(DoctorFinding),
-  /** Issue 15: environments of other runners, not audited here (their files are on that runner's disk). */
+  /** Environments of other runners, not audited here (their files are on that runner's disk). */
   skipped: z.array(z.object({ taskId: z.string(), runnerId: z.string() })).optional(),
 });
 export type DoctorReport = z.infer<typeof DoctorReport>;
@@ -399,7 +399,7 @@ export const CreateTaskBody = z
     title: z.string().trim().min(1).max(500),
     description: z.string().max(100_000).optional(),
     repositories: z.array(TaskRepositoryInput).min(1).max(20),
-    /** Issue 15: labels the runner of the task's environment must advertise (`GROVE_RUNNER_LABELS`). */
+    /** Labels the runner of the task's environment must advertise (`GROVE_RUNNER_LABELS`). */
     runnerLabels: z
       .array(z.string().trim().toLowerCase().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "a label is letters, digits, . _ - (at most 64)"))
       .max(20)
@@ -421,13 +421,13 @@ export const CreateSessionBody = z
   .object({
     agent: z.string().min(1).max(100).optional(),
     prompt: z.string().max(1_000_000).optional(),
-    /** Issue 15: the runner to place a new environment on (forwarded there); must be the environment's own once placed. */
+    /** The runner to place a new environment on (forwarded there); must be the environment's own once placed. */
     runnerId: z.string().min(1).max(100).optional(),
   })
   .strict();
 export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
 
-/** `POST /sessions/:id/prompt`: text, review comments to compose into it (issue 11), or both. */
+/** `POST /sessions/:id/prompt`: text, review comments to compose into it, or both. */
 export const PromptBody = z
   .object({ prompt: z.string().min(1).max(1_000_000).optional(), commentIds: z.array(z.string().min(1).max(100)).min(1).max(500).optional() })
   .strict()

@@ -19,7 +19,7 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
 
 /**
- * Issue 13, "the CLI answers at once": the CLI's own cost per command = the command's wall time
+ * "the CLI answers at once": the CLI's own cost per command = the command's wall time
  * (a fresh `node bin/grove.mjs … --json` process, bundled client) minus the same HTTP calls made
  * from a warm client, with `node -e 0` (a process that does nothing) as the floor; alternated
  * A B C per round, medians of the rounds. Target: own cost ≤ 150 ms.

@@ -29,7 +29,7 @@ function client(base: string) {
 }
 
 /**
- * Issue 15: what forwarding adds to a prompt. Two runners on one PostgreSQL; the task lives on
+ * What forwarding adds to a prompt. Two runners on one PostgreSQL; the task lives on
  * C. `POST /sessions/{id}/prompt` sent to C directly (raw) and through A (forwarded over HTTP
  * with the cluster secret), alternated A B A B; each turn finishes before the next prompt.
  * Target: the forwarded median adds under 10 ms.
@@ -95,7 +95,7 @@ export async function forwardBench(rounds: number): Promise<Row[]> {
     const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
     return [
       {
-        benchmark: `prompt forwarded A→C (issue 15) [${n} rounds]`,
+        benchmark: `prompt forwarded A→C [${n} rounds]`,
         grove: `${median(forwarded).toFixed(1)} ms (${spread(forwarded)})`,
         raw: `direct to C: ${median(direct).toFixed(1)} ms (${spread(direct)})`,
         ratio: `${signed(added)} (paired ${signed(paired)}, middle half ${signed(q(0.25))}…${signed(q(0.75))})`,

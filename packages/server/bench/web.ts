@@ -9,7 +9,7 @@ import { fmtMs, ratio, series } from "./stats.js";
 import { median, type Row } from "./util.js";
 
 /**
- * The web page (issue 12), measured in Chromium and printed, not asserted:
+ * The web page, measured in Chromium and printed, not asserted:
  * - initial JS: gzipped size of the scripts index.html loads before any lazy chunk;
  * - the board's first screen with 10,000 tasks (the task list is served synthetic through
  *   Playwright routing, so the row measures the page, not the API's listing);

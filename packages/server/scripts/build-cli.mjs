@@ -1,6 +1,6 @@
 // Bundles the `grove` client (src/cli/main.ts and the command modules it loads lazily) into
 // plain JS under dist/cli/, one chunk per top-level command, so that a client command starts
-// without compiling TypeScript (issue 13: the CLI's own cost). Server modules are not part of
+// without compiling TypeScript (the CLI's own cost). Server modules are not part of
 // it: `grove serve` loads them through the launcher (bin/grove.mjs). dist/cli/inputs.json lists
 // the sources, so the launcher can tell a stale bundle from a fresh one.
 import { build } from "esbuild";

@@ -1,6 +1,6 @@
 // Bundles the server and the `grove` commands into one plain-JS file
 // (dist/server/grove-server.cjs) so `npm start` neither compiles ~200 TypeScript files through
-// tsx nor resolves and reads ~1,000 small files of npm packages on every start (issue 13:
+// tsx nor resolves and reads ~1,000 small files of npm packages on every start (
 // start-up that does not grow). Only native modules and optional native helpers stay external.
 // Each of our modules keeps its own `import.meta.url` (the source file's), so paths it resolves
 // relative to itself do not move.

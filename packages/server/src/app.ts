@@ -101,7 +101,7 @@ async function claimRunnerId(config: Config): Promise<RunnerClaim | undefined> {
 
 async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, lock: HomeLock): Promise<RunningServer> {
   const config = loadConfig(opts.env ?? process.env);
-  // Issue 15: a bad runner variable stops the start-up before anything opens.
+  // A bad runner variable stops the start-up before anything opens.
   const runnerConfig = loadRunnerConfig(opts.env ?? process.env);
   // SBX-5: secrets read, they leave this process's start-time environment (/proc/<pid>/environ)
   // and every child's; the ADR on the person channel says why and what a parent still holds.
@@ -185,7 +185,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     editor: config.editor,
     env,
     webDist: join(here, "..", "..", "web", "dist"),
-    // Issue 15: other runners reach this one by its advertised URL: that Host is this server too.
+    // Other runners reach this one by its advertised URL: that Host is this server too.
     trust: { listenHost: config.host, allowedHosts: [...(config.allowedHosts ?? []), ...advertisedHost(runnerConfig.url)], allowedOrigins: config.allowedOrigins },
     cluster: { secret: runnerConfig.clusterSecret, timeoutMs: runnerConfig.forwardTimeoutMs },
     wsLimits: config.wsLimits,
@@ -208,9 +208,13 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     throw e;
   }
   lock.setUrl(url);
-  if (!opts.quiet) process.stdout.write(`grove ${VERSION} listening on ${url} (data in ${config.home}, ${store.dialect})\n`);
+  if (!opts.quiet) {
+    process.stdout.write(`grove ${VERSION} listening on ${url} (data in ${config.home}, ${store.dialect})\n`);
+    // A first step for someone who just ran `npm start`: where the page is, and the CLI's first command.
+    process.stdout.write(`next: open ${url} in your browser, or add a repository from a terminal: grove repo add <path>\n`);
+  }
   logger.info({ url, runnerId: config.runnerId, database: store.dialect }, "listening");
-  // Recovery that no request needs before this point (issue 13: start-up that does not grow).
+  // Recovery that no request needs before this point (start-up that does not grow).
   orchestrator.afterListening().catch((e: unknown) => logger.error({ err: e }, "start-up recovery after listening"));
   let closed = false;
   return {

@@ -1,7 +1,7 @@
 import { readSecretFile } from "./config.js";
 import { ConfigError, parsed, raw } from "./config-schema.js";
 
-/** Issue 15: how this server process announces itself in the runners registry. */
+/** How this server process announces itself in the runners registry. */
 export interface RunnerConfig {
   /** `GROVE_RUNNER_URL`; undefined = the server's own listen URL, known once it listens. */
   url: string | undefined;

@@ -4,7 +4,7 @@ import { ConfigError } from "./config.js";
 
 /**
  * `npm start`'s entry (bundled by scripts/build-server.mjs): the CLI with the server's modules
- * linked in, so `grove serve` starts without compiling TypeScript at run time (issue 13). The
+ * linked in, so `grove serve` starts without compiling TypeScript at run time. The
  * `grove` launcher (bin/grove.mjs) keeps client commands free of these modules. `onListening`
  * runs once the server listens (the loader then saves its code cache).
  */

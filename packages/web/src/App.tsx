@@ -2,6 +2,7 @@
 import { useEffect } from "react";
 import { Board } from "./board/Board.js";
 import { Header } from "./Header.js";
+import { CommandPalette } from "./ui/CommandPalette.js";
 import { attention } from "./live/attention.js";
 import { notice, useStore } from "./live/store.js";
 import { lazyView, preloadViews, ViewBoundary } from "./ui/lazy-view.js";
@@ -72,6 +73,7 @@ export function App() {
   return (
     <>
       <Header />
+      <CommandPalette />
       <main id="view">
         {message ? (
           <div className="notice" role="status">

@@ -8,7 +8,7 @@ let loaded: AcpSdk | undefined;
 /**
  * The ACP SDK, loaded when the first agent starts rather than with the server: its generated
  * schemas take a noticeable part of start-up, and a server answers requests before any agent runs
- * (issue 13, `npm start` → listening).
+ * (`npm start` → listening).
  */
 export async function acpSdk(): Promise<AcpSdk> {
   loaded ??= await import("@agentclientprotocol/sdk");

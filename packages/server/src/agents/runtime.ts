@@ -157,7 +157,7 @@ export class AgentRuntime {
     }
   }
 
-  /** Agents running or starting in this process (issue 15: the runner's live load). */
+  /** Agents running or starting in this process (the runner's live load). */
   liveCount(): number {
     return new Set([...this.handles.keys(), ...this.starting]).size;
   }

@@ -41,7 +41,7 @@ function presented(req: FastifyRequest): (string | undefined)[] {
 /** `401 unauthorized` unless the bearer header, the page cookie or `?token=` carries the token. */
 export function requireToken(api: FastifyInstance, token: string): void {
   api.addHook("onRequest", async (req) => {
-    // Issue 15: another runner forwarding with the cluster secret (checked by cluster-auth.ts).
+    // Another runner forwarding with the cluster secret (checked by cluster-auth.ts).
     if (req.groveForwarded) return;
     if (!presented(req).some((t) => tokenMatches(token, t))) throw new AppError("unauthorized", "a valid bearer token is required");
   });

@@ -8,7 +8,7 @@ export const FORWARDED_BY_HEADER = FORWARD_HEADERS.by;
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** Issue 15 / SBX-5: the request came from another runner, correctly signed (checked in two steps below). */
+    /** SBX-5: the request came from another runner, correctly signed (checked in two steps below). */
     groveForwarded?: boolean;
     /** The forward's signed claim, verified in `preValidation` once the body is read. */
     groveForwardClaim?: ForwardClaim & { signature: string };

@@ -1,5 +1,5 @@
 /**
- * Issue 15 / SBX-5: the routes a runner forwards to the task's own runner — and the only routes a
+ * SBX-5: the routes a runner forwards to the task's own runner — and the only routes a
  * signed runner-to-runner request may reach.
  */
 

@@ -2,7 +2,7 @@ import WebSocket from "ws";
 import { forwardHeaders, forwardPath, type ForwardTarget } from "./forward-http.js";
 
 /**
- * Issue 15: a WebSocket route (the terminal) of a task on another runner: opens the same path
+ * A WebSocket route (the terminal) of a task on another runner: opens the same path
  * on that runner, signed (SBX-5), and pipes frames both ways; either side
  * closing closes the other.
  */

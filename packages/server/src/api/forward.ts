@@ -8,7 +8,7 @@ import { LOCAL_WHEN_OFFLINE, ruleOf } from "./forward-routes.js";
 
 export { FORWARDED_ROUTES, ruleOf } from "./forward-routes.js";
 
-/** Issue 15: how this runner talks to the others. */
+/** How this runner talks to the others. */
 export interface ClusterOptions {
   runnerId: string;
   /** `GROVE_CLUSTER_SECRET`; forwarding needs it once more than one runner is registered. */
@@ -18,7 +18,7 @@ export interface ClusterOptions {
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** Issue 15: a WebSocket route whose upgrade is piped to this runner instead (terminal). */
+    /** A WebSocket route whose upgrade is piped to this runner instead (terminal). */
     groveForwardTo?: ForwardTarget;
   }
 }
@@ -28,7 +28,7 @@ function offline(owner: TaskOwner, taskId: string): AppError {
 }
 
 /**
- * Issue 15, the one forwarding seam: a `preValidation` hook on the API (after the trust, auth
+ * The one forwarding seam: a `preValidation` hook on the API (after the trust, auth
  * and input guards) that resolves the task of a route in `RULES`, and when its environment
  * lives on another runner proxies the request to that runner's advertised URL with the cluster
  * secret in a header, streaming the answer back. An offline owner is `409 runner_offline`

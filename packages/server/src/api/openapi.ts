@@ -33,7 +33,7 @@ const bool = (description: string): QueryParam => ({ name: "", description, sche
 /** Every operation of the HTTP API; a test checks this list equals the registered routes. */
 const DECLARED: Op[] = [
   { method: "get", path: "/health", operationId: "getHealth", summary: "Liveness, version, database kind and runner id", response: P.Health },
-  { method: "get", path: "/runners", operationId: "listRunners", summary: "The runners registered in the shared database, with live load and online/offline state (issue 15)", response: z.array(P.Runner) },
+  { method: "get", path: "/runners", operationId: "listRunners", summary: "The runners registered in the shared database, with live load and online/offline state", response: z.array(P.Runner) },
   { method: "get", path: "/inbox", operationId: "listInbox", summary: "The durable attention inbox, newest first (LIVE-4); live as inbox.updated frames", query: [{ name: "state", description: "open (default) or all", schema: { type: "string", enum: ["open", "all"] } }], response: z.array(P.InboxItem) },
   { method: "post", path: "/inbox/{id}/done", operationId: "markInboxItemDone", summary: "Mark an inbox item done (dismissed); done already answers it unchanged", response: P.InboxItem },
   { method: "get", path: "/usage", operationId: "getUsage", summary: "Usage summed per task (subtasks included), repository, agent profile, runner or UTC day over every runner (USE-1); paged by key", query: [
@@ -52,7 +52,7 @@ const DECLARED: Op[] = [
   { method: "get", path: "/repositories/{id}", operationId: "getRepository", summary: "One repository", response: P.Repository, errors: ["not_found"] },
   { method: "delete", path: "/repositories/{id}", operationId: "removeRepository", summary: "Unregister a repository no task refers to; removes Grove's own clone of a remote one, never a local checkout", status: 204, errors: ["not_found", "repository_in_use"] },
   { method: "patch", path: "/repositories/{id}", operationId: "updateRepositorySettings", summary: "Change checkout settings (WT-9): defaultBranch, branchTemplate, pullBeforeWorktree, copyFiles, setupScript", body: P.PatchRepositoryBody, response: P.Repository, errors: ["invalid_request", "not_found", "base_branch_not_found", "invalid_branch_name"] },
-  { method: "post", path: "/tasks", operationId: "createTask", summary: "Create a task; runnerLabels: labels the runner of its environment must advertise (placement, issue 15)", body: P.CreateTaskBody, response: P.Task, status: 201, errors: ["invalid_request", "base_branch_not_found", "invalid_branch_name"] },
+  { method: "post", path: "/tasks", operationId: "createTask", summary: "Create a task; runnerLabels: labels the runner of its environment must advertise (placement)", body: P.CreateTaskBody, response: P.Task, status: 201, errors: ["invalid_request", "base_branch_not_found", "invalid_branch_name"] },
   { method: "get", path: "/tasks", operationId: "listTasks", query: [{ ...bool("archived tasks instead of live ones (default false)"), name: "archived" }, { name: "state", description: "comma-separated task states", schema: { type: "string" } }, { name: "repositoryId", description: "only tasks with this repository", schema: { type: "string" } }, { name: "q", description: "text in title or description", schema: { type: "string" } }, { name: "view", description: "full (default) or summary (the board's compact shape)", schema: { type: "string", enum: ["full", "summary"] } }, { name: "order", description: "oldest (default) or newest first, by (createdAt, id)", schema: { type: "string", enum: ["oldest", "newest"] } }, { name: "limit", description: "page size: answers {items, nextCursor} instead of a plain array", schema: { type: "integer", minimum: 1 } }, { name: "cursor", description: "nextCursor of the previous page", schema: { type: "string" } }], summary: "List tasks (?archived=true|false&state=a,b&repositoryId=&q=&view=full|summary&order=oldest|newest); with ?limit=N[&cursor=C] one keyset page {items, nextCursor}. Every item carries runnerId and runnerState (its environment's runner, computed at read time; null before an environment exists)", response: z.union([z.array(P.Task), z.array(P.TaskSummary), P.pageOf(z.union([P.Task, P.TaskSummary]))]), errors: ["invalid_request"] },
   { method: "get", path: "/tasks/{id}", operationId: "getTask", summary: "One task, with runnerId, runnerState (null before an environment exists) and runnerLabels", response: P.Task, errors: ["not_found"] },
   { method: "patch", path: "/tasks/{id}", operationId: "updateTask", summary: "Edit a task or move it (e.g. to done)", body: P.PatchTaskBody, response: P.Task, errors: ["not_found"] },
@@ -107,7 +107,7 @@ const DECLARED: Op[] = [
 ];
 
 /**
- * Issue 15: operations the forwarding seam (forward.ts) sends to the task's runner can also
+ * Operations the forwarding seam (forward.ts) sends to the task's runner can also
  * answer `runner_offline` (that runner is gone), `runner_unreachable` (it did not answer) and
  * `cluster_secret_missing` (this runner has no GROVE_CLUSTER_SECRET to forward with).
  */

@@ -12,7 +12,7 @@ export function redactUrl(url: string): string {
  */
 export function installRequestLog(app: FastifyInstance): void {
   app.addHook("onResponse", async (req, reply) => {
-    // Request lines at debug (issue 14): info keeps lifecycle events, not traffic.
+    // Request lines at debug: info keeps lifecycle events, not traffic.
     req.log.debug({ method: req.method, url: redactUrl(req.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "request");
   });
 }

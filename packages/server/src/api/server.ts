@@ -52,7 +52,7 @@ export interface ApiOptions {
   trust: TrustOptions;
   /** SEC-8 WebSocket bounds (defaults: 64 clients, 1 MiB unread per client). */
   wsLimits?: WsLimits | undefined;
-  /** Issue 15: forwarding to other runners (secret, timeout); absent = forward nothing without a secret. */
+  /** Forwarding to other runners (secret, timeout); absent = forward nothing without a secret. */
   cluster?: Omit<ClusterOptions, "runnerId"> | undefined;
 }
 
@@ -77,7 +77,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
     bodyLimit: 2 * 1024 * 1024,
     // Requests are parsed with the protocol's zod schemas (validate.ts) and no route declares a
     // Fastify JSON schema, so Ajv and fast-json-stringify need never load (a third of the time to
-    // `listening`, issue 13). A route that declared one would fail loudly at registration.
+    // `listening`). A route that declared one would fail loudly at registration.
     schemaController: { compilersFactory: { buildValidator: noJsonSchemas, buildSerializer: noJsonSchemas } },
     // SEC-6: Fastify's own request lines carry the raw URL (`?token=`); request-log.ts writes redacted ones.
     logController: new LogController({ disableRequestLogging: true }),

@@ -158,7 +158,7 @@ function errorFromResponse(status: number, body: unknown, what: string): CliErro
 
 /**
  * One HTTP exchange over node:http (https loaded only for an https server). Not `fetch`: its
- * implementation costs a short-lived CLI process a noticeable share of its start-up (issue 13).
+ * implementation costs a short-lived CLI process a noticeable share of its start-up.
  */
 async function send(url: URL, method: string, headers: Record<string, string>, payload: string | undefined): Promise<{ status: number; ok: boolean; text: string }> {
   const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");

@@ -1,7 +1,7 @@
 /**
  * A closed pipe is a normal end for a command-line tool: `grove task ls | head -1` closes
  * stdout after one line, and the command must stop quietly with exit 0 instead of dying on an
- * unhandled `write EPIPE` (issue 14). Node ignores SIGPIPE, so the failure arrives as an
+ * unhandled `write EPIPE`. Node ignores SIGPIPE, so the failure arrives as an
  * 'error' event on the stream; anything other than EPIPE stays fatal.
  */
 let installed = false;

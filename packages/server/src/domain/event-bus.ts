@@ -17,7 +17,7 @@ export class EventBus {
 
   /**
    * Delivers a frame to this process's listeners only: for what every process derives by
-   * itself (issue 15: a runner whose heartbeat went stale), so the relay does not multiply it.
+   * itself (a runner whose heartbeat went stale), so the relay does not multiply it.
    * Listeners see it as `isRemoteDelivery`, like a frame from another process.
    */
   publishLocal<T extends EventType>(type: T, data: EventMap[T]): void {

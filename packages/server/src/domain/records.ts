@@ -22,7 +22,7 @@ export interface RepositoryRecord {
   branchTemplate: string;
   copyFiles: string[];
   setupScript: string | null;
-  /** Issue 11: the provider's REST API base for pull requests; null/absent = the public API. */
+  /** The provider's REST API base for pull requests; null/absent = the public API. */
   apiUrl?: string | null;
   createdAt: string;
   updatedAt: string;

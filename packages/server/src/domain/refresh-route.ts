@@ -39,7 +39,7 @@ export function refreshRoute(repo: RepositoryRecord): RefreshRouteKind {
 }
 
 /**
- * Issue 15: whether a runner must open the repository's stored credential to clone and refresh
+ * Whether a runner must open the repository's stored credential to clone and refresh
  * it — a remote repository with a credential whose route is not GitHub's `executor` (which uses
  * the host's own git credentials). Such a repository is placed only on runners holding the key
  * that sealed the credential; every other repository fits every runner as far as keys go.

@@ -1,6 +1,6 @@
 import type { Comment, PullRequest } from "@grove/protocol";
 
-/** Issue 11 records (docs/specs/review.md). */
+/** Records (docs/specs/review.md). */
 
 export type CommentState = "open" | "sent" | "resolved";
 export type CommentSide = "new" | "old";

@@ -1,6 +1,6 @@
 import type { Runner, RunnerState } from "@grove/protocol";
 
-/** A runner's row (issue 15); `state` is derived from it at read time, never stored. */
+/** A runner's row; `state` is derived from it at read time, never stored. */
 export interface RunnerRecord {
   id: string;
   host: string;

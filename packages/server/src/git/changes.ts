@@ -80,7 +80,7 @@ export async function computeChanges(git: GitRunner, input: { worktreePath: GitC
   // -uall lists untracked files one by one, the same set as `ls-files --others --exclude-standard`.
   const statusRun = git.run(["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignore-submodules=none"], { cwd });
   // Untracked files are counted while the diff still runs (status is the quicker walk), as many as
-  // the answer can hold; the critical path stays the slower of the two git walks (issue 13).
+  // the answer can hold; the critical path stays the slower of the two git walks.
   const untrackedRun = statusRun.then(async (run) => {
     const status = parseStatusV2(run.stdout);
     const all = status.entries.filter((e) => e.kind === "untracked").map((e) => e.path).sort();

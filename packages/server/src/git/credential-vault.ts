@@ -24,7 +24,7 @@ export function loadCredentialKey(home: string): Buffer {
 }
 
 /**
- * Issue 15: a public name of a credential key, so runners can tell whether they hold the same key
+ * A public name of a credential key, so runners can tell whether they hold the same key
  * without ever showing it: HMAC-SHA256 keyed by the key over a fixed label, first 16 hex digits
  * (64 bits; not a secret, and no help in guessing a random 256-bit key).
  */

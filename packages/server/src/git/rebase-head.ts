@@ -4,7 +4,7 @@ import { join } from "node:path";
 /**
  * The branch a rebase stopped in a worktree is rebasing (`refs/heads/…`), or null when no rebase
  * is in progress. During a rebase HEAD is detached by design; a worktree whose stopped rebase
- * (update from base with kept conflicts, issue 11) belongs to its own branch is still that
+ * (update from base with kept conflicts) belongs to its own branch is still that
  * branch's worktree (WT-5/SES-3 must not call it foreign). `gitDir` is the worktree's own git dir.
  */
 export async function rebasingBranch(gitDir: string): Promise<string | null> {

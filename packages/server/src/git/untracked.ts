@@ -77,7 +77,7 @@ export async function countUntracked(cwd: string, paths: readonly string[]): Pro
   const out: UntrackedCount[] = new Array<UntrackedCount>(paths.length);
   // Small regular files (nearly all untracked files) are counted with blocking reads, a batch at
   // a time: four promise round trips per file cost more main-thread time than the reads, which
-  // competes with the git processes of the same Changes on a 2-core machine (issue 13).
+  // competes with the git processes of the same Changes on a 2-core machine.
   const rest: number[] = [];
   const small = Buffer.allocUnsafe(SMALL);
   for (let i = 0; i < paths.length; i++) {
@@ -93,7 +93,7 @@ export async function countUntracked(cwd: string, paths: readonly string[]): Pro
   }
   let next = 0;
   // A few workers, each with its own buffer: one file after another was 5 file-system round trips
-  // per file in a row, a third of the raw git time at 500 untracked files (issue 13).
+  // per file in a row, a third of the raw git time at 500 untracked files.
   const worker = async (): Promise<void> => {
     const buf = Buffer.allocUnsafe(CHUNK);
     for (let k = next++; k < rest.length; k = next++) {

@@ -81,7 +81,7 @@ export class WorktreeManager {
     // `git worktree add -b X` hands X to an internal `git branch X` without `--`, so a name
     // such as `--upload-pack=x` would become an option there: validate before git sees it.
     assertBranchName(branch, "branch");
-    // Read-only checks run before the repository lock (issue 13): the lock serializes every
+    // Read-only checks run before the repository lock: the lock serializes every
     // launch on the repository, so it covers only the path check and `git worktree add`. A branch
     // created meanwhile by someone else is still refused — by git itself, and never deleted below.
     const exists = await branchExists(this.git, repoPath, branch);
@@ -146,7 +146,7 @@ export class WorktreeManager {
     if ((await realpath(common)) !== expected) {
       return fail("wrong_repository", `${worktreePath} belongs to ${common}, not ${expected}`);
     }
-    // A rebase stopped on this very branch (kept conflicts, issue 11) detaches HEAD by design.
+    // A rebase stopped on this very branch (kept conflicts) detaches HEAD by design.
     if (head === "HEAD" && (await rebasingBranch(gitDir)) === `refs/heads/${branch}`) return { ok: true };
     if (head === "HEAD") return fail("detached_head", `${worktreePath} has a detached HEAD, expected branch ${branch}`);
     if (head !== `refs/heads/${branch}`) {

@@ -34,7 +34,7 @@ export interface Deps {
   now(): string;
   /** Providers and timeouts of remote repositories (RR-1, RR-8); defaults when absent. */
   remote?: RemoteServices;
-  /** Issue 15: how this runner registers (labels, capacity, heartbeat); defaults when absent. */
+  /** How this runner registers (labels, capacity, heartbeat); defaults when absent. */
   runner?: RunnerSettings;
   /** GROVE_GIT_AUTHOR_NAME/EMAIL: the person's commits where git has no identity configured. */
   gitIdentity?: GitIdentity | undefined;
@@ -77,7 +77,7 @@ export interface RemoteServices {
   cloneTimeoutMs: number;
 }
 
-/** Issue 15: how this runner registers in the runners registry (runners/runner-registry.ts). */
+/** How this runner registers in the runners registry (runners/runner-registry.ts). */
 export interface RunnerSettings {
   host: string;
   /** `GROVE_RUNNER_URL`; undefined = the listen URL handed to `start`. */

@@ -52,7 +52,7 @@ export class Orchestrator {
     this.inbox = new InboxFeed(deps);
     this.live.onAskSettled = (requestId) => this.inbox.askSettled(requestId);
     // Subscribed in `afterListening`: start-up recovery's events would each cost three queries
-    // before `listening`, and the sweep there covers every task anyway (issue 13).
+    // before `listening`, and the sweep there covers every task anyway.
     this.changesWatch = new ChangesWatch(deps);
     this.summaries = new TaskSummaryEvents(deps, () => this.live.askingSessionIds());
     this.cleanup = new CleanupWorker(deps);
@@ -74,21 +74,21 @@ export class Orchestrator {
   /** MCP-3: agents' ask_user questions (inbox items of kind `question`). */
   readonly questions: Questions;
   answerQuestion = (itemId: string, answer: string) => this.questions.answer(itemId, answer);
-  /** Issue 11: review comments, commit, update from base, merge, pull requests. */
+  /** Review comments, commit, update from base, merge, pull requests. */
   readonly review: ReviewService;
   /** LIVE-4: raises and resolves the durable attention inbox's items. */
   readonly inbox: InboxFeed;
   listInbox = async (state: "open" | "all") => this.questions.decorate(await listInbox(this.deps, state));
   markInboxDone = (id: string) => markInboxDone(this.deps, id);
   markInboxRead = (id: string) => markInboxRead(this.deps, id);
-  /** Issue 13: `task.summary` frames for the board. */
+  /** `task.summary` frames for the board. */
   readonly summaries: TaskSummaryEvents;
 
-  /** Issue 15: this runner's row in the registry (started by app.ts once the server listens). */
+  /** This runner's row in the registry (started by app.ts once the server listens). */
   readonly runners: RunnerRegistry;
-  /** Issue 15: runner_offline / capacity checks in front of task operations. */
+  /** Runner_offline / capacity checks in front of task operations. */
   readonly runnerGuard: RunnerGuard;
-  /** Issue 15: which runner a task's operations run on (the API's forwarding seam asks it). */
+  /** Which runner a task's operations run on (the API's forwarding seam asks it). */
   readonly placement: RunnerPlacement;
 
   /** LC-2 … LC-4: runs this runner's cleanup jobs. */
@@ -96,7 +96,7 @@ export class Orchestrator {
 
   /**
    * Start-up recovery a request depends on (SES-6); the rest waits for `afterListening` so the
-   * time to `listening` does not grow with history (issue 13).
+   * time to `listening` does not grow with history.
    */
   async start(): Promise<void> {
     this.recovered = await recoverBeforeListening(this.deps);
@@ -142,7 +142,7 @@ export class Orchestrator {
   }
 
   // repositories
-  /** Issue 15: the registering runner holds the repository (its path or managed clone is on this disk). */
+  /** The registering runner holds the repository (its path or managed clone is on this disk). */
   addRepository = async (body: CreateRepositoryBody): Promise<RepositoryRecord> => {
     const repo = await addRepository(this.deps, body);
     await this.deps.store.placement.setRepositoryRunner(repo.id, this.deps.runnerId);
@@ -154,7 +154,7 @@ export class Orchestrator {
   removeRepository = (id: string): Promise<void> => removeRepository(this.deps, id);
 
   // tasks
-  /** Issue 15: `runnerLabels` are recorded with the task, for the first placement. */
+  /** `runnerLabels` are recorded with the task, for the first placement. */
   createTask = async (body: CreateTaskBody): Promise<TaskRecord> => {
     const { runnerLabels, ...rest } = body;
     const task = await createTask(this.deps, rest);
@@ -162,7 +162,7 @@ export class Orchestrator {
     return task;
   };
   listTasks = (archived: boolean): Promise<TaskRecord[]> => this.deps.store.listTasks({ archived });
-  /** `GET /tasks` with filters, `view` and paging (issue 13). */
+  /** `GET /tasks` with filters, `view` and paging. */
   queryTasks = (q: ListTasksQuery) => listTasks(this.deps, q, () => this.live.askingSessionIds());
   getTask = (id: string): Promise<TaskRecord> => getTaskOr404(this.deps, id);
   patchTask = (id: string, body: PatchTaskBody): Promise<TaskRecord> => patchTask(this.deps, id, body);
@@ -172,12 +172,12 @@ export class Orchestrator {
     const env = await this.deps.store.getEnvironmentByTask(taskId);
     if (!env) throw new AppError("not_found", `task ${taskId} has no environment`, { taskId });
     const runnerState = await this.runners.stateOf(env.runnerId);
-    // Issue 15: another runner's worktrees are never looked at from here: the recorded rows only.
+    // Another runner's worktrees are never looked at from here: the recorded rows only.
     if (env.runnerId !== this.deps.runnerId) return { ...environmentView(env, await this.deps.store.listEnvironmentRepos(env.id)), runnerState };
     return { ...(await environmentWithDisk(this.deps, env)), runnerState };
   }
 
-  /** Issue 15: a task with its environment's runner and that runner's state. */
+  /** A task with its environment's runner and that runner's state. */
   async getTaskWithRunner(id: string): Promise<TaskRecord & { runnerId: string | null; runnerState: "online" | "offline" | null; runnerLabels: string[]; progress: Task["progress"] }> {
     const task = await getTaskOr404(this.deps, id);
     const p = await this.deps.store.mcp.getProgress(id);
@@ -225,7 +225,7 @@ export class Orchestrator {
   /** LIVE-3: a new agent for the session (`session/load`), the old one's process group stopped. */
   restart = (id: string): Promise<SessionRecord> => this.guardSessionLaunch(id, () => restartSession(this.deps, this.live, id));
   /**
-   * Issue 15: prompt and resume act only where the task's files are (`runner_offline`), and
+   * Prompt and resume act only where the task's files are (`runner_offline`), and
    * starting an agent for a session without a live one here takes a capacity slot.
    */
   async guardSessionLaunch<T>(id: string, run: () => Promise<T>): Promise<T> {
@@ -242,7 +242,7 @@ export class Orchestrator {
   }
 
   // lifecycle (LC-1 … LC-8)
-  // Issue 15: a cleanup of a task whose runner is offline is refused, not queued (docs/specs/runners.md).
+  // A cleanup of a task whose runner is offline is refused, not queued (docs/specs/runners.md).
   archiveTask = async (id: string, children?: "archive" | "keep"): Promise<CleanupJobRecord> => {
     await this.runnerGuard.assertTaskReachable(id);
     // MCP-3: a parent's archive asks what becomes of its open subtasks (nothing is done until told).

@@ -3,7 +3,7 @@ import { AppError } from "../domain/errors.js";
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 
 /**
- * Issue 11: a repository's provider REST API base (`apiUrl`), with the same rules as clone URLs:
+ * A repository's provider REST API base (`apiUrl`), with the same rules as clone URLs:
  * `https://`, or `http://` only for loopback hosts; no credentials, query or fragment. Answers the
  * URL without a trailing slash.
  */

@@ -1,7 +1,7 @@
 import type { CredentialInput, RemoteUrl, RepoLocation } from "./provider.js";
 
 /**
- * Issue 11: a provider's pull-request REST API as pure computation — requests to send and how to
+ * A provider's pull-request REST API as pure computation — requests to send and how to
  * read the answers. The orchestrator executes them (review-pr-http.ts); a provider plugin adds
  * its own by registering one more `PullRequestApi` under its id.
  */

@@ -17,7 +17,7 @@ export async function listTaskInventory(db: Db): Promise<TaskInventory[]> {
   const envs = await db.selectFrom("task_environments").selectAll().execute();
   const byTask = new Map(envs.map((e) => [e.task_id, toEnvironment(e)]));
   // All rows in one query (grouped here, in each environment's order), not one query per
-  // environment: start-up and doctor read this with thousands of tasks (issue 13).
+  // environment: start-up and doctor read this with thousands of tasks.
   const rowsByEnv = new Map<string, EnvironmentRepoRecord[]>();
   const allRows = await db.selectFrom("task_environment_repos").selectAll().orderBy("environment_id").orderBy("position").orderBy("created_at").orderBy("id").execute();
   for (const r of allRows) {

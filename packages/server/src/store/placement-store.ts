@@ -12,7 +12,7 @@ export interface TaskOwnerRow {
 /** A runner row's columns read through a join on `runners as r` (fromRow's input). */
 const RUNNER_COLUMNS = ["r.id", "r.host", "r.url", "r.labels", "r.max_agents", "r.live_agents", "r.version", "r.heartbeat_ms", "r.started_at", "r.last_seen_at", "r.stopped_at", "r.credential_key_id"] as const;
 
-/** Issue 15 persistence for placement (migration 013). Reached as `store.placement`. */
+/** Persistence for placement (migration 013). Reached as `store.placement`. */
 export class PlacementStore {
   constructor(private readonly db: () => Db) {}
 

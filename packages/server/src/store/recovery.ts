@@ -5,7 +5,7 @@ import { defaultReason, lastTurnOf } from "../domain/turn-outcome.js";
 
 /**
  * The states a crash can leave a session in that recovery changes. `waiting_for_input` needs no
- * change, and is not read: it is where most sessions of a long history rest (issue 13, start-up
+ * change, and is not read: it is where most sessions of a long history rest (start-up
  * must not grow with history; `sessions_recover_ix` of migration 006 serves this query).
  */
 const INTERRUPTED: readonly SessionState[] = ["starting", "running"];

@@ -4,7 +4,7 @@ import * as prs from "./pull-requests-repo.js";
 import type { Ctx } from "./schema.js";
 
 /**
- * Issue 11 persistence: review comments and pull requests. Reached as `store.review`; every
+ * Persistence: review comments and pull requests. Reached as `store.review`; every
  * call runs in the caller's open store transaction if there is one (`ctx()` decides).
  */
 export class ReviewStore {

@@ -2,7 +2,7 @@ import type { RunnerRecord } from "../domain/runner.js";
 import * as runners from "./runners-repo.js";
 import type { Db } from "./schema.js";
 
-/** Issue 15 persistence: the runners registry. Reached as `store.runners`. */
+/** Persistence: the runners registry. Reached as `store.runners`. */
 export class RunnersStore {
   constructor(private readonly db: () => Db) {}
 

@@ -25,7 +25,7 @@ export interface RepositoriesTable {
   /** JSON array of strings. */
   copy_files: string;
   setup_script: string | null;
-  /** Issue 11 (migration 005): the provider's REST API base; null = the public API. */
+  /** (migration 005): the provider's REST API base; null = the public API. */
   api_url: string | null;
   created_at: string;
   updated_at: string;
@@ -235,7 +235,7 @@ export interface RepositoryCredentialsTable {
   updated_at: string;
 }
 
-/** Issue 11 (migration 005): a review comment anchored to a line (docs/specs/review.md). */
+/** (migration 005): a review comment anchored to a line (docs/specs/review.md). */
 export interface ReviewCommentsTable {
   id: string;
   task_id: string;
@@ -253,7 +253,7 @@ export interface ReviewCommentsTable {
   updated_at: string;
 }
 
-/** Issue 11 (migration 005): the pull request of a task's branch in one repository. */
+/** (migration 005): the pull request of a task's branch in one repository. */
 export interface PullRequestsTable {
   task_id: string;
   repository_id: string;
@@ -273,7 +273,7 @@ export interface PullRequestsTable {
   updated_at: string;
 }
 
-/** Issue 13 (migration 006): totals of a task's last computed Changes, read by the board's summaries. */
+/** (migration 006): totals of a task's last computed Changes, read by the board's summaries. */
 export interface TaskDiffStatsTable {
   task_id: string;
   files: number;
@@ -282,7 +282,7 @@ export interface TaskDiffStatsTable {
   updated_at: string;
 }
 
-/** Issue 15 (migration 012): one row per runner, refreshed by its heartbeat. */
+/** (migration 012): one row per runner, refreshed by its heartbeat. */
 export interface RunnersTable {
   id: string;
   host: string;
@@ -300,13 +300,13 @@ export interface RunnersTable {
   credential_key_id: string | null;
 }
 
-/** Issue 15 placement (migration 013): labels a task requires, JSON array. */
+/** Placement (migration 013): labels a task requires, JSON array. */
 export interface TaskRunnerLabelsTable {
   task_id: string;
   labels: string;
 }
 
-/** Issue 15 placement (migration 013): the runner that registered a repository. */
+/** Placement (migration 013): the runner that registered a repository. */
 export interface RepositoryRunnersTable {
   repository_id: string;
   runner_id: string;

@@ -52,12 +52,12 @@ export class Store {
   /** The transaction the current async context runs in, if any (see `transaction`). */
   private readonly current = new AsyncLocalStorage<{ trx: Kysely<DB>; open: boolean }>();
 
-  /** Issue 11: review comments and pull requests (review-store.ts). */
+  /** Review comments and pull requests (review-store.ts). */
   readonly review = new ReviewStore(() => ({ db: this.q, dialect: this.dialect }));
 
-  /** Issue 15: the runners registry (runners-store.ts). */
+  /** The runners registry (runners-store.ts). */
   readonly runners = new RunnersStore(() => this.q);
-  /** Issue 15: task labels and repository runners for placement (placement-store.ts). */
+  /** Task labels and repository runners for placement (placement-store.ts). */
   readonly placement = new PlacementStore(() => this.q);
   /** LIVE-4: the durable attention inbox (inbox-store.ts). */
   readonly inbox = new InboxStore(() => this.q);
@@ -143,7 +143,7 @@ export class Store {
     return repos.updateRepositorySettings({ db: this.q, dialect: this.dialect }, id, patch, now);
   }
 
-  /** Issue 14: removes an unreferenced repository and its credential (`repository_in_use` otherwise), in one transaction. */
+  /** Removes an unreferenced repository and its credential (`repository_in_use` otherwise), in one transaction. */
   deleteRepository(id: string): Promise<void> {
     return this.tx((ctx) => deleteRepositoryIfUnused(ctx, id));
   }
@@ -400,7 +400,7 @@ export class Store {
     return listTaskInventory(this.q);
   }
 
-  // Paged lists (issue 13, ADR 2026-11-30-list-paging-keyset) ---------------------------
+  // Paged lists (ADR 2026-11-30-list-paging-keyset) ---------------------------
 
   /** One keyset page of tasks in (createdAt, id) order; every filter combines. */
   listTaskPage(filter: lists.TaskFilter, page: lists.PageSpec<KeyCursor>): Promise<lists.RowsPage<TaskRecord>> {

@@ -51,14 +51,14 @@ function logLines(home: string): LogLine[] {
 // Fastify's own request lines carry req/res; ours (debug) method, url and statusCode.
 const isRequestLine = (l: LogLine) => l.req !== undefined || l.res !== undefined || l.statusCode !== undefined || /^(incoming request|request completed|request)$/.test(l.msg);
 
-describe("issue 14: logs keep lifecycle events at info, requests only at debug", () => {
+describe("logs keep lifecycle events at info, requests only at debug", () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
     for (const c of cleanups) await c();
   });
 
   for (const level of ["info", "debug"] as const) {
-    it(`issue 14: light use at ${level} ${level === "info" ? "writes no per-request line" : "writes one line per request"}`, async () => {
+    it(`light use at ${level} ${level === "info" ? "writes no per-request line" : "writes one line per request"}`, async () => {
       const repo = await makeRepo();
       const srv = await startTestServer("sqlite", undefined, { GROVE_LOG_LEVEL: level });
       cleanups.push(() => srv.close(), () => repo.cleanup());

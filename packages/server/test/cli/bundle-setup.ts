@@ -1,6 +1,6 @@
 /**
  * Vitest global setup: the CLI tests run `bin/grove.mjs` with GROVE_CLI_BUNDLE=require, i.e.
- * against the bundled client (issue 13), so the bundle is rebuilt here, once per run, when a
+ * against the bundled client, so the bundle is rebuilt here, once per run, when a
  * source it was built from is newer (the same check the launcher makes).
  */
 import { execFileSync } from "node:child_process";

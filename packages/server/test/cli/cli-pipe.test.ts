@@ -32,7 +32,7 @@ function pipeIntoHead(args: string[]): Promise<{ code: number | null; stderr: st
 // Outputs far larger than a pipe's buffer (64 KiB), so the CLI is still writing when the reader leaves.
 const MANY = 4000;
 
-describe("issue 14: every read command survives a closed pipe", () => {
+describe("every read command survives a closed pipe", () => {
   let stub: StubServer;
   beforeAll(async () => {
     stub = await startStubServer();
@@ -71,7 +71,7 @@ describe("issue 14: every read command survives a closed pipe", () => {
     for (const json of [false, true]) {
       if (json && (args[0] === "completion" || args[0] === "--help")) continue;
       const argv = [...args, ...(json ? ["--json"] : []), "--server", "URL"];
-      it(`issue 14: grove ${argv.join(" ")} | head -1 exits 0 without a stack trace`, async () => {
+      it(`grove ${argv.join(" ")} | head -1 exits 0 without a stack trace`, async () => {
         const r = await pipeIntoHead(argv.map((a) => (a === "URL" ? stub.url : a)));
         expect(r.firstLine).not.toBe("");
         expect(r.stderr).not.toMatch(/EPIPE|at .*\(|Error:/);

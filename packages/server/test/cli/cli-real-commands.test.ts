@@ -4,9 +4,9 @@ import { makeRepo, type TestRepo } from "../fixture/git.js";
 import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { runGrove } from "./run-cli.js";
 
-// The commands and edges of issue 14 with the bundled CLI against a real server and the real
+// The commands and edges with the bundled CLI against a real server and the real
 // scripted agent.
-describe("issue 14: grove commands against a real server", () => {
+describe("grove commands against a real server", () => {
   let srv: TestServer;
   let alpha: TestRepo;
   let beta: TestRepo;
@@ -31,19 +31,19 @@ describe("issue 14: grove commands against a real server", () => {
     await beta?.cleanup();
   });
 
-  it("issue 14: --quiet prints only the new id", () => {
+  it("--quiet prints only the new id", () => {
     expect(taskId).toMatch(/^task_\S+$/);
     expect(sessionId).toMatch(/^ses_\S+$/);
   });
 
-  it("issue 14: session prompt --wait exits 0 after a turn that ends normally", async () => {
+  it("session prompt --wait exits 0 after a turn that ends normally", async () => {
     const r = await grove("session", "prompt", sessionId, "say all good", "--wait");
     expect(r.stderr).not.toContain("error");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${sessionId}  waiting_for_input\n`);
   });
 
-  it("issue 14: session prompt --wait exits 1 after `fail`", async () => {
+  it("session prompt --wait exits 1 after `fail`", async () => {
     const r = await grove("session", "prompt", sessionId, "fail cannot do that", "--wait");
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: turn_failed: the turn of session ses_\S+ ended with refusal: cannot do that$/m);
@@ -51,7 +51,7 @@ describe("issue 14: grove commands against a real server", () => {
     expect((await grove("session", "prompt", sessionId, "say recovered", "--wait")).code).toBe(0);
   });
 
-  it("issue 14: session ls lists the task's sessions; task show --json includes them", async () => {
+  it("session ls lists the task's sessions; task show --json includes them", async () => {
     const ls = await grove("session", "ls", taskId);
     expect(ls.stdout).toMatch(new RegExp(`^${sessionId}\\s+scripted\\s+waiting_for_input`, "m"));
     const shown = JSON.parse((await grove("task", "show", taskId, "--json")).stdout) as { id: string; sessions: { id: string }[] };
@@ -59,14 +59,14 @@ describe("issue 14: grove commands against a real server", () => {
     expect(shown.sessions.map((s) => s.id)).toEqual([sessionId]);
   });
 
-  it("issue 14: task diff labels repositories by name, --json keeps the ids", async () => {
+  it("task diff labels repositories by name, --json keeps the ids", async () => {
     const human = (await grove("task", "diff", taskId)).stdout.split("\n").filter((l) => !l.startsWith(" "));
     expect(human.filter(Boolean).map((l) => l.split(/\s+/)[0])).toEqual(["alpha", "beta"]);
     const json = JSON.parse((await grove("task", "diff", taskId, "--json")).stdout) as { repositories: { repositoryId: string }[] };
     for (const r of json.repositories) expect(r.repositoryId).toMatch(/^repo_/);
   });
 
-  it("issue 14: task start prints no progress before a validation error", async () => {
+  it("task start prints no progress before a validation error", async () => {
     const unknownAgent = await grove("task", "start", taskId, "--agent", "nope");
     expect(unknownAgent.code).toBe(1);
     expect(unknownAgent.stderr).toMatch(/^error: agent_unknown: [^\n]*\n$/);
@@ -75,7 +75,7 @@ describe("issue 14: grove commands against a real server", () => {
     expect(missing.stderr).toMatch(/^error: not_found: [^\n]*\n$/);
   });
 
-  it("issue 14: resume and rm of a running session answer the same code, session_running", async () => {
+  it("resume and rm of a running session answer the same code, session_running", async () => {
     expect((await grove("session", "prompt", sessionId, "sleep 20000")).code).toBe(0);
     await waitForSession(srv.api, sessionId, ["running"]);
     const resume = await grove("session", "resume", sessionId);
@@ -87,7 +87,7 @@ describe("issue 14: grove commands against a real server", () => {
     await waitForSession(srv.api, sessionId, ["waiting_for_input"]);
   });
 
-  it("issue 14: errors name CLI flags: task rm of dirty work asks for --discard-changes", async () => {
+  it("errors name CLI flags: task rm of dirty work asks for --discard-changes", async () => {
     expect((await grove("session", "prompt", sessionId, "write alpha/wip.txt unsaved", "--wait")).code).toBe(0);
     const r = await grove("task", "rm", taskId);
     expect(r.code).toBe(1);
@@ -95,7 +95,7 @@ describe("issue 14: grove commands against a real server", () => {
     expect(r.stderr).not.toContain("discardChanges");
   });
 
-  it("issue 14: task reset removes the worktrees through a cleanup job; repo show prints the settings", async () => {
+  it("task reset removes the worktrees through a cleanup job; repo show prints the settings", async () => {
     const r = await grove("task", "reset", taskId, "--json");
     expect(r.code).toBe(0);
     const { jobId } = JSON.parse(r.stdout) as { jobId: string };
@@ -106,20 +106,20 @@ describe("issue 14: grove commands against a real server", () => {
   });
 });
 
-describe("issue 14: the default server and serve's own options", () => {
-  it("issue 14: GROVE_PORT=abc is an error naming GROVE_PORT, not --server", async () => {
+describe("the default server and serve's own options", () => {
+  it("GROVE_PORT=abc is an error naming GROVE_PORT, not --server", async () => {
     const r = await runGrove(["task", "ls"], { env: { GROVE_PORT: "abc" } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: invalid_config: GROVE_PORT must be a port number/);
     expect(r.stderr).not.toContain("--server is not a URL");
   });
 
-  it("issue 14: --help shows the default server from GROVE_PORT", async () => {
+  it("--help shows the default server from GROVE_PORT", async () => {
     const r = await runGrove(["task", "ls", "--help"], { env: { GROVE_PORT: "7777" } });
     expect(r.stdout.replace(/\s+/g, " ")).toContain("default http://127.0.0.1:7777, from GROVE_PORT");
   });
 
-  it("issue 14: grove serve lists only its own options and refuses the client's", async () => {
+  it("grove serve lists only its own options and refuses the client's", async () => {
     const help = await runGrove(["serve", "--help"]);
     expect(help.stdout).toContain("--port <port>");
     expect(help.stdout).not.toMatch(/--json|--server/);
@@ -128,7 +128,7 @@ describe("issue 14: the default server and serve's own options", () => {
     expect(r.stderr).toMatch(/^error: invalid_arguments: grove serve takes --host and --port/);
   });
 
-  it("issue 14: grove completion prints scripts for bash, zsh and fish; the bash one is valid shell", async () => {
+  it("grove completion prints scripts for bash, zsh and fish; the bash one is valid shell", async () => {
     const bash = await runGrove(["completion", "bash"]);
     expect(bash.stdout).toContain("complete -F _grove_complete grove");
     const sessionWords = /"session"\) words="([^"]*)"/.exec(bash.stdout)?.[1]?.split(" ");

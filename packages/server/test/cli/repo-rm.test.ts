@@ -5,11 +5,11 @@ import { waitFor } from "../fixture/server.js";
 import { addRemote, makeRemoteRepo, remoteWorld, type RemoteWorld } from "../remote/helpers.js";
 import { runGrove } from "./run-cli.js";
 
-// `grove repo rm` / `DELETE /repositories/:id` (issue 14) on both databases: refused while any
+// `grove repo rm` / `DELETE /repositories/:id` on both databases: refused while any
 // task (archived included) refers to the repository; a local checkout is never touched, Grove's
 // own clone of a remote repository is removed.
 for (const kind of ["sqlite", "postgres"] as const) {
-  describe(`issue 14: repo rm (${kind})`, () => {
+  describe(`repo rm (${kind})`, () => {
     let w: RemoteWorld;
     let local: TestRepo;
     const grove = (...args: string[]) => runGrove([...args, "--server", w.srv.url]);
@@ -24,7 +24,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
       await local?.cleanup();
     });
 
-    it("issue 14: a repository used by a live task, then by an archived one → 409 repository_in_use, nothing removed", async () => {
+    it("a repository used by a live task, then by an archived one → 409 repository_in_use, nothing removed", async () => {
       const repo = (await w.srv.api("POST", "/repositories", { path: local.path, name: "used" })).body as { id: string };
       const task = (await w.srv.api("POST", "/tasks", { title: "uses it", repositories: [{ repositoryId: repo.id }] })).body as { id: string };
 
@@ -44,7 +44,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
       expect(existsSync(`${local.path}/.git`)).toBe(true);
     });
 
-    it("issue 14: an unused local repository → gone from the list, the person's checkout untouched", async () => {
+    it("an unused local repository → gone from the list, the person's checkout untouched", async () => {
       const other = await makeRepo({ name: `unused-${kind}` });
       try {
         const head = other.git("rev-parse", "HEAD");
@@ -61,7 +61,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
       }
     });
 
-    it("issue 14: an unused remote repository → Grove's clone directory removed", async () => {
+    it("an unused remote repository → Grove's clone directory removed", async () => {
       makeRemoteRepo(w.root, "acme/gadget");
       const repo = await addRemote(w.srv, { url: `${w.http.url}/acme/gadget.git`, provider: "github", credential: { token: w.token } });
       expect(existsSync(repo.path)).toBe(true);
@@ -74,7 +74,7 @@ for (const kind of ["sqlite", "postgres"] as const) {
       expect(existsSync(`${w.root}/acme/gadget.git/HEAD`)).toBe(true);
     });
 
-    it("issue 14: an unknown repository → 404 not_found", async () => {
+    it("an unknown repository → 404 not_found", async () => {
       expect((await w.srv.api("DELETE", "/repositories/repo_nope", {})).body.error.code).toBe("not_found");
     });
   });

@@ -12,7 +12,7 @@ export interface CliRun {
 }
 
 export function runGrove(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliRun> {
-  // The bundled client, never the TypeScript fallback (issue 13; see bundle-setup.ts).
+  // The bundled client, never the TypeScript fallback (see bundle-setup.ts).
   const env: NodeJS.ProcessEnv = { ...process.env, GROVE_CLI_BUNDLE: "require", ...opts.env };
   // SBX-5: against a server a test started, the CLI uses that server's home (its person token).
   const home = serverHomeOf(args);

@@ -4,7 +4,7 @@ import type { Cleanups } from "./helpers.js";
 import { canUnshare, sql } from "./isolated.js";
 import { threeRunners } from "./three-runners.js";
 
-describe("issue 15 capacity across runners (PostgreSQL)", { timeout: 300_000 }, () => {
+describe("capacity across runners (PostgreSQL)", { timeout: 300_000 }, () => {
   const cleanups: Cleanups = [];
   beforeAll(() => expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true));
   afterEach(async () => {

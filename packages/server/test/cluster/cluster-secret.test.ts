@@ -22,7 +22,7 @@ function allText(dir: string): string {
   return out;
 }
 
-describe("issue 15 the cluster secret (PostgreSQL)", { timeout: 300_000 }, () => {
+describe("the cluster secret (PostgreSQL)", { timeout: 300_000 }, () => {
   const cleanups: Cleanups = [];
   beforeAll(() => expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true));
   afterEach(async () => {

@@ -24,7 +24,7 @@ function upgradeStatus(url: string): Promise<number | "open"> {
   });
 }
 
-describe("issue 15 an owner runner dies and returns (PostgreSQL)", { timeout: 300_000 }, () => {
+describe("an owner runner dies and returns (PostgreSQL)", { timeout: 300_000 }, () => {
   const cleanups: Cleanups = [];
   beforeAll(() => expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true));
   afterEach(async () => {

@@ -19,7 +19,7 @@ function getWithHost(base: string, path: string, host: string): Promise<{ status
   });
 }
 
-describe("issue 15 a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 }, () => {
+describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 }, () => {
   const cleanups: Cleanups = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

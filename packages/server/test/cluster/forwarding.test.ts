@@ -30,7 +30,7 @@ function terminalOutput(url: string, input: string, until: string): Promise<stri
   });
 }
 
-describe("issue 15 placement and forwarding across isolated runners (PostgreSQL)", { timeout: 300_000 }, () => {
+describe("placement and forwarding across isolated runners (PostgreSQL)", { timeout: 300_000 }, () => {
   const cleanups: Cleanups = [];
   beforeAll(() => {
     // Each runner must not see the others' homes: that needs mount namespaces (we run as root).

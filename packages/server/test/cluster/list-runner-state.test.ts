@@ -13,7 +13,7 @@ function onDb(srv: TestServer, fn: (db: Kysely<DB>) => Promise<unknown>): Promis
   return srv.server.orchestrator.deps.store.transaction((trx) => fn(trx as Kysely<DB>));
 }
 
-describe.each(DATABASES)("issue 15 task lists show the runner of each task's environment (%s)", { timeout: 120_000 }, (kind) => {
+describe.each(DATABASES)("task lists show the runner of each task's environment (%s)", { timeout: 120_000 }, (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

@@ -5,7 +5,7 @@ import type { Cleanups } from "./helpers.js";
 import { canUnshare, sql } from "./isolated.js";
 import { threeRunners } from "./three-runners.js";
 
-describe("issue 15 placement by load (PostgreSQL)", { timeout: 300_000 }, () => {
+describe("placement by load (PostgreSQL)", { timeout: 300_000 }, () => {
   const cleanups: Cleanups = [];
   beforeAll(() => expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true));
   afterEach(async () => {

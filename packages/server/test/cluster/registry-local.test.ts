@@ -7,7 +7,7 @@ import { DATABASES, freshDatabase } from "../fixture/db.js";
 import { startTestServer, tempHome } from "../fixture/server.js";
 import { runGrove } from "../cli/run-cli.js";
 
-describe.each(DATABASES)("issue 15 runners registry on %s", { timeout: 120_000 }, (kind) => {
+describe.each(DATABASES)("runners registry on %s", { timeout: 120_000 }, (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
@@ -45,7 +45,7 @@ describe.each(DATABASES)("issue 15 runners registry on %s", { timeout: 120_000 }
   });
 });
 
-describe("issue 15 runner variables are validated at start-up", () => {
+describe("runner variables are validated at start-up", () => {
   it("RUN-8: bad GROVE_RUNNER_* values stop the start-up with a clear ConfigError; good ones are normalized", async () => {
     const bad: [Record<string, string>, RegExp][] = [
       [{ GROVE_RUNNER_HEARTBEAT_MS: "abc" }, /GROVE_RUNNER_HEARTBEAT_MS must be an integer from 50/],

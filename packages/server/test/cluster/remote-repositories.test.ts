@@ -13,11 +13,11 @@ import { canUnshare } from "./isolated.js";
 import { agentPids, threeRunners } from "./three-runners.js";
 
 /**
- * Issue 15: a remote repository (registered by URL) is usable on every runner, each with its own
+ * A remote repository (registered by URL) is usable on every runner, each with its own
  * managed clone; a stored credential is opened only by runners that share the key that sealed it.
  * A and C share one credential.key (copied before start); B keeps its own.
  */
-describe("issue 15 remote repositories on every runner (PostgreSQL)", { timeout: 300_000 }, () => {
+describe("remote repositories on every runner (PostgreSQL)", { timeout: 300_000 }, () => {
   const cleanups: Cleanups = [];
   beforeAll(() => expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true));
   afterEach(async () => {

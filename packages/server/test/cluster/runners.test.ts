@@ -10,8 +10,8 @@ const BEAT = "200"; // ms: offline after 600 ms without a heartbeat
 type RunnerRow = { id: string; host: string; url: string; labels: string[]; maxAgents: number | null; liveAgents: number; state: string; version: string; lastSeenAt: string };
 const byId = async (api: TestServer["api"], id: string): Promise<RunnerRow | undefined> => ((await api("GET", "/runners")).body as RunnerRow[]).find((r) => r.id === id);
 
-// PostgreSQL only: several runners share one database only there (issue 15).
-describe("issue 15 runners registry on PostgreSQL", { timeout: 240_000 }, () => {
+// PostgreSQL only: several runners share one database only there.
+describe("runners registry on PostgreSQL", { timeout: 240_000 }, () => {
   const cleanups: Cleanups = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

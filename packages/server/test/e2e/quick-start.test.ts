@@ -42,7 +42,7 @@ describe("UX-4 the quick start: `npm start` with the defaults", () => {
   const home = mkdtempSync(join(tmpdir(), "grove-quickstart-home-"));
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-  it("UX-4 serves the API and the page on 127.0.0.1:7420 with SQLite in ~/.grove and the scripted agent; the README walkthrough works copy-pasted; Ctrl-C exits 0 (issue 14)", async () => {
+  it("UX-4 serves the API and the page on 127.0.0.1:7420 with SQLite in ~/.grove and the scripted agent; the README walkthrough works copy-pasted; Ctrl-C exits 0", async () => {
     expect(await portInUse(7420), "port 7420 must be free for the quick-start test").toBe(false);
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
     for (const k of Object.keys(env)) if (k.startsWith("GROVE_")) delete env[k];
@@ -76,7 +76,7 @@ describe("UX-4 the quick start: `npm start` with the defaults", () => {
       expect((await fetch("http://127.0.0.1:7420/assets/TaskPage-gone.js")).status).toBe(404);
       expect(existsSync(join(home, ".grove", "grove.db"))).toBe(true);
 
-      // Issue 14: the README's walkthrough, copy-pasted into bash from the repository root with
+      // The README's walkthrough, copy-pasted into bash from the repository root with
       // this clean HOME, against the server `npm start` runs.
       const walk = await runBash(walkthrough(), { ...env, PATH: process.env.PATH! });
       expect(walk.stderr, walk.stdout).not.toMatch(/^error: /m);
@@ -85,14 +85,14 @@ describe("UX-4 the quick start: `npm start` with the defaults", () => {
       expect(walk.stdout).toMatch(/^\+second draft$/m);
       expect(walk.stdout).toMatch(/^archiving task task_\S+ \(cleanup job /m);
 
-      // Issue 14: the API document is browsable, rendered from node_modules (no network).
+      // The API document is browsable, rendered from node_modules (no network).
       const docs = await fetch("http://127.0.0.1:7420/api/docs");
       expect(await docs.text()).toContain('<script src="/api/docs/redoc.standalone.js"></script>');
       const bundle = await fetch("http://127.0.0.1:7420/api/docs/redoc.standalone.js");
       expect(bundle.headers.get("content-type")).toContain("javascript");
       expect((await bundle.text()).length).toBeGreaterThan(100_000);
     } finally {
-      // Ctrl-C reaches the whole npm → node group; the server says it stops, then that it stopped (issue 14).
+      // Ctrl-C reaches the whole npm → node group; the server says it stops, then that it stopped.
       process.kill(-child.pid!, "SIGINT");
     }
     expect(await exited).toBe(0);

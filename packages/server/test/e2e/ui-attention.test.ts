@@ -24,7 +24,7 @@ const SPY = `
 const notes = (page: Page) => page.evaluate(() => (globalThis as any).__notes as { title: string; body: string; closed: boolean }[]);
 const badge = (page: Page) => page.locator(".inbox-button .badge").getAttribute("data-count");
 
-describe("Issue 12 attention: notifications, inbox badge and tab title (Chromium)", () => {
+describe("attention: notifications, inbox badge and tab title (Chromium)", () => {
   const ui = uiSuite(serverWithCarefulAgent);
 
   it("ATT-1 ATT-2 a permission request raises a notification and the badge; answering clears both; turn ends and failures reach the inbox", async () => {

@@ -9,7 +9,7 @@ import { eventually, openPage, shot, uiSuite } from "./ui-harness.js";
 const cardIds = (page: Page) => page.locator(".board .task-card[data-task-id]").evaluateAll((els) => els.map((e) => e.getAttribute("data-task-id")!).sort());
 const stateOf = async (srv: TestServer, id: string) => ((await srv.api("GET", `/tasks/${id}`)).body as { state: string }).state;
 
-describe("Issue 12 board: drag and drop, search among 500, combined filters (Chromium)", () => {
+describe("board: drag and drop, search among 500, combined filters (Chromium)", () => {
   const ui = uiSuite();
   const repos: { id: string; name: string }[] = [];
   beforeAll(async () => {

@@ -7,7 +7,7 @@ import { eventually, openPage, shot, uiSuite } from "./ui-harness.js";
 
 const show = (repo: string, spec: string) => execFileSync("git", ["show", spec], { cwd: repo, encoding: "utf8" });
 
-describe("Issue 12 golden path from the page alone (Chromium, scripted agent, issue 11 review API)", () => {
+describe("golden path from the page alone (Chromium, scripted agent, the review API)", () => {
   const ui = uiSuite();
 
   it("GOLD-1 add repository → create task → agent streams → review → comment a line → send → the agent changes it → commit → merge", async () => {

@@ -23,5 +23,15 @@ describe("UX-2 the page at phone width (Chromium, 390 px)", () => {
     await shot(page, "ui-phone-task");
     expect(await page.evaluate(overflow)).toBeLessThanOrEqual(0);
     expect(pageErrors).toEqual([]);
+
+    // The review page: the file list and the landing actions stack instead of squeezing.
+    const review = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}/review`, phone);
+    await review.page.locator(".file-tree a").filter({ hasText: `${long}.txt` }).first().waitFor();
+    await review.page.locator(".review-files").first().waitFor();
+    await shot(review.page, "ui-phone-review");
+    expect(await review.page.evaluate(overflow)).toBeLessThanOrEqual(0);
+    const widths = await review.page.evaluate(() => [".file-tree", ".review-files"].map((s) => document.querySelector(s)!.getBoundingClientRect().width));
+    for (const w of widths) expect(w).toBeGreaterThan(300);
+    expect(review.pageErrors).toEqual([]);
   });
 });

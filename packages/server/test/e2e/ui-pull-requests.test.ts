@@ -9,7 +9,7 @@ import { axeSerious, eventually, openPage, shot, uiSuite } from "./ui-harness.js
 
 const KEY = "acme/widget";
 
-describe("Issue 12 landing from the browser: Update from base, Create PR, PR state on the card (Chromium, fake GitHub API)", () => {
+describe("landing from the browser: Update from base, Create PR, PR state on the card (Chromium, fake GitHub API)", () => {
   let w: RemoteWorld;
   let fake: FakeProvider;
   const ui = uiSuite(async () => {

@@ -10,7 +10,7 @@ import { axeSerious, eventually, openPage, shot, uiSuite } from "./ui-harness.js
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, stdio: "ignore" });
 const file = (page: Page, path: string) => page.locator(`.review-file[data-path="${path}"]`);
 
-describe("Issue 12 review: all files of a task, diffs, markers, viewed ticks; axe on every page (Chromium)", () => {
+describe("review: all files of a task, diffs, markers, viewed ticks; axe on every page (Chromium)", () => {
   const ui = uiSuite();
   let taskId = "";
   beforeAll(async () => {

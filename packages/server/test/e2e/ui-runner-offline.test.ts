@@ -4,7 +4,7 @@ import type { DB } from "../../src/store/schema.js";
 import { startTestServer } from "../fixture/server.js";
 import { axeSerious, eventually, openPage, shot, uiSuite, uniqueRepoAndTask } from "./ui-harness.js";
 
-describe("Issue 15 runner offline on the board and the task page (Chromium)", () => {
+describe("runner offline on the board and the task page (Chromium)", () => {
   // A fast heartbeat: the server's watch of the registry runs at each beat.
   const ui = uiSuite(() => startTestServer("sqlite", undefined, { GROVE_RUNNER_HEARTBEAT_MS: "100" }));
 

@@ -16,7 +16,7 @@ const alive = (pid: number) => {
 /** What the terminal shows (xterm's DOM renderer keeps one element per row). */
 const screen = (page: Page) => page.locator(".terminal-box .xterm-rows").textContent();
 
-describe("Issue 12 terminal: a shell in the task's worktree (Chromium, node-pty)", () => {
+describe("terminal: a shell in the task's worktree (Chromium, node-pty)", () => {
   const ui = uiSuite();
 
   it("TERM-1 TERM-2 TERM-3 `git status` runs in the worktree; a reload reattaches with the output; archive kills the shell", async () => {

@@ -136,4 +136,44 @@ describe("WEB-23…26 a workbench in the person's words: header, errors, New tas
     expect(await background(page)).toBe(LIGHT_BG);
     await page.close();
   });
+
+  it("WEB-28 Ctrl-K opens the command palette anywhere: search finds a task and Enter opens it; New task opens the board's form; Escape closes", async () => {
+    const { task } = await uniqueRepoAndTask(ui.srv, "Palette target with a rare word zanzibar");
+    const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/repositories", DESK);
+    await page.getByLabel("Path").focus();
+    // Even from inside a field (the palette's key has a modifier).
+    await page.keyboard.press("Control+k");
+    const palette = page.getByRole("dialog", { name: "Command palette" });
+    const box = palette.getByRole("combobox", { name: "Command or task" });
+    await box.waitFor();
+    expect(await box.evaluate((el) => el === document.activeElement)).toBe(true);
+    await box.fill("zanzibar");
+    await palette.locator(`[role=option][data-command="task-${task.id}"]`).waitFor();
+    expect(await axeSerious(page)).toEqual([]);
+    await shot(page, "ui-palette-1280", false);
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`**/tasks/${task.id}`);
+    await page.locator("#task-title", { hasText: "zanzibar" }).waitFor();
+    expect(await palette.count()).toBe(0);
+
+    // New task from the task page: the board opens with its form, the cursor in Title.
+    await page.keyboard.press("Control+k");
+    await box.fill("new t");
+    await page.keyboard.press("Enter");
+    const form = page.getByRole("form", { name: "Create a task" });
+    await form.waitFor();
+    expect(new URL(page.url()).pathname).toBe("/");
+    expect(await form.getByLabel("Title").evaluate((el) => el === document.activeElement)).toBe(true);
+
+    // Arrow keys pick; Escape closes and gives the focus back.
+    await page.keyboard.press("Control+k");
+    await box.waitFor();
+    await page.keyboard.press("ArrowDown");
+    expect(await palette.locator("[role=option][aria-selected=true]").getAttribute("data-command")).toBe("go-board");
+    await page.keyboard.press("Escape");
+    expect(await palette.count()).toBe(0);
+    expect(await form.getByLabel("Title").evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
 });

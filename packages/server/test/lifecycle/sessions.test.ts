@@ -22,7 +22,7 @@ describe.each(DATABASES)("SES-7 deleting sessions (%s)", (kind) => {
     expect(gitSync(repo.path, "rev-parse", `refs/heads/${slot.worktreeBranch}`).trim()).toBe(head);
     expect((await envRows(srv.api, task.id))[0]).toMatchObject({ status: "active", worktreeId: slot.worktreeId });
 
-    // What is counted is the attach; the board's background diff-stat refresh (issue 13), which
+    // What is counted is the attach; the board's background diff-stat refresh, which
     // runs a Changes computation when a session starts, is not part of it.
     await srv.server.orchestrator.summaries.dispose();
     const gitBefore = srv.server.orchestrator.deps.git.spawnCount;

@@ -10,11 +10,11 @@ import { repository, session, task } from "../store/records.js";
 const AFTER = { at: "2030-01-01T00:10:00.000Z", id: "task_m" };
 
 /**
- * Issue 13: every filter and every keyset order of the paged lists is answered through an
+ * Every filter and every keyset order of the paged lists is answered through an
  * index on both databases — read from the planner itself (EXPLAIN), on the exact queries the
  * API runs, over enough rows (analyzed) that a scan would be the natural choice otherwise.
  */
-describe.each(DATABASES)("issue 13 list indexes on %s", (kind) => {
+describe.each(DATABASES)("list indexes on %s", (kind) => {
   let ctx: { db: Kysely<DB>; dialect: StoreDialect };
   let cleanup: () => Promise<void>;
   let repoId = "";
@@ -68,7 +68,7 @@ describe.each(DATABASES)("issue 13 list indexes on %s", (kind) => {
 
   const tasks = (f: Partial<TaskFilter>, after = false) => taskPageQuery(ctx, { archived: false, ...f }, { limit: 50, ...(after && { after: AFTER }) });
 
-  it("issue 13 the keyset order of active and archived tasks uses the partial order indexes", async () => {
+  it("the keyset order of active and archived tasks uses the partial order indexes", async () => {
     for (const archived of [false, true]) {
       const p = await plan(taskPageQuery(ctx, { archived }, { limit: 50, after: AFTER }));
       expect(p).toContain(archived ? "tasks_archived_order_ix" : "tasks_active_order_ix");
@@ -76,7 +76,7 @@ describe.each(DATABASES)("issue 13 list indexes on %s", (kind) => {
     }
   });
 
-  it("issue 13 the newest-first order (the board's) walks the same indexes backwards", async () => {
+  it("the newest-first order (the board's) walks the same indexes backwards", async () => {
     const p = await plan(taskPageQuery(ctx, { archived: false }, { limit: 50, after: AFTER, newest: true }));
     expect(p).toContain("tasks_active_order_ix");
     expectNoScan(p, "tasks");
@@ -85,24 +85,24 @@ describe.each(DATABASES)("issue 13 list indexes on %s", (kind) => {
     expectNoScan(s, "tasks");
   });
 
-  it("issue 13 the state filter uses tasks_state_order_ix", async () => {
+  it("the state filter uses tasks_state_order_ix", async () => {
     const p = await plan(tasks({ states: ["failed"] }, true));
     expect(p).toContain("tasks_state_order_ix");
     expectNoScan(p, "tasks");
   });
 
-  it("issue 13 the repository filter uses task_repositories_repo_ix", async () => {
+  it("the repository filter uses task_repositories_repo_ix", async () => {
     const p = await plan(tasks({ repositoryId: repoId }));
     expect(p).toContain("task_repositories_repo_ix");
     expectNoScan(p, "task_repositories");
   });
 
-  it("issue 13 the text filter uses the trigram index", async () => {
+  it("the text filter uses the trigram index", async () => {
     const p = await plan(tasks({ q: "needle" }));
     expect(p).toContain(kind === "sqlite" ? "tasks_text_fts VIRTUAL TABLE INDEX" : "tasks_text_trgm_ix");
   });
 
-  it("issue 13 sessions, messages and cleanup jobs are paged through indexes", async () => {
+  it("sessions, messages and cleanup jobs are paged through indexes", async () => {
     const s = await plan(sessionPageQuery(ctx.db, "task_x", { limit: 20, after: AFTER }));
     expect(s).toContain("sessions_task_order_ix");
     const m = await plan(messagePageQuery(ctx.db, "ses_x", { limit: 20, before: 100 }));
@@ -113,7 +113,7 @@ describe.each(DATABASES)("issue 13 list indexes on %s", (kind) => {
     expect(jt).toContain("cleanup_jobs_task_order_ix");
   });
 
-  it("issue 13 start-up recovery reads only interrupted sessions, through sessions_recover_ix", async () => {
+  it("start-up recovery reads only interrupted sessions, through sessions_recover_ix", async () => {
     const p = await plan(interruptedSessionsQuery(ctx.db, "runner_x"));
     expect(p).toContain("sessions_recover_ix");
     expectNoScan(p, "sessions");

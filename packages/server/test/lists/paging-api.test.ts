@@ -20,7 +20,7 @@ async function allPages(srv: TestServer, path: string, limit: number, param = "c
   return pages;
 }
 
-describe.each(DATABASES)("issue 13 paged lists over HTTP (%s)", (kind) => {
+describe.each(DATABASES)("paged lists over HTTP (%s)", (kind) => {
   let srv: TestServer | undefined;
   afterEach(async () => {
     await srv?.close();
@@ -40,7 +40,7 @@ describe.each(DATABASES)("issue 13 paged lists over HTTP (%s)", (kind) => {
     return r.body;
   }
 
-  it("issue 13 paging returns every task exactly once while tasks are created and archived concurrently", async () => {
+  it("paging returns every task exactly once while tasks are created and archived concurrently", async () => {
     srv = await startTestServer(kind);
     const repo = await repository("paging");
     const initial: string[] = [];
@@ -78,7 +78,7 @@ describe.each(DATABASES)("issue 13 paged lists over HTTP (%s)", (kind) => {
     for (const id of initial.slice(0, 5)) expect(seen).toContain(id);
   });
 
-  it("issue 13 filters combine: state, repository, text and archived, paged or not", async () => {
+  it("filters combine: state, repository, text and archived, paged or not", async () => {
     srv = await startTestServer(kind);
     const a = await repository("alpha-repo");
     const b = await repository("beta-repo");
@@ -138,7 +138,7 @@ describe.each(DATABASES)("issue 13 paged lists over HTTP (%s)", (kind) => {
     expect(expected(all, "100%")).toEqual(["Discount 100% off"]);
   });
 
-  it("issue 13 the board's summary matches the full task, and task.summary frames carry agent state and diff stat", async () => {
+  it("the board's summary matches the full task, and task.summary frames carry agent state and diff stat", async () => {
     srv = await startTestServer(kind);
     const events = await openEvents(srv.url);
     const a = await repository("summary-a");
@@ -189,7 +189,7 @@ describe.each(DATABASES)("issue 13 paged lists over HTTP (%s)", (kind) => {
     events.close();
   });
 
-  it("issue 13 order=newest pages the board's list newest first, every task once, filters still combining", async () => {
+  it("order=newest pages the board's list newest first, every task once, filters still combining", async () => {
     srv = await startTestServer(kind);
     const a = await repository("newest-a");
     const b = await repository("newest-b");
@@ -204,7 +204,7 @@ describe.each(DATABASES)("issue 13 paged lists over HTTP (%s)", (kind) => {
     expect((await srv.api("GET", "/tasks?order=sideways")).status).toBe(400);
   });
 
-  it("issue 13 sessions, messages (from the newest) and cleanup jobs page without gaps or repeats", async () => {
+  it("sessions, messages (from the newest) and cleanup jobs page without gaps or repeats", async () => {
     srv = await startTestServer(kind);
     const repo = await repository("pages");
     const t = await task("Paged things", [repo.id]);
@@ -234,7 +234,7 @@ describe.each(DATABASES)("issue 13 paged lists over HTTP (%s)", (kind) => {
     expect((await allPages(srv, "/cleanup-jobs", 1)).flat().map((j: { id: string }) => j.id)).toEqual(jobs.map((j: { id: string }) => j.id));
   });
 
-  it("issue 13 SEC-3 a bad limit or cursor is 400 invalid_request", async () => {
+  it("SEC-3 a bad limit or cursor is 400 invalid_request", async () => {
     srv = await startTestServer(kind);
     const repo = await repository("bad");
     const t = await task("Bad input", [repo.id]);

@@ -48,7 +48,7 @@ const WEIGHTS: [Op, number][] = [
 const MAX_TASKS = 3;
 
 /**
- * The randomized operation model of issue 9: a real `grove serve` child process (so `kill -9`
+ * The randomized operation model: a real `grove serve` child process (so `kill -9`
  * is real), the scripted agent, real git. After every step every file the model says a task
  * owns is in its worktree, on its branch (committed ones in the branch itself), and
  * `GET /doctor` is clean. Returns the operations run.

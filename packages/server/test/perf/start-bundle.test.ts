@@ -40,7 +40,7 @@ async function stop(s: Started): Promise<void> {
   await s.exited;
 }
 
-describe("issue 13: `npm start` runs the server bundle from V8's code cache", () => {
+describe("`npm start` runs the server bundle from V8's code cache", () => {
   // A copy next to the real bundle (its externals resolve from there), with its own cache files.
   const stem = `start-bundle-test-${process.pid}`;
   const bundle = join(DIST, `${stem}.cjs`);

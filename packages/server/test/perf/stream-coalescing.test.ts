@@ -9,14 +9,14 @@ import { seedTask, session } from "../store/records.js";
 
 const silent = { info() {}, warn() {}, error() {} };
 
-describe.each(DATABASES)("issue 13 a long message stream (%s)", (kind) => {
+describe.each(DATABASES)("a long message stream (%s)", (kind) => {
   let cleanup: (() => Promise<void>) | undefined;
   afterEach(async () => {
     await cleanup?.();
     cleanup = undefined;
   });
 
-  it("issue 13 10,000 chunks are stored whole with coalesced writes and bounded messages and frames", async () => {
+  it("10,000 chunks are stored whole with coalesced writes and bounded messages and frames", async () => {
     const t = await openTestStore(kind);
     cleanup = t.cleanup;
     const { task } = await seedTask(t.store);

@@ -8,14 +8,14 @@ import { repository, task } from "../store/records.js";
 
 const silent = { info() {}, warn() {}, error() {} };
 
-describe.each(DATABASES)("issue 13 start-up watch sweep (%s)", (kind) => {
+describe.each(DATABASES)("start-up watch sweep (%s)", (kind) => {
   let cleanup: (() => Promise<void>) | undefined;
   afterEach(async () => {
     await cleanup?.();
     cleanup = undefined;
   });
 
-  it("issue 13 CHG-3 the sweep after listening reads no task that has no watchable worktree (200 tasks without an environment: no per-task query)", async () => {
+  it("CHG-3 the sweep after listening reads no task that has no watchable worktree (200 tasks without an environment: no per-task query)", async () => {
     const t = await openTestStore(kind);
     cleanup = t.cleanup;
     const repo = repository();

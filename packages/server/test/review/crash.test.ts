@@ -6,7 +6,7 @@ import { DATABASES, freshDatabase } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
 import { apiClient, spawnServer, waitForSession, type ChildServer } from "../fixture/server.js";
 
-/** Issue 11 crash safety with the real `grove serve`, fault points and kill -9 (orchestrator/lifecycle/lifecycle-fault.ts). */
+/** Crash safety with the real `grove serve`, fault points and kill -9 (orchestrator/lifecycle/lifecycle-fault.ts). */
 describe.each(DATABASES)("review crash safety (%s)", { timeout: 240_000 }, (kind) => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {

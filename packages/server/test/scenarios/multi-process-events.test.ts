@@ -9,7 +9,7 @@ const CLUSTER_SECRET = "multi-process-test-secret-0123456789";
 
 /**
  * Two server processes (runners A and B, separate homes) sharing one fresh PostgreSQL database,
- * with a cluster secret so each forwards what belongs to the other's tasks (issue 15).
+ * with a cluster secret so each forwards what belongs to the other's tasks.
  */
 async function twoRunners(cleanups: (() => Promise<unknown>)[]): Promise<{ a: TestServer; b: TestServer }> {
   const db = await freshDatabase("postgres");

@@ -9,7 +9,7 @@ import { startTestServer, waitForSession, type TestServer } from "../fixture/ser
 import { taskWithSession, waitForJob } from "../lifecycle/helpers.js";
 import { runGrove } from "../cli/run-cli.js";
 
-/** Issue 9 "never stranded": every vanished or archived workspace comes back (WT-5, SES-3, LC-5, LC-8, CHG-4). */
+/** "never stranded": every vanished or archived workspace comes back (WT-5, SES-3, LC-5, LC-8, CHG-4). */
 describe.each(DATABASES)("never stranded (%s)", (kind) => {
   let srv: TestServer | undefined;
   afterEach(async () => {
@@ -19,7 +19,7 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
 
   const statusLines = (wt: string): string[] => gitSync(wt, "status", "--porcelain").split("\n").filter(Boolean).sort();
 
-  it("WT-5 (issue 9.1): rm -rf under a LIVE agent → the prompt stops it, recreates the worktree in place, relaunches with session/load in the same cwd; writes and commits land there", async () => {
+  it("WT-5: rm -rf under a LIVE agent → the prompt stops it, recreates the worktree in place, relaunches with session/load in the same cwd; writes and commits land there", async () => {
     srv = await startTestServer(kind);
     const { session, slot, pid } = await taskWithSession(srv, "write work.txt v1\ncommit first");
     const head = gitSync(slot.worktreePath, "rev-parse", "HEAD").trim();
@@ -46,7 +46,7 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
     expect(ws.repositories[0]).toMatchObject({ worktreeId: slot.worktreeId, worktreePath: slot.worktreePath });
   });
 
-  it("WT-5 / SES-3 (issue 9.1): a directory someone else put at the path is never overwritten; prompt, resume, new session and restore all refuse with details.action", async () => {
+  it("WT-5 / SES-3: a directory someone else put at the path is never overwritten; prompt, resume, new session and restore all refuse with details.action", async () => {
     srv = await startTestServer(kind);
     const { task, session, slot } = await taskWithSession(srv, "write work.txt v1\ncommit first");
     await rm(slot.worktreePath, { recursive: true, force: true });
@@ -78,7 +78,7 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
     expect(changes.repositories[0]).toMatchObject({ status: "foreign", errorCode: "workspace_reuse_unsafe" });
   });
 
-  it("LC-5 / LC-8 (issue 9.2): after archive → unarchive, OLD sessions prompt and resume; saved work is back once, staged and unstaged apart", async () => {
+  it("LC-5 / LC-8: after archive → unarchive, OLD sessions prompt and resume; saved work is back once, staged and unstaged apart", async () => {
     srv = await startTestServer(kind);
     const { task, session, slot, repo } = await taskWithSession(srv, "write work.txt v1\ncommit first\nwrite wip.txt uncommitted");
     const other = await srv.api("POST", `/tasks/${task.id}/sessions`, {});
@@ -117,7 +117,7 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
     expect((await srv.api("GET", `/tasks/${task.id}/changes`)).body.repositories[0].status).toBe("ok");
   });
 
-  it("WT-5 / SES-3 (issue 9.3): after a restart, task start on a missing worktree recreates it in place; grove task restore does the same", async () => {
+  it("WT-5 / SES-3: after a restart, task start on a missing worktree recreates it in place; grove task restore does the same", async () => {
     const db = await freshDatabase(kind);
     srv = await startTestServer(kind, db);
     const { task, slot } = await taskWithSession(srv, "write work.txt v1\ncommit first");
@@ -143,7 +143,7 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
     expect(gitSync(slot.worktreePath, "rev-parse", "--abbrev-ref", "HEAD").trim()).toBe(slot.worktreeBranch);
   });
 
-  it("CHG-4 / seed 000 (issue 9.4): Changes of a missing worktree are typed, never a spawn error; a row with no identity fails closed", async () => {
+  it("CHG-4 / seed 000: Changes of a missing worktree are typed, never a spawn error; a row with no identity fails closed", async () => {
     srv = await startTestServer(kind);
     const { task, session, slot } = await taskWithSession(srv, "write work.txt v1");
     await srv.server.orchestrator.deps.agents.stop(session.id);

@@ -65,7 +65,7 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     api = apiClient(server.url);
     const after = await waitForSession(api, sid, ["waiting_for_input"], 5000);
     expect(after.lastError).toBeNull();
-    // Task states are re-derived right after `listening` (issue 13: start-up that does not grow).
+    // Task states are re-derived right after `listening` (start-up that does not grow).
     await waitFor(async () => (await api("GET", `/tasks/${t.body.id}`)).body.state === "review", "the task to be in review", 5000);
     const ws = (await api("GET", `/sessions/${sid}/workspace`)).body;
     expect(ws).toEqual(before);
@@ -121,6 +121,7 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     });
     await waitFor(() => !alive(shellPid), `orphan agent ${shellPid} to be stopped`, 10_000);
     expect(second.output()).toContain("listening on");
+    expect(second.output()).toMatch(/next: open http:\/\/\S+ in your browser/);
   });
 
   it("SES-6: a recorded pid whose start time differs (a recycled pid) is never killed", async () => {

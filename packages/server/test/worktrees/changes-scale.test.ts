@@ -123,7 +123,7 @@ describe.each(DATABASES)("CHG-1 CHG-2 SEC-2 Changes at scale over HTTP (%s)", (k
     symlinkSync("/etc/passwd", join(wt, "passwd-link"));
     mkdirSync(join(wt, "sub"));
     symlinkSync("../../..", join(wt, "sub", "up"));
-    // What is counted is the refused reads; the board's background diff-stat refresh (issue 13),
+    // What is counted is the refused reads; the board's background diff-stat refresh,
     // which the watcher triggers for the symlinks just written, is not part of it.
     await srv!.server.orchestrator.summaries.dispose();
     const git = srv!.server.orchestrator.deps.git;

@@ -51,7 +51,7 @@ describe.each(DATABASES)("CHG-3 live changes from file-system watching (%s)", (k
     await within("agent write", () => srv!.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "write by-agent.txt hi" }));
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
 
-    // No session, no agent: a person's own edit is still published live (issue 9, item 7).
+    // No session, no agent: a person's own edit is still published live (item 7).
     expect((await srv.api("DELETE", `/sessions/${s.body.id}`)).status).toBe(204);
     await new Promise((res) => setTimeout(res, 400));
     expect(watch.watchedTasks()).toContain(t.body.id);

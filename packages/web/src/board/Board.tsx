@@ -20,6 +20,7 @@ import { taskStateWords } from "../ui/words.js";
 import { Column } from "./Column.js";
 import { filterFromUrl, TASK_STATES } from "./column-query.js";
 import { CreateTask } from "./CreateTask.js";
+import { onNewTaskRequest } from "./new-task-request.js";
 import { columnCollision, columnKeys } from "./dnd.js";
 import { Filters } from "./Filters.js";
 import { CardBody } from "./TaskCard.js";
@@ -71,6 +72,7 @@ export function Board({ archived }: { archived: boolean }) {
     newTaskButton.current?.focus();
   }, []);
   useNewTaskKey(openCreate, !archived);
+  useEffect(() => (archived ? undefined : onNewTaskRequest(openCreate)), [archived, openCreate]);
   const repos = useQuery({ queryKey: keys.repositories, queryFn: listRepositories });
   const [filter, setFilter] = useState(filterFromUrl);
   const q = useSettled(filter.q.trim());

@@ -2,7 +2,7 @@
  * One card of the board, drawn from the task's summary alone (no read per card): title (opens
  * the task), repositories with branch, task state, agent state, ± stat when known, PR state
  * when there is one, and a "runner offline" badge while the runner holding its worktrees is
- * offline (issue 15). Dragged by the mouse anywhere on the card, or with the keyboard from its
+ * offline. Dragged by the mouse anywhere on the card, or with the keyboard from its
  * "Move" handle (Space, arrows, Space).
  */
 import type { TaskSummary } from "@grove/protocol";

@@ -60,7 +60,7 @@ export function putSummary(qc: QueryClient, s: TaskSummary): void {
 }
 
 /**
- * Issue 15: sets `runnerState` on every cached card whose worktrees `runnerId` holds (a
+ * Sets `runnerState` on every cached card whose worktrees `runnerId` holds (a
  * `runner.updated` frame: the runner stopped, its heartbeat went stale, or it came back).
  */
 export function putRunnerState(qc: QueryClient, runnerId: string, state: RunnerState): void {

@@ -42,7 +42,7 @@ export function putTask(qc: QueryClient, task: Task): void {
   qc.setQueryData(keys.task(task.id), cur ? { runnerId: cur.runnerId, runnerState: cur.runnerState, runnerLabels: cur.runnerLabels, ...task } : task);
 }
 
-/** Issue 15: a runner went offline or came back: every cached task it holds shows it, no list re-read. */
+/** A runner went offline or came back: every cached task it holds shows it, no list re-read. */
 function putRunner(qc: QueryClient, runner: Runner): void {
   for (const [key, t] of qc.getQueriesData<Task>({ queryKey: ["task"] })) {
     if (t && t.runnerId === runner.id && t.runnerState !== runner.state) qc.setQueryData<Task>(key, { ...t, runnerState: runner.state });

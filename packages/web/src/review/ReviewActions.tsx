@@ -1,5 +1,5 @@
 /**
- * The landing actions of a task (issue 11's API): send open comments to a session, commit the
+ * The landing actions of a task (API): send open comments to a session, commit the
  * uncommitted changes, update from base, merge into the base, create a pull request. Each is
  * shown only when this server offers its route.
  */

@@ -1,7 +1,7 @@
 /**
  * The all-files review of a task (`/tasks/:id/review`): a file tree with status, ± counts and
  * "viewed" ticks; files committed on the branch apart from uncommitted ones; unified or split
- * view; line comments (issue 11's comments API) inline; the landing actions. Loaded on demand
+ * view; line comments (comments API) inline; the landing actions. Loaded on demand
  * with its highlighter, so the board's initial JS stays small.
  */
 import type { ChangedFile, Repository, Task } from "@grove/protocol";

@@ -79,7 +79,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
   if (!t) return <p className="muted">Loading…</p>;
 
   const archived = t.archivedAt !== null;
-  // An environment exists once the task has a runner (issue 15), sessions or Changes.
+  // An environment exists once the task has a runner, sessions or Changes.
   const known = Boolean(t.runnerId) || (sessions.data?.length ?? 0) > 0 || (changes.data?.repositories.length ?? 0) > 0;
   const refreshFiles = () => {
     void qc.invalidateQueries({ queryKey: keys.changes(taskId) });

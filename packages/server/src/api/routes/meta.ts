@@ -6,7 +6,7 @@ export function metaRoutes(app: FastifyInstance, orch: Orchestrator, info: { ver
   app.get("/health", async () => ({ status: "ok", ...info }));
   app.get("/agents", async () => orch.agentProfiles());
   // Built on first request, not at start-up: converting every schema takes a tenth of the time
-  // to `listening` (issue 13), and most servers never serve it.
+  // to `listening`, and most servers never serve it.
   let doc: unknown;
   app.get("/openapi.json", async () => (doc ??= openApiDocument(info.version)));
 }

@@ -8,7 +8,7 @@ import { parse } from "../validate.js";
 type Id = { Params: { id: string } };
 const ConflictsQuery = z.object({ repositoryId: z.string().min(1).max(100).optional() });
 
-/** Issue 11 routes: review comments, commit, update from base, merge, pull requests. */
+/** Routes: review comments, commit, update from base, merge, pull requests. */
 export function reviewRoutes(app: FastifyInstance, orch: Orchestrator): void {
   const r = orch.review;
   app.post<Id>("/tasks/:id/comments", async (req, reply) => reply.status(201).send(await r.createComment(req.params.id, parse(CreateCommentBody, req.body))));

@@ -53,7 +53,7 @@ export function terminalRoutes(app: FastifyInstance, orch: Orchestrator, opts: {
       // Refuse before the upgrade, so a bad request gets an ordinary JSON error answer.
       preValidation: async (req) => {
         const q = parse(TerminalQuery, req.query, "query");
-        // Issue 15: the task lives on another runner; the handler pipes to it (forward.ts).
+        // The task lives on another runner; the handler pipes to it (forward.ts).
         if (req.groveForwardTo) return;
         cwdOf.set(req, { cwd: await worktreeOf(orch, req.params.id, q.repositoryId), q });
       },

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { Runner } from "@grove/protocol";
 import { contextOf, withCommonOptions } from "../context.js";
 
-/** `grove runners`: the runners registered in the shared database (issue 15, `GET /runners`). */
+/** `grove runners`: the runners registered in the shared database (`GET /runners`). */
 export function registerRunnersCommand(program: Command): void {
   withCommonOptions(program.command("runners").description("list the runners sharing this server's database, with load and state")).action(
     async (_opts: unknown, cmd: Command) => {

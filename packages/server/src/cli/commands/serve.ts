@@ -11,7 +11,7 @@ interface ServeOptions {
 
 /**
  * `grove serve [--host H] [--port P]`: runs the server in this process until SIGTERM/SIGINT.
- * Its options are its own: `--json` and `--server` belong to the client commands (issue 14).
+ * Its options are its own: `--json` and `--server` belong to the client commands.
  */
 export function registerServeCommand(program: Command): void {
   program

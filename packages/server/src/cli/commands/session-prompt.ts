@@ -4,7 +4,7 @@ import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { turnFailure, waitForSession } from "./session-wait.js";
 
-/** `grove session prompt <sessionId> [text] [--comments all|<ids>]` (issue 11: review comments composed in). */
+/** `grove session prompt <sessionId> [text] [--comments all|<ids>]` (review comments composed in). */
 export function registerSessionPromptCommand(session: Command): void {
   withCommonOptions(
     session

@@ -71,7 +71,7 @@ function renameFields(message: string, flags: Record<string, string>): string {
 }
 
 /**
- * `runner_offline` while the runner holding the task's worktrees is offline (issue 15): what
+ * `runner_offline` while the runner holding the task's worktrees is offline: what
  * the API answers operations on it; else the runner's id; `-` before an environment exists.
  */
 export function runnerCell(t: Pick<Task, "runnerId" | "runnerState">): string {
@@ -79,7 +79,7 @@ export function runnerCell(t: Pick<Task, "runnerId" | "runnerState">): string {
   return t.runnerState === "offline" ? `${t.runnerId} runner_offline` : t.runnerId;
 }
 
-/** The `task ls` table: a RUNNER column once any listed task has an environment (issue 15). */
+/** The `task ls` table: a RUNNER column once any listed task has an environment. */
 export function taskTable(tasks: readonly Task[]): string[] {
   if (!tasks.some((t) => t.runnerId)) return formatTable(tasks.map((t) => [t.id, t.state, t.title]), ["ID", "STATE", "TITLE"]);
   return formatTable(tasks.map((t) => [t.id, t.state, runnerCell(t), t.title]), ["ID", "STATE", "RUNNER", "TITLE"]);

@@ -11,7 +11,7 @@ async function repoId(cmd: Command, ref: string | undefined): Promise<string | u
   return resolveRepoRef(ref, repos).repositoryId;
 }
 
-/** `grove task comment|comments|commit|update|merge|pr` (issue 11, docs/specs/review.md). */
+/** `grove task comment|comments|commit|update|merge|pr` (docs/specs/review.md). */
 export function registerTaskReviewCommands(task: Command): void {
   withCommonOptions(
     task

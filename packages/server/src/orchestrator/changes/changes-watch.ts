@@ -82,7 +82,7 @@ export class ChangesWatch {
   async watchAll(): Promise<void> {
     // Only tasks that can have a watched worktree (what `desired` re-checks): with 10,000 tasks,
     // reconsidering all of them at once queued 30,000 queries on the one SQLite connection, whose
-    // mutex wakes every waiter on each release — a minute of CPU after `listening` (issue 13).
+    // mutex wakes every waiter on each release — a minute of CPU after `listening`.
     // Events published meanwhile reconsider their task themselves (`start`).
     const candidates = (await this.deps.store.listTaskInventory()).filter(
       (t) => !t.archivedAt && t.environment?.status === "ready" && t.environment.runnerId === this.deps.runnerId && t.rows.some((r) => r.status === "active" && r.worktreePath),

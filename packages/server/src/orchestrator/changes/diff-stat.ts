@@ -2,7 +2,7 @@ import type { Changes } from "@grove/protocol";
 import type { Deps } from "../context.js";
 
 /**
- * Caches the totals of freshly computed Changes for the board's summaries (issue 13), so a list
+ * Caches the totals of freshly computed Changes for the board's summaries, so a list
  * never runs git. Changes with an unreadable slot are not cached: their totals would be wrong.
  */
 export async function recordDiffStat(deps: Deps, changes: Changes): Promise<void> {

@@ -8,7 +8,7 @@ import { summariesOf, type AskingSessions } from "../tasks/task-list.js";
 const DIFF_STAT_INTERVAL_MS = 5000;
 
 /**
- * Issue 13: `task.summary` frames, so the board never refetches its list. Anything a summary
+ * `task.summary` frames, so the board never refetches its list. Anything a summary
  * shows — a task's fields, a session's state, a permission question, the diff stat — arrives
  * as a frame; each touched task gets one fresh summary read from the database after it, in
  * order (one flush at a time, so an older read can never overtake a newer one). Frames relayed

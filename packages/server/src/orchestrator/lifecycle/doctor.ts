@@ -45,13 +45,13 @@ async function linkOf(deps: Deps, repositories: readonly { id: string; path: str
 export async function runDoctor(deps: Deps): Promise<DoctorReport> {
   const findings: DoctorFinding[] = [];
   const tasksDir = await norm(join(deps.home, "tasks"));
-  // Issue 15: only this runner's environments and repositories are on this disk; the others are skipped, not judged.
+  // Only this runner's environments and repositories are on this disk; the others are skipped, not judged.
   const all = await deps.store.listTaskInventory();
   const inventory = all.filter((t) => !t.environment || t.environment.runnerId === deps.runnerId);
   const skipped = all.filter((t) => t.environment && t.environment.runnerId !== deps.runnerId).map((t) => ({ taskId: t.taskId, runnerId: t.environment!.runnerId }));
   const every = await deps.store.listRepositories();
   const holders = await deps.store.placement.repositoryRunners(every.map((r) => r.id));
-  // A remote repository is also audited where this runner made its own clone (issue 15), at that path.
+  // A remote repository is also audited where this runner made its own clone, at that path.
   const repositories = every
     .filter((r) => (holders.get(r.id) ?? deps.runnerId) === deps.runnerId || (isRemoteRepository(r) && existsSync(repositoryPathOnThisRunner(deps, r))))
     .map((r) => repositoryOnThisRunner(deps, r));

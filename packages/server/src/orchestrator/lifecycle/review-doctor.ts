@@ -4,7 +4,7 @@ import { backupRefs, operationInProgress } from "../../git/rebase.js";
 import type { Deps } from "../context.js";
 
 /**
- * Issue 11 part of `grove doctor` (read-only): a rebase or merge of update-from-base left stopped
+ * Part of `grove doctor` (read-only): a rebase or merge of update-from-base left stopped
  * in a task's worktree — conflicts kept, or a crash mid-way — with the backup ref that holds the
  * branch as it was. Resolve with `…/update-from-base/continue` or `/abort`.
  */

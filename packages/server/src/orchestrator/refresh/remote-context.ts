@@ -28,7 +28,7 @@ export function credentialKey(deps: Deps): Buffer {
   return k;
 }
 
-/** The public id of this runner's credential key (issue 15: recorded in its runners row and with each sealed credential). */
+/** The public id of this runner's credential key (recorded in its runners row and with each sealed credential). */
 export function credentialKeyIdOf(deps: Deps): string {
   return credentialKeyId(credentialKey(deps));
 }

@@ -7,7 +7,7 @@ import { cloneManaged, remoteIdentity } from "./remote-repositories.js";
 import { isRemoteRepository, resolveRoute, scopeIds, type RefreshScope } from "./refresh-routes.js";
 
 /**
- * Issue 15, the one seam for "where is this repository's git data on THIS runner".
+ * The one seam for "where is this repository's git data on THIS runner".
  *
  * A local checkout exists only on the runner that registered it (placement never sends a task
  * elsewhere): its path is the row's. A remote repository is usable on every runner, each keeping
@@ -52,7 +52,7 @@ export async function getRepositoryOnThisRunner(deps: Deps, id: string): Promise
 const cloning = new Map<string, Promise<void>>();
 
 /**
- * Issue 15: makes sure this runner has its managed clone of a remote repository before a
+ * Makes sure this runner has its managed clone of a remote repository before a
  * worktree is created or recreated from it; a no-op for local checkouts and existing clones.
  * The first use on a runner clones into this runner's clone path exactly as registration does
  * (temporary sibling renamed into place, `repository.clone_progress` events, the credential

@@ -5,14 +5,14 @@ import { getRepositoryOr404 } from "./repositories.js";
 import { repositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /**
- * `DELETE /repositories/:id` (issue 14): unregisters a repository no task refers to (the store
+ * `DELETE /repositories/:id`: unregisters a repository no task refers to (the store
  * refuses with `repository_in_use` otherwise, archived tasks included). A local checkout is the
  * person's own and is never touched; the clone Grove made for a remote repository (under
  * `$GROVE_HOME/clones/`) is removed after the row, so a failure there leaves an orphan
  * directory, never a row pointing at nothing.
  */
 export async function removeRepository(deps: Deps, id: string): Promise<void> {
-  // Issue 15: this runner's own clone (other runners' clones stay on their disks).
+  // This runner's own clone (other runners' clones stay on their disks).
   const repo = repositoryOnThisRunner(deps, await getRepositoryOr404(deps, id));
   await deps.store.deleteRepository(id);
   const clones = resolve(deps.home, "clones");

@@ -44,7 +44,7 @@ export async function validateSettings(deps: Deps, repoPath: string | null, s: P
 export async function patchRepositorySettings(deps: Deps, id: string, body: PatchRepositoryBody): Promise<RepositoryRecord> {
   const repo = await deps.store.getRepository(id);
   if (!repo) throw new AppError("not_found", `repository ${id} not found`, { id });
-  // Issue 15: checked in this runner's own copy (see readablePathOnThisRunner).
+  // Checked in this runner's own copy (see readablePathOnThisRunner).
   await validateSettings(deps, readablePathOnThisRunner(deps, repo), body);
   const updated = await deps.store.updateRepositorySettings(id, body, deps.now());
   if (!updated) throw new AppError("not_found", `repository ${id} not found`, { id });

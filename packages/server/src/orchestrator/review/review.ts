@@ -15,7 +15,7 @@ import { abortUpdate, continueUpdate, updateFromBase } from "./review-update.js"
 import { listConflicts, sendConflicts } from "./review-conflicts.js";
 
 /**
- * Issue 11, review to land: the use cases behind `api/routes/review.ts` (docs/specs/review.md).
+ * Review to land: the use cases behind `api/routes/review.ts` (docs/specs/review.md).
  * Reached as `orchestrator.review`.
  */
 export class ReviewService {

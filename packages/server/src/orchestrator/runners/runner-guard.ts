@@ -4,7 +4,7 @@ import type { Deps } from "../context.js";
 import type { RunnerRegistry } from "./runner-registry.js";
 
 /**
- * Issue 15, first slice: operations on a task run only where its files are. Until forwarding
+ * First slice: operations on a task run only where its files are. Until forwarding
  * exists, a runner refuses work on a task whose environment lives on another runner that is
  * offline (`runner_offline`), and refuses launches beyond its own `GROVE_RUNNER_MAX_AGENTS`
  * (`no_runner_available`). Nothing is reserved, written or deleted before these checks.

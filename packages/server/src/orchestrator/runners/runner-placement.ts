@@ -49,7 +49,7 @@ function credentialKeyRefusal(taskId: string, need: KeyNeed, runner: Runner | un
 }
 
 /**
- * Issue 15 placement. A task's environment is placed when first materialized: on the runner
+ * Placement. A task's environment is placed when first materialized: on the runner
  * named in the request, else on an online runner advertising every label the task requires and
  * holding every repository of the task (a local checkout is held by the runner that registered
  * it, one registered before migration 013 by every runner; a remote repository by every runner

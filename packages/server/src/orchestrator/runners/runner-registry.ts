@@ -5,11 +5,11 @@ import { credentialKeyIdOf } from "../refresh/remote-context.js";
 
 export type { RunnerSettings } from "../context.js";
 
-/** Issue 15: the settings of one local runner without limits (tests and single-runner set-ups). */
+/** The settings of one local runner without limits (tests and single-runner set-ups). */
 export const LOCAL_RUNNER_DEFAULTS: RunnerSettings = { host: "localhost", url: undefined, labels: [], maxAgents: null, heartbeatMs: 5000, version: "0.0.0" };
 
 /**
- * Issue 15: this process's row in the runners registry. `start` registers it once the server
+ * This process's row in the runners registry. `start` registers it once the server
  * listens; a timer heartbeats every `heartbeatMs` with the live load. Other runners judge it
  * offline after 3 missed beats; a graceful `stop` marks it offline at once.
  */

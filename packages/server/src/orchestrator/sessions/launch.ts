@@ -58,7 +58,7 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   };
   const { mode, environment, session } = await deps.store.reserveLaunch({ taskId, session: draft, runnerId: deps.runnerId, now });
   if (environment.runnerId !== deps.runnerId) {
-    // Issue 15: another runner placed the environment meanwhile; its files are not ours to attach to.
+    // Another runner placed the environment meanwhile; its files are not ours to attach to.
     await deps.store.deleteSession(session.id);
     throw new AppError("no_runner_available", `task ${taskId} was placed on runner ${environment.runnerId} meanwhile; send the request again`, { reason: "placed_elsewhere", runnerId: environment.runnerId });
   }

@@ -22,7 +22,7 @@ const TURN_TEXT_CHARS = 2000;
  * call is one message whose data follows its status. Writes are chained so the database sees
  * updates in arrival order; `flush()` waits for them.
  *
- * Chunks are coalesced (issue 13): a chunk only appends in memory and, unless a write of that
+ * Chunks are coalesced: a chunk only appends in memory and, unless a write of that
  * message is already queued, queues one; every chunk that arrives before the write runs rides
  * on it. A stream of 10,000 chunks costs as many writes and frames as the database can take,
  * not 10,000 rewrites of an ever longer text.

@@ -19,7 +19,7 @@ export async function recoverOnStartup(deps: Deps): Promise<void> {
 }
 
 /**
- * The part of start-up recovery a request depends on, run before the server listens (issue 13):
+ * The part of start-up recovery a request depends on, run before the server listens:
  * live session states reset in one transaction (a prompt must not find a `running` session
  * nobody runs), turns the restart cut marked (AG-1), orphaned agent process groups stopped
  * (SEC-7: they must not write into a workspace a new agent is about to use), cleanup jobs

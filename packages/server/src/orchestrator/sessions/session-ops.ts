@@ -75,7 +75,7 @@ export async function promptSession(deps: Deps, live: LiveSessions, id: string, 
 /** `POST /sessions/:id/resume`: the only way out of failed/cancelled (SES-1). */
 export async function resumeSession(deps: Deps, live: LiveSessions, id: string): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, id);
-  // The same condition and code as deleting a running session (issue 14: one code per condition).
+  // The same condition and code as deleting a running session (one code per condition).
   if (session.state === "starting" || session.state === "running") throw new AppError("session_running", `session ${id} is ${session.state}; cancel it first`);
   if (!RESUMABLE_STATES.includes(session.state)) throw new AppError("session_not_resumable", `session ${id} is ${session.state}`);
   // A live agent in an intact workspace needs nothing; a vanished one is recreated below (WT-5).

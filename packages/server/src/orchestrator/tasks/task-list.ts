@@ -11,7 +11,7 @@ import type { Deps } from "../context.js";
 export type AskingSessions = () => ReadonlySet<string>;
 
 /**
- * Issue 15: `{runnerId, runnerState}` of each task, from one join of environments and runners
+ * `{runnerId, runnerState}` of each task, from one join of environments and runners
  * per batch (not a read per task). The state is computed now, from each runner's heartbeat, so a
  * runner that went quiet shows offline on the next read without anyone announcing it.
  */
@@ -39,14 +39,14 @@ export async function summariesOf(deps: Deps, tasks: readonly TaskRecord[], aski
   );
 }
 
-/** Full tasks of a list, each with its runner (issue 15). */
+/** Full tasks of a list, each with its runner. */
 async function fullTasksOf(deps: Deps, rows: readonly TaskRecord[]): Promise<Task[]> {
   const runners = await runnersOf(deps, rows.map((t) => t.id));
   return rows.map((t) => ({ ...taskView(t), ...(runners.get(t.id) ?? { runnerId: null, runnerState: null }) }));
 }
 
 /**
- * `GET /tasks` (issue 13): filters combine; `view=summary` gives the board's shape; with
+ * `GET /tasks`: filters combine; `view=summary` gives the board's shape; with
  * `limit` one keyset page `{items, nextCursor}`, without it the plain array (CONTRACT.md).
  */
 export async function listTasks(deps: Deps, q: ListTasksQuery, asking: AskingSessions): Promise<Task[] | TaskSummary[] | Page<Task | TaskSummary>> {

@@ -26,7 +26,7 @@ export async function createTask(deps: Deps, body: CreateTaskBody, parentId?: st
     if (input.prNumber !== undefined && !isRemoteRepository(repo)) {
       throw new AppError("invalid_request", "pull-request checkouts need a remote repository", { field: `repositories.${position}.prNumber` });
     }
-    // Issue 15: checked in this runner's own copy (see readablePathOnThisRunner).
+    // Checked in this runner's own copy (see readablePathOnThisRunner).
     const path = readablePathOnThisRunner(deps, repo);
     if (path !== null && !(await branchExists(deps.git, path, baseBranch)) && !(isRemoteRepository(repo) && (await remoteBranchExists(deps.git, path, baseBranch)))) {
       throw new AppError("base_branch_not_found", `base branch ${baseBranch} does not exist in ${repo.name}`, {

@@ -68,7 +68,7 @@ export async function materializeSlots(deps: Deps, task: TaskRecord, env: Enviro
     let rows = await deps.store.listEnvironmentRepos(env.id);
     for (const slot of slots) {
       try {
-        // Issue 15: a remote repository's first use on this runner clones it into this runner's home.
+        // A remote repository's first use on this runner clones it into this runner's home.
         await ensureRepositoryOnThisRunner(deps, slot.repository, ctx);
         rows = await materializeOne(deps, env, slot, rows, created, ctx);
       } catch (e) {

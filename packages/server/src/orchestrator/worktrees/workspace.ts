@@ -88,7 +88,7 @@ export async function restoreWorkspace(deps: Deps, ws: ProjectedWorkspace, scope
   const routes = await resolveTaskRefreshRoutes(deps, checked.map((c) => ({ repository: c.repo })), scope);
   for (const { slot, repo } of missing) {
     try {
-      // Issue 15: a vanished clone of a remote repository comes back first (this runner's own).
+      // A vanished clone of a remote repository comes back first (this runner's own).
       await ensureRepositoryOnThisRunner(deps, repo, scope);
       // RR-5: a vanished worktree is recreated only after its refresh.
       await refreshForRecreate(deps, repo, { baseBranch: slot.row.baseBranch }, scope, routes.get(repo.id));

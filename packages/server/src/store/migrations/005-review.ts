@@ -3,7 +3,7 @@ import type { DB, StoreDialect } from "../schema.js";
 import type { Migration } from "./migration.js";
 
 /**
- * Issue 11, review to land: review comments, pull requests, and a repository's provider API URL.
+ * Review to land: review comments, pull requests, and a repository's provider API URL.
  * Both tables cascade from their task (a deleted task's review is gone with it); a comment's
  * session is a soft pointer (deleting a session keeps the comment and where it was sent).
  * One pull request per task and repository: the task's branch is pushed once per repository.

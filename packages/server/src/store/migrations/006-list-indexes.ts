@@ -3,7 +3,7 @@ import type { DB, StoreDialect } from "../schema.js";
 import type { Migration } from "./migration.js";
 
 /**
- * Issue 13, lists that scale: an index for every filter and keyset order of the paged lists
+ * Lists that scale: an index for every filter and keyset order of the paged lists
  * (checked with EXPLAIN in test/store/list-indexes.test.ts), and the diff-stat cache the
  * board's task summaries read (never a git call per list).
  *

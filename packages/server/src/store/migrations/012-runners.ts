@@ -3,7 +3,7 @@ import type { DB } from "../schema.js";
 import type { Migration } from "./migration.js";
 
 /**
- * Issue 15, runners registry: one row per server process identity (`runnerId`), refreshed by its
+ * Runners registry: one row per server process identity (`runnerId`), refreshed by its
  * heartbeat. `heartbeat_ms` is the interval the runner announced, so every reader judges it
  * offline by the runner's own bound (3 × heartbeat), whatever its own interval is.
  * `stopped_at` is set by a graceful stop so the runner shows offline at once; a new start clears it.

@@ -3,7 +3,7 @@ import type { DB } from "../schema.js";
 import type { Migration } from "./migration.js";
 
 /**
- * Issue 15, placement: the labels a task's environment requires (`POST /tasks` `runnerLabels`)
+ * Placement: the labels a task's environment requires (`POST /tasks` `runnerLabels`)
  * and the runner that registered each repository (a local path exists on that runner's disk
  * only). Separate tables so older rows need no rewrite: a task without a row requires no label;
  * a repository without a row (registered before this migration) is available on every runner.

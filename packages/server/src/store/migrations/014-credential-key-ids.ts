@@ -3,7 +3,7 @@ import type { DB } from "../schema.js";
 import type { Migration } from "./migration.js";
 
 /**
- * Issue 15, remote repositories on every runner: the public id of each runner's credential key
+ * Remote repositories on every runner: the public id of each runner's credential key
  * (`runners.credential_key_id`, see git/credential-vault.ts credentialKeyId) and of the key that
  * sealed each stored credential (`repository_credentials.key_id`). Placement sends a task with a
  * managed credential only to runners whose key opens it. Both nullable: rows written before this

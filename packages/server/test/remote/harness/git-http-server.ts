@@ -137,7 +137,7 @@ function cgi(req: IncomingMessage, res: ServerResponse, root: string, pathInfo: 
     GIT_CONFIG_COUNT: "2",
     GIT_CONFIG_KEY_0: "uploadpack.allowAnySHA1InWant",
     GIT_CONFIG_VALUE_0: "true",
-    // Pushes (issue 11 pull requests) are accepted like a host accepts an authenticated push.
+    // Pushes (pull requests) are accepted like a host accepts an authenticated push.
     GIT_CONFIG_KEY_1: "http.receivepack",
     GIT_CONFIG_VALUE_1: "true",
     REQUEST_METHOD: req.method ?? "GET",

@@ -1,0 +1,131 @@
+/**
+ * WEB-28: the command palette. Ctrl-K (⌘K on a Mac) anywhere opens it; typing narrows the
+ * commands (new task, the pages) and searches tasks by title or description on the server
+ * (`GET /tasks?view=summary&q=…`); ↑/↓ pick, Enter runs, Escape closes and gives focus back.
+ */
+import type { Page, TaskSummary } from "@grove/protocol";
+import { useEffect, useId, useRef, useState } from "react";
+import { api } from "../api/client.js";
+import { requestNewTask } from "../board/new-task-request.js";
+import { navigate } from "../router.js";
+import { taskStateWords } from "./words.js";
+
+interface Command {
+  id: string;
+  label: string;
+  hint?: string;
+  run: () => void;
+}
+
+const STATIC: Command[] = [
+  { id: "new-task", label: "New task", hint: "c on the board", run: () => (navigate("/"), requestNewTask()) },
+  { id: "go-board", label: "Go to the board", run: () => navigate("/") },
+  { id: "go-archived", label: "Go to archived tasks", run: () => navigate("/archived") },
+  { id: "go-repositories", label: "Go to repositories", run: () => navigate("/repositories") },
+  { id: "go-trash", label: "Go to trash", run: () => navigate("/trash") },
+];
+
+/** Tasks whose title or description holds `q`, newest first (at most 8). */
+function useTaskSearch(q: string): TaskSummary[] {
+  const [found, setFound] = useState<TaskSummary[]>([]);
+  useEffect(() => {
+    if (!q) return setFound([]);
+    let live = true;
+    const t = setTimeout(() => {
+      const p = new URLSearchParams({ view: "summary", order: "newest", limit: "8", archived: "false", q });
+      api.get<Page<TaskSummary>>(`/tasks?${p.toString()}`).then(
+        (page) => live && setFound(page.items),
+        () => live && setFound([]),
+      );
+    }, 150);
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
+  }, [q]);
+  return found;
+}
+
+export function CommandPalette() {
+  const [open, setOpen] = useState(false);
+  const [text, setText] = useState("");
+  const [active, setActive] = useState(0);
+  const input = useRef<HTMLInputElement>(null);
+  const back = useRef<HTMLElement | null>(null);
+  const listId = useId();
+  const q = text.trim();
+  const tasks = useTaskSearch(q);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key.toLowerCase() !== "k" || !(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return;
+      e.preventDefault();
+      back.current = document.activeElement as HTMLElement | null;
+      setText("");
+      setActive(0);
+      setOpen(true);
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
+  useEffect(() => {
+    if (open) input.current?.focus();
+  }, [open]);
+
+  if (!open) return null;
+  const words = q.toLowerCase();
+  const commands: Command[] = [
+    ...STATIC.filter((c) => !words || c.label.toLowerCase().includes(words)),
+    ...tasks.map((t) => ({ id: `task-${t.id}`, label: t.title, hint: taskStateWords(t.state), run: () => navigate(`/tasks/${t.id}`) })),
+  ];
+  const current = Math.min(active, Math.max(commands.length - 1, 0));
+  const close = (restore = true) => {
+    setOpen(false);
+    if (restore) back.current?.focus();
+  };
+  const run = (c: Command | undefined) => {
+    if (!c) return;
+    close(false);
+    c.run();
+  };
+
+  return (
+    <div className="palette-backdrop" onClick={() => close()}>
+      <div className="palette" role="dialog" aria-modal="true" aria-label="Command palette" onClick={(e) => e.stopPropagation()}>
+        <input
+          ref={input}
+          className="palette-input"
+          role="combobox"
+          aria-expanded="true"
+          aria-controls={listId}
+          aria-activedescendant={commands[current] ? `${listId}-${current}` : undefined}
+          aria-label="Command or task"
+          placeholder="Type a command or a task's words…"
+          autoComplete="off"
+          value={text}
+          onChange={(e) => {
+            setText(e.target.value);
+            setActive(0);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") close();
+            else if (e.key === "ArrowDown") setActive((current + 1) % Math.max(commands.length, 1));
+            else if (e.key === "ArrowUp") setActive((current - 1 + commands.length) % Math.max(commands.length, 1));
+            else if (e.key === "Enter") run(commands[current]);
+            else return;
+            e.preventDefault();
+          }}
+        />
+        <ul className="palette-list" role="listbox" id={listId} aria-label="Commands and tasks">
+          {commands.map((c, i) => (
+            <li key={c.id} id={`${listId}-${i}`} role="option" aria-selected={i === current} data-command={c.id} onMouseEnter={() => setActive(i)} onClick={() => run(c)}>
+              <span>{c.label}</span>
+              {c.hint ? <small className="muted">{c.hint}</small> : null}
+            </li>
+          ))}
+          {commands.length === 0 ? <li className="empty">Nothing matches.</li> : null}
+        </ul>
+      </div>
+    </div>
+  );
+}
