@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForSession } from "../fixture/server.js";
 import { ensureBridge } from "./bridges.js";
@@ -32,9 +32,9 @@ beforeAll(async () => {
   await fake.start();
   await proxy.start();
   // Outside /tmp: codex's own command sandbox (a nested bwrap) gives commands a fresh /tmp, which
-  // would hide the helper links codex keeps under $CODEX_HOME.
-  const root = resolve(import.meta.dirname, "..", "..", "..", "..", ".grove-test");
-  mkdirSync(root, { recursive: true });
+  // would hide the helper links codex keeps under $CODEX_HOME. Not under the checkout either: a
+  // clone may itself live under /tmp (CI clones into mktemp -d).
+  const root = "/var/tmp";
   agentHome = mkdtempSync(join(root, "codex-home-"));
   mkdirSync(join(agentHome, ".codex"));
   // gpt-5.5: a model codex knows, so it offers its own tools (apply_patch) without a models fetch.

@@ -1,3 +1,4 @@
+import { SerialChain } from "../../domain/serial-chain.js";
 import type { EventFrame, EventMap, InboxItem, InboxKind, Session, UpdateResult } from "@grove/protocol";
 import { newId } from "../../domain/ids.js";
 import { isFailedOutcome } from "../../domain/turn-outcome.js";
@@ -21,7 +22,7 @@ export const permissionCause = (requestId: string) => `perm:${requestId}`;
  * chained, so an item is always raised before the event that resolves it is handled.
  */
 export class InboxFeed {
-  private chain: Promise<void> = Promise.resolve();
+  private readonly chain = new SerialChain((err: unknown) => this.deps.log.error({ err }, "inbox: recording an item failed"));
   private readonly off: () => void;
 
   constructor(private readonly deps: Deps) {
@@ -53,11 +54,7 @@ export class InboxFeed {
 
   /** Resolves once every queued change is written (tests, shutdown). */
   async flush(): Promise<void> {
-    let seen: Promise<void>;
-    do {
-      seen = this.chain;
-      await seen;
-    } while (seen !== this.chain);
+    await this.chain.flush();
   }
 
   dispose(): void {
@@ -65,7 +62,7 @@ export class InboxFeed {
   }
 
   private enqueue(fn: () => Promise<void>): void {
-    this.chain = this.chain.then(fn).catch((err: unknown) => this.deps.log.error({ err }, "inbox: recording an item failed"));
+    this.chain.enqueue(fn);
   }
 
   private publish(items: readonly (InboxItem | undefined)[]): void {

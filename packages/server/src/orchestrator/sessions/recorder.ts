@@ -1,3 +1,4 @@
+import { SerialChain } from "../../domain/serial-chain.js";
 import type { AgentEvent } from "../../agents/runtime.js";
 import { newId } from "../../domain/ids.js";
 import type { MessageRecord, MessageRole } from "../../domain/records.js";
@@ -28,7 +29,7 @@ const TURN_TEXT_CHARS = 2000;
  * not 10,000 rewrites of an ever longer text.
  */
 export class SessionRecorder {
-  private chain: Promise<void> = Promise.resolve();
+  private readonly chain = new SerialChain((err: unknown) => this.deps.log.error({ err, sessionId: this.sessionId }, "persisting an agent update failed"));
   private open: MessageRecord | undefined;
   private readonly tools = new Map<string, MessageRecord>();
   /** The streamed message whose text changed since its last write (a write of it is queued). */
@@ -113,11 +114,7 @@ export class SessionRecorder {
 
   /** Resolves once every queued write is done, including writes queued while waiting (a chunk's coalesced write). */
   async flush(): Promise<void> {
-    let seen: Promise<void>;
-    do {
-      seen = this.chain;
-      await seen;
-    } while (seen !== this.chain);
+    await this.chain.flush();
   }
 
   /**
@@ -139,9 +136,7 @@ export class SessionRecorder {
   }
 
   private enqueue(fn: () => Promise<void>): void {
-    this.chain = this.chain.then(fn).catch((err: unknown) => {
-      this.deps.log.error({ err, sessionId: this.sessionId }, "persisting an agent update failed");
-    });
+    this.chain.enqueue(fn);
   }
 
   private async apply(e: AgentEvent): Promise<void> {

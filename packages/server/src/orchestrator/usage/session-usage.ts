@@ -1,3 +1,4 @@
+import { SerialChain } from "../../domain/serial-chain.js";
 import type { TurnUsage } from "../../agents/runtime.js";
 import type { Deps } from "../context.js";
 
@@ -17,7 +18,7 @@ export interface PendingUsage {
 export class SessionUsageRecorder {
   private pending: PendingUsage = {};
   private queued = false;
-  private chain: Promise<void> = Promise.resolve();
+  private readonly chain = new SerialChain((err: unknown) => this.deps.log.error({ err }, "recording usage failed"));
 
   constructor(
     private readonly deps: Deps,
@@ -42,23 +43,17 @@ export class SessionUsageRecorder {
 
   /** Resolves once every report so far is written (and its budget checked). */
   async flush(): Promise<void> {
-    let seen: Promise<void>;
-    do {
-      seen = this.chain;
-      await seen;
-    } while (seen !== this.chain);
+    await this.chain.flush();
   }
 
   private schedule(): void {
     if (this.queued) return;
     this.queued = true;
-    this.chain = this.chain
-      .then(() => {
-        this.queued = false;
-        const p = this.pending;
-        this.pending = {};
-        return this.write(p);
-      })
-      .catch((err: unknown) => this.deps.log.error({ err }, "recording usage failed"));
+    this.chain.enqueue(() => {
+      this.queued = false;
+      const p = this.pending;
+      this.pending = {};
+      return this.write(p);
+    });
   }
 }
