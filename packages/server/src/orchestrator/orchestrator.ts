@@ -1,4 +1,4 @@
-import type { DiffScope, ListTasksQuery, PutBudgetBody, TaskCountsQuery, UsageQuery, UsageReport } from "@grove/protocol";
+import type { DailyBudget, DiffScope, ListTasksQuery, PutBudgetBody, PutDailyBudgetBody, TaskCountsQuery, UsageQuery, UsageReport } from "@grove/protocol";
 import type { AgentProfile, Task, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
 import { checkAgentProfile, installAgentProfile, listAgentProfiles, setSessionMode, setSessionModel } from "./sessions/agent-ops.js";
 import { AppError } from "../domain/errors.js";
@@ -282,6 +282,8 @@ export class Orchestrator {
 
   // usage and budgets (USE-1, USE-2)
   usageReport = (q: UsageQuery): Promise<UsageReport> => this.live.usage.report(q);
+  dailyBudget = (): Promise<DailyBudget> => this.live.usage.dailyBudget();
+  putDailyBudget = (body: PutDailyBudgetBody | "reset"): Promise<DailyBudget> => this.live.usage.putDailyBudget(body);
   async putBudget(id: string, body: PutBudgetBody): Promise<TaskRecord> {
     await this.live.usage.putBudget(await getTaskOr404(this.deps, id), body);
     const task = await getTaskOr404(this.deps, id);
