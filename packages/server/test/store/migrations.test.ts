@@ -29,6 +29,7 @@ const EXPECTED_TABLES = [
   "tasks",
   "usage_days",
   "usage_records",
+  "usage_settings",
 ];
 
 /** Creates a table, then fails: a transactional migration must leave neither behind. */
