@@ -29,6 +29,10 @@ const EXPECTED_TABLES = [
   "tasks",
   "usage_days",
   "usage_records",
+  "workflow_entries",
+  "workflow_runs",
+  "workflow_task_stops",
+  "workflows",
 ];
 
 /** Creates a table, then fails: a transactional migration must leave neither behind. */
