@@ -15,6 +15,12 @@ describe("SES-9 configured agent profiles ($GROVE_HOME/agents.json)", () => {
   };
   afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 
+  it("MCP-1 the built-in gemini profile serves ask_user as ask_person (Gemini CLI hides tools named ask_user over ACP); a gemini entry keeps it", () => {
+    const h = home(JSON.stringify({ agents: [{ name: "gemini", env: { EXTRA: "1" } }] }));
+    expect(builtInProfiles({ home: h }).find((x) => x.name === "gemini")!.mcpToolNames).toEqual({ ask_user: "ask_person" });
+    expect(loadProfiles(h, builtInProfiles({ home: h })).find((x) => x.name === "gemini")!.mcpToolNames).toEqual({ ask_user: "ask_person" });
+  });
+
   it("SES-9 without a file the built-ins are the profiles, scripted first", () => {
     const h = home();
     const p = loadProfiles(h, builtInProfiles({ home: h }));
@@ -98,6 +104,10 @@ describe("SES-9 configured agent profiles ($GROVE_HOME/agents.json)", () => {
       [JSON.stringify({ agents: [{ name: "a", command: "x", inheritEnv: ["NOT-A-NAME"] }] }), "agents.0.inheritEnv.0"],
       [JSON.stringify({ agents: [{ name: "a", command: "x", inheritEnv: ["GROVE_AUTH_TOKEN"] }] }), "secret of the Grove server"],
       [JSON.stringify({ agents: [{ name: "a", command: "x", inheritEnv: ["OK", "GROVE_DATABASE_URL"] }] }), "agents.0.inheritEnv.1"],
+      // MCP-1: a rename may not take another tool's name, nor be a name an MCP client cannot offer.
+      [JSON.stringify({ agents: [{ name: "a", command: "x", mcpToolNames: { ask_user: "task_get" } }] }), "task_get would be served twice"],
+      [JSON.stringify({ agents: [{ name: "a", command: "x", mcpToolNames: { ask_user: "Ask-Me" } }] }), "Ask-Me is not a tool name"],
+      [JSON.stringify({ agents: [{ name: "a", command: "x", mcpToolNames: { merge: "m" } }] }), "merge is not a grove tool"],
     ] as const) {
       const h = home(content);
       expect(() => loadProfiles(h, builtInProfiles({ home: h }))).toThrow(why);

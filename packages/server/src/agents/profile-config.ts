@@ -3,6 +3,7 @@ import { isAbsolute, join } from "node:path";
 import { z } from "zod";
 import { ENV_NAME, SERVER_SECRETS } from "../domain/child-env.js";
 import { parseAllowEntry } from "../domain/allow-list.js";
+import { renameProblem } from "../mcp/tool-catalog.js";
 import { policyModesOf } from "./bridges.js";
 import type { AgentProfileConfig } from "./profiles.js";
 
@@ -60,6 +61,14 @@ const ProfileEntry = z
     stallAfterMs: z.number().int().min(100).max(7 * 24 * 3600 * 1000).optional(),
     sandbox: SandboxEntry.optional(),
     mcp: z.enum(["task", "none", "board"]).optional(),
+    /** MCP-1: serve a grove tool under another name (`{"ask_user": "ask_person"}`). */
+    mcpToolNames: z
+      .record(z.string(), z.string())
+      .superRefine((v, ctx) => {
+        const why = renameProblem(v);
+        if (why) ctx.addIssue({ code: "custom", message: why });
+      })
+      .optional(),
   })
   .strict();
 const ProfilesFile = z.object({ agents: z.array(ProfileEntry) }).strict();
@@ -79,6 +88,7 @@ function given(a: Entry): Partial<AgentProfileConfig> {
   if (a.sandbox !== undefined) out.sandbox = a.sandbox;
   if (a.stallAfterMs !== undefined) out.stallAfterMs = a.stallAfterMs;
   if (a.mcp !== undefined) out.mcp = a.mcp;
+  if (a.mcpToolNames !== undefined) out.mcpToolNames = a.mcpToolNames;
   return out;
 }
 

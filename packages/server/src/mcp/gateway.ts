@@ -9,7 +9,7 @@ import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { AppError, isAppError } from "../domain/errors.js";
 import { CallRateLimit } from "./rate-limit.js";
-import { TOOL_CATALOG, TOOL_NAMES, type ToolName } from "./tool-catalog.js";
+import { servedToolNames, TOOL_CATALOG, type ToolName } from "./tool-catalog.js";
 import type { McpGrant, McpTokens } from "./tokens.js";
 
 /** Longest Unix socket path Linux takes (108 bytes with the terminating NUL). */
@@ -122,16 +122,19 @@ export class McpGateway {
     const server = new McpServer({ name: "grove", version: this.opts.version });
     const aborted = new AbortController();
     socket.once("close", () => aborted.abort());
-    for (const name of TOOL_NAMES) {
-      const spec = TOOL_CATALOG[name];
-      server.registerTool(name, { description: spec.description, inputSchema: spec.input }, async (args: Record<string, unknown>) => this.call(hello, name, args ?? {}, aborted.signal));
+    // MCP-1: the names this session's profile serves (a renamed tool only under its new name).
+    // A token that is not valid gets the catalog's names; each of its calls is refused anyway.
+    const served = servedToolNames(this.opts.tokens.check(hello.sessionId, hello.token)?.toolNames);
+    for (const [name, tool] of served) {
+      const spec = TOOL_CATALOG[tool];
+      server.registerTool(name, { description: spec.description, inputSchema: spec.input }, async (args: Record<string, unknown>) => this.call(hello, tool, args ?? {}, aborted.signal));
     }
     // The SDK lists the tools with their schemas; calls are checked here instead, so malformed
     // arguments get a typed `invalid_request` like every other refusal (and unknown fields too).
     server.server.setRequestHandler(CallToolRequestSchema, async (req) => {
-      const name = req.params.name;
-      if (!isToolName(name)) return failure(new AppError("invalid_request", `no tool named ${name}`, { field: "name" }));
-      return this.call(hello, name, req.params.arguments ?? {}, aborted.signal);
+      const tool = served.get(req.params.name);
+      if (!tool) return failure(new AppError("invalid_request", `no tool named ${req.params.name}`, { field: "name" }));
+      return this.call(hello, tool, req.params.arguments ?? {}, aborted.signal);
     });
     await server.connect(new StdioServerTransport(socket, socket));
     // Paused while the hello was read; a new 'data' listener does not resume an explicit pause.
@@ -172,10 +175,6 @@ function checkArgs(tool: ToolName, args: Record<string, unknown>): Record<string
   const keys = issue && "keys" in issue ? (issue as { keys: string[] }).keys : [];
   const field = issue?.path.join(".") || keys[0] || "";
   throw new AppError("invalid_request", `invalid arguments for ${tool}: ${issue?.message ?? "invalid"}${field ? ` (${field})` : ""}`, { field });
-}
-
-function isToolName(name: string): name is ToolName {
-  return Object.hasOwn(TOOL_CATALOG, name);
 }
 
 function parseHello(line: string): Hello | undefined {

@@ -1,4 +1,5 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { McpToolNames } from "./tool-catalog.js";
 
 /** What a valid capability token stands for. */
 export interface McpGrant {
@@ -6,6 +7,8 @@ export interface McpGrant {
   taskId: string;
   /** MCP-2: the profile's scope; `board` may also list every task (read-only). */
   scope: "task" | "board";
+  /** MCP-1: the profile's renames (tools served under another name). */
+  toolNames?: McpToolNames;
 }
 
 /**
@@ -15,12 +18,12 @@ export interface McpGrant {
  * for the agents it starts, and a token never reaches the database, a log or an API answer.
  */
 export class McpTokens {
-  private readonly bySession = new Map<string, { token: Buffer; taskId: string; scope: "task" | "board" }>();
+  private readonly bySession = new Map<string, { token: Buffer; taskId: string; scope: "task" | "board"; toolNames?: McpToolNames }>();
 
   /** A fresh token for the session (a previous one of it stops working). */
-  mint(sessionId: string, taskId: string, scope: "task" | "board" = "task"): string {
+  mint(sessionId: string, taskId: string, scope: "task" | "board" = "task", toolNames?: McpToolNames): string {
     const token = randomBytes(32);
-    this.bySession.set(sessionId, { token, taskId, scope });
+    this.bySession.set(sessionId, { token, taskId, scope, ...(toolNames ? { toolNames } : {}) });
     return token.toString("base64url");
   }
 
@@ -30,7 +33,7 @@ export class McpTokens {
     if (!live) return undefined;
     const given = Buffer.from(token, "base64url");
     if (given.length !== live.token.length || !timingSafeEqual(given, live.token)) return undefined;
-    return { sessionId, taskId: live.taskId, scope: live.scope };
+    return { sessionId, taskId: live.taskId, scope: live.scope, ...(live.toolNames ? { toolNames: live.toolNames } : {}) };
   }
 
   /** Revokes the session's token, but only `token` when given (a newer token of a restart stays). */

@@ -85,3 +85,28 @@ export const TOOL_CATALOG = {
 
 export type ToolName = keyof typeof TOOL_CATALOG;
 export const TOOL_NAMES = Object.keys(TOOL_CATALOG) as ToolName[];
+
+/** MCP-1: a profile's renames: the name a tool is served under instead of its own. */
+export type McpToolNames = Partial<Record<ToolName, string>>;
+
+/** What a served name (a tool model-facing name) must look like: MCP clients prefix it, models cap names at 64. */
+export const SERVED_TOOL_NAME = /^[a-z][a-z0-9_]{0,47}$/;
+
+/**
+ * The served name → tool map of one session: every tool under its own name, except the renamed
+ * ones, which are served only under their new name.
+ */
+export function servedToolNames(renames: McpToolNames = {}): Map<string, ToolName> {
+  return new Map(TOOL_NAMES.map((t) => [renames[t] ?? t, t]));
+}
+
+/** Why a set of renames cannot be served (a name taken twice or not a valid name); undefined when it can. */
+export function renameProblem(renames: Record<string, string>): string | undefined {
+  for (const [tool, name] of Object.entries(renames)) {
+    if (!(TOOL_NAMES as string[]).includes(tool)) return `${tool} is not a grove tool`;
+    if (!SERVED_TOOL_NAME.test(name)) return `${tool}: ${name} is not a tool name (lower-case letters, digits and '_', at most 48)`;
+  }
+  const served = TOOL_NAMES.map((t) => renames[t] ?? t);
+  const twice = served.find((n, i) => served.indexOf(n) !== i);
+  return twice ? `the tool name ${twice} would be served twice` : undefined;
+}

@@ -1,4 +1,4 @@
-import type { DiffScope, ListTasksQuery, PutBudgetBody, UsageQuery, UsageReport } from "@grove/protocol";
+import type { DailyBudget, DiffScope, ListTasksQuery, PutBudgetBody, PutDailyBudgetBody, TaskCountsQuery, UsageQuery, UsageReport } from "@grove/protocol";
 import type { AgentProfile, Task, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
 import { checkAgentProfile, installAgentProfile, listAgentProfiles, setSessionMode, setSessionModel } from "./sessions/agent-ops.js";
 import { AppError } from "../domain/errors.js";
@@ -24,7 +24,7 @@ import { listTrash, restoreDeletedTask } from "./lifecycle/trash.js";
 import { environmentWithDisk } from "./worktrees/environment-view.js";
 import { restoreTaskEnvironment } from "./sessions/session-workspace.js";
 import { ReviewService } from "./review/review.js";
-import { listTasks } from "./tasks/task-list.js";
+import { countTasks, listTasks } from "./tasks/task-list.js";
 import { cleanupJobPage, messagePage, sessionPage } from "./sessions/paged-lists.js";
 import { TaskSummaryEvents } from "./changes/summary-events.js";
 import { InboxFeed } from "./inbox/inbox-feed.js";
@@ -175,6 +175,7 @@ export class Orchestrator {
   listTasks = (archived: boolean): Promise<TaskRecord[]> => this.deps.store.listTasks({ archived });
   /** `GET /tasks` with filters, `view` and paging. */
   queryTasks = (q: ListTasksQuery) => listTasks(this.deps, q, () => this.live.askingSessionIds());
+  countTasks = (q: TaskCountsQuery) => countTasks(this.deps, q);
   getTask = (id: string): Promise<TaskRecord> => getTaskOr404(this.deps, id);
   /** WF-2: a person's move is checked against the WIP limit and cancels the task's automation in progress. */
   patchTask = async (id: string, body: PatchTaskBody): Promise<TaskRecord> => {
@@ -296,6 +297,8 @@ export class Orchestrator {
 
   // usage and budgets (USE-1, USE-2)
   usageReport = (q: UsageQuery): Promise<UsageReport> => this.live.usage.report(q);
+  dailyBudget = (): Promise<DailyBudget> => this.live.usage.dailyBudget();
+  putDailyBudget = (body: PutDailyBudgetBody | "reset"): Promise<DailyBudget> => this.live.usage.putDailyBudget(body);
   async putBudget(id: string, body: PutBudgetBody): Promise<TaskRecord> {
     await this.live.usage.putBudget(await getTaskOr404(this.deps, id), body);
     const task = await getTaskOr404(this.deps, id);

@@ -149,6 +149,14 @@ export interface UsageDaysTable {
   cost: number;
 }
 
+/** USE-2 (migration 024): the daily cap a person set (`key = 'daily'`), shared by every runner. */
+export interface UsageSettingsTable {
+  key: string;
+  budget_cost: number | null;
+  budget_tokens: ColumnType<number | string | null, number | null, number | null>;
+  set_at: string;
+}
+
 /** LIVE-4 (migration 017): the durable attention inbox. */
 export interface InboxItemsTable {
   id: string;
@@ -381,6 +389,7 @@ export interface DB {
   questions: QuestionsTable;
   usage_records: UsageRecordsTable;
   usage_days: UsageDaysTable;
+  usage_settings: UsageSettingsTable;
   agent_processes: AgentProcessesTable;
   cleanup_jobs: CleanupJobsTable;
   grove_migrations: MigrationsTable;

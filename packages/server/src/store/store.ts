@@ -409,6 +409,10 @@ export class Store {
   listTaskPage(filter: lists.TaskFilter, page: lists.PageSpec<KeyCursor>): Promise<lists.RowsPage<TaskRecord>> {
     return lists.listTaskPage({ db: this.q, dialect: this.dialect }, filter, page);
   }
+  /** WEB-30: tasks per state under the board's filters. */
+  countTasksByState(filter: lists.TaskFilter): Promise<Map<TaskRecord["state"], number>> {
+    return lists.countTasksByState({ db: this.q, dialect: this.dialect }, filter);
+  }
   /** Repository names, active slots, sessions and cached diff stats of these tasks (for summaries). */
   taskSummaryParts(taskIds: readonly string[]): Promise<lists.SummaryParts> {
     return lists.summaryParts(this.q, taskIds);

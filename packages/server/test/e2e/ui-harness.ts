@@ -11,10 +11,11 @@ import { startTestServer, type TestServer } from "../fixture/server.js";
 export const CHROMIUM = process.env.GROVE_CHROMIUM ?? "/usr/bin/chromium";
 export const SHOTS = resolve(import.meta.dirname, "../../../../.grove-test/screenshots");
 
-export async function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(env?: Record<string, string | undefined>): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium (apt-get install chromium)`);
   return chromium.launch({
     executablePath: CHROMIUM,
+    ...(env ? { env } : {}),
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
   });

@@ -7,6 +7,7 @@ import { repoAndTask } from "../fixture/scenario.js";
 import { ensureBridge } from "./bridges.js";
 import { contentText, FakeAnthropic, lastIsToolResult, type ModelReply, type SeenRequest } from "./fake-anthropic.js";
 import { agentNetworkEnv, InteropServer, RefusingProxy, setEnv, type Api } from "./harness.js";
+import { answerInPageInbox } from "./inbox-page.js";
 
 /**
  * MCP-1 with the real Claude Code ACP bridge, confined, against the fake Anthropic API: the
@@ -57,18 +58,24 @@ function toolResults(req: SeenRequest): number {
  */
 function callThenText(prompt: string, tool: string, input: Record<string, unknown>, text: string): (req: SeenRequest) => ModelReply {
   return (req) => {
-    const asked = (req.body.messages ?? []).some((m) => m.role === "user" && contentText(m.content).includes(prompt));
-    if (!asked || contentText(req.body.messages?.at(-1)?.content).includes("[SUGGESTION MODE")) return { text: "ok" };
-    const n = toolResults(req);
+    const msgs = req.body.messages ?? [];
+    const at = msgs.findLastIndex((m) => m.role === "user" && contentText(m.content).includes(prompt));
+    if (at < 0 || contentText(msgs.at(-1)?.content).includes("[SUGGESTION MODE")) return { text: "ok" };
+    // Tool results of this prompt's turn only (an earlier turn may have loaded and called others).
+    const n = toolResults({ ...req, body: { ...req.body, messages: msgs.slice(at) } });
     if (n === 0) return { toolUse: { name: "ToolSearch", input: { query: `select:mcp__grove__${tool}`, max_results: 1 } } };
     if (n === 1) return { toolUse: { name: `mcp__grove__${tool}`, input } };
     return { text };
   };
 }
 
-/** The first main request after the grove tool ran: its result as the model was shown it. */
-function toolResultSeen(): string | undefined {
-  const r = fake.main.find((m) => toolResults(m) >= 2 && lastIsToolResult(m));
+/** The first main request after the grove tool of `prompt`'s turn ran: its result as the model was shown it. */
+function toolResultSeen(prompt?: string): string | undefined {
+  const r = fake.main.find((m) => {
+    const msgs = m.body.messages ?? [];
+    const at = prompt ? msgs.findLastIndex((x) => x.role === "user" && contentText(x.content).includes(prompt)) : 0;
+    return at >= 0 && toolResults({ ...m, body: { ...m.body, messages: msgs.slice(at) } }) >= 2 && lastIsToolResult(m);
+  });
   return r ? lastUserText(r) : undefined;
 }
 
@@ -107,24 +114,20 @@ describe("MCP-1 interop: the real Claude bridge calls Grove's MCP tools (fake An
     }
   }, 300_000);
 
-  it("MCP-3 ask_user with choices: the question is in the inbox, answered through the API, and the answer is in the model's next request", async () => {
+  it("MCP-3 ask_user with choices: the question shows in the page's inbox (Chromium), the person answers there, and the answer is in the model's next request", async () => {
     try {
-      const { sid, api } = await (async () => {
-        fake.requests.length = 0;
-        fake.script = callThenText("Ask me a colour.", "ask_user", { question: "Blue or red?", choices: ["blue", "red"] }, "You chose.");
-        return server.launch("Ask me a colour.");
-      })();
+      fake.requests.length = 0;
+      fake.script = callThenText("Ask me a colour.", "ask_user", { question: "Blue or red?", choices: ["blue", "red"] }, "You chose.");
+      const { sid, api, url } = await server.launch("Ask me a colour.");
       const item = await allowingUntil(
         api,
         sid,
         async () => ((await api("GET", "/inbox")).body as { id: string; kind: string; detail?: string; choices?: string[] }[]).find((i) => i.kind === "question"),
         "the question in the inbox",
       );
-      expect(item.detail).toBe("Blue or red?");
-      expect(item.choices).toEqual(["blue", "red"]);
+      expect(item).toMatchObject({ detail: "Blue or red?", choices: ["blue", "red"] });
       expect(toolResultSeen()).toBeUndefined(); // the call waits for the person
-      const a = await api("POST", `/inbox/${item.id}/answer`, { answer: "red" });
-      expect(a.status, JSON.stringify(a.body)).toBeLessThan(300);
+      await answerInPageInbox(url, { taskTitle: "Fix the widget", question: "Blue or red?", choices: ["blue", "red"], choice: "red" });
       const seen = await allowingUntil(api, sid, toolResultSeen, "the model's request after ask_user");
       expect(seen).toMatch(/"answer":\s*"red"/);
       await waitForSession(api, sid, ["waiting_for_input"], 120_000);
@@ -133,15 +136,29 @@ describe("MCP-1 interop: the real Claude bridge calls Grove's MCP tools (fake An
     }
   }, 300_000);
 
-  it("MCP-3 subtask_create through the bridge makes a child task with parentId", async () => {
+  it("MCP-3 subtask_create through the bridge makes a child with parentId that starts with the named profile; the parent then reads the child's Changes with subtask_get", async () => {
     try {
       fake.requests.length = 0;
-      fake.script = callThenText("Split off the docs.", "subtask_create", { title: "Write the lantern docs" }, "Split.");
+      const childPrompt = "write docs/lantern.md how the lantern glows\ncommit lantern docs";
+      fake.script = callThenText("Split off the docs.", "subtask_create", { title: "Write the lantern docs", agent: "scripted", prompt: childPrompt }, "Split.");
       const { sid, api, taskId } = await server.launch("Split off the docs.");
-      const seen = await allowingUntil(api, sid, toolResultSeen, "the model's request after subtask_create");
+      const seen = await allowingUntil(api, sid, () => toolResultSeen("Split off the docs."), "the model's request after subtask_create");
       const children = (await api("GET", `/tasks?parentId=${taskId}`)).body as { id: string; title: string; parentId: string }[];
       expect(children).toEqual([expect.objectContaining({ title: "Write the lantern docs", parentId: taskId })]);
-      expect(seen).toContain(children[0]!.id);
+      const childId = children[0]!.id;
+      expect(seen).toContain(childId);
+      await waitForSession(api, sid, ["waiting_for_input"], 120_000);
+      // The child started at once with the named profile and did its work.
+      const childSessions = (await api("GET", `/tasks/${childId}/sessions`)).body as { id: string; agent: string }[];
+      expect(childSessions.map((c) => c.agent)).toEqual(["scripted"]);
+      await waitForSession(api, childSessions[0]!.id, ["waiting_for_input"], 60_000);
+
+      fake.script = callThenText("Read the child.", "subtask_get", { taskId: childId }, "Read it.");
+      expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "Read the child." })).status).toBe(202);
+      const got = await allowingUntil(api, sid, () => toolResultSeen("Read the child."), "the model's request after subtask_get");
+      expect(got).toContain(childId);
+      expect(got).toContain("docs/lantern.md");
+      expect(got).toMatch(/\\?"ahead\\?":\s*1/);
       await waitForSession(api, sid, ["waiting_for_input"], 120_000);
     } finally {
       await server.close();

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DATABASES } from "../fixture/db.js";
 import { waitForSession } from "../fixture/server.js";
 import { launchBrowser, openPage } from "../e2e/ui-harness.js";
 import { ensureBridge } from "./bridges.js";
@@ -39,10 +40,11 @@ afterAll(async () => {
   rmSync(agentHome, { recursive: true, force: true });
 });
 
-describe("USE-1 interop: Claude Code's usage against a fake Anthropic API", () => {
-  const server = new InteropServer("claude", { modelUrl: () => fake.url, home: () => agentHome });
+describe.each(DATABASES)("USE-1 interop: Claude Code's usage against a fake Anthropic API (%s)", (database) => {
+  const server = new InteropServer("claude", { modelUrl: () => fake.url, home: () => agentHome }, database);
 
   it("USE-1 two turns: session, task, day and agent totals equal the tokens the fake reported; the cost is reported, not estimated", async () => {
+    fake.reported.length = 0; // the counts of this database's run only
     try {
       // The person's turns report distinct counts; side requests (titles, and the next-prompt
       // suggestion Claude Code makes on its own after a turn, with the tools offered) none: the
@@ -55,6 +57,7 @@ describe("USE-1 interop: Claude Code's usage against a fake Anthropic API", () =
       expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "Say counted again." })).status).toBe(202);
       await waitForSession(api, sid, ["waiting_for_input"], 180_000);
       const session = (await api("GET", `/sessions/${sid}`)).body;
+      expect((await api("GET", "/health")).body.database).toBe(database);
       expect(session.lastTurn.outcome).toBe("completed");
       const sum = (k: "input" | "output" | "cacheRead" | "cacheWrite") => fake.reported.reduce((a, r) => a + (r[k] ?? 0), 0);
       expect(fake.reported.filter((r) => r.input > 0)).toHaveLength(2);

@@ -8,6 +8,7 @@ import { ensureBridge } from "./bridges.js";
 import type { ModelReply } from "./fake-model-api.js";
 import { FakeGemini, geminiTexts, lastIsFunctionResponse, type GeminiRequest } from "./fake-gemini.js";
 import { agentNetworkEnv, InteropServer, RefusingProxy, setEnv, type Api } from "./harness.js";
+import { answerInPageInbox } from "./inbox-page.js";
 
 /**
  * MCP-1 with the real Gemini CLI (ACP mode), confined, against the fake Gemini API: the `grove`
@@ -97,6 +98,30 @@ describe("MCP-1 interop: the real Gemini CLI calls Grove's MCP tools (fake Gemin
       expect(seen).toContain("Polish the lantern");
       expect(seen).toContain("BRIEF-LANTERN-7: make it glow");
       await waitForSession(srv.api, sid, ["waiting_for_input"], 120_000);
+    } finally {
+      await server.close();
+    }
+  }, 300_000);
+
+  it("MCP-3 ask_user, served to Gemini CLI as ask_person (it hides tools named ask_user over ACP): the question shows in the page's inbox (Chromium), the person answers there, and the answer is in the model's next request", async () => {
+    try {
+      fake.requests.length = 0;
+      fake.script = callThenText("Ask me a colour.", "ask_person", { question: "Blue or red?", choices: ["blue", "red"] }, "You chose.");
+      const { sid, api, url } = await server.launch("Ask me a colour.");
+      const item = await allowingUntil(
+        api,
+        sid,
+        async () => ((await api("GET", "/inbox")).body as { id: string; kind: string; detail?: string; choices?: string[] }[]).find((i) => i.kind === "question"),
+        "the question in the inbox",
+      );
+      expect(offered(fake.main[0]!)).toContain("mcp_grove_ask_person");
+      expect(offered(fake.main[0]!)).not.toContain("mcp_grove_ask_user");
+      expect(item).toMatchObject({ detail: "Blue or red?", choices: ["blue", "red"] });
+      expect(toolResultSeen()).toBeUndefined(); // the call waits for the person
+      await answerInPageInbox(url, { taskTitle: "Fix the widget", question: "Blue or red?", choices: ["blue", "red"], choice: "red" });
+      const seen = await allowingUntil(api, sid, toolResultSeen, "the model's request after ask_person");
+      expect(seen).toMatch(/\\?"answer\\?":\s*\\?"red/);
+      await waitForSession(api, sid, ["waiting_for_input"], 120_000);
     } finally {
       await server.close();
     }

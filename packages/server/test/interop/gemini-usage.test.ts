@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DATABASES } from "../fixture/db.js";
 import { waitForSession } from "../fixture/server.js";
 import { launchBrowser, openPage } from "../e2e/ui-harness.js";
 import { ensureBridge } from "./bridges.js";
@@ -36,10 +37,11 @@ afterAll(async () => {
   rmSync(agentHome, { recursive: true, force: true });
 });
 
-describe("USE-1 interop: Gemini CLI's usage against a fake Gemini API", () => {
-  const server = new InteropServer("gemini", { modelUrl: () => fake.url, home: () => agentHome });
+describe.each(DATABASES)("USE-1 interop: Gemini CLI's usage against a fake Gemini API (%s)", (database) => {
+  const server = new InteropServer("gemini", { modelUrl: () => fake.url, home: () => agentHome }, database);
 
   it("USE-1 two turns: session, task, day and agent totals equal the tokens the fake reported; the cost is estimated", async () => {
+    fake.reported.length = 0; // the counts of this database's run only
     try {
       // The main conversation's answers report distinct counts; side requests (router, next speaker) none.
       let n = 0;
@@ -49,6 +51,7 @@ describe("USE-1 interop: Gemini CLI's usage against a fake Gemini API", () => {
       expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "Say counted again." })).status).toBe(202);
       await waitForSession(api, sid, ["waiting_for_input"], 180_000);
       const session = (await api("GET", `/sessions/${sid}`)).body;
+      expect((await api("GET", "/health")).body.database).toBe(database);
       expect(session.lastTurn.outcome).toBe("completed");
       expect(fake.reported.filter((r) => r.input > 0).length).toBeGreaterThanOrEqual(2);
       const tokens = { tokensIn: fake.reported.reduce((a, r) => a + r.input, 0), tokensOut: fake.reported.reduce((a, r) => a + r.output, 0) };

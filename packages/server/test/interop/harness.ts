@@ -141,6 +141,8 @@ export class InteropServer {
   constructor(
     private readonly agent: Agent,
     private readonly sandbox: InteropSandbox,
+    /** The database the server runs on (the usage roll-ups are dialect-specific SQL). */
+    private readonly database: "sqlite" | "postgres" = "sqlite",
   ) {}
 
   private writeProfile(home: string): void {
@@ -148,10 +150,10 @@ export class InteropServer {
   }
 
   async launch(prompt?: string) {
-    const db = await freshDatabase("sqlite");
+    const db = await freshDatabase(this.database);
     linkBridge(db.home, this.agent);
     this.writeProfile(db.home);
-    this.srv = await startTestServer("sqlite", db);
+    this.srv = await startTestServer(this.database, db);
     const { task, repo, repository } = await repoAndTask(this.srv);
     const s = await this.srv.api("POST", `/tasks/${task.id}/sessions`, { agent: this.agent, ...(prompt ? { prompt } : {}) });
     expect(s.status, JSON.stringify(s.body)).toBe(201);
@@ -162,10 +164,10 @@ export class InteropServer {
 
   /** A server with the bridge installed and no session (the caller starts one). */
   async bare(): Promise<TestServer> {
-    const db = await freshDatabase("sqlite");
+    const db = await freshDatabase(this.database);
     linkBridge(db.home, this.agent);
     this.writeProfile(db.home);
-    this.srv = await startTestServer("sqlite", db);
+    this.srv = await startTestServer(this.database, db);
     return this.srv;
   }
 

@@ -45,8 +45,8 @@ export function captureTokens(srv: TestServer): Map<string, string[]> {
   const tokens = srv.server.orchestrator.deps.mcp!.tokens;
   const seen = new Map<string, string[]>();
   const mint = tokens.mint.bind(tokens);
-  tokens.mint = (sessionId: string, taskId: string) => {
-    const t = mint(sessionId, taskId);
+  tokens.mint = (sessionId, ...rest) => {
+    const t = mint(sessionId, ...rest);
     seen.set(sessionId, [...(seen.get(sessionId) ?? []), t]);
     return t;
   };

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { DATABASES, freshDatabase } from "../fixture/db.js";
 import { startTestServer, type TestServer } from "../fixture/server.js";
-import { briefTask, mcpAnswers, messages, runSession } from "./helpers.js";
+import { briefTask, callTool, captureTokens, mcpAnswers, messages, runSession, shimClient, waitFor } from "./helpers.js";
 
 // MCP-2: the scope of Grove's MCP server per agent profile (`mcp: "task" | "none" | "board"`).
 describe.each(DATABASES)("MCP-2 scope per profile (%s)", (kind) => {
@@ -31,6 +31,39 @@ describe.each(DATABASES)("MCP-2 scope per profile (%s)", (kind) => {
 
       const plain = await runSession(srv, a.id, "mcp board_list {}");
       expect((await mcpAnswers(srv, plain))[0].error.code).toBe("mcp_forbidden");
+    } finally {
+      await srv?.close();
+    }
+  });
+
+  it("MCP-1: a profile's mcpToolNames serves ask_user only as ask_person; a call of ask_person is the ask_user question, answered through the inbox", async () => {
+    const db = await freshDatabase(kind);
+    mkdirSync(db.home, { recursive: true });
+    const { command, args } = scriptedAgentCommand();
+    writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "renamed", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(db.home, "agents", "renamed") }, permissionPolicy: "auto_approve", mcpToolNames: { ask_user: "ask_person" } }] }));
+    let srv: TestServer | undefined;
+    try {
+      srv = await startTestServer(kind, db);
+      const tokens = captureTokens(srv);
+      const { task } = await briefTask(srv, "Gamma", "g");
+      const sid = await runSession(srv, task.id, "say ready", "renamed");
+      const client = await shimClient(srv, sid, tokens.get(sid)![0]!);
+      try {
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        expect(names).toContain("ask_person");
+        expect(names).not.toContain("ask_user");
+        expect(names).toContain("task_get");
+        expect(await callTool(client, "ask_user", { question: "Old name?" })).toMatchObject({ isError: true, json: { error: { code: "invalid_request" } } });
+        const asked = callTool(client, "ask_person", { question: "Tea or coffee?", choices: ["tea", "coffee"] });
+        const item = await waitFor(async () => ((await srv!.api("GET", "/inbox")).body as { id: string; kind: string; detail?: string; choices?: string[] }[]).find((i) => i.kind === "question"), "the question");
+        expect(item).toMatchObject({ detail: "Tea or coffee?", choices: ["tea", "coffee"] });
+        expect((await srv.api("POST", `/inbox/${item.id}/answer`, { answer: "tea" })).status).toBeLessThan(300);
+        expect(await asked).toEqual({ isError: false, json: { answer: "tea" } });
+        // The transcript names the tool by what it is.
+        expect((await messages(srv, sid)).filter((m) => m.role === "tool").map((m) => m.text)).toContain("grove: ask_user");
+      } finally {
+        await client.close();
+      }
     } finally {
       await srv?.close();
     }

@@ -32,7 +32,7 @@ export function CardBody({ task }: { task: TaskSummary }) {
         <span className={`badge state-${task.state}`}>{taskStateWords(task.state)}</span>
         {agent !== "none" ? (
           <span className={`badge agent agent-${agent}`} data-agent-state={agent}>
-            {agentActivityWords(agent)}
+            {agentActivityWords(agent, task.state)}
           </span>
         ) : null}
         {stat && stat.files > 0 ? (

@@ -33,7 +33,7 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
   // SBX-1..3: every agent starts through the sandbox seam; a real agent without one is refused.
   const sandbox = sandboxModeFor(deps, configured);
   // MCP-1: Grove's MCP server, with a token minted for this start, revoked when the agent exits.
-  const mcp = sessionMcp(deps, session, sandbox === "confined", configured.mcp);
+  const mcp = sessionMcp(deps, session, sandbox === "confined", configured.mcp, configured.mcpToolNames);
   let confined: ConfinedLaunch | undefined;
   let handle: AgentHandle;
   try {

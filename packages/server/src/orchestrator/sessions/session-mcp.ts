@@ -1,5 +1,6 @@
 import type { McpServerEntry } from "../../agents/agent-contract.js";
 import type { SessionRecord } from "../../domain/records.js";
+import type { McpToolNames } from "../../mcp/tool-catalog.js";
 import type { Deps } from "../context.js";
 
 /** Where the gateway's socket appears inside a sandbox (its own empty `/run`). */
@@ -22,11 +23,11 @@ export interface SessionMcp {
  * sandbox binds it; an unconfined one at its host path. The token lives only in this entry
  * (the ACP log redacts it) and in the token registry's memory.
  */
-export function sessionMcp(deps: Deps, session: SessionRecord, confined: boolean, scope: "task" | "none" | "board" = "task"): SessionMcp | undefined {
+export function sessionMcp(deps: Deps, session: SessionRecord, confined: boolean, scope: "task" | "none" | "board" = "task", toolNames?: McpToolNames): SessionMcp | undefined {
   const mcp = deps.mcp;
   // MCP-2: a profile with `mcp: "none"` gets no grove server at all.
   if (!mcp || scope === "none") return undefined;
-  const token = mcp.tokens.mint(session.id, session.taskId, scope);
+  const token = mcp.tokens.mint(session.id, session.taskId, scope, toolNames);
   return {
     servers: [
       {
