@@ -25,7 +25,8 @@ import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
  * gets its own agent process on the same files (SES-4). Returns once the agent is up; the
  * first prompt's turn runs in the background.
  */
-export async function startSession(deps: Deps, live: LiveSessions, taskId: string, body: CreateSessionBody): Promise<SessionRecord> {
+/** `opts.sessionId`: the id to create the session with (WF-2: an automated start planned it first, so a redo finds it). */
+export async function startSession(deps: Deps, live: LiveSessions, taskId: string, body: CreateSessionBody, opts: { sessionId?: string } = {}): Promise<SessionRecord> {
   const task = await getTaskOr404(deps, taskId);
   if (task.archivedAt) throw new AppError("task_archived", `task ${taskId} is archived`);
   const agent = body.agent ?? "scripted";
@@ -36,7 +37,7 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   const sandbox = sandboxModeFor(deps, profile);
   // USE-2: a session that would start with a turn is refused past a budget before anything exists.
   const prompt = body.prompt ?? taskBrief(task);
-  const sessionId = newId("ses");
+  const sessionId = opts.sessionId ?? newId("ses");
   if (prompt !== undefined && prompt.trim() !== "") await live.usage.gate(taskId, sessionId);
   const before = await deps.store.getEnvironmentByTask(taskId);
   // Validate before inserting anything, so a refused attach leaves no row behind (SES-3).
