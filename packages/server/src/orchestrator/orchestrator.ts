@@ -34,6 +34,7 @@ import { RunnerGuard } from "./runners/runner-guard.js";
 import { RunnerPlacement } from "./runners/runner-placement.js";
 import { environmentView, taskView } from "../domain/views.js";
 import { McpTools } from "./agent-mcp/mcp-tools.js";
+import { repositoryOnThisRunner } from "./refresh/repository-on-runner.js";
 import { Questions } from "./agent-mcp/questions.js";
 import { Subtasks, childrenOf } from "./agent-mcp/subtasks.js";
 import { Workflows } from "./workflows/workflows.js";
@@ -109,6 +110,11 @@ export class Orchestrator {
    */
   async start(): Promise<void> {
     this.recovered = await recoverBeforeListening(this.deps);
+    // WT-10: before any launch, every pooled worktree is back in the pool or one task's.
+    if (this.deps.pool) {
+      const repositories = (await this.deps.store.listRepositories()).map((r) => repositoryOnThisRunner(this.deps, r));
+      await this.deps.pool.recover(repositories);
+    }
     this.review.start();
   }
 
@@ -141,6 +147,7 @@ export class Orchestrator {
     this.changesWatch.dispose();
     await this.summaries.dispose();
     await this.deferred?.catch(() => undefined);
+    await this.deps.pool?.close();
     await this.cleanup.stop();
     await this.workflows.engine.stop();
     await this.review.stop();

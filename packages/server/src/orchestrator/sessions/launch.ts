@@ -76,12 +76,18 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   const others = (await deps.store.listSessions(taskId)).filter((s) => s.id !== session.id && (s.state === "running" || s.state === "starting"));
   if (others.length > 0) deps.log.info({ taskId, sessionId: session.id, concurrent: others.length }, "session starts while another session of the task is working (SES-4)");
 
-  if (mode === "materialize") {
-    const ok = await materialize(deps, live, task, environment, session);
-    if (!ok) return (await deps.store.getSession(session.id)) ?? session;
+  // WT-10: the pool's refills wait until this start has its agent up (they would compete for the disk and CPU).
+  const release = mode === "materialize" ? deps.pool?.hold() : undefined;
+  try {
+    if (mode === "materialize") {
+      const ok = await materialize(deps, live, task, environment, session);
+      if (!ok) return (await deps.store.getSession(session.id)) ?? session;
+    }
+    // BRIEF-1: no prompt at all sends the task's brief; an explicit empty prompt starts idle.
+    return await launchAgent(deps, live, session, prompt);
+  } finally {
+    release?.();
   }
-  // BRIEF-1: no prompt at all sends the task's brief; an explicit empty prompt starts idle.
-  return launchAgent(deps, live, session, prompt);
 }
 
 async function materialize(deps: Deps, live: LiveSessions, task: TaskRecord, env: EnvironmentRecord, session: SessionRecord): Promise<boolean> {
