@@ -29,7 +29,7 @@ export const ERROR_CATALOG = {
   task_cleanup_in_progress: { status: 409, description: "A cleanup job of the task is active (LC-2)." },
   task_not_in_trash: { status: 409, description: "The task is not in the trash (it was never deleted, or it was restored already)." },
   task_archived: { status: 409, description: "The task is archived; unarchive it first." },
-  budget_exceeded: { status: 409, description: "USE-2: the task (or a parent task) reached its budget, or the day reached the global daily cap (GROVE_DAILY_BUDGET): no new prompt runs until a person raises the budget (PUT /tasks/:id/budget) or lets one more turn run (`{continueOnce: true}`); details name the scope, limit and use." },
+  budget_exceeded: { status: 409, description: "USE-2: the task (or a parent task) reached its budget, the workflow that started the session reached its budget, or the day reached the global daily cap: no new prompt runs until a person raises the budget (PUT /tasks/:id/budget, the workflow's `budget`, PUT /usage/daily-budget) or lets one more turn run (`{continueOnce: true}`); details name the scope (task, workflow, daily), limit and use." },
   session_busy: { status: 409, description: "A prompt arrived while a turn is already running in this session: wait for the turn to end." },
   session_running: { status: 409, description: "Resume, delete or environment reset is refused while a session is starting or running: cancel it first." },
   session_not_resumable: { status: 409, description: "The session is in a state that cannot be resumed or prompted." },

@@ -92,7 +92,8 @@ export function parseWorkflow(source: string, ctx: WorkflowContext): ParsedWorkf
     triggers.checksFailed = raw.triggers.checksFailed;
   }
   if (raw.triggers.merged) triggers.merged = { to: knownStep(at, ["triggers", "merged", "to"], raw.triggers.merged.to) };
-  const def = { steps, triggers };
+  if (raw.budget && raw.budget.cost === undefined && raw.budget.tokens === undefined) at.fail(["budget"], "a budget names cost, tokens or both");
+  const def: WorkflowDefinition = { steps, triggers, ...(raw.budget ? { budget: raw.budget } : {}) };
   noUnguardedCycle(at, def);
   const repositoryId = raw.repositoryId ?? null;
   return { definition: def, repositoryId, repositoryLine: repositoryId === null ? 1 : at.lineOf([], "repositoryId") };

@@ -58,6 +58,8 @@ export const WorkflowDefinitionSchema = z
     repositoryId: text.nullable().optional(),
     steps: z.array(WorkflowStep).min(1),
     triggers: WorkflowTriggers,
+    /** USE-2: what the sessions this workflow starts may spend together (cost in USD and/or tokens). */
+    budget: z.object({ cost: z.number().positive().optional(), tokens: z.number().int().positive().optional() }).strict().optional(),
   })
   .strict();
 
@@ -72,6 +74,7 @@ export interface WorkflowStepDef {
 export interface WorkflowDefinition {
   steps: WorkflowStepDef[];
   triggers: { checksFailed?: { maxRounds: number; prompt?: string }; merged?: { to: BoardStep } };
+  budget?: { cost?: number; tokens?: number };
 }
 
 /** A stored workflow (the current version of one name). */

@@ -136,6 +136,20 @@ export class UsageStore {
     return { tokens: num(r?.tin) + num(r?.tout), cost: roundCost(num(r?.cost)) };
   }
 
+  /**
+   * USE-2: what the sessions a workflow started spent together, from the ledger (a deleted
+   * session's spend still counts). Measured over every version of the workflow's name.
+   */
+  async workflowTotals(workflow: string): Promise<UsageTotals> {
+    const db = this.ctx().db;
+    const r = await db
+      .selectFrom("usage_records")
+      .select((eb) => [eb.fn.sum<number | string>("tokens_in").as("tin"), eb.fn.sum<number | string>("tokens_out").as("tout"), eb.fn.sum<number>("cost").as("cost")])
+      .where("session_id", "in", db.selectFrom("workflow_runs").select("session_id").where("workflow", "=", workflow).where("session_id", "is not", null).$narrowType<{ session_id: string }>())
+      .executeTakeFirst();
+    return { tokens: num(r?.tin) + num(r?.tout), cost: roundCost(num(r?.cost)) };
+  }
+
   /** USE-2: ids of the tasks whose parent is one of these (trashed ones included: their spend counts). */
   async childrenOf(taskIds: readonly string[]): Promise<string[]> {
     if (taskIds.length === 0) return [];

@@ -10,10 +10,11 @@ import { usageReport } from "./usage-report.js";
 
 /** A budget a task's next turn is measured against. */
 interface Scope {
-  /** `task:<id>` of the task (or parent task) whose budget it is, or `daily:<day>`. */
+  /** `task:<id>` of the task (or parent task) whose budget it is, `workflow:<name>`, or `daily:<day>`. */
   key: string;
-  kind: "task" | "daily";
+  kind: "task" | "workflow" | "daily";
   taskId?: string;
+  workflow?: string;
   limit: TaskBudget;
   used: UsageTotals;
   /** The budget's version: an alert is raised once per version and threshold. */
@@ -61,18 +62,20 @@ export class UsageService {
    * which this takes (compare-and-set: two prompts racing for one grant start one turn).
    */
   async gate(taskId: string, sessionId: string): Promise<void> {
-    const over = (await this.scopesOf(taskId)).find((s) => budgetRatio(s.limit, s.used) >= 1);
+    const over = (await this.scopesOf(taskId, sessionId)).find((s) => budgetRatio(s.limit, s.used) >= 1);
     if (!over) return;
     if (await this.deps.store.usage.takeContinue(taskId)) {
       this.granted.add(sessionId);
       return;
     }
-    const what = over.kind === "daily" ? "the daily cap" : over.taskId === taskId ? "its budget" : `the budget of its parent task ${over.taskId}`;
-    const raise = over.kind === "daily" ? "raises the daily cap (PUT /usage/daily-budget, `grove usage budget`)" : `raises the budget (PUT /tasks/${taskId}/budget)`;
+    const what = over.kind === "daily" ? "the daily cap" : over.kind === "workflow" ? `the budget of workflow ${over.workflow}` : over.taskId === taskId ? "its budget" : `the budget of its parent task ${over.taskId}`;
+    const raise =
+      over.kind === "daily" ? "raises the daily cap (PUT /usage/daily-budget, `grove usage budget`)" : over.kind === "workflow" ? `raises the workflow's budget (grove workflow apply)` : `raises the budget (PUT /tasks/${taskId}/budget)`;
     throw new AppError("budget_exceeded", `task ${taskId} reached ${what}: ${describe(over.used, over.limit)}; a person ${raise} or lets one more turn run (PUT /tasks/${taskId}/budget {continueOnce})`, {
       taskId,
       scope: over.kind,
       ...(over.taskId ? { budgetTaskId: over.taskId } : {}),
+      ...(over.workflow ? { workflow: over.workflow } : {}),
       limit: over.limit,
       used: over.used,
     });
@@ -149,7 +152,7 @@ export class UsageService {
 
   /** Alerts at 80 % and, at 100 %, cancels the running turn (every turn of this runner for the daily cap). */
   private async enforce(session: SessionRecord, task: TaskRecord): Promise<void> {
-    for (const s of await this.scopesOf(task.id)) {
+    for (const s of await this.scopesOf(task.id, session.id)) {
       const ratio = budgetRatio(s.limit, s.used);
       if (ratio < ALERT_AT) continue;
       const full = ratio >= 1;
@@ -168,7 +171,7 @@ export class UsageService {
 
   private async alert(task: TaskRecord, sessionId: string, s: Scope, full: boolean): Promise<void> {
     const level = full ? 100 : 80;
-    const name = s.kind === "daily" ? "the daily cap" : s.taskId === task.id ? "the budget" : "the parent task's budget";
+    const name = s.kind === "daily" ? "the daily cap" : s.kind === "workflow" ? `workflow ${s.workflow}'s budget` : s.taskId === task.id ? "the budget" : "the parent task's budget";
     const item = await this.deps.store.inbox.raise({
       id: newId("inbox"),
       kind: "budget",
@@ -183,9 +186,18 @@ export class UsageService {
     if (item) this.deps.bus.publish("inbox.updated", { item });
   }
 
-  /** The budgets a task's turns count against: its own, each parent task's, the daily cap. */
-  private async scopesOf(taskId: string): Promise<Scope[]> {
+  /**
+   * The budgets a task's turns count against: its own, each parent task's, the budget of the
+   * workflow that started the session (if one did), the daily cap.
+   */
+  private async scopesOf(taskId: string, sessionId?: string): Promise<Scope[]> {
     const out: Scope[] = [];
+    const run = sessionId ? await this.deps.store.workflows.runOfSession(sessionId) : undefined;
+    const workflow = run ? await this.deps.store.workflows.get(run.workflow) : undefined;
+    if (workflow?.definition.budget) {
+      // Its version is the budget's: applying a new version (a raised budget) lets alerts fire again.
+      out.push({ key: `workflow:${workflow.name}`, kind: "workflow", workflow: workflow.name, limit: workflow.definition.budget, used: await this.deps.store.usage.workflowTotals(workflow.name), version: `v${workflow.version}` });
+    }
     for (const t of await this.lineage(taskId)) {
       if (!t.budget) continue;
       const state = await this.deps.store.usage.budgetState(t.id);
