@@ -92,6 +92,25 @@ export const ListTasksQuery = z
   .refine((q) => q.cursor === undefined || q.limit !== undefined, { message: "a cursor needs a limit", path: ["cursor"] });
 export type ListTasksQuery = z.infer<typeof ListTasksQuery>;
 
+/**
+ * WEB-30 `GET /tasks/counts`: how many tasks each state holds under the board's server-side
+ * filters (the same `archived`, `repositoryId`, `q` as `GET /tasks`), so a column's count is
+ * exact however few of its cards are loaded.
+ */
+export const TaskCountsQuery = z.object({
+  archived: z.enum(["true", "false"]).optional(),
+  repositoryId: z.string().min(1).max(100).optional(),
+  q: z.string().min(1).max(200).optional(),
+});
+export type TaskCountsQuery = z.infer<typeof TaskCountsQuery>;
+
+const count = z.number().int().nonnegative();
+export const TaskCounts = z.object({
+  counts: z.object({ todo: count, in_progress: count, review: count, done: count, failed: count }),
+  total: count,
+});
+export type TaskCounts = z.infer<typeof TaskCounts>;
+
 /** `GET /tasks/:id/sessions` and `GET /cleanup-jobs` paging. */
 export const PageQuery = z
   .object({ limit: limit.optional(), cursor: cursor.optional() })

@@ -38,6 +38,33 @@ export const PutBudgetBody = z
   .strict();
 export type PutBudgetBody = z.infer<typeof PutBudgetBody>;
 
+/**
+ * USE-2 `PUT /usage/daily-budget`: the global daily cap over every runner, set by the person
+ * without a restart; it wins over GROVE_DAILY_BUDGET until `DELETE /usage/daily-budget`.
+ * `{}` turns the cap off.
+ */
+export const PutDailyBudgetBody = z
+  .object({
+    cost: z.number().positive().optional(),
+    tokens: z.number().int().positive().optional(),
+  })
+  .strict();
+export type PutDailyBudgetBody = z.infer<typeof PutDailyBudgetBody>;
+
+/** `GET /usage/daily-budget`: the cap in force, where it comes from, and today's spend against it. */
+export const DailyBudget = z.object({
+  /** The limits in force (`{}`: no daily cap). */
+  budget: TaskBudget,
+  /** `person`: set through the API; `config`: GROVE_DAILY_BUDGET; `none`: neither. */
+  source: z.enum(["person", "config", "none"]),
+  /** When the person set it (the cap's version). */
+  setAt: z.string().nullable(),
+  /** The UTC day and what every runner spent on it so far (tokens = in + out). */
+  day: z.string(),
+  used: z.object({ tokens: z.number().int().nonnegative(), cost: z.number().nonnegative() }),
+});
+export type DailyBudget = z.infer<typeof DailyBudget>;
+
 /** `GET /usage` grouping keys. */
 export const UsageGroupBy = z.enum(["task", "repository", "agent", "runner", "day"]);
 export type UsageGroupBy = z.infer<typeof UsageGroupBy>;

@@ -13,6 +13,8 @@ export const PERSON_ROUTES: ReadonlySet<string> = new Set([
   "POST /sessions/:id/model",
   // USE-2: an agent never raises its own budget or lets itself run past it.
   "PUT /tasks/:id/budget",
+  "PUT /usage/daily-budget",
+  "DELETE /usage/daily-budget",
 ]);
 
 declare module "fastify" {

@@ -85,6 +85,12 @@ export class InboxStore {
   }
 
   /** Resolves the open items of one cause (e.g. a permission request): the items done now. */
+  /** The open items whose cause starts with `prefix` (a constant of Grove's own, no LIKE wildcards) are settled. */
+  async resolveCausePrefix(prefix: string, now: string): Promise<InboxItem[]> {
+    const rows = await this.db().updateTable("inbox_items").set({ state: "done", resolved_at: now }).where("cause_key", "like", `${prefix}%`).where("state", "=", "open").returningAll().execute();
+    return rows.map(toItem);
+  }
+
   async resolveCause(causeKey: string, now: string): Promise<InboxItem[]> {
     const rows = await this.db().updateTable("inbox_items").set({ state: "done", resolved_at: now }).where("cause_key", "=", causeKey).where("state", "=", "open").returningAll().execute();
     return rows.map(toItem);

@@ -64,9 +64,9 @@ function textMatch(ctx: Ctx, q: string) {
   };
 }
 
-/** The exact query `GET /tasks` runs for one page (exported so a test can EXPLAIN it). */
-export function taskPageQuery(ctx: Ctx, f: TaskFilter, page: PageSpec<KeyCursor>) {
-  let q = ctx.db.selectFrom("tasks").selectAll("tasks").where("tasks.archived_at", f.archived ? "is not" : "is", null).where("tasks.deleted_at", "is", null);
+/** The tasks a filter selects (no columns, no order): shared by the page read and the counts. */
+function filteredTasks(ctx: Ctx, f: TaskFilter) {
+  let q = ctx.db.selectFrom("tasks").where("tasks.archived_at", f.archived ? "is not" : "is", null).where("tasks.deleted_at", "is", null);
   if (f.states && f.states.length > 0) q = q.where("tasks.state", "in", f.states);
   if (f.parentId !== undefined) q = q.where("tasks.parent_id", "=", f.parentId);
   const repositoryId = f.repositoryId;
@@ -82,11 +82,26 @@ export function taskPageQuery(ctx: Ctx, f: TaskFilter, page: PageSpec<KeyCursor>
     );
   }
   if (f.q !== undefined) q = q.where(textMatch(ctx, f.q));
+  return q;
+}
+
+/** The exact query `GET /tasks` runs for one page (exported so a test can EXPLAIN it). */
+export function taskPageQuery(ctx: Ctx, f: TaskFilter, page: PageSpec<KeyCursor>) {
+  let q = filteredTasks(ctx, f).selectAll("tasks");
   const after = page.after;
   const dir = page.newest ? "desc" : "asc";
   if (after) q = q.where((eb) => afterKey(eb, after, page.newest));
   q = q.orderBy("tasks.created_at", dir).orderBy("tasks.id", dir);
   return page.limit === undefined ? q : q.limit(page.limit + 1);
+}
+
+/** WEB-30: how many tasks of each state the filter selects (one grouped count; states without tasks are absent). */
+export async function countTasksByState(ctx: Ctx, f: TaskFilter): Promise<Map<TaskState, number>> {
+  const rows = await filteredTasks(ctx, f)
+    .select(["tasks.state", (eb) => eb.fn.countAll<number | string | bigint>().as("n")])
+    .groupBy("tasks.state")
+    .execute();
+  return new Map(rows.map((r) => [r.state as TaskState, Number(r.n)]));
 }
 
 /** Ids in chunks small enough for any driver's parameter limit. */

@@ -149,6 +149,14 @@ export interface UsageDaysTable {
   cost: number;
 }
 
+/** USE-2 (migration 024): the daily cap a person set (`key = 'daily'`), shared by every runner. */
+export interface UsageSettingsTable {
+  key: string;
+  budget_cost: number | null;
+  budget_tokens: ColumnType<number | string | null, number | null, number | null>;
+  set_at: string;
+}
+
 /** LIVE-4 (migration 017): the durable attention inbox. */
 export interface InboxItemsTable {
   id: string;
@@ -186,6 +194,57 @@ export interface QuestionsTable {
   created_at: string;
   deadline_at: string;
   answered_at: string | null;
+}
+
+/** WF-1 (migration 026): the current version of each workflow; `definition` is JSON. */
+export interface WorkflowsTable {
+  name: string;
+  repository_id: string | null;
+  version: number;
+  source: string;
+  definition: string;
+  stopped: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** WF-2 (migration 026): a task entering a step. */
+export interface WorkflowEntriesTable {
+  id: string;
+  task_id: string;
+  seq: number;
+  step: string;
+  workflow: string;
+  version: number;
+  created_at: string;
+}
+
+/** WF-2 (migration 026): one automated action, a durable job keyed by `idem_key`; `action` is JSON. */
+export interface WorkflowRunsTable {
+  id: string;
+  idem_key: string;
+  task_id: string;
+  entry_id: string | null;
+  workflow: string;
+  version: number;
+  step: string;
+  action_index: number;
+  action: string;
+  cause: string;
+  state: string;
+  runner_id: string | null;
+  attempts: number;
+  outcome: string | null;
+  session_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** WF-2 (migration 026): the per-task stop switch. */
+export interface WorkflowTaskStopsTable {
+  task_id: string;
+  stopped: number;
+  updated_at: string;
 }
 
 export interface MessagesTable {
@@ -330,6 +389,7 @@ export interface DB {
   questions: QuestionsTable;
   usage_records: UsageRecordsTable;
   usage_days: UsageDaysTable;
+  usage_settings: UsageSettingsTable;
   agent_processes: AgentProcessesTable;
   cleanup_jobs: CleanupJobsTable;
   grove_migrations: MigrationsTable;
@@ -340,6 +400,10 @@ export interface DB {
   runners: RunnersTable;
   task_runner_labels: TaskRunnerLabelsTable;
   repository_runners: RepositoryRunnersTable;
+  workflows: WorkflowsTable;
+  workflow_entries: WorkflowEntriesTable;
+  workflow_runs: WorkflowRunsTable;
+  workflow_task_stops: WorkflowTaskStopsTable;
 }
 
 export type StoreDialect = "sqlite" | "postgres";

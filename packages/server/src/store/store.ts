@@ -39,6 +39,7 @@ import { PlacementStore } from "./placement-store.js";
 import { InboxStore } from "./inbox-store.js";
 import { McpStore } from "./mcp-store.js";
 import { UsageStore } from "./usage-store.js";
+import { WorkflowStore } from "./workflow-store.js";
 
 /**
  * Grove's persistence: one object over SQLite or PostgreSQL (ST-1), created by `openStore`.
@@ -63,6 +64,8 @@ export class Store {
   readonly inbox = new InboxStore(() => this.q);
   /** MCP-2: what agents report through Grove's MCP server (mcp-store.ts). */
   readonly mcp = new McpStore(() => this.q);
+  /** WF-1/WF-2: workflows, step entries and runs (workflow-store.ts). */
+  readonly workflows = new WorkflowStore(() => this.q);
   /** USE-1/USE-2: usage totals, the ledger, budgets (usage-store.ts). */
   readonly usage = new UsageStore(
     () => ({ db: this.q, dialect: this.dialect }),
@@ -405,6 +408,10 @@ export class Store {
   /** One keyset page of tasks in (createdAt, id) order; every filter combines. */
   listTaskPage(filter: lists.TaskFilter, page: lists.PageSpec<KeyCursor>): Promise<lists.RowsPage<TaskRecord>> {
     return lists.listTaskPage({ db: this.q, dialect: this.dialect }, filter, page);
+  }
+  /** WEB-30: tasks per state under the board's filters. */
+  countTasksByState(filter: lists.TaskFilter): Promise<Map<TaskRecord["state"], number>> {
+    return lists.countTasksByState({ db: this.q, dialect: this.dialect }, filter);
   }
   /** Repository names, active slots, sessions and cached diff stats of these tasks (for summaries). */
   taskSummaryParts(taskIds: readonly string[]): Promise<lists.SummaryParts> {

@@ -143,6 +143,28 @@ export class UsageStore {
     return rows.map((r) => r.id);
   }
 
+  /** USE-2: the daily cap a person set (wins over GROVE_DAILY_BUDGET), if one is in force; `{}` = turned off. */
+  async dailyBudget(): Promise<{ budget: TaskBudget; setAt: string } | undefined> {
+    const r = await this.ctx().db.selectFrom("usage_settings").selectAll().where("key", "=", "daily").executeTakeFirst();
+    if (!r) return undefined;
+    return { budget: { ...(r.budget_cost !== null ? { cost: r.budget_cost } : {}), ...(r.budget_tokens !== null ? { tokens: Number(r.budget_tokens) } : {}) }, setAt: r.set_at };
+  }
+
+  /** USE-2: the person's daily cap (a new version), or `undefined` to fall back to GROVE_DAILY_BUDGET. */
+  async setDailyBudget(budget: TaskBudget | undefined, now: string): Promise<void> {
+    const db = this.ctx().db;
+    if (!budget) {
+      await db.deleteFrom("usage_settings").where("key", "=", "daily").execute();
+      return;
+    }
+    const row = { budget_cost: budget.cost ?? null, budget_tokens: budget.tokens ?? null, set_at: now };
+    await db
+      .insertInto("usage_settings")
+      .values({ key: "daily", ...row })
+      .onConflict((oc) => oc.column("key").doUpdateSet(row))
+      .execute();
+  }
+
   /** USE-2: the totals of one UTC day over every runner. */
   async dayTotals(day: string): Promise<UsageTotals> {
     const r = await this.ctx().db.selectFrom("usage_days").select(["tokens", "cost"]).where("day", "=", day).executeTakeFirst();

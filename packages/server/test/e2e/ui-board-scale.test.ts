@@ -49,8 +49,8 @@ describe("board: drag and drop, search among 500, combined filters (Chromium)", 
     await inReview.waitFor();
     await eventually(() => stateOf(ui.srv, id)).toBe("review");
 
-    // Keyboard: focus the card's Move handle, Space picks it up, ← ← moves two columns, Space drops.
-    const handle = page.locator(`.task-card[data-task-id="${id}"]`).getByRole("button", { name: "Move Drag me around" });
+    // Keyboard: focus the card's Drag handle, Space picks it up, ← ← moves two columns, Space drops.
+    const handle = page.locator(`.task-card[data-task-id="${id}"]`).getByRole("button", { name: "Drag Drag me around (Space, then arrow keys)" });
     // Each key gets a moment: dnd-kit measures the columns between presses, which a loaded
     // machine may not have done yet; the gesture is retried (the outcome is still asserted).
     const inTodo = page.locator(`.column[data-state=todo] .task-card[data-task-id="${id}"]`);
@@ -93,11 +93,16 @@ describe("board: drag and drop, search among 500, combined filters (Chromium)", 
     await ui.srv.api("PATCH", `/tasks/${failedId}`, { state: "review" });
 
     const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/`);
-    // The board reads pages of summaries, newest first: todo shows its first page (50 of ~250).
+    // The board reads pages of summaries, newest first (50 of the ~500 in todo), and its counts
+    // exactly from GET /tasks/counts (WEB-30): never "50+".
     const reads: string[] = [];
     page.on("request", (r) => reads.push(new URL(r.url()).pathname + new URL(r.url()).search));
-    await eventually(() => page.locator(".column[data-state=todo] .count").textContent()).toBe("50+");
-    expect(await page.locator(".filter-count").textContent()).toBe("54+ tasks");
+    const exact = (await ui.srv.api("GET", "/tasks/counts")).body as { counts: Record<string, number>; total: number };
+    expect(exact.counts.todo).toBeGreaterThan(500);
+    await eventually(() => page.locator(".column[data-state=todo] .count").textContent()).toBe(String(exact.counts.todo));
+    expect(await page.locator(".column[data-state=review] .count").textContent()).toBe(String(exact.counts.review));
+    expect(await page.locator(".filter-count").textContent()).toBe(`${exact.total} tasks`);
+    expect(await page.locator(".column[data-state=todo] .task-card").count()).toBeLessThan(40);
     const t0 = Date.now();
     await page.getByLabel("Search", { exact: true }).fill("needle");
     await eventually(() => cardIds(page)).toEqual([ids[417]]);
@@ -114,6 +119,8 @@ describe("board: drag and drop, search among 500, combined filters (Chromium)", 
     await page.getByLabel("Search", { exact: true }).fill("");
     await page.getByLabel("Agent filter").selectOption("state:failed");
     await eventually(() => cardIds(page)).toEqual([failedId]);
+    // The agent filter is the page's own: its count is what passed (here all of it).
+    await eventually(() => page.locator(".filter-count").textContent()).toBe("1 task match");
     expect(await page.locator(`.task-card[data-task-id="${failedId}"] [data-agent-state]`).getAttribute("data-agent-state")).toBe("failed");
     // The filters are in the address: a reload keeps them.
     await page.reload();
@@ -123,7 +130,7 @@ describe("board: drag and drop, search among 500, combined filters (Chromium)", 
     // Columns scroll on their own and read their next page near the end: todo holds ~250
     // tasks, shows the newest first, and the page stays one screen.
     await page.getByRole("button", { name: "Clear filters" }).click();
-    await eventually(() => page.locator(".column[data-state=todo] .count").textContent()).toBe("50+");
+    await eventually(() => page.locator(".column[data-state=todo] .count").textContent()).toBe(String(exact.counts.todo));
     const newestTodo = (await ui.srv.api("GET", "/tasks?state=todo&order=newest&limit=2")).body.items.map((t: { id: string }) => t.id);
     expect(await page.locator(".column[data-state=todo] .task-card").evaluateAll((els) => els.slice(0, 2).map((e) => e.getAttribute("data-task-id")))).toEqual(newestTodo);
     const todo = page.locator(".column[data-state=todo] .column-body");
@@ -131,11 +138,14 @@ describe("board: drag and drop, search among 500, combined filters (Chromium)", 
       await todo.evaluate((el) => (el.scrollTop = el.scrollHeight));
       await page.waitForTimeout(200);
     }
-    await eventually(() => page.locator(".column[data-state=todo] .count").textContent()).toMatch(/^(1[05]0|200)\+$/);
+    // Scrolling reads further pages (more cards loaded), the exact count stays.
+    await eventually(() => page.locator(".column[data-state=todo] .task-card").evaluateAll((els) => Math.max(...els.map((e) => Number(e.parentElement!.getAttribute("data-index")))))).toBeGreaterThan(50);
+    expect(await page.locator(".column[data-state=todo] .count").textContent()).toBe(String(exact.counts.todo));
     const heights = await page.evaluate(() => ({ doc: (globalThis as any).document.documentElement.scrollHeight, col: (globalThis as any).document.querySelector(".column[data-state=todo] .column-body").scrollHeight }));
     expect(heights.col).toBeGreaterThan(heights.doc);
     expect(await page.locator(".column[data-state=todo] .task-card").count()).toBeLessThan(40);
     // Every list read is a page of summaries with server-side filters; nothing is read per card.
+    expect(reads.some((u) => u.startsWith("/api/v1/tasks/counts?"))).toBe(true);
     const lists = reads.filter((u) => u.startsWith("/api/v1/tasks?"));
     expect(lists.length).toBeGreaterThan(0);
     for (const u of lists) expect(u).toMatch(/view=summary.*limit=\d+/);

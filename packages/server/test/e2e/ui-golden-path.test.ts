@@ -84,9 +84,9 @@ describe("golden path from the page alone (Chromium, scripted agent, the review 
     // LIVE-5: Merge asks first and offers the strategy; afterwards the task says it is merged.
     await land.getByRole("button", { name: "Merge…" }).click();
     const ask = land.getByRole("alertdialog", { name: "Confirm merge" });
-    expect(await ask.textContent()).toContain("→ main (1 commit)");
+    expect(await ask.textContent()).toMatch(/Merge 1 commit of grove\/greet-the-world\S* into main\?/);
     expect(await ask.getByRole("combobox").inputValue()).toBe("merge");
-    await ask.getByRole("button", { name: "Merge", exact: true }).click();
+    await ask.getByRole("button", { name: "Merge into main" }).click();
     await land.getByRole("status").filter({ hasText: "Merged into main at" }).waitFor();
     await land.locator(".merged-state", { hasText: "is in main" }).waitFor();
     expect(await land.getByRole("button", { name: "Nothing to merge" }).isDisabled()).toBe(true);

@@ -65,7 +65,7 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     const row = page.locator(".changes tr[data-path='a.txt']");
     await row.waitFor();
     expect(await row.textContent()).toMatch(/(untracked|added).*a\.txt.*\+1/);
-    expect(await page.locator(".changes .repo-changes").textContent()).toMatch(/0 ahead, 0 behind/);
+    expect(await page.locator(".changes .repo-changes .branch-position").textContent()).toBe("Up to date with main");
 
     // Environment: the worktree path and branch the API reports.
     const env = (await ui.srv.api("GET", `/tasks/${taskId}/environment`)).body as { repositories: { worktreePath: string; worktreeBranch: string }[] };

@@ -29,6 +29,11 @@ const EXPECTED_TABLES = [
   "tasks",
   "usage_days",
   "usage_records",
+  "usage_settings",
+  "workflow_entries",
+  "workflow_runs",
+  "workflow_task_stops",
+  "workflows",
 ];
 
 /** Creates a table, then fails: a transactional migration must leave neither behind. */

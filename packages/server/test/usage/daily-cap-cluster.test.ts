@@ -24,7 +24,7 @@ describe("USE-2 the daily cap across two runners (PostgreSQL)", { timeout: 240_0
     return t.body.id as string;
   }
 
-  it("USE-2 spend on runner A and runner B adds up to one cap; the in-flight turn on B is cancelled at its next report; new prompts are refused on both", async () => {
+  it("USE-2 spend on runner A and runner B adds up to one cap; the in-flight turn on B is cancelled at its next report; new prompts are refused on both until the person raises the cap through either", async () => {
     const { databaseUrl } = await sharedDatabase(cleanups);
     const env = { GROVE_DAILY_BUDGET: "1usd" };
     const a = await inProcessRunner(cleanups, databaseUrl, "runner_a", env);
@@ -74,5 +74,10 @@ describe("USE-2 the daily cap across two runners (PostgreSQL)", { timeout: 240_0
       ["runner_b", 0.35],
     ]);
     expect(existsSync(gate)).toBe(true);
+
+    // The person raises the cap through runner A: runner B lets new work start at once (no restart).
+    expect((await a.api("PUT", "/usage/daily-budget", { cost: 10 })).status).toBe(200);
+    expect((await b.api("GET", "/usage/daily-budget")).body).toMatchObject({ budget: { cost: 10 }, source: "person" });
+    expect((await b.api("POST", `/tasks/${ta}/sessions`, { prompt: "say hi" })).status).toBe(201);
   });
 });

@@ -2,7 +2,7 @@
  * Data access: every read the page makes goes through one of these functions, so a change of
  * the API (list paging) touches one place.
  */
-import type { AgentProfile, Changes, CleanupJob, Environment, FileDiff, Health, Message, Page, Repository, Session, Task, TaskConflicts, TaskSummary } from "@grove/protocol";
+import type { AgentProfile, Changes, CleanupJob, Environment, FileDiff, Health, Message, Page, Repository, Session, Task, TaskConflicts, TaskCounts, TaskSummary } from "@grove/protocol";
 import { api, enc } from "./client.js";
 import type { Comment as ReviewComment, PermissionAsk, PullRequest } from "@grove/protocol";
 
@@ -27,6 +27,14 @@ export function listTaskSummaries(f: TaskQuery, cursor: string | undefined, limi
   if (f.q) p.set("q", f.q);
   if (cursor) p.set("cursor", cursor);
   return api.get<Page<TaskSummary>>(`/tasks?${p.toString()}`);
+}
+
+/** WEB-30: exact counts per state for the board's server-side filters. */
+export function getTaskCounts(f: Pick<TaskQuery, "archived" | "repositoryId" | "q">): Promise<TaskCounts> {
+  const p = new URLSearchParams({ archived: String(f.archived) });
+  if (f.repositoryId) p.set("repositoryId", f.repositoryId);
+  if (f.q) p.set("q", f.q);
+  return api.get<TaskCounts>(`/tasks/counts?${p.toString()}`);
 }
 
 export const getTask = (id: string) => api.get<Task>(`/tasks/${enc(id)}`);

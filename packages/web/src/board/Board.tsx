@@ -11,7 +11,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
-import { listRepositories } from "../api/resources.js";
+import { getTaskCounts, listRepositories } from "../api/resources.js";
 import type { TaskFilter } from "./filter.js";
 import { putSummary } from "../live/board-cache.js";
 import { putTask } from "../live/cache.js";
@@ -24,6 +24,7 @@ import { onNewTaskRequest } from "./new-task-request.js";
 import { columnCollision, columnKeys } from "./dnd.js";
 import { Filters } from "./Filters.js";
 import { CardBody } from "./TaskCard.js";
+import { MoveContext } from "./MoveMenu.js";
 
 const EMPTY: Omit<TaskFilter, "archived"> = { q: "", repositoryId: "", state: "", agent: "" };
 
@@ -108,6 +109,10 @@ export function Board({ archived }: { archived: boolean }) {
       setMoveError(e);
     }
   };
+  // One stable function for every card's Move to… menu (cards are memoized).
+  const moveRef = useRef(move);
+  moveRef.current = move;
+  const moveTo = useCallback((task: TaskSummary, state: Task["state"]) => void moveRef.current(task, state), []);
   const onDragStart = (e: DragStartEvent) => setDragging((e.active.data.current as { task: TaskSummary } | undefined)?.task ?? null);
   const onDragEnd = (e: DragEndEvent) => {
     setDragging(null);
@@ -118,8 +123,12 @@ export function Board({ archived }: { archived: boolean }) {
 
   const queries = useMemo(() => Object.fromEntries(TASK_STATES.map((s) => [s, { archived, state: s, repositoryId: filter.repositoryId, q }])), [archived, filter.repositoryId, q]);
   const shown = TASK_STATES.filter((s) => !filter.state || s === filter.state);
-  const loaded = shown.reduce((n, s) => n + (counts[s]?.loaded ?? 0), 0);
-  const more = shown.some((s) => counts[s]?.more);
+  // WEB-30: exact counts from the server, for its filters; the agent filter is the page's own, so
+  // under it the count is what passed so far ("50+" while columns have more pages).
+  const exact = useQuery({ queryKey: keys.taskCounts(archived, filter.repositoryId, q), queryFn: () => getTaskCounts({ archived, repositoryId: filter.repositoryId, q }), enabled: !filter.agent });
+  const totals = filter.agent ? undefined : exact.data?.counts;
+  const loaded = totals ? shown.reduce((n, s) => n + totals[s], 0) : shown.reduce((n, s) => n + (counts[s]?.loaded ?? 0), 0);
+  const more = totals ? false : shown.some((s) => counts[s]?.more);
 
   return (
     <div className="board-page">
@@ -134,6 +143,7 @@ export function Board({ archived }: { archived: boolean }) {
       </div>
       {creating && !archived ? <CreateTask repositories={repos.data} focusTick={focusTick} onClose={closeCreate} /> : null}
       <ErrorBox error={moveError} context="Could not move the task" />
+      <MoveContext.Provider value={moveTo}>
       <DndContext
         sensors={sensors}
         collisionDetection={columnCollision}
@@ -158,11 +168,13 @@ export function Board({ archived }: { archived: boolean }) {
               agent={filter.agent}
               draggable={!archived}
               onCount={onCount}
+              total={totals?.[s]}
             />
           ))}
         </div>
         <DragOverlay>{dragging ? <article className="task-card overlay"><CardBody task={dragging} /></article> : null}</DragOverlay>
       </DndContext>
+      </MoveContext.Provider>
     </div>
   );
 }

@@ -26,10 +26,12 @@ export interface ColumnProps {
   agent: string;
   draggable: boolean;
   onCount(state: Task["state"], loaded: number, more: boolean): void;
+  /** WEB-30: the exact count from `GET /tasks/counts`; undefined while unknown or under the agent filter (applied in the page). */
+  total?: number | undefined;
 }
 
 /** Memoized: the board re-renders for counts and drags; a column only for its own data. */
-export const Column = memo(function Column({ query, enabled, agent, draggable, onCount }: ColumnProps) {
+export const Column = memo(function Column({ query, enabled, agent, draggable, onCount, total }: ColumnProps) {
   const { state } = query;
   const { setNodeRef, isOver } = useDroppable({ id: state });
   const pages = useInfiniteQuery({ ...columnQuery(query, agent), enabled });
@@ -50,7 +52,7 @@ export const Column = memo(function Column({ query, enabled, agent, draggable, o
   return (
     <section ref={setNodeRef} className={`column ${isOver ? "over" : ""}`} data-state={state} aria-labelledby={headingId} aria-busy={pages.isFetching}>
       <h2 id={headingId}>
-        {taskStateWords(state)} <span className="count">{`${tasks.length}${more ? "+" : ""}`}</span>
+        {taskStateWords(state)} <span className="count">{total !== undefined && enabled ? String(total) : `${tasks.length}${more ? "+" : ""}`}</span>
       </h2>
       <ErrorBox error={pages.error} context="Could not load tasks" />
       <div className="column-body" ref={scroller} tabIndex={tasks.length ? 0 : -1} aria-label={`${taskStateWords(state)} tasks`} role="region">

@@ -8,8 +8,9 @@ type F = Omit<TaskFilter, "archived">;
 const STATES = ["todo", "in_progress", "review", "done", "failed"];
 
 /**
- * `shown` counts the cards loaded so far (columns load page by page as they scroll); `more`
- * says some column has further pages, so the count reads "50+".
+ * `shown` is the exact count of the shown columns (WEB-30, `GET /tasks/counts`); under the agent
+ * filter, which the page applies, it counts the cards that passed so far and `more` says some
+ * column has further pages, so the count reads "50+".
  */
 export function Filters({ value, onChange, onClear, repositories, shown, more }: { value: F; onChange(f: F): void; onClear(): void; repositories: Repository[]; shown: number; more: boolean }) {
   const set = (patch: Partial<F>) => onChange({ ...value, ...patch });

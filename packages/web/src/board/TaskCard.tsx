@@ -2,8 +2,8 @@
  * One card of the board, drawn from the task's summary alone (no read per card): title (opens
  * the task), repositories with branch, task state, agent state, ± stat when known, PR state
  * when there is one, and a "runner offline" badge while the runner holding its worktrees is
- * offline. Dragged by the mouse anywhere on the card, or with the keyboard from its
- * "Move" handle (Space, arrows, Space).
+ * offline. Moved with its "Move to…" menu (WEB-31), dragged by the mouse anywhere on the card,
+ * or with the keyboard from its "Drag" handle (Space, arrows, Space).
  */
 import type { TaskSummary } from "@grove/protocol";
 import { useDraggable } from "@dnd-kit/core";
@@ -11,6 +11,7 @@ import { memo, type CSSProperties, type KeyboardEventHandler, type PointerEventH
 import { agentActivityWords, outcomeWords, taskStateWords } from "../ui/words.js";
 import { Link } from "../router.js";
 import { UsageBadge } from "../usage/UsageBadge.js";
+import { MoveMenu } from "./MoveMenu.js";
 
 export function CardBody({ task }: { task: TaskSummary }) {
   const agent = task.agent.state;
@@ -32,7 +33,7 @@ export function CardBody({ task }: { task: TaskSummary }) {
         <span className={`badge state-${task.state}`}>{taskStateWords(task.state)}</span>
         {agent !== "none" ? (
           <span className={`badge agent agent-${agent}`} data-agent-state={agent}>
-            {agentActivityWords(agent)}
+            {agentActivityWords(agent, task.state)}
           </span>
         ) : null}
         {stat && stat.files > 0 ? (
@@ -75,9 +76,13 @@ export const TaskCard = memo(function TaskCard({ task, draggable }: { task: Task
     <article ref={setNodeRef} className="task-card" data-task-id={task.id} data-state={task.state} style={style} onPointerDown={onPointerDown}>
       <CardBody task={task} />
       {draggable ? (
-        <button type="button" className="drag-handle secondary small" {...attributes} onKeyDown={onKeyDown} aria-label={`Move ${task.title}`}>
-          Move
-        </button>
+        <div className="card-actions">
+          <MoveMenu task={task} />
+          {/* The keyboard drag (Space, ←/→, Space) says what it is: not a menu. */}
+          <button type="button" className="drag-handle secondary small" {...attributes} onKeyDown={onKeyDown} aria-label={`Drag ${task.title} (Space, then arrow keys)`} title="Drag with the keyboard: Space, ←/→, Space">
+            Drag
+          </button>
+        </div>
       ) : null}
     </article>
   );

@@ -102,13 +102,15 @@ export function feedCache(qc: QueryClient, stream: EventStream): () => void {
     soon(keys.comments(taskId));
   };
   const offs = [
-    stream.on("task.created", ({ task }) => putTask(qc, task)),
-    stream.on("task.updated", ({ task }) => putTask(qc, task)),
+    // WEB-30: a task created, moved, archived or deleted changes the board's counts: re-read them (at most every 300 ms).
+    stream.on("task.created", ({ task }) => (putTask(qc, task), soon(["taskCounts"]))),
+    stream.on("task.updated", ({ task }) => (putTask(qc, task), soon(["taskCounts"]))),
     stream.on("task.summary", ({ summary }) => putSummary(qc, summary)),
     stream.on("runner.updated", ({ runner }) => putRunner(qc, runner)),
     stream.on("task.deleted", ({ taskId }) => {
       for (const k of [keys.changes(taskId), keys.environment(taskId), ["diff", taskId], keys.cleanupJobs(taskId)]) qc.removeQueries({ queryKey: k });
       dropSummary(qc, taskId);
+      soon(["taskCounts"]);
     }),
     stream.on("session.created", ({ session }) => putSession(qc, session)),
     // AG-2: the agent's mode, model, slash commands or plan changed.

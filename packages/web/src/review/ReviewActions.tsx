@@ -28,7 +28,24 @@ const STRATEGIES = [
   { value: "fast_forward", label: "Fast-forward only" },
 ] as const;
 
-export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, hasUncommitted, hasFiles, landing = [], taskState }: { taskState?: string | undefined; taskId: string; caps: Set<string>; comments: ReviewComment[]; sessions: Session[]; pullRequests: PullRequest[]; hasUncommitted: boolean; hasFiles: boolean; landing?: Landing[] }) {
+const commits = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
+
+/** The merge question in words: how many commits of which branch land on which base. */
+function mergeQuestion(landing: Landing[]): { question: string; lines: string[]; base: string | undefined } {
+  const moving = landing.filter((l) => l.ahead > 0);
+  const bases = [...new Set(moving.map((l) => l.baseBranch))];
+  if (moving.length === 1) {
+    const l = moving[0]!;
+    return { question: `Merge ${commits(l.ahead)} of ${l.branch} into ${l.baseBranch}?`, lines: [], base: l.baseBranch };
+  }
+  return {
+    question: "Merge this task's commits in each repository?",
+    lines: moving.map((l) => `${l.name}: ${commits(l.ahead)} of ${l.branch} into ${l.baseBranch}`),
+    base: bases.length === 1 ? bases[0] : undefined,
+  };
+}
+
+export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, hasUncommitted, hasFiles, landing = [], taskState, canOpenPr }: { canOpenPr?: boolean | undefined; taskState?: string | undefined; taskId: string; caps: Set<string>; comments: ReviewComment[]; sessions: Session[]; pullRequests: PullRequest[]; hasUncommitted: boolean; hasFiles: boolean; landing?: Landing[] }) {
   const qc = useQueryClient();
   const action = useAction();
   const [message, setMessage] = useState("");
@@ -40,6 +57,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
   const [askMerge, setAskMerge] = useState(false);
   const [strategy, setStrategy] = useState<(typeof STRATEGIES)[number]["value"]>("merge");
   const nothingToMerge = landing.length > 0 && landing.every((l) => l.ahead === 0);
+  const ask = mergeQuestion(landing);
   const open = comments.filter((c) => c.state === "open");
   const offered = ["POST /tasks/{id}/comments", "POST /tasks/{id}/commit", "POST /tasks/{id}/update-from-base", "POST /tasks/{id}/merge", "POST /tasks/{id}/pull-requests"].some((op) => caps.has(op));
   const target = [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
@@ -132,26 +150,30 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
             {nothingToMerge ? "Nothing to merge" : "Merge…"}
           </button>
         ) : null}
-        {caps.has("POST /tasks/{id}/pull-requests") ? (
+        {caps.has("POST /tasks/{id}/pull-requests") && canOpenPr === true ? (
           <button type="button" className="secondary" disabled={action.busy} onClick={() => run("Pull request created.", () => api.post(`/tasks/${enc(taskId)}/pull-requests`, {}).then(() => qc.invalidateQueries({ queryKey: keys.pullRequests(taskId) })))}>
             Create PR
           </button>
         ) : null}
       </div>
+      {caps.has("POST /tasks/{id}/pull-requests") && canOpenPr === false ? (
+        <p className="muted no-provider">Pull requests need a repository added from GitHub or GitLab (by its URL); this task's repositories are local, so Merge lands the work.</p>
+      ) : null}
       {askMerge ? (
-        <div className="confirm" role="alertdialog" aria-label="Confirm merge">
+        <div className="confirm calm" role="alertdialog" aria-label="Confirm merge">
           <p>
-            <strong>
-              Merge into the base?{" "}
-              {landing
-                .filter((l) => l.ahead > 0)
-                .map((l) => `${l.name}: ${l.branch} → ${l.baseBranch} (${l.ahead} commit${l.ahead === 1 ? "" : "s"})`)
-                .join("; ")}
-            </strong>
+            <strong>{ask.question}</strong>
           </p>
-          <p className="muted">The base branch moves; a checkout of it is brought along when it has no uncommitted changes.</p>
+          {ask.lines.length > 0 ? (
+            <ul>
+              {ask.lines.map((l) => (
+                <li key={l}>{l}</li>
+              ))}
+            </ul>
+          ) : null}
+          <p className="muted">{`${ask.base ?? "The base branch"} then holds this task's work. If you have ${ask.base ?? "it"} checked out with no uncommitted changes, your checkout is brought along.`}</p>
           <label>
-            Strategy{" "}
+            How{" "}
             <select name="strategy" value={strategy} onChange={(e) => setStrategy(e.target.value as typeof strategy)}>
               {STRATEGIES.map((s) => (
                 <option key={s.value} value={s.value}>
@@ -172,7 +194,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
                 );
               }}
             >
-              Merge
+              {ask.base ? `Merge into ${ask.base}` : "Merge"}
             </button>
             <button type="button" className="secondary" onClick={() => setAskMerge(false)}>
               Cancel

@@ -54,6 +54,9 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
   const comment = useAction();
   const names = useMemo(() => new Map((repos.data ?? []).map((r: Repository) => [r.id, r.name])), [repos.data]);
   const archived = (task.data as Task | undefined)?.archivedAt;
+  // A pull request needs a provider: a repository added by path ("local") has none (unknown until both are read).
+  const providers = new Map((repos.data ?? []).map((r: Repository) => [r.id, r.provider]));
+  const canOpenPr = repos.data && task.data ? task.data.repositories.some((r) => providers.get(r.repositoryId) !== "local") : undefined;
 
   useEffect(() => localStorage.setItem("grove.diffMode", mode), [mode]);
   useEffect(() => {
@@ -133,7 +136,7 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
         </nav>
         <div className="review-files">
           {caps?.has("GET /tasks/{id}/conflicts") && !archived ? <Conflicts taskId={taskId} sessions={sessions.data ?? []} names={names} /> : null}
-          {caps && !archived ? <ReviewActions taskId={taskId} caps={caps} comments={comments.data ?? []} sessions={sessions.data ?? []} pullRequests={prs.data ?? []} hasUncommitted={entries.some((e) => uncommitted(e.file))} hasFiles={entries.length > 0} taskState={(task.data as Task | undefined)?.state} landing={(changes.data?.repositories ?? []).map((r) => ({ name: names.get(r.repositoryId) ?? r.repositoryId, branch: r.branch, baseBranch: r.baseBranch, ahead: r.ahead }))} /> : null}
+          {caps && !archived ? <ReviewActions taskId={taskId} caps={caps} comments={comments.data ?? []} sessions={sessions.data ?? []} pullRequests={prs.data ?? []} hasUncommitted={entries.some((e) => uncommitted(e.file))} hasFiles={entries.length > 0} taskState={(task.data as Task | undefined)?.state} canOpenPr={canOpenPr} landing={(changes.data?.repositories ?? []).map((r) => ({ name: names.get(r.repositoryId) ?? r.repositoryId, branch: r.branch, baseBranch: r.baseBranch, ahead: r.ahead }))} /> : null}
           {sections.map((s) => (
             <section key={s.title} aria-label={s.title}>
               <h2>{s.title}</h2>

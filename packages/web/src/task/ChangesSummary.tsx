@@ -1,12 +1,24 @@
 /**
- * The Changes panel of the task page: per repository the branch, base, ahead/behind and the
+ * The Changes panel of the task page: per repository the branch, base, where it stands (in words) and the
  * changed files with status and ± counts; each file opens the review view at that file.
  */
 import type { Changes } from "@grove/protocol";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Link } from "../router.js";
 
-export function ChangesSummary({ taskId, changes, error, repoName, archived = false }: { taskId: string; changes: Changes | undefined; error: unknown; repoName(id: string): string; archived?: boolean }) {
+const commits = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
+
+/**
+ * Where the branch stands against its base, in words. Nothing ahead on a Done task is a merged
+ * one (a merge commit leaves the branch "behind" by that commit, which is not news to anyone).
+ */
+export function branchPosition(ahead: number, behind: number, base: string, done: boolean): string {
+  if (ahead === 0 && done) return `Merged into ${base}`;
+  if (ahead === 0) return behind === 0 ? `Up to date with ${base}` : `Nothing to merge yet; ${base} has ${commits(behind)} newer`;
+  return `${commits(ahead)} to merge into ${base}${behind > 0 ? `; ${base} has ${commits(behind)} newer (Update from base brings them in)` : ""}`;
+}
+
+export function ChangesSummary({ taskId, changes, error, repoName, archived = false, done = false }: { taskId: string; changes: Changes | undefined; error: unknown; repoName(id: string): string; archived?: boolean; done?: boolean }) {
   const repos = changes?.repositories ?? [];
   return (
     <section className="card changes" aria-label="Changes">
@@ -20,8 +32,10 @@ export function ChangesSummary({ taskId, changes, error, repoName, archived = fa
         <div className="repo-changes" key={r.repositoryId + (r.worktreeId ?? "")} data-repository-id={r.repositoryId}>
           <h3>{repoName(r.repositoryId)}</h3>
           <p className="meta">
-            <code>{r.branch}</code> ← <code>{r.baseBranch}</code> {` · ${r.ahead} ahead, ${r.behind} behind`}
-            {r.mergeBase ? ` · merge base ${r.mergeBase.slice(0, 8)}` : ""}
+            <code>{r.branch}</code> ← <code>{r.baseBranch}</code>
+          </p>
+          <p className="branch-position" data-ahead={r.ahead} data-behind={r.behind}>
+            {branchPosition(r.ahead, r.behind, r.baseBranch, done)}
           </p>
           {r.error && r.status !== "missing" ? <p className="error">{r.error}</p> : null}
           {r.files.length === 0 ? (

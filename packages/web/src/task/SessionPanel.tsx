@@ -21,8 +21,10 @@ import { MessageList } from "./MessageList.js";
 import { Permissions } from "./Permissions.js";
 
 const ACTIVE: readonly Session["state"][] = ["starting", "running"];
+/** States without a live agent: the ones Resume leaves (SES-1). */
+const STOPPED: readonly Session["state"][] = ["failed", "cancelled", "completed"];
 
-export function SessionPanel({ session, readOnly }: { session: Session; readOnly: boolean }) {
+export function SessionPanel({ session, readOnly, done = false }: { session: Session; readOnly: boolean; done?: boolean }) {
   const qc = useQueryClient();
   const id = session.id;
   const messages = useQuery({ queryKey: keys.messages(id), queryFn: () => mergeEarly(id, () => listMessages(id)) });
@@ -54,7 +56,7 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
         <div className="session-title">
           <h3>{session.agent} session</h3>
           <span className={`badge session-state state-${shown}`} data-state={shown}>
-            {sessionStateWords(session.state, { archived: readOnly })}
+            {sessionStateWords(session.state, { archived: readOnly, done })}
           </span>
           {session.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
           {session.usage ? (
@@ -93,9 +95,12 @@ export function SessionPanel({ session, readOnly }: { session: Session; readOnly
             <button type="button" className="secondary" disabled={!active || action.busy} onClick={() => post("cancel")}>
               Cancel turn
             </button>
-            <button type="button" className="secondary" disabled={active || action.busy} onClick={() => post("resume")}>
-              Resume
-            </button>
+            {STOPPED.includes(session.state) ? (
+              // Only a session whose agent is gone can be resumed; a live one takes prompts.
+              <button type="button" className="secondary" disabled={action.busy} onClick={() => post("resume")}>
+                Resume
+              </button>
+            ) : null}
             {/* LIVE-3: a stalled (or hung) turn: stop the agent and resume the conversation anew. */}
             <button type="button" className="secondary" disabled={session.state === "starting" || action.busy} onClick={() => post("restart")}>
               Restart agent

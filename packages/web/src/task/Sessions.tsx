@@ -18,7 +18,7 @@ import { useAction } from "../ui/use-action.js";
 import { sessionShownState, sessionStateWords } from "../ui/words.js";
 import { SessionPanel } from "./SessionPanel.js";
 
-export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; task?: Pick<Task, "title" | "description">; readOnly: boolean; fixes?: { restore?: () => void; unarchive?: () => void } }) {
+export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; task?: Pick<Task, "title" | "description" | "state">; readOnly: boolean; fixes?: { restore?: () => void; unarchive?: () => void } }) {
   const qc = useQueryClient();
   const sessions = useQuery({ queryKey: keys.sessions(taskId), queryFn: () => listSessions(taskId) });
   const agents = useQuery({ queryKey: keys.agents, queryFn: listAgents, enabled: !readOnly });
@@ -61,7 +61,7 @@ export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; ta
           <li key={s.id} data-session-id={s.id} data-state={sessionShownState(s.state, { archived: readOnly })}>
             <button type="button" className="session-item" aria-pressed={s.id === selected?.id} onClick={() => setPicked(s.id)}>
               <span>{`#${i + 1} ${s.agent}`}</span>
-              <span className={`badge state-${sessionShownState(s.state, { archived: readOnly })}`}>{sessionStateWords(s.state, { archived: readOnly })}</span>
+              <span className={`badge state-${sessionShownState(s.state, { archived: readOnly })}`}>{sessionStateWords(s.state, { archived: readOnly, done: task?.state === "done" })}</span>
               {s.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
               <small className="muted">{when(s.createdAt)}</small>
               {s.lastError ? <small className="error">{`${s.lastError.code}: ${s.lastError.message}`}</small> : null}
@@ -69,7 +69,7 @@ export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; ta
           </li>
         ))}
       </ul>
-      {selected ? <SessionPanel key={selected.id} session={selected} readOnly={readOnly} /> : null}
+      {selected ? <SessionPanel key={selected.id} session={selected} readOnly={readOnly} done={task?.state === "done"} /> : null}
       {readOnly ? null : (
         <form className="start-session" aria-label="Start a session" onSubmit={start}>
           <h3>New session</h3>

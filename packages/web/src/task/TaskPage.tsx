@@ -162,7 +162,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
           ) : null}
         </div>
         <div className="col-side">
-          <ChangesSummary taskId={taskId} changes={changes.data} error={changes.error} repoName={repoName} archived={archived} />
+          <ChangesSummary taskId={taskId} changes={changes.data} error={changes.error} repoName={repoName} archived={archived} done={t.state === "done"} />
           <Environment task={t} known={known} changes={changes.data} repoName={repoName} onRestore={doRestore} restoring={restore.busy} restoreError={restore.error} />
           <Lifecycle task={t} onUnarchive={doUnarchive} onDeleted={() => goneToBoard(t.title)} />
         </div>

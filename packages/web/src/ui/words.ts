@@ -77,7 +77,13 @@ export const PLAN_STATUS_WORDS: Record<string, string> = {
 const fallback = (state: string) => state.replace(/_/g, " ");
 
 export const taskStateWords = (s: string): string => (TASK_STATE_WORDS as Record<string, string>)[s] ?? fallback(s);
-export const agentActivityWords = (s: string): string => (AGENT_ACTIVITY_WORDS as Record<string, string>)[s] ?? fallback(s);
+/**
+ * A card's agent badge. An agent left waiting on a Done task is not waiting for the person: the
+ * work is finished, its agent merely idle (it still takes a prompt).
+ */
+export const agentActivityWords = (s: string, taskState?: string): string =>
+  s === "waiting" && taskState === "done" ? IDLE : ((AGENT_ACTIVITY_WORDS as Record<string, string>)[s] ?? fallback(s));
+const IDLE = "Agent idle";
 export const environmentWords = (s: string): string => ENVIRONMENT_WORDS[s] ?? fallback(s);
 export const outcomeWords = (s: string): string => (TURN_OUTCOME_WORDS as Record<string, string>)[s] ?? fallback(s);
 export const planStatusWords = (s: string): string => PLAN_STATUS_WORDS[s] ?? fallback(s);
@@ -85,10 +91,12 @@ export const jobStateWords = (s: string): string => JOB_STATE_WORDS[s] ?? fallba
 
 /**
  * What a session's badge says. A session of an archived task lost its agent to the archive's
- * cleanup, whatever state it was left in: it is not waiting for anyone, it is stopped.
+ * cleanup, whatever state it was left in: it is not waiting for anyone, it is stopped. One
+ * waiting on a Done task is idle (see agentActivityWords).
  */
-export function sessionStateWords(state: string, opts: { archived?: boolean } = {}): string {
+export function sessionStateWords(state: string, opts: { archived?: boolean; done?: boolean } = {}): string {
   if (opts.archived && (state === "waiting_for_input" || state === "running" || state === "starting")) return "Agent stopped";
+  if (opts.done && state === "waiting_for_input") return IDLE;
   return (SESSION_STATE_WORDS as Record<string, string>)[state] ?? fallback(state);
 }
 

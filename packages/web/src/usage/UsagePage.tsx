@@ -9,6 +9,7 @@ import { api } from "../api/client.js";
 import { Link } from "../router.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { BarChart } from "./BarChart.js";
+import { DailyCap } from "./DailyCap.js";
 import { formatCost } from "./UsageBadge.js";
 
 async function allRows(groupBy: UsageGroupBy): Promise<UsageRow[]> {
@@ -41,6 +42,7 @@ export function UsagePage() {
       <h1>Usage</h1>
       <p className="muted">Tokens and cost of every agent, over every runner. Costs marked ~ are estimated from the price table (the agent reported tokens only).</p>
       <ErrorBox error={error} context="Could not load usage" />
+      <DailyCap />
       {tasks.data && taskRows.length === 0 ? <p className="empty">No usage recorded yet.</p> : null}
       <div className="usage-charts">
         {chart("Cost per day", days.data)}

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { CreateSessionBody, CreateTaskBody, DiffScope, ListTasksQuery, PageQuery, PatchTaskBody } from "@grove/protocol";
+import { CreateSessionBody, CreateTaskBody, DiffScope, ListTasksQuery, PageQuery, PatchTaskBody, TaskCountsQuery } from "@grove/protocol";
 import { sessionView, taskView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { parse } from "../validate.js";
@@ -12,6 +12,7 @@ type Id = { Params: { id: string } };
 export function taskRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.post("/tasks", async (req, reply) => reply.status(201).send(taskView(await orch.createTask(parse(CreateTaskBody, req.body)))));
   app.get("/tasks", async (req) => orch.queryTasks(parse(ListTasksQuery, req.query, "query")));
+  app.get("/tasks/counts", async (req) => orch.countTasks(parse(TaskCountsQuery, req.query, "query")));
   app.get<Id>("/tasks/:id", async (req) => {
     const t = await orch.getTaskWithRunner(req.params.id);
     return { ...taskView(t), runnerId: t.runnerId, runnerState: t.runnerState, runnerLabels: t.runnerLabels, progress: t.progress };

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Task, UsageReport, UsageRow } from "@grove/protocol";
+import type { DailyBudget, Task, UsageReport, UsageRow } from "@grove/protocol";
 import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable } from "../output.js";
@@ -13,9 +13,9 @@ const BY: Record<string, string> = { task: "task", repo: "repository", repositor
  * prints the rows as the API returns them.
  */
 export function registerUsageCommand(program: Command): void {
+  const usage = program.command("usage");
   withCommonOptions(
-    program
-      .command("usage")
+    usage
       .description("tokens and cost per task, repository, agent, runner or day, over every runner")
       .option("--by <key>", "task (default), repo, agent, runner or day", "task")
       .option("--from <day>", "first UTC day (YYYY-MM-DD)")
@@ -39,6 +39,36 @@ export function registerUsageCommand(program: Command): void {
     } while (cursor);
     out.result(rows, () => renderUsage(rows, groupBy));
   });
+  registerDailyBudgetCommand(usage);
+}
+
+/**
+ * USE-2 `grove usage budget [<amount>[usd|tokens]… | none] [--reset]`: shows the global daily cap
+ * (and today's spend), or sets it on every runner at once, no restart; `none` turns it off,
+ * `--reset` goes back to GROVE_DAILY_BUDGET.
+ */
+function registerDailyBudgetCommand(usage: Command): void {
+  withCommonOptions(
+    usage
+      .command("budget [amounts...]")
+      .description("show or set the daily cap over every runner: 20usd, 5000000tokens, both, none")
+      .option("--reset", "drop the cap set here: GROVE_DAILY_BUDGET applies again"),
+  ).action(async (amounts: string[], opts: { reset?: boolean }, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    if (opts.reset && amounts.length > 0) throw new CliError("invalid_arguments", "--reset takes no amount");
+    const b = opts.reset
+      ? await client.delete<DailyBudget>("/usage/daily-budget")
+      : amounts.length > 0
+        ? await client.put<DailyBudget>("/usage/daily-budget", budgetBody(amounts, false))
+        : await client.get<DailyBudget>("/usage/daily-budget");
+    out.result(b, () => [renderDailyBudget(b)]);
+  });
+}
+
+export function renderDailyBudget(b: DailyBudget): string {
+  const from = b.source === "person" ? "set here" : b.source === "config" ? "GROVE_DAILY_BUDGET" : "";
+  const cap = b.budget.cost !== undefined || b.budget.tokens !== undefined ? `${describeBudget(b.budget)} (${from})` : `none${from ? ` (${from})` : ""}`;
+  return `daily cap: ${cap}; spent ${b.day}: ${b.used.cost.toFixed(4)} USD, ${b.used.tokens} tokens`;
 }
 
 /** One line per key and a total line; `~` marks a cost computed from the price table. */

@@ -1,4 +1,4 @@
-import type { ListTasksQuery, Page, Task, TaskSummary } from "@grove/protocol";
+import { TaskState, type ListTasksQuery, type Page, type Task, type TaskCounts, type TaskCountsQuery, type TaskSummary } from "@grove/protocol";
 import { decodeCursor, encodeCursor } from "../../domain/cursor.js";
 import type { TaskRecord } from "../../domain/records.js";
 import { taskRunner, type TaskRunner } from "../../domain/runner.js";
@@ -57,4 +57,11 @@ export async function listTasks(deps: Deps, q: ListTasksQuery, asking: AskingSes
   if (q.limit === undefined) return items;
   const last = rows.at(-1);
   return { items, nextCursor: more && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null };
+}
+
+/** WEB-30 `GET /tasks/counts`: every state's count (0 when empty) and their total, under the same filters as `GET /tasks`. */
+export async function countTasks(deps: Deps, q: TaskCountsQuery): Promise<TaskCounts> {
+  const found = await deps.store.countTasksByState({ archived: q.archived === "true", repositoryId: q.repositoryId, q: q.q });
+  const counts = Object.fromEntries(TaskState.options.map((s) => [s, found.get(s) ?? 0])) as TaskCounts["counts"];
+  return { counts, total: Object.values(counts).reduce((a, b) => a + b, 0) };
 }

@@ -1,4 +1,4 @@
-import type { PutBudgetBody, TaskBudget, UsageQuery, UsageReport } from "@grove/protocol";
+import type { DailyBudget, PutBudgetBody, PutDailyBudgetBody, TaskBudget, UsageQuery, UsageReport } from "@grove/protocol";
 import { modelOption } from "../../domain/agent-state.js";
 import { AppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
@@ -67,8 +67,9 @@ export class UsageService {
       this.granted.add(sessionId);
       return;
     }
-    const what = over.kind === "daily" ? "the daily cap (GROVE_DAILY_BUDGET)" : over.taskId === taskId ? "its budget" : `the budget of its parent task ${over.taskId}`;
-    throw new AppError("budget_exceeded", `task ${taskId} reached ${what}: ${describe(over.used, over.limit)}; a person raises the budget or lets one more turn run (PUT /tasks/${taskId}/budget)`, {
+    const what = over.kind === "daily" ? "the daily cap" : over.taskId === taskId ? "its budget" : `the budget of its parent task ${over.taskId}`;
+    const raise = over.kind === "daily" ? "raises the daily cap (PUT /usage/daily-budget, `grove usage budget`)" : `raises the budget (PUT /tasks/${taskId}/budget)`;
+    throw new AppError("budget_exceeded", `task ${taskId} reached ${what}: ${describe(over.used, over.limit)}; a person ${raise} or lets one more turn run (PUT /tasks/${taskId}/budget {continueOnce})`, {
       taskId,
       scope: over.kind,
       ...(over.taskId ? { budgetTaskId: over.taskId } : {}),
@@ -93,6 +94,25 @@ export class UsageService {
     }
     // The person acted: the budget items of the task are settled.
     for (const item of await this.deps.store.inbox.resolveOf({ taskId: task.id }, ["budget"], now)) this.deps.bus.publish("inbox.updated", { item });
+  }
+
+  /** USE-2 `GET /usage/daily-budget`: the cap in force and today's spend over every runner. */
+  async dailyBudget(): Promise<DailyBudget> {
+    const cap = await this.dailyCap();
+    const day = dayOf(this.deps.now());
+    return { budget: cap?.limit ?? {}, source: cap?.source ?? "none", setAt: cap?.source === "person" ? cap.version : null, day, used: await this.deps.store.usage.dayTotals(day) };
+  }
+
+  /**
+   * USE-2 `PUT /usage/daily-budget` (person-only): a new cap in force at once on every runner (they
+   * read it from the shared database at each check), no restart; `reset` falls back to
+   * GROVE_DAILY_BUDGET. The person acted: open daily-cap items are settled.
+   */
+  async putDailyBudget(body: PutDailyBudgetBody | "reset"): Promise<DailyBudget> {
+    const now = this.deps.now();
+    await this.deps.store.usage.setDailyBudget(body === "reset" ? undefined : { ...(body.cost !== undefined ? { cost: body.cost } : {}), ...(body.tokens !== undefined ? { tokens: body.tokens } : {}) }, now);
+    for (const item of await this.deps.store.inbox.resolveCausePrefix("budget:daily:", now)) this.deps.bus.publish("inbox.updated", { item });
+    return this.dailyBudget();
   }
 
   /** USE-1 `GET /usage`. */
@@ -171,12 +191,20 @@ export class UsageService {
       const state = await this.deps.store.usage.budgetState(t.id);
       out.push({ key: `task:${t.id}`, kind: "task", taskId: t.id, limit: t.budget, used: await this.deps.store.usage.taskTotals(await this.subtree(t.id)), version: state?.setAt ?? "" });
     }
-    const cap = this.deps.usage?.dailyCap;
-    if (cap) {
+    const cap = await this.dailyCap();
+    if (cap && (cap.limit.cost !== undefined || cap.limit.tokens !== undefined)) {
       const day = dayOf(this.deps.now());
-      out.push({ key: `daily:${day}`, kind: "daily", limit: cap, used: await this.deps.store.usage.dayTotals(day), version: `${cap.cost ?? ""}/${cap.tokens ?? ""}` });
+      out.push({ key: `daily:${day}`, kind: "daily", limit: cap.limit, used: await this.deps.store.usage.dayTotals(day), version: cap.version });
     }
     return out;
+  }
+
+  /** The daily cap in force: the person's (shared database) over GROVE_DAILY_BUDGET's. */
+  private async dailyCap(): Promise<{ limit: TaskBudget; version: string; source: "person" | "config" } | undefined> {
+    const set = await this.deps.store.usage.dailyBudget();
+    if (set) return { limit: set.budget, version: set.setAt, source: "person" };
+    const cap = this.deps.usage?.dailyCap;
+    return cap ? { limit: cap, version: `${cap.cost ?? ""}/${cap.tokens ?? ""}`, source: "config" } : undefined;
   }
 
   /** The task and its parents (Task.parentId), nearest first: a subtask's turns count against every budget up the chain. */
