@@ -90,6 +90,11 @@ export const ERROR_CATALOG = {
   question_timeout: { status: 408, description: "An ask_user question was not answered within its bound (MCP-3, default 30 minutes); the inbox item is closed as timed out." },
   task_has_children: { status: 409, description: "The task has subtasks that are not archived (MCP-3); details.children names them; send children: \"archive\" (archive them too) or \"keep\" (leave them as they are)." },
   subtask_limit: { status: 409, description: "A subtask_create would pass the parent's depth, count or running-agent limit (MCP-3); details.limit names which and its value; nothing was created." },
+  invalid_workflow: { status: 400, description: "WF-1: the workflow is not valid YAML or breaks a rule (unknown action, agent profile or step, a cycle of automatic moves without a guard); details.line names the line of the YAML, details.path the field." },
+  workflow_builtin: { status: 409, description: "WF-1: the built-in default workflow (the plain board) cannot be replaced or deleted." },
+  workflow_version_conflict: { status: 409, description: "WF-1: ifVersion does not match the stored version of the workflow (someone changed it meanwhile); details.version is the stored one." },
+  wip_limit_reached: { status: 409, description: "WF-1: the step of the task's workflow already holds its WIP limit of tasks; details name the step, limit and count." },
+  workflow_guard: { status: 409, description: "WF-1: an automated move was refused by the target step's guard (e.g. done only with a merged pull request)." },
   internal_error: { status: 500, description: "An unexpected server error." },
 } as const satisfies Record<string, { status: number; description: string }>;
 

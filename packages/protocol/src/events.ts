@@ -4,6 +4,7 @@ import type { TaskSummary } from "./lists.js";
 import type { Runner } from "./runners.js";
 import type { InboxItem } from "./inbox.js";
 import type { SessionUsage } from "./usage.js";
+import type { WorkflowRunFrame } from "./workflows.js";
 
 /** Event frames on `GET /api/v1/events`: `{type, data, at}`. */
 export interface EventMap {
@@ -42,6 +43,8 @@ export interface EventMap {
   "inbox.updated": { item: InboxItem };
   /** USE-1: a session's usage changed (tokens, context, cost). */
   "usage.updated": { sessionId: string; taskId: string; usage: SessionUsage };
+  /** WF-2: an automated action of a task's workflow was queued, ran, failed or was cancelled. */
+  "workflow.run": WorkflowRunFrame;
 }
 
 export type EventType = keyof EventMap;
@@ -73,4 +76,5 @@ export const EVENT_TYPES: readonly EventType[] = [
   "runner.updated",
   "inbox.updated",
   "usage.updated",
+  "workflow.run",
 ];

@@ -7,3 +7,4 @@ export * from "./runners.js";
 export * from "./brief.js";
 export * from "./inbox.js";
 export * from "./usage.js";
+export * from "./workflows.js";

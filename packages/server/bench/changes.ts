@@ -23,7 +23,7 @@ export function benchTmp(): string | undefined {
 }
 
 /** The raw git work behind CHG-1: merge-base, then status and numstat against it (in parallel). */
-async function rawChanges(cwd: string): Promise<number> {
+export async function rawChanges(cwd: string): Promise<number> {
   const t0 = performance.now();
   const mb = (await run("git", ["merge-base", "HEAD", "main"], { cwd, env: ENV })).stdout.trim();
   await Promise.all([

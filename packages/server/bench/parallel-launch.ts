@@ -10,7 +10,7 @@ import { timedRow } from "./stats.js";
 import { generatedRepo, gitIn, requestJson, type Row } from "./util.js";
 
 /** The baseline: the same 20 `git worktree add` run one after another by a shell loop. */
-function shellLoop(repo: string, dir: string, tag: string): number {
+export function shellLoop(repo: string, dir: string, tag: string): number {
   const script = `for i in $(seq 1 20); do git worktree add -q -b "raw-${tag}-$i" -- "${dir}/raw-${tag}-$i" main || exit 1; done`;
   const t0 = performance.now();
   execFileSync("sh", ["-c", script], { cwd: repo, env: { ...process.env, LC_ALL: "C" }, stdio: "ignore" });

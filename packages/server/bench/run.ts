@@ -4,6 +4,7 @@ import { cliBench } from "./cli.js";
 import { claudeStartBench } from "./claude-start.js";
 import { forwardBench } from "./forward.js";
 import { launchBench } from "./launch.js";
+import { monorepoBench } from "./monorepo.js";
 import { parallelLaunchBench } from "./parallel-launch.js";
 import { remoteBench } from "./remote.js";
 import { sandboxBench } from "./sandbox.js";
@@ -15,8 +16,8 @@ import { webBench } from "./web.js";
 
 /**
  * `npm run bench`: ratios against the raw tools measured in the same run (not asserted in tests).
- * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale,web,forward,sandbox,usage
- * runs a subset.
+ * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale,web,forward,sandbox,usage,monorepo
+ * runs a subset. The monorepo rows build their repository once into GROVE_BENCH_CACHE (GROVE_BENCH_MONO_FILES sets its size).
  */
 const rounds = Number(process.env.GROVE_BENCH_ROUNDS ?? 5);
 const benches: Record<string, () => Promise<Row[]>> = {
@@ -33,6 +34,7 @@ const benches: Record<string, () => Promise<Row[]>> = {
   forward: () => forwardBench(rounds),
   sandbox: () => sandboxBench(Math.max(rounds, 6)),
   usage: () => usageBench(),
+  monorepo: () => monorepoBench(rounds),
 };
 const only = process.env.GROVE_BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((n) => !(n in benches)) ?? [];

@@ -19,6 +19,7 @@ import { WorktreeManager } from "./git/worktrees.js";
 import { usageSettingsFrom } from "./orchestrator/usage/usage-settings.js";
 import { LaunchRegistry } from "./orchestrator/launch-registry.js";
 import { Orchestrator } from "./orchestrator/orchestrator.js";
+import { WorktreePool } from "./orchestrator/worktrees/pool.js";
 import { openStore } from "./store/open.js";
 import { openPgEventRelay, type EventRelay } from "./store/event-relay.js";
 import { connectEventRelay } from "./orchestrator/runners/event-relay.js";
@@ -135,10 +136,13 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   // MCP-1: Grove's MCP server for agents, behind a Unix socket (the sandbox's only door to Grove).
   const mcpTokens = new McpTokens();
   const mcpSocket = mcpSocketPath(config.home);
+  const worktrees = new WorktreeManager(git);
+  const pool = config.tuning.worktreePool?.size ? new WorktreePool({ git, worktrees, log: logger, home: config.home }, config.tuning.worktreePool) : undefined;
   const orchestrator = new Orchestrator({
     store,
     git,
-    worktrees: new WorktreeManager(git),
+    worktrees,
+    ...(pool ? { pool } : {}),
     agents,
     profiles,
     bus,

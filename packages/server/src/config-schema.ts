@@ -80,6 +80,13 @@ export const VARIABLES = {
   GROVE_REVIEW_DONE_ON_MERGE: { readBy: "server", default: "`true`", doc: "`false` (or `0`) keeps a merged task out of `done`", schema: flag },
   GROVE_SETUP_SCRIPT_TIMEOUT_MS: { readBy: "server", default: "10 min", doc: "timeout of a repository's setup script in a new worktree (WT-9)", schema: ms(1) },
   GROVE_WATCH_MAX_DIRS: { readBy: "server", default: "4000", doc: "directories watched per worktree for live Changes (CHG-3.1)", schema: whole("", 1) },
+  GROVE_WORKTREE_POOL_SIZE: {
+    readBy: "server",
+    default: "0 (off)",
+    doc: "WT-10: prepared worktrees kept warm per repository and base branch, so a task start is a claim, a branch and the checkout of the difference to the refreshed base instead of a full checkout; `0` turns the pool off",
+    schema: whole("", 0, 64),
+  },
+  GROVE_WORKTREE_POOL_MAX_MB: { readBy: "server", default: "4096", doc: "WT-10: the pool's disk budget over all repositories (the checked-out files' sizes, MiB); a fill past it is skipped", schema: whole("MiB", 0) },
   GROVE_MCP_CALLS_PER_MINUTE: { readBy: "server", default: "120", doc: "MCP calls one agent session may make per minute through Grove's MCP server; past it a call is `mcp_rate_limited` (MCP-2.4)", schema: whole("", 1) },
   GROVE_EDITOR: { readBy: "server", default: "unset", doc: "the command \"open in editor\" starts on a worktree (e.g. `code`)" },
   GROVE_BWRAP: { readBy: "server", default: "`bwrap` in `PATH`", doc: "the bubblewrap binary that confines agents and terminals" },

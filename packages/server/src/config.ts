@@ -55,6 +55,8 @@ export interface Tuning {
   setupScriptTimeoutMs: number;
   /** CHG-3: GROVE_WATCH_MAX_DIRS, directories watched per worktree. */
   watchMaxDirs: number;
+  /** WT-10: GROVE_WORKTREE_POOL_SIZE / GROVE_WORKTREE_POOL_MAX_MB; size 0 = no pool. */
+  worktreePool?: { size: number; maxBytes: number };
 }
 
 export const DEFAULT_TUNING: Tuning = { prRefreshMs: 60_000, reviewDoneOnMerge: true, setupScriptTimeoutMs: 10 * 60_000, watchMaxDirs: 4000 };
@@ -138,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       reviewDoneOnMerge: parsed(env, "GROVE_REVIEW_DONE_ON_MERGE") ?? DEFAULT_TUNING.reviewDoneOnMerge,
       setupScriptTimeoutMs: parsed(env, "GROVE_SETUP_SCRIPT_TIMEOUT_MS") ?? DEFAULT_TUNING.setupScriptTimeoutMs,
       watchMaxDirs: parsed(env, "GROVE_WATCH_MAX_DIRS") ?? DEFAULT_TUNING.watchMaxDirs,
+      worktreePool: { size: parsed(env, "GROVE_WORKTREE_POOL_SIZE") ?? 0, maxBytes: (parsed(env, "GROVE_WORKTREE_POOL_MAX_MB") ?? 4096) * 1024 * 1024 },
     },
   };
   // Every value checked, the home is made (and the runner id stored in it) last.

@@ -25,6 +25,7 @@ import { reviewRoutes } from "./routes/review.js";
 import { runnerRoutes } from "./routes/runners.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { usageRoutes } from "./routes/usage.js";
+import { workflowRoutes } from "./routes/workflows.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { terminalRoutes } from "./routes/terminal.js";
@@ -123,6 +124,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       runnerRoutes(api, opts.orchestrator);
       inboxRoutes(api, opts.orchestrator);
       usageRoutes(api, opts.orchestrator);
+      workflowRoutes(api, opts.orchestrator);
       eventRoutes(api, opts.bus, opts.wsLimits);
       terminalRoutes(api, opts.orchestrator, { editor: opts.editor, env: opts.env ?? process.env, cluster: { runnerId: opts.runnerId, secret: opts.cluster?.secret } });
     },

@@ -32,6 +32,7 @@ export const COMMANDS: readonly { name: string; summary: string; load: () => Pro
   { name: "runners", summary: "list the runners sharing the database, with load and state", load: async () => (await import("./commands/runners.js")).registerRunnersCommand },
   { name: "inbox", summary: "what needs you (durable attention inbox): list, done", load: async () => (await import("./commands/inbox.js")).registerInboxCommand },
   { name: "usage", summary: "tokens and cost per task, repository, agent, runner or day", load: async () => (await import("./commands/usage.js")).registerUsageCommand },
+  { name: "workflow", summary: "workflows as YAML: ls, show, apply, export", load: async () => (await import("./commands/workflow.js")).registerWorkflowCommands },
   { name: "completion", summary: "print a shell completion script (bash, zsh or fish)", load: async () => (await import("./commands/completion.js")).registerCompletionCommand },
 ];
 

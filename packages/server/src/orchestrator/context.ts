@@ -48,6 +48,37 @@ export interface Deps {
   usage?: UsageSettings;
   /** CFG-1: the use cases' configured values (config.ts); DEFAULT_TUNING when absent. */
   tuning?: Tuning;
+  /** WT-10: prepared worktrees per repository and base; absent (or size 0) = every start checks out in full. */
+  pool?: WorktreePoolPort;
+}
+
+/** WT-10: what a launch and the lifecycle need of the worktree pool (`worktrees/pool.ts`). */
+export interface WorktreePoolPort {
+  readonly enabled: boolean;
+  /** A pooled worktree made into the slot's new worktree, or null (none ready): create as usual. */
+  claim(c: PoolClaim): Promise<{ createdBranch: boolean } | null>;
+  /** Marks a start in progress until the returned release is called: fills wait meanwhile. */
+  hold(): () => void;
+  /** Tops one pool up in the background. */
+  refill(repositoryId: string, repoPath: string, baseBranch: string): void;
+  /** Resolves once no fill is running. */
+  idle(): Promise<void>;
+  /** Start-up: every pooled worktree back in the pool or one task's, then refilled. */
+  recover(repositories: readonly { id: string; path: string }[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** One claim of a pooled worktree for a task slot. */
+export interface PoolClaim {
+  repoPath: string;
+  /** The pool's key with the base branch. */
+  repositoryId: string;
+  baseBranch: string;
+  taskId: string;
+  worktreePath: string;
+  branch: string;
+  /** The refreshed start point (WT-3, RR-4/5): the pooled checkout is moved there, never used as it is. */
+  startPoint: string;
 }
 
 /** MCP-1: what a launch needs to hand its agent Grove's MCP server (built in app.ts). */

@@ -34,8 +34,10 @@ import { RunnerGuard } from "./runners/runner-guard.js";
 import { RunnerPlacement } from "./runners/runner-placement.js";
 import { environmentView, taskView } from "../domain/views.js";
 import { McpTools } from "./agent-mcp/mcp-tools.js";
+import { repositoryOnThisRunner } from "./refresh/repository-on-runner.js";
 import { Questions } from "./agent-mcp/questions.js";
 import { Subtasks, childrenOf } from "./agent-mcp/subtasks.js";
+import { Workflows } from "./workflows/workflows.js";
 
 /**
  * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
@@ -65,10 +67,18 @@ export class Orchestrator {
     // MCP-2: the use cases behind Grove's MCP tools (the gateway in app.ts serves them).
     this.questions = new Questions(deps, this.live, (id, text) => this.prompt(id, text));
     this.mcpTools = new McpTools(deps, this.live, this.questions, new Subtasks(deps, (taskId, body) => this.startSession(taskId, body)));
+    this.workflows = new Workflows(deps, {
+      startSession: (taskId, body, opts) => this.startSession(taskId, body, opts),
+      promptComments: (sessionId, commentIds, prompt) => this.guardSessionLaunch(sessionId, () => this.review.prompt(sessionId, { commentIds, ...(prompt ? { prompt } : {}) })),
+      prompt: (sessionId, text) => this.prompt(sessionId, text),
+      cancelTurn: (sessionId) => this.cancel(sessionId),
+    });
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);
   }
 
+  /** WF-1/WF-2: workflows and their runs. */
+  readonly workflows: Workflows;
   /** MCP-2: what Grove's MCP tools do. */
   readonly mcpTools: McpTools;
   /** MCP-3: agents' ask_user questions (inbox items of kind `question`). */
@@ -100,6 +110,11 @@ export class Orchestrator {
    */
   async start(): Promise<void> {
     this.recovered = await recoverBeforeListening(this.deps);
+    // WT-10: before any launch, every pooled worktree is back in the pool or one task's.
+    if (this.deps.pool) {
+      const repositories = (await this.deps.store.listRepositories()).map((r) => repositoryOnThisRunner(this.deps, r));
+      await this.deps.pool.recover(repositories);
+    }
     this.review.start();
   }
 
@@ -119,6 +134,7 @@ export class Orchestrator {
       .finally(() => {
         this.recovered = [];
         if (!this.live.shuttingDown) this.cleanup.start();
+        if (!this.live.shuttingDown) this.workflows.engine.start();
       });
     return this.deferred;
   }
@@ -131,7 +147,9 @@ export class Orchestrator {
     this.changesWatch.dispose();
     await this.summaries.dispose();
     await this.deferred?.catch(() => undefined);
+    await this.deps.pool?.close();
     await this.cleanup.stop();
+    await this.workflows.engine.stop();
     await this.review.stop();
     await this.deps.agents.stopAll({ graceMs: 2000 });
     // SEC-7: groups recorded for this runner without a live handle (survivors of an earlier stop).
@@ -166,7 +184,11 @@ export class Orchestrator {
   queryTasks = (q: ListTasksQuery) => listTasks(this.deps, q, () => this.live.askingSessionIds());
   countTasks = (q: TaskCountsQuery) => countTasks(this.deps, q);
   getTask = (id: string): Promise<TaskRecord> => getTaskOr404(this.deps, id);
-  patchTask = (id: string, body: PatchTaskBody): Promise<TaskRecord> => patchTask(this.deps, id, body);
+  /** WF-2: a person's move is checked against the WIP limit and cancels the task's automation in progress. */
+  patchTask = async (id: string, body: PatchTaskBody): Promise<TaskRecord> => {
+    if (body.state !== undefined) await this.workflows.engine.beforePersonMove(await getTaskOr404(this.deps, id), body.state);
+    return patchTask(this.deps, id, body);
+  };
 
   async getEnvironment(taskId: string): Promise<Environment> {
     await getTaskOr404(this.deps, taskId);
@@ -200,11 +222,11 @@ export class Orchestrator {
   fileDiff = (taskId: string, repositoryId: string, path: string, worktreeId?: string, scope?: DiffScope) => taskFileDiff(this.deps, taskId, repositoryId, path, worktreeId, scope);
 
   // sessions
-  async startSession(taskId: string, body: CreateSessionBody): Promise<SessionRecord> {
+  async startSession(taskId: string, body: CreateSessionBody, opts: { sessionId?: string } = {}): Promise<SessionRecord> {
     await getTaskOr404(this.deps, taskId);
     await this.runnerGuard.assertRequestedRunner(body.runnerId);
     await this.runnerGuard.assertTaskReachable(taskId);
-    return this.runnerGuard.withSlot(() => startSession(this.deps, this.live, taskId, body));
+    return this.runnerGuard.withSlot(() => startSession(this.deps, this.live, taskId, body, opts));
   }
   async listSessions(taskId: string): Promise<SessionRecord[]> {
     await getTaskOr404(this.deps, taskId);

@@ -196,6 +196,57 @@ export interface QuestionsTable {
   answered_at: string | null;
 }
 
+/** WF-1 (migration 026): the current version of each workflow; `definition` is JSON. */
+export interface WorkflowsTable {
+  name: string;
+  repository_id: string | null;
+  version: number;
+  source: string;
+  definition: string;
+  stopped: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** WF-2 (migration 026): a task entering a step. */
+export interface WorkflowEntriesTable {
+  id: string;
+  task_id: string;
+  seq: number;
+  step: string;
+  workflow: string;
+  version: number;
+  created_at: string;
+}
+
+/** WF-2 (migration 026): one automated action, a durable job keyed by `idem_key`; `action` is JSON. */
+export interface WorkflowRunsTable {
+  id: string;
+  idem_key: string;
+  task_id: string;
+  entry_id: string | null;
+  workflow: string;
+  version: number;
+  step: string;
+  action_index: number;
+  action: string;
+  cause: string;
+  state: string;
+  runner_id: string | null;
+  attempts: number;
+  outcome: string | null;
+  session_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** WF-2 (migration 026): the per-task stop switch. */
+export interface WorkflowTaskStopsTable {
+  task_id: string;
+  stopped: number;
+  updated_at: string;
+}
+
 export interface MessagesTable {
   /** Insertion order, assigned by the database; the only ordering key (ties impossible). */
   seq: Generated<number | string>;
@@ -349,6 +400,10 @@ export interface DB {
   runners: RunnersTable;
   task_runner_labels: TaskRunnerLabelsTable;
   repository_runners: RepositoryRunnersTable;
+  workflows: WorkflowsTable;
+  workflow_entries: WorkflowEntriesTable;
+  workflow_runs: WorkflowRunsTable;
+  workflow_task_stops: WorkflowTaskStopsTable;
 }
 
 export type StoreDialect = "sqlite" | "postgres";

@@ -39,6 +39,7 @@ import { PlacementStore } from "./placement-store.js";
 import { InboxStore } from "./inbox-store.js";
 import { McpStore } from "./mcp-store.js";
 import { UsageStore } from "./usage-store.js";
+import { WorkflowStore } from "./workflow-store.js";
 
 /**
  * Grove's persistence: one object over SQLite or PostgreSQL (ST-1), created by `openStore`.
@@ -63,6 +64,8 @@ export class Store {
   readonly inbox = new InboxStore(() => this.q);
   /** MCP-2: what agents report through Grove's MCP server (mcp-store.ts). */
   readonly mcp = new McpStore(() => this.q);
+  /** WF-1/WF-2: workflows, step entries and runs (workflow-store.ts). */
+  readonly workflows = new WorkflowStore(() => this.q);
   /** USE-1/USE-2: usage totals, the ledger, budgets (usage-store.ts). */
   readonly usage = new UsageStore(
     () => ({ db: this.q, dialect: this.dialect }),

@@ -49,7 +49,7 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
   it("CFG-1: the values are typed, with their defaults when unset or empty", async () => {
     await withHome(async (home) => {
       const dflt = loadConfig({ GROVE_HOME: home, GROVE_PR_REFRESH_MS: "", GROVE_MAX_WS_CLIENTS: "" });
-      expect(dflt.tuning).toEqual({ prRefreshMs: 60_000, reviewDoneOnMerge: true, setupScriptTimeoutMs: 600_000, watchMaxDirs: 4000 });
+      expect(dflt.tuning).toEqual({ prRefreshMs: 60_000, reviewDoneOnMerge: true, setupScriptTimeoutMs: 600_000, watchMaxDirs: 4000, worktreePool: { size: 0, maxBytes: 4096 * 1024 * 1024 } });
       expect(dflt.wsLimits).toEqual({ maxClients: 64, maxBufferedBytes: 1024 * 1024 });
       expect([dflt.port, dflt.gitMaxConcurrency, dflt.refreshTimeoutMs, dflt.cloneTimeoutMs, dflt.logLevel]).toEqual([7420, 8, 120_000, 1_800_000, "info"]);
       const set = loadConfig({
@@ -62,8 +62,11 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
         GROVE_MAX_WS_CLIENTS: "5",
         GROVE_EDITOR: "code",
         GROVE_LOG_LEVEL: "debug",
+        GROVE_WORKTREE_POOL_SIZE: "3",
+        GROVE_WORKTREE_POOL_MAX_MB: "10",
       });
-      expect(set.tuning).toEqual({ prRefreshMs: 0, reviewDoneOnMerge: false, setupScriptTimeoutMs: 1500, watchMaxDirs: 12 });
+      expect(set.tuning).toEqual({ prRefreshMs: 0, reviewDoneOnMerge: false, setupScriptTimeoutMs: 1500, watchMaxDirs: 12, worktreePool: { size: 3, maxBytes: 10 * 1024 * 1024 } });
+      expect(() => loadConfig({ GROVE_HOME: home, GROVE_WORKTREE_POOL_SIZE: "65" })).toThrow(/GROVE_WORKTREE_POOL_SIZE must be an integer from 0 to 64/);
       expect([set.gitMaxConcurrency, set.wsLimits.maxClients, set.editor, set.logLevel]).toEqual([3, 5, "code", "debug"]);
     });
   });

@@ -30,6 +30,10 @@ const EXPECTED_TABLES = [
   "usage_days",
   "usage_records",
   "usage_settings",
+  "workflow_entries",
+  "workflow_runs",
+  "workflow_task_stops",
+  "workflows",
 ];
 
 /** Creates a table, then fails: a transactional migration must leave neither behind. */

@@ -60,6 +60,8 @@ export async function addRepository(deps: Deps, body: CreateRepositoryBody): Pro
     updatedAt: now,
   };
   await deps.store.insertRepository(rec);
+  // WT-10: the pool of its default branch starts filling in the background.
+  deps.pool?.refill(rec.id, rec.path, rec.defaultBranch);
   return rec;
 }
 

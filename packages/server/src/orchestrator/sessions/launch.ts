@@ -25,7 +25,8 @@ import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
  * gets its own agent process on the same files (SES-4). Returns once the agent is up; the
  * first prompt's turn runs in the background.
  */
-export async function startSession(deps: Deps, live: LiveSessions, taskId: string, body: CreateSessionBody): Promise<SessionRecord> {
+/** `opts.sessionId`: the id to create the session with (WF-2: an automated start planned it first, so a redo finds it). */
+export async function startSession(deps: Deps, live: LiveSessions, taskId: string, body: CreateSessionBody, opts: { sessionId?: string } = {}): Promise<SessionRecord> {
   const task = await getTaskOr404(deps, taskId);
   if (task.archivedAt) throw new AppError("task_archived", `task ${taskId} is archived`);
   const agent = body.agent ?? "scripted";
@@ -36,7 +37,7 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   const sandbox = sandboxModeFor(deps, profile);
   // USE-2: a session that would start with a turn is refused past a budget before anything exists.
   const prompt = body.prompt ?? taskBrief(task);
-  const sessionId = newId("ses");
+  const sessionId = opts.sessionId ?? newId("ses");
   if (prompt !== undefined && prompt.trim() !== "") await live.usage.gate(taskId, sessionId);
   const before = await deps.store.getEnvironmentByTask(taskId);
   // Validate before inserting anything, so a refused attach leaves no row behind (SES-3).
@@ -75,12 +76,18 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   const others = (await deps.store.listSessions(taskId)).filter((s) => s.id !== session.id && (s.state === "running" || s.state === "starting"));
   if (others.length > 0) deps.log.info({ taskId, sessionId: session.id, concurrent: others.length }, "session starts while another session of the task is working (SES-4)");
 
-  if (mode === "materialize") {
-    const ok = await materialize(deps, live, task, environment, session);
-    if (!ok) return (await deps.store.getSession(session.id)) ?? session;
+  // WT-10: the pool's refills wait until this start has its agent up (they would compete for the disk and CPU).
+  const release = mode === "materialize" ? deps.pool?.hold() : undefined;
+  try {
+    if (mode === "materialize") {
+      const ok = await materialize(deps, live, task, environment, session);
+      if (!ok) return (await deps.store.getSession(session.id)) ?? session;
+    }
+    // BRIEF-1: no prompt at all sends the task's brief; an explicit empty prompt starts idle.
+    return await launchAgent(deps, live, session, prompt);
+  } finally {
+    release?.();
   }
-  // BRIEF-1: no prompt at all sends the task's brief; an explicit empty prompt starts idle.
-  return launchAgent(deps, live, session, prompt);
 }
 
 async function materialize(deps: Deps, live: LiveSessions, task: TaskRecord, env: EnvironmentRecord, session: SessionRecord): Promise<boolean> {

@@ -11,6 +11,7 @@ import type { Deps } from "../context.js";
 import { isRemoteRepository } from "../refresh/refresh-remote.js";
 import { remoteBranchExists } from "../../git/remote-sync.js";
 import { readablePathOnThisRunner } from "../refresh/repository-on-runner.js";
+import { boardDerivesState } from "./task-workflow.js";
 
 /** Creates a task with its ordered repository attachments (WT-8). Validates everything first. */
 export async function createTask(deps: Deps, body: CreateTaskBody, parentId?: string): Promise<TaskRecord> {
@@ -86,6 +87,8 @@ export async function refreshTaskState(deps: Deps, taskId: string): Promise<void
   for (let tries = 0; tries < 3; tries += 1) {
     const task = await deps.store.getTask(taskId);
     if (!task) return;
+    // WF-1: under a workflow that automates, its transitions move the task, not its sessions.
+    if (!(await boardDerivesState(deps, task))) return;
     const sessions = await deps.store.listSessions(taskId);
     // LIVE-2: a session waiting after a failed turn counts as failed: no move to Review.
     const next = deriveTaskState(task.state, sessions.map(effectiveSessionState));

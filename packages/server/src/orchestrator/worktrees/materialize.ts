@@ -112,13 +112,17 @@ async function materializeOne(
   }
   const startPoint = await prepareStartPoint(deps, slot, ctx);
   const existingBranch = kept !== null || (att.checkoutBranch !== null && (await branchExists(deps.git, repo.path, att.checkoutBranch)));
-  const { createdBranch } = await deps.worktrees.create({
-    repoPath: repo.path,
-    worktreePath: slot.worktreePath,
-    branch: slot.branch,
-    startPoint,
-    newBranch: !existingBranch,
-  });
+  // WT-10: a new branch may start from a pooled worktree moved to the refreshed start point.
+  const pooled = existingBranch ? null : await claimPooled(deps, slot, startPoint, env.taskId);
+  const { createdBranch } =
+    pooled ??
+    (await deps.worktrees.create({
+      repoPath: repo.path,
+      worktreePath: slot.worktreePath,
+      branch: slot.branch,
+      startPoint,
+      newBranch: !existingBranch,
+    }));
   const entry: Created = { slot, createdBranch };
   created.push(entry);
   await faultPoint("launch.after_worktree_add");
@@ -130,6 +134,18 @@ async function materializeOne(
   // copy-files file wins over the fresh copy). Never throws: a failure is reported, ref kept.
   if (kept !== null) await restoreSavedWork(deps, { taskId: env.taskId, branchSlug: slot.branchSlug, worktreePath: slot.worktreePath, repoPath: repo.path }, ctx);
   return after;
+}
+
+/** WT-10: a pooled worktree for a new branch, or null (no pool, none ready); the pool is topped up either way. */
+async function claimPooled(deps: Deps, slot: PlannedSlot, startPoint: string, taskId: string): Promise<{ createdBranch: boolean } | null> {
+  const pool = deps.pool;
+  if (!pool?.enabled) return null;
+  const { repository: repo, attachment: att } = slot;
+  try {
+    return await pool.claim({ repoPath: repo.path, repositoryId: repo.id, baseBranch: att.baseBranch, taskId, worktreePath: slot.worktreePath, branch: slot.branch, startPoint });
+  } finally {
+    pool.refill(repo.id, repo.path, att.baseBranch);
+  }
 }
 
 /**

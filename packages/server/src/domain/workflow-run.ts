@@ -1,0 +1,63 @@
+import type { WorkflowRun } from "@grove/protocol";
+import type { WorkflowAction } from "./workflow.js";
+
+/** WF-2: `pending → running → succeeded | failed | skipped`, or `cancelled` (a person acted, a stop switch). */
+export type WorkflowRunState = WorkflowRun["state"];
+
+/** States that still do (or will do) something: what a person's action or a stop switch cancels. */
+export const ACTIVE_RUN_STATES: readonly WorkflowRunState[] = ["pending", "running"];
+
+/** One automated action, the durable job behind it (the public view drops `action`'s payload). */
+export interface WorkflowRunRecord {
+  id: string;
+  /** Unique: the task, the workflow version, the step entry and the action index (or a trigger's key). */
+  idemKey: string;
+  taskId: string;
+  entryId: string | null;
+  workflow: string;
+  version: number;
+  step: string;
+  actionIndex: number;
+  action: WorkflowAction;
+  cause: string;
+  state: WorkflowRunState;
+  runnerId: string | null;
+  attempts: number;
+  outcome: string | null;
+  sessionId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A task's entry into a step. */
+export interface WorkflowEntryRecord {
+  id: string;
+  taskId: string;
+  seq: number;
+  step: string;
+  workflow: string;
+  version: number;
+  createdAt: string;
+}
+
+/** The idempotency key of an onEnter action (WF-2). */
+export function enterKey(taskId: string, version: number, entryId: string, index: number): string {
+  return `enter:${taskId}:${version}:${entryId}:${index}`;
+}
+
+export function workflowRunView(r: WorkflowRunRecord): WorkflowRun {
+  return {
+    id: r.id,
+    taskId: r.taskId,
+    workflow: r.workflow,
+    version: r.version,
+    step: r.step,
+    action: r.action.action,
+    cause: r.cause,
+    state: r.state,
+    outcome: r.outcome,
+    sessionId: r.sessionId,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}

@@ -1,0 +1,163 @@
+import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from "yaml";
+import { AppError } from "./errors.js";
+import {
+  ACTION_KINDS,
+  BOARD_STEPS,
+  type BoardStep,
+  TEMPLATE_FIELDS,
+  WorkflowAction,
+  type WorkflowDefinition,
+  WorkflowDefinitionSchema,
+  type WorkflowStepDef,
+} from "./workflow.js";
+
+type Path = (string | number)[];
+
+/** A valid workflow: its definition and the repository it is for (null: global), with that field's line. */
+export interface ParsedWorkflow {
+  definition: WorkflowDefinition;
+  repositoryId: string | null;
+  repositoryLine: number;
+}
+
+/** What validation needs to know of the world: the agent profiles a step may start. */
+export interface WorkflowContext {
+  agents: ReadonlySet<string>;
+}
+
+/** The parsed YAML with what maps a path back to its line. */
+class Located {
+  constructor(
+    readonly doc: Document,
+    private readonly lines: LineCounter,
+  ) {}
+
+  /** 1-based line of the node at `path` (or of its key `key`), falling back to the nearest parent that exists. */
+  lineOf(path: Path, key?: string): number {
+    for (let p = [...path]; ; p = p.slice(0, -1)) {
+      const node = p.length === 0 ? this.doc.contents : this.doc.getIn(p, true);
+      if (key !== undefined && p.length === path.length && isMap(node)) {
+        const pair = node.items.find((i) => isPair(i) && isScalar(i.key) && i.key.value === key);
+        if (pair && isNode(pair.key) && pair.key.range) return this.lines.linePos(pair.key.range[0]).line;
+      }
+      if (isNode(node) && node.range) return this.lines.linePos(node.range[0]).line;
+      if (p.length === 0) return 1;
+    }
+  }
+
+  fail(path: Path, message: string, key?: string): never {
+    const line = this.lineOf(path, key);
+    const field = [...path, ...(key === undefined ? [] : [key])].join(".") || "(document)";
+    throw new AppError("invalid_workflow", `line ${line}: ${field}: ${message}`, { line, path: field });
+  }
+}
+
+/**
+ * WF-1: parses and checks a workflow's YAML (JSON is YAML too). Every refusal is
+ * `invalid_workflow` naming the line: YAML syntax, a field of the wrong shape, an unknown
+ * action, agent profile, template field or step, a cycle of automatic moves without a guard.
+ */
+export function parseWorkflow(source: string, ctx: WorkflowContext): ParsedWorkflow {
+  const lines = new LineCounter();
+  const doc = parseDocument(source, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const at: Located = new Located(doc, lines);
+  const syntax = doc.errors[0];
+  if (syntax) {
+    const line = lines.linePos(syntax.pos[0]).line;
+    throw new AppError("invalid_workflow", `line ${line}: ${syntax.message.split("\n")[0] ?? "invalid YAML"}`, { line, path: "(document)" });
+  }
+  const shape = WorkflowDefinitionSchema.safeParse(doc.toJS());
+  if (!shape.success) {
+    const issue = shape.error.issues[0]!;
+    const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
+    const keys = (issue as { keys?: string[] }).keys;
+    if (issue.code === "unrecognized_keys" && keys?.[0]) at.fail(path, `unknown field`, keys[0]);
+    at.fail(path, issue.message);
+  }
+  const raw = shape.data;
+  const steps: WorkflowStepDef[] = [];
+  const seen = new Set<string>();
+  raw.steps.forEach((s, i) => {
+    const id = knownStep(at, ["steps", i, "id"], s.id);
+    if (seen.has(id)) at.fail(["steps", i, "id"], `step ${id} is listed twice`);
+    seen.add(id);
+    const onEnter = s.onEnter.map((a, j) => action(at, ["steps", i, "onEnter", j], a, ctx));
+    const on: WorkflowStepDef["on"] = {};
+    for (const [outcome, to] of Object.entries(s.on)) if (to !== undefined) on[outcome as keyof typeof on] = knownStep(at, ["steps", i, "on", outcome], to);
+    steps.push({ id, ...(s.wipLimit !== undefined ? { wipLimit: s.wipLimit } : {}), ...(s.guard ? { guard: s.guard } : {}), onEnter, on });
+  });
+  const triggers: WorkflowDefinition["triggers"] = {};
+  if (raw.triggers.checksFailed) {
+    if (raw.triggers.checksFailed.prompt) template(at, ["triggers", "checksFailed", "prompt"], raw.triggers.checksFailed.prompt);
+    triggers.checksFailed = raw.triggers.checksFailed;
+  }
+  if (raw.triggers.merged) triggers.merged = { to: knownStep(at, ["triggers", "merged", "to"], raw.triggers.merged.to) };
+  const def = { steps, triggers };
+  noUnguardedCycle(at, def);
+  const repositoryId = raw.repositoryId ?? null;
+  return { definition: def, repositoryId, repositoryLine: repositoryId === null ? 1 : at.lineOf([], "repositoryId") };
+}
+
+function knownStep(at: Located, path: Path, id: string): BoardStep {
+  if (!(BOARD_STEPS as readonly string[]).includes(id)) at.fail(path, `unknown step "${id}" (steps are the board's columns: ${BOARD_STEPS.join(", ")})`);
+  return id as BoardStep;
+}
+
+function action(at: Located, path: Path, value: unknown, ctx: WorkflowContext): WorkflowAction {
+  const kind = (value as { action?: unknown } | null)?.action;
+  if (typeof kind !== "string" || !(ACTION_KINDS as readonly string[]).includes(kind)) {
+    at.fail(typeof kind === "string" ? [...path, "action"] : path, `unknown action ${JSON.stringify(kind ?? null)} (one of ${ACTION_KINDS.join(", ")})`);
+  }
+  const r = WorkflowAction.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    const keys = (issue as { keys?: string[] }).keys;
+    if (issue.code === "unrecognized_keys" && keys?.[0]) at.fail(path, "unknown field", keys[0]);
+    at.fail([...path, ...issue.path.filter((p): p is string | number => typeof p !== "symbol")], issue.message);
+  }
+  const a = r.data;
+  if (a.action === "start_session") {
+    if (!ctx.agents.has(a.agent)) at.fail([...path, "agent"], `unknown agent profile "${a.agent}" (known: ${[...ctx.agents].sort().join(", ")})`);
+    template(at, [...path, "prompt"], a.prompt);
+  }
+  if (a.action === "send_comments" && a.prompt) template(at, [...path, "prompt"], a.prompt);
+  if (a.action === "move") knownStep(at, [...path, "to"], a.to);
+  return a;
+}
+
+function template(at: Located, path: Path, text: string): void {
+  for (const m of text.matchAll(/\{\{\s*([^}\s]*)\s*\}\}/g)) {
+    if (!(TEMPLATE_FIELDS as readonly string[]).includes(m[1] ?? "")) at.fail(path, `unknown template field {{${m[1]}}} (known: ${TEMPLATE_FIELDS.join(", ")})`);
+  }
+}
+
+/**
+ * An onEnter `move` runs without anyone: steps whose moves lead back to themselves would move
+ * a task around for ever. Such a cycle is allowed only when a step on it has a guard.
+ */
+function noUnguardedCycle(at: Located, def: WorkflowDefinition): void {
+  const moves = new Map<string, { to: string; path: Path }[]>();
+  def.steps.forEach((s, i) => {
+    moves.set(
+      s.id,
+      s.onEnter.flatMap((a, j) => (a.action === "move" ? [{ to: a.to, path: ["steps", i, "onEnter", j, "to"] as Path }] : [])),
+    );
+  });
+  const guarded = (id: string) => def.steps.find((s) => s.id === id)?.guard !== undefined;
+  for (const start of moves.keys()) {
+    const stack: { id: string; trail: string[] }[] = [{ id: start, trail: [start] }];
+    const visited = new Set<string>();
+    while (stack.length > 0) {
+      const { id, trail } = stack.pop()!;
+      for (const m of moves.get(id) ?? []) {
+        if (m.to === start) {
+          if (!trail.some(guarded)) at.fail(m.path, `a cycle of automatic moves without a guard: ${[...trail, start].join(" → ")}`);
+          continue;
+        }
+        if (visited.has(m.to)) continue;
+        visited.add(m.to);
+        stack.push({ id: m.to, trail: [...trail, m.to] });
+      }
+    }
+  }
+}

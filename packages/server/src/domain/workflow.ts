@@ -1,0 +1,118 @@
+import { z } from "zod";
+import { WorkflowStepId } from "@grove/protocol";
+
+/**
+ * WF-1: a workflow's definition. Steps are the board's columns (`todo` … `failed`); a
+ * workflow attaches behaviour to them: actions run on entering the step (`onEnter`), moves on
+ * the outcome of the turn an action started (`on`), a guard on automated moves into the step,
+ * a WIP limit. Columns a workflow does not list behave as on the plain board.
+ */
+export const BOARD_STEPS = WorkflowStepId.options;
+export type BoardStep = z.infer<typeof WorkflowStepId>;
+
+/** The task fields a prompt template may name as `{{field}}`. */
+export const TEMPLATE_FIELDS = ["title", "brief", "comments", "checks", "step"] as const;
+
+const text = z.string().min(1);
+
+export const StartSessionAction = z.object({ action: z.literal("start_session"), agent: text, prompt: text }).strict();
+export const SendCommentsAction = z.object({ action: z.literal("send_comments"), prompt: text.optional() }).strict();
+export const MoveAction = z.object({ action: z.literal("move"), to: text }).strict();
+
+export const ACTION_KINDS = ["start_session", "send_comments", "move"] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+export const WorkflowAction = z.discriminatedUnion("action", [StartSessionAction, SendCommentsAction, MoveAction]);
+export type WorkflowAction = z.infer<typeof WorkflowAction>;
+
+/** Turn outcomes a step may move on (LIVE-2's outcomes, as the workflow sees them). */
+/** `clean`: completed and the task has no open review comment (a reviewer found nothing); falls back to `completed`. */
+export const TRANSITION_OUTCOMES = ["completed", "clean", "failed", "stalled"] as const;
+export type TransitionOutcome = (typeof TRANSITION_OUTCOMES)[number];
+
+/** `merged_pull_request`: an automated move into the step needs a merged pull request; a person's move is the approval. */
+export const GUARDS = ["merged_pull_request"] as const;
+
+export const WorkflowStep = z
+  .object({
+    id: text,
+    wipLimit: z.number().int().min(1).optional(),
+    guard: z.enum(GUARDS).optional(),
+    onEnter: z.array(z.unknown()).default([]),
+    on: z.object({ completed: text.optional(), clean: text.optional(), failed: text.optional(), stalled: text.optional() }).strict().default({}),
+  })
+  .strict();
+
+/** WF-2 triggers of the pull request: failed checks → the agent (capped rounds), merged → a step. */
+export const WorkflowTriggers = z
+  .object({
+    checksFailed: z.object({ maxRounds: z.number().int().min(1).max(20).default(3), prompt: text.optional() }).strict().optional(),
+    merged: z.object({ to: text }).strict().optional(),
+  })
+  .strict()
+  .default({});
+
+export const WorkflowDefinitionSchema = z
+  .object({
+    name: text.optional(),
+    repositoryId: text.nullable().optional(),
+    steps: z.array(WorkflowStep).min(1),
+    triggers: WorkflowTriggers,
+  })
+  .strict();
+
+export interface WorkflowStepDef {
+  id: BoardStep;
+  wipLimit?: number;
+  guard?: (typeof GUARDS)[number];
+  onEnter: WorkflowAction[];
+  on: Partial<Record<TransitionOutcome, BoardStep>>;
+}
+
+export interface WorkflowDefinition {
+  steps: WorkflowStepDef[];
+  triggers: { checksFailed?: { maxRounds: number; prompt?: string }; merged?: { to: BoardStep } };
+}
+
+/** A stored workflow (the current version of one name). */
+export interface WorkflowRecord {
+  name: string;
+  repositoryId: string | null;
+  version: number;
+  source: string;
+  definition: WorkflowDefinition;
+  stopped: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** WF-1: the built-in default workflow is today's board: every column, no automation. */
+export const DEFAULT_WORKFLOW_NAME = "default";
+export const DEFAULT_WORKFLOW_SOURCE = `# The plain board: every column, no automation (built in, read only).\nsteps:\n${BOARD_STEPS.map((s) => `  - id: ${s}\n`).join("")}`;
+
+export function defaultWorkflow(at = "1970-01-01T00:00:00.000Z"): WorkflowRecord {
+  return {
+    name: DEFAULT_WORKFLOW_NAME,
+    repositoryId: null,
+    version: 1,
+    source: DEFAULT_WORKFLOW_SOURCE,
+    definition: { steps: BOARD_STEPS.map((id) => ({ id, onEnter: [], on: {} })), triggers: {} },
+    stopped: false,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/** True when the workflow automates nothing: the board's own derivation from sessions applies. */
+export function isPlainBoard(def: WorkflowDefinition): boolean {
+  return def.steps.every((s) => s.onEnter.length === 0 && Object.keys(s.on).length === 0) && !def.triggers.checksFailed && !def.triggers.merged;
+}
+
+export function stepOf(def: WorkflowDefinition, id: string): WorkflowStepDef | undefined {
+  return def.steps.find((s) => s.id === id);
+}
+
+/** `{{field}}` → the field's value; unknown names were refused at validation. */
+export function renderTemplate(template: string, fields: Partial<Record<(typeof TEMPLATE_FIELDS)[number], string>>): string {
+  return template.replace(/\{\{\s*([a-z]+)\s*\}\}/g, (_m, name: string) => fields[name as (typeof TEMPLATE_FIELDS)[number]] ?? "");
+}

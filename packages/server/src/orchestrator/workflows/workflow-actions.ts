@@ -1,0 +1,111 @@
+import type { CreateSessionBody } from "@grove/protocol";
+import { AppError, isAppError } from "../../domain/errors.js";
+import { newId } from "../../domain/ids.js";
+import type { SessionRecord, TaskRecord } from "../../domain/records.js";
+import { type BoardStep, renderTemplate } from "../../domain/workflow.js";
+import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
+import type { Deps } from "../context.js";
+import { faultPoint } from "../fault-points.js";
+import { automatedMove } from "./workflow-moves.js";
+
+/** What the actions need of the orchestrator (its use cases, with their guards and slots). */
+export interface WorkflowPorts {
+  startSession(taskId: string, body: CreateSessionBody, opts: { sessionId: string }): Promise<SessionRecord>;
+  promptComments(sessionId: string, commentIds: string[], prompt?: string): Promise<SessionRecord>;
+  prompt(sessionId: string, text: string): Promise<SessionRecord>;
+  cancelTurn(sessionId: string): Promise<unknown>;
+}
+
+/** How an executed action ended: done now, or waiting for the turn it started. */
+export type ActionResult = { state: "succeeded" | "skipped" | "failed"; outcome: string } | { state: "waiting"; sessionId: string };
+
+/** Sessions that are not idle: a turn is under way (or the agent is starting). */
+export const BUSY = new Set(["starting", "running"]);
+
+/**
+ * WF-2: runs one claimed action. Every action is idempotent over a redo after a crash: a move
+ * whose target is reached is done, a start finds the session planned before it was created,
+ * comments already sent are not sent again.
+ */
+export async function executeAction(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord): Promise<ActionResult> {
+  const task = await deps.store.getTask(run.taskId);
+  if (!task || task.archivedAt) return { state: "skipped", outcome: "the task is archived or gone" };
+  const latest = await deps.store.workflows.latestEntry(run.taskId);
+  if (run.entryId !== null && latest?.id !== run.entryId) return { state: "skipped", outcome: "the task moved on" };
+  const a = run.action;
+  switch (a.action) {
+    case "move":
+      return move(deps, task, a.to as BoardStep);
+    case "start_session":
+      return startSession(deps, ports, run, task, a.agent, a.prompt);
+    case "send_comments":
+      return sendComments(deps, ports, run, task, a.prompt);
+  }
+}
+
+async function move(deps: Deps, task: TaskRecord, to: BoardStep): Promise<ActionResult> {
+  try {
+    const moved = await automatedMove(deps, task, to);
+    return moved ? { state: "succeeded", outcome: `moved to ${to}` } : { state: "skipped", outcome: "the task moved meanwhile" };
+  } catch (e) {
+    if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
+    throw e;
+  }
+}
+
+async function startSession(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord, agent: string, template: string): Promise<ActionResult> {
+  const planned = run.sessionId ?? (await deps.store.workflows.planSession(run.id, newId("ses"), deps.now()))?.sessionId;
+  if (!planned) throw new AppError("internal_error", `workflow run ${run.id} lost its claim`);
+  await faultPoint("workflow.after_plan");
+  if (!(await deps.store.getSession(planned))) {
+    const prompt = renderTemplate(template, await templateFields(deps, task, run.step));
+    try {
+      await ports.startSession(task.id, { agent, prompt }, { sessionId: planned });
+    } catch (e) {
+      if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
+      throw e;
+    }
+  }
+  return { state: "waiting", sessionId: planned };
+}
+
+/**
+ * The task's working session: its newest session no workflow started (the person's), else its
+ * oldest. Open comments go there (WF-2 "send open review comments to the working session").
+ */
+export async function workingSession(deps: Deps, taskId: string): Promise<SessionRecord | undefined> {
+  const sessions = await deps.store.listSessions(taskId);
+  const started = new Set((await deps.store.workflows.listRuns(taskId)).filter((r) => r.action.action === "start_session").map((r) => r.sessionId));
+  const own = sessions.filter((s) => !started.has(s.id) && s.state !== "failed" && s.state !== "cancelled");
+  return own.at(-1) ?? sessions[0];
+}
+
+async function sendComments(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord, extra: string | undefined): Promise<ActionResult> {
+  const open = (await deps.store.review.listComments(task.id)).filter((c) => c.state === "open");
+  const target = run.sessionId ? await deps.store.getSession(run.sessionId) : await workingSession(deps, task.id);
+  if (!target) return { state: "skipped", outcome: "the task has no session to send comments to" };
+  if (open.length === 0) {
+    // A redo after the prompt went out finds the comments sent: the turn is what is waited for.
+    return run.sessionId ? { state: "waiting", sessionId: run.sessionId } : { state: "skipped", outcome: "no open review comments" };
+  }
+  await deps.store.workflows.planSession(run.id, target.id, deps.now());
+  try {
+    await ports.promptComments(target.id, open.map((c) => c.id), extra ? renderTemplate(extra, await templateFields(deps, task, run.step)) : undefined);
+  } catch (e) {
+    if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
+    throw e;
+  }
+  return { state: "waiting", sessionId: target.id };
+}
+
+/** The fields a prompt template may name. */
+export async function templateFields(deps: Deps, task: TaskRecord, step: string, checks = ""): Promise<Record<string, string>> {
+  const comments = (await deps.store.review.listComments(task.id)).filter((c) => c.state === "open");
+  return {
+    title: task.title,
+    brief: task.description,
+    step,
+    comments: comments.map((c) => `${c.path}:${c.line}: ${c.body}`).join("\n"),
+    checks,
+  };
+}

@@ -1,0 +1,207 @@
+import type { EventFrame, Session } from "@grove/protocol";
+import { newId } from "../../domain/ids.js";
+import type { TaskRecord } from "../../domain/records.js";
+import { SerialChain } from "../../domain/serial-chain.js";
+import { type BoardStep, type TransitionOutcome, type WorkflowAction, isPlainBoard, stepOf } from "../../domain/workflow.js";
+import { type WorkflowRunRecord, enterKey, workflowRunView } from "../../domain/workflow-run.js";
+import type { Deps } from "../context.js";
+import { faultPoint } from "../fault-points.js";
+import { BUSY, type WorkflowPorts, executeAction } from "./workflow-actions.js";
+import { getWorkflowOr404 } from "./workflow-defs.js";
+import { assertWipRoom } from "./workflow-moves.js";
+import { workflowOf } from "../tasks/task-workflow.js";
+
+/**
+ * WF-2: runs workflows. A task entering a step (whoever moved it) is recorded once as a step
+ * entry (unique per task and sequence number, so two runners record it once); its onEnter
+ * actions become durable runs keyed by (task, workflow version, entry, action index). Runs are
+ * claimed by compare-and-set and executed in order; an action that started or prompted a
+ * session waits for that turn, whose outcome moves the task through a run of its own.
+ * Reacts to this process's own frames only: the runner where a thing happened handles it.
+ */
+export class WorkflowEngine {
+  private readonly chain = new SerialChain((err: unknown) => this.deps.log.error({ err }, "workflow: handling an event failed"));
+  private off: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly ports: WorkflowPorts,
+  ) {}
+
+  /** Subscribes, re-runs this runner's claimed runs (a crash left them running) and reconciles every task's entry. */
+  start(): void {
+    this.off = this.deps.bus.subscribe((f) => {
+      if (!this.deps.bus.isRemoteDelivery) this.onFrame(f);
+    });
+    this.chain.enqueue(async () => {
+      for (const run of await this.deps.store.workflows.runningRuns(this.deps.runnerId)) await this.execute(run);
+      for (const task of await this.deps.store.listTasks({ archived: false })) await this.onTask(task.id, { sweep: true });
+      await this.drain();
+    });
+  }
+
+  /** Resolves once every queued piece of work is done (tests, shutdown). */
+  flush(): Promise<void> {
+    return this.chain.flush();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.off?.();
+    await this.chain.flush();
+  }
+
+  /** Queued work: a new run is due. */
+  kick(): void {
+    this.chain.enqueue(() => this.drain());
+  }
+
+  /**
+   * WF-2: a person moves a task. Refused past the target's WIP limit; otherwise every run of the
+   * task in progress is cancelled first (a person's action wins), with the turn it waits for.
+   */
+  async beforePersonMove(task: TaskRecord, to: BoardStep): Promise<void> {
+    if (task.state === to) return;
+    const wf = await workflowOf(this.deps, task);
+    await assertWipRoom(this.deps, wf, task, to);
+    await this.cancelRuns(task.id, "cancelled: a person moved the task");
+  }
+
+  /** WF-2: a stop switch was set: what is in progress is cancelled, nothing new is queued. */
+  async cancelRuns(taskId: string | undefined, why: string, workflow?: string): Promise<void> {
+    const cancelled = await this.deps.store.workflows.cancelRuns({ ...(taskId !== undefined ? { taskId } : {}), workflow }, why, this.deps.now());
+    for (const r of cancelled) {
+      this.publish(r);
+      if (r.sessionId && r.action.action !== "send_comments") {
+        const s = await this.deps.store.getSession(r.sessionId);
+        if (s && BUSY.has(s.state)) await this.ports.cancelTurn(s.id).catch((err: unknown) => this.deps.log.warn({ err, sessionId: s.id }, "workflow: the cancelled run's turn could not be cancelled"));
+      }
+    }
+  }
+
+  private onFrame(f: EventFrame): void {
+    if (this.stopped) return;
+    if (f.type === "task.updated" || f.type === "task.created") {
+      const id = (f as EventFrame<"task.updated">).data.task.id;
+      this.chain.enqueue(async () => {
+        await this.onTask(id);
+        await this.drain();
+      });
+    } else if (f.type === "session.state_changed") {
+      const { session, from } = (f as EventFrame<"session.state_changed">).data;
+      if (!BUSY.has(session.state) && (from === null || BUSY.has(from))) this.chain.enqueue(() => this.onTurnEnd(session));
+    }
+  }
+
+  /**
+   * Records the task's entry into its current column (once) and queues the step's onEnter
+   * actions. Under the plain board nothing is recorded. The start-up sweep catches a move whose
+   * entry a crash prevented; a task it sees for the first time is adopted (its entry recorded,
+   * no actions: it did not just enter its column).
+   */
+  private async onTask(taskId: string, opts: { sweep?: boolean } = {}): Promise<void> {
+    const { store } = this.deps;
+    const task = await store.getTask(taskId);
+    if (!task || task.archivedAt) return;
+    const wf = await workflowOf(this.deps, task);
+    if (isPlainBoard(wf.definition)) return;
+    const latest = await store.workflows.latestEntry(taskId);
+    if (latest?.step === task.state) return;
+    const entry = { id: newId("wfe"), taskId, seq: (latest?.seq ?? 0) + 1, step: task.state, workflow: wf.name, version: wf.version, createdAt: this.deps.now() };
+    if (!(await store.workflows.addEntry(entry))) return; // another runner recorded it
+    // Runs of the step the task left are superseded (the run that moved it has finished).
+    for (const r of await store.workflows.cancelRuns({ taskId, exceptEntry: entry.id }, "superseded: the task entered another step", this.deps.now())) this.publish(r);
+    if (wf.stopped || (opts.sweep && !latest) || (await store.workflows.isTaskStopped(taskId))) return;
+    const actions = stepOf(wf.definition, task.state)?.onEnter ?? [];
+    for (const [i, action] of actions.entries()) {
+      await this.enqueue({ idemKey: enterKey(taskId, wf.version, entry.id, i), taskId, entryId: entry.id, workflow: wf.name, version: wf.version, step: task.state, actionIndex: i, action, cause: "enter" });
+    }
+  }
+
+  /** Inserts a run unless its key exists (exactly once) and announces it. */
+  async enqueue(r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & { action: WorkflowAction }): Promise<WorkflowRunRecord | undefined> {
+    const now = this.deps.now();
+    const run = await this.deps.store.workflows.enqueue({ ...r, id: newId("wfr"), state: "pending", runnerId: null, attempts: 0, outcome: null, sessionId: null, createdAt: now, updatedAt: now });
+    if (run) this.publish(run);
+    return run;
+  }
+
+  /** Claims and runs every runnable pending run, in order of entry and action index. */
+  private async drain(): Promise<void> {
+    for (let progressed = true; progressed && !this.stopped; ) {
+      progressed = false;
+      for (const run of await this.deps.store.workflows.pendingRuns()) {
+        if (!(await this.predecessorsDone(run))) continue;
+        const claimed = await this.deps.store.workflows.claim(run.id, this.deps.runnerId, this.deps.now());
+        if (!claimed) continue; // another runner, or a cancel, won
+        this.publish(claimed);
+        await faultPoint("workflow.after_claim");
+        await this.execute(claimed);
+        progressed = true;
+      }
+    }
+  }
+
+  /** Earlier actions of the same entry must have ended well; after a failed one the rest is cancelled. */
+  private async predecessorsDone(run: WorkflowRunRecord): Promise<boolean> {
+    if (run.entryId === null || run.actionIndex === 0) return true;
+    const earlier = (await this.deps.store.workflows.runsOfEntry(run.entryId)).filter((r) => r.actionIndex < run.actionIndex);
+    if (earlier.some((r) => r.state === "failed" || r.state === "cancelled")) {
+      const c = await this.deps.store.workflows.finish(run.id, "cancelled", "an earlier action of the step did not succeed", this.deps.now(), ["pending"]);
+      if (c) this.publish(c);
+      return false;
+    }
+    return earlier.every((r) => r.state === "succeeded" || r.state === "skipped");
+  }
+
+  private async execute(run: WorkflowRunRecord): Promise<void> {
+    const result = await executeAction(this.deps, this.ports, run);
+    if (result.state === "waiting") {
+      // The turn may have ended before we looked (a redo after a crash, a very short turn).
+      const s = await this.deps.store.getSession(result.sessionId);
+      const fresh = await this.deps.store.workflows.getRun(run.id);
+      if (s && fresh?.state === "running" && !BUSY.has(s.state) && s.lastTurn && s.lastTurn.at >= fresh.createdAt) await this.onTurnEnd(s as unknown as Session);
+      return;
+    }
+    const done = await this.deps.store.workflows.finish(run.id, result.state, result.outcome, this.deps.now());
+    if (done) this.publish(done);
+  }
+
+  /** A turn ended: the run waiting for it ends with the turn's outcome, and the step's transition is queued. */
+  private async onTurnEnd(session: Pick<Session, "id" | "taskId" | "state" | "lastTurn">): Promise<void> {
+    const run = await this.deps.store.workflows.runOfSession(session.id);
+    if (!run) return;
+    const outcome = turnOutcome(session);
+    if (outcome === "cancelled") {
+      const c = await this.deps.store.workflows.finish(run.id, "cancelled", "the turn was cancelled", this.deps.now());
+      if (c) this.publish(c);
+      return;
+    }
+    const clean = outcome === "completed" && (await this.deps.store.review.listComments(run.taskId)).every((c) => c.state !== "open");
+    const wf = await getWorkflowOr404(this.deps, run.workflow).catch(() => undefined);
+    const on = wf ? (stepOf(wf.definition, run.step)?.on ?? {}) : {};
+    const label = clean && on.clean ? "clean" : outcome;
+    const to = on[label] as BoardStep | undefined;
+    // The run's end and the move it implies commit together: a crash leaves both or neither.
+    const done = await this.deps.store.transaction(async () => {
+      const d = await this.deps.store.workflows.finish(run.id, outcome === "completed" ? "succeeded" : "failed", `turn ${label}${to ? ` → ${to}` : ""}`, this.deps.now());
+      if (d && to) await this.enqueue({ idemKey: `turn:${run.id}`, taskId: run.taskId, entryId: run.entryId, workflow: run.workflow, version: run.version, step: run.step, actionIndex: 1000, action: { action: "move", to }, cause: `turn_${label}` });
+      return d;
+    });
+    if (done) this.publish(done);
+    await this.drain();
+  }
+
+  publish(run: WorkflowRunRecord): void {
+    this.deps.bus.publish("workflow.run", { taskId: run.taskId, workflow: run.workflow, step: run.step, action: run.action.action, outcome: run.outcome ?? run.state, run: workflowRunView(run) });
+  }
+}
+
+function turnOutcome(s: Pick<Session, "state" | "lastTurn">): TransitionOutcome | "cancelled" {
+  const o = s.lastTurn?.outcome;
+  if (o === "cancelled" || o === "interrupted") return "cancelled";
+  if (o === "stalled") return "stalled";
+  if (o === "completed" && s.state !== "failed") return "completed";
+  return "failed";
+}
