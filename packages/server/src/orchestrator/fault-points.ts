@@ -10,6 +10,8 @@
  * `running`, nothing done yet). `archive.*` applies to every trigger (delete, reset too).
  * `launch.after_worktree_add` (a new worktree exists, its row is not yet persisted),
  * `launch.rollback_after_row_delete` (a failed launch's rollback removed a row, not yet its worktree).
+ * `workflow.after_claim` (a run `running`, nothing done), `workflow.after_plan` (a start's session
+ * id recorded, no session yet), `workflow.after_start` (the session created, the run not told).
  * WT-10 pool: `pool.after_claim` (a pooled worktree moved to the slot, no branch yet),
  * `pool.after_branch` (branch created, not checked out), `pool.after_checkout` (on the branch,
  * markers not yet dropped), `pool.after_refill_add` (a fill's worktree exists, not yet marked ready).

@@ -65,6 +65,7 @@ async function startSession(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRe
       if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
       throw e;
     }
+    await faultPoint("workflow.after_start");
   }
   return { state: "waiting", sessionId: planned };
 }
