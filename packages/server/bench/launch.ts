@@ -70,7 +70,9 @@ export async function launchBench(rounds: number): Promise<Row[]> {
       await api("POST", `/tasks/${task.id}/sessions`, { prompt: "say hi" });
       await firstUpdate;
       grove.push(performance.now() - t0);
-      // Attach: a second session on the same task.
+      // Attach: a second session on the same task, once the first prompt's background work
+      // (Changes and diff stats after its turn) is done: that work is not the attach's.
+      await settle();
       const before = orch.deps.git.spawnCount;
       const a0 = performance.now();
       await api("POST", `/tasks/${task.id}/sessions`, {});

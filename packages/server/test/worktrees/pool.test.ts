@@ -62,6 +62,18 @@ describe.each(DATABASES)("WT-10 worktree pool (%s)", (kind) => {
     expect(changes.repositories[0].files).toHaveLength(0);
     expect((await srv.api("GET", "/doctor")).body).toMatchObject({ ok: true, findings: [] });
     expect(branchesOf(repo)).toEqual(["main", slot.worktreeBranch].sort());
+
+    // A pooled checkout already at the base's tip: only HEAD moves onto the new branch.
+    const t2 = await srv.api("POST", "/tasks", { title: "At the tip", repositories: [{ repositoryId: id }] });
+    const s2 = await srv.api("POST", `/tasks/${t2.body.id}/sessions`, {});
+    expect(s2.body.state).toBe("waiting_for_input");
+    const slot2 = (await srv.api("GET", `/sessions/${s2.body.id}/workspace`)).body.repositories[0];
+    expect(gitSync(slot2.worktreePath, "symbolic-ref", "--short", "HEAD").trim()).toBe(slot2.worktreeBranch);
+    expect(gitSync(slot2.worktreePath, "rev-parse", "HEAD").trim()).toBe(tip);
+    expect(gitSync(slot2.worktreePath, "status", "--porcelain")).toBe("");
+    expect(readFileSync(join(slot2.worktreePath, "a.txt"), "utf8")).toBe("two\n");
+    await pool.idle();
+    expect((await srv.api("GET", "/doctor")).body).toMatchObject({ ok: true, findings: [] });
   });
 
   it("WT-10: two claims racing for the one pooled worktree — exactly one gets it, the others get none (their launch checks out in full)", async () => {

@@ -4,7 +4,7 @@ import { mkdir, open, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { dirname, join } from "node:path";
 import { AppError } from "../../domain/errors.js";
 import { assertBranchName } from "../../domain/layout.js";
-import { branchExists } from "../../git/repository.js";
+import { branchExists, resolveCommit } from "../../git/repository.js";
 import type { GitRunner } from "../../git/runner.js";
 import type { WorktreeManager } from "../../git/worktrees.js";
 import type { Log, PoolClaim, WorktreePoolPort } from "../context.js";
@@ -113,11 +113,22 @@ export class WorktreePool implements WorktreePoolPort {
       throw e;
     }
     await faultPoint("pool.after_claim");
-    await this.deps.git.withRepoLock(c.repoPath, () => this.deps.git.run(["branch", "--no-track", c.branch, c.startPoint], { cwd: c.repoPath }));
+    const target = await resolveCommit(this.deps.git, c.repoPath, c.startPoint);
+    if (target === null) throw new AppError("base_branch_not_found", `start point ${c.startPoint} does not exist`, { baseBranch: c.baseBranch });
+    await this.deps.git.withRepoLock(c.repoPath, () => this.deps.git.run(["branch", "--no-track", c.branch, target], { cwd: c.repoPath }));
     await faultPoint("pool.after_branch");
     // SBX-4: the slot is under the tasks directory now; git runs there pinned.
     const pin = await this.deps.worktrees.pin({ repoPath: c.repoPath, worktreePath: c.worktreePath });
-    await this.deps.git.run(["switch", "--no-guess", c.branch], { cwd: pin });
+    // The pooled checkout is detached at some commit of the base (HEAD in its own admin dir).
+    const pooledAt = (await readFile(join(pin.gitDir, "HEAD"), "utf8").catch(() => "")).trim();
+    if (pooledAt === target) {
+      // Already the refreshed base: only HEAD moves onto the new branch; index and files stay.
+      await this.deps.git.run(["symbolic-ref", "HEAD", `refs/heads/${c.branch}`], { cwd: pin });
+    } else {
+      // The base moved on: git checks out the difference. -q: no report of local changes
+      // afterwards (a walk of the whole tree; a pooled checkout has none).
+      await this.deps.git.run(["switch", "-q", "--no-guess", c.branch], { cwd: pin });
+    }
     await faultPoint("pool.after_checkout");
     // The worktree is the task's now (a crash from here on is the ordinary WT-7 adoption).
     await rm(join(dir, `${id}.ready`), { force: true });
