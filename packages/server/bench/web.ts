@@ -44,7 +44,7 @@ export async function webBench(rounds = 5): Promise<Row[]> {
   const rows: Row[] = [];
   const gz = initialJsGzip();
   const load = (await import("node:os")).loadavg()[0]!.toFixed(1);
-  rows.push({ benchmark: "web: initial JS (gzipped)", grove: `${(gz / 1024).toFixed(0)} KB`, raw: "-", ratio: "-", target: "< 400 KB" });
+  rows.push({ benchmark: "web: initial JS (gzipped)", grove: `${(gz / 1024).toFixed(0)} KB`, raw: "-", ratio: "-", target: "< 250 KB" });
   const home = mkdtempSync(join(tmpdir(), "grove-bench-web-"));
   const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--no-first-run"] });

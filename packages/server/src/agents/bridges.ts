@@ -1,3 +1,4 @@
+import type { McpToolNames } from "../mcp/tool-catalog.js";
 import type { AgentProfileConfig } from "./profiles.js";
 
 /**
@@ -12,6 +13,7 @@ import type { AgentProfileConfig } from "./profiles.js";
  * - `stateDirEnv`: the variables naming the vendor's own state dir (config, logins, sessions).
  *   Where the agent's environment sets one, that directory is its state: writable in its
  *   sandbox like its own HOME (SBX-1), since the bridge cannot even start without it.
+ * - `mcpToolNames`: grove MCP tools it must be served under another name (MCP-2.7).
  * - `confined`: how the bridge is started inside the sandbox, on top of its profile. opencode's
  *   ACP side talks HTTP to its own server on loopback; inside, that server listens on
  *   127.0.0.2 — the sandbox's own loopback, reached directly (`NO_PROXY`) — while every other
@@ -28,7 +30,8 @@ export interface BridgeFacts {
   asksWithEnv?: Record<string, string>;
   hosts: readonly string[];
   stateDirEnv: readonly string[];
-  confined?: { args: readonly string[]; env: Record<string, string> };
+  mcpToolNames?: McpToolNames;
+  confined?: { args: readonly string[]; env: Record<string, string>; hiddenInWorkspace?: readonly string[] };
 }
 
 /** A loopback address of the sandbox's own network namespace that never goes through the proxy. */
@@ -61,6 +64,16 @@ export const BRIDGES: readonly BridgeFacts[] = [
     nonAskingModes: ["yolo"],
     hosts: ["generativelanguage.googleapis.com:443", "oauth2.googleapis.com:443", "accounts.google.com:443", "cloudcode-pa.googleapis.com:443"],
     stateDirEnv: ["GEMINI_CLI_HOME"],
+    // MCP-2.7: in ACP mode Gemini CLI excludes its own `ask_user` tool (its dialog cannot show over
+    // ACP), and the exclusion also matches an MCP tool's bare name: `mcp_grove_ask_user` would
+    // never reach the model. Served as `ask_person` it does (the call is the same ask_user).
+    mcpToolNames: { ask_user: "ask_person" },
+    // MCP-1: Gemini CLI connects no MCP server (session/new's `grove` included) in a folder it does
+    // not trust. Confined, Grove trusts the workspace with the CLI's own switch and hides the
+    // repository's `.gemini/` (its project settings: hooks, MCP servers, tool commands, allowed
+    // tools) behind an empty directory, so the trust lets in Grove's server and nothing the
+    // repository brings. Unconfined, Grove cannot hide it, and trusts nothing.
+    confined: { args: [], env: { GEMINI_CLI_TRUST_WORKSPACE: "true" }, hiddenInWorkspace: [".gemini"] },
   },
   {
     package: "opencode-ai",
@@ -94,13 +107,18 @@ export function policyModesOf(p: AgentProfileConfig): AgentProfileConfig["policy
   return p.policyModes ?? bridgeOf(p)?.policyModes;
 }
 
+/** MCP-2.7: the profile's own tool renames, else its bridge's. */
+export function mcpToolNamesOf(p: AgentProfileConfig): McpToolNames | undefined {
+  return p.mcpToolNames ?? bridgeOf(p)?.mcpToolNames;
+}
+
 /** SBX-1: the variables naming the profile's vendor state dir (its bridge's). */
 export function stateDirEnvOf(p: AgentProfileConfig): readonly string[] {
   return bridgeOf(p)?.stateDirEnv ?? [];
 }
 
 /** SBX-2: the profile's bridge's own additions to a confined start (see {@link BridgeFacts.confined}). */
-export function confinedStartOf(p: AgentProfileConfig): { args: readonly string[]; env: Record<string, string> } {
+export function confinedStartOf(p: AgentProfileConfig): { args: readonly string[]; env: Record<string, string>; hiddenInWorkspace?: readonly string[] } {
   return bridgeOf(p)?.confined ?? { args: [], env: {} };
 }
 

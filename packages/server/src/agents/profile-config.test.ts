@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadProfiles } from "./profile-config.js";
 import { builtInProfiles } from "./profiles.js";
+import { mcpToolNamesOf } from "./bridges.js";
 
 describe("SES-9 configured agent profiles ($GROVE_HOME/agents.json)", () => {
   const dirs: string[] = [];
@@ -15,10 +16,14 @@ describe("SES-9 configured agent profiles ($GROVE_HOME/agents.json)", () => {
   };
   afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-  it("MCP-1 the built-in gemini profile serves ask_user as ask_person (Gemini CLI hides tools named ask_user over ACP); a gemini entry keeps it", () => {
-    const h = home(JSON.stringify({ agents: [{ name: "gemini", env: { EXTRA: "1" } }] }));
-    expect(builtInProfiles({ home: h }).find((x) => x.name === "gemini")!.mcpToolNames).toEqual({ ask_user: "ask_person" });
-    expect(loadProfiles(h, builtInProfiles({ home: h })).find((x) => x.name === "gemini")!.mcpToolNames).toEqual({ ask_user: "ask_person" });
+  it("MCP-2.7 a Gemini CLI profile serves ask_user as ask_person (it hides tools named ask_user over ACP): the built-in, an entry extending it, and a profile of its own running the same package; a profile's own mcpToolNames wins", () => {
+    const h = home(JSON.stringify({ agents: [{ name: "gemini", env: { EXTRA: "1" } }, { name: "gem2", command: "node", args: ["/opt/x/node_modules/@google/gemini-cli", "--acp"] }, { name: "gem3", command: "node", args: ["/opt/x/node_modules/@google/gemini-cli"], mcpToolNames: { ask_user: "ask_human" } }] }));
+    const p = loadProfiles(h, builtInProfiles({ home: h }));
+    const names = (n: string) => mcpToolNamesOf(p.find((x) => x.name === n)!);
+    expect(names("gemini")).toEqual({ ask_user: "ask_person" });
+    expect(names("gem2")).toEqual({ ask_user: "ask_person" });
+    expect(names("gem3")).toEqual({ ask_user: "ask_human" });
+    expect(names("claude")).toBeUndefined();
   });
 
   it("SES-9 without a file the built-ins are the profiles, scripted first", () => {

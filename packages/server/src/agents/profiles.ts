@@ -53,7 +53,8 @@ export interface AgentProfileConfig {
   mcp?: "task" | "none" | "board";
   /**
    * MCP-1: another name to serve a grove tool under, for an agent that hides a tool of that name
-   * (Gemini CLI hides any tool named `ask_user` over ACP). Absent = the catalog's names.
+   * (Gemini CLI hides any tool named `ask_user` over ACP). Absent = its bridge's renames
+   * (agents/bridges.ts), else the catalog's names.
    */
   mcpToolNames?: McpToolNames;
   /**
@@ -209,10 +210,6 @@ export function builtInProfiles(opts: { home: string }): AgentProfileConfig[] {
       // `auto_approve`: Grove answers every ask itself, and Gemini CLI refuses its approving
       // modes (`autoEdit`, `yolo`) in a folder the person has not trusted — a new worktree.
       policyModes: { ask: "default" },
-      // MCP-1: in ACP mode Gemini CLI excludes its own `ask_user` tool (its dialog cannot show over
-      // ACP), and the exclusion also matches an MCP tool's bare name: `mcp_grove_ask_user` would
-      // never reach the model. Served as `ask_person` it does (the call is the same ask_user).
-      mcpToolNames: { ask_user: "ask_person" },
       auth: { fix: "set GEMINI_API_KEY for the agent, or log in once with `gemini`", env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"] },
     }),
     bridgeProfile("opencode", {

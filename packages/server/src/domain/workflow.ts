@@ -18,11 +18,13 @@ const text = z.string().min(1);
 export const StartSessionAction = z.object({ action: z.literal("start_session"), agent: text, prompt: text }).strict();
 export const SendCommentsAction = z.object({ action: z.literal("send_comments"), prompt: text.optional() }).strict();
 export const MoveAction = z.object({ action: z.literal("move"), to: text }).strict();
+/** The failing checks of the task's pull requests (name and log excerpt, through the provider API) → the working session. */
+export const SendChecksAction = z.object({ action: z.literal("send_checks") }).strict();
 
-export const ACTION_KINDS = ["start_session", "send_comments", "move"] as const;
+export const ACTION_KINDS = ["start_session", "send_comments", "send_checks", "move"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
-export const WorkflowAction = z.discriminatedUnion("action", [StartSessionAction, SendCommentsAction, MoveAction]);
+export const WorkflowAction = z.discriminatedUnion("action", [StartSessionAction, SendCommentsAction, SendChecksAction, MoveAction]);
 export type WorkflowAction = z.infer<typeof WorkflowAction>;
 
 /** Turn outcomes a step may move on (LIVE-2's outcomes, as the workflow sees them). */

@@ -72,6 +72,7 @@ export class Orchestrator {
       promptComments: (sessionId, commentIds, prompt) => this.guardSessionLaunch(sessionId, () => this.review.prompt(sessionId, { commentIds, ...(prompt ? { prompt } : {}) })),
       prompt: (sessionId, text) => this.prompt(sessionId, text),
       cancelTurn: (sessionId) => this.cancel(sessionId),
+      sendFeedback: (taskId, sessionId) => this.guardSessionLaunch(sessionId, () => this.review.feedback(taskId, sessionId)),
     });
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);

@@ -19,7 +19,8 @@ import type { SandboxOptions } from "../domain/sandbox-profile.js";
  *    `info/` stay read-only, so nothing the agent writes runs in the person's git later; the
  *    worktree writable and its `.git` link read-only on top (SBX-4: the link cannot be pointed
  *    at a git dir the agent wrote);
- * 5. the profile's `sandbox.writable` paths;
+ * 5. the profile's `sandbox.writable` paths, then its bridge's `hiddenInWorkspace` directories of
+ *    the cwd and each worktree covered by an empty one (Gemini CLI's project `.gemini/`);
  * 6. hidden last, so no bind above re-exposes them: the person's `~/.ssh`, `~/.aws`,
  *    `~/.config/gh`, `~/.gnupg` and the profile's `sandbox.deny`;
  * 7. the egress proxy's Unix socket (SBX-2), the only way out of the empty network namespace,
@@ -60,6 +61,8 @@ export interface MountPlanInput {
    * it, so its install root is bound read-only right after, before anything is hidden on top.
    */
   program?: readonly string[];
+  /** Directories (relative) of the cwd and each worktree the agent must not see: an empty one covers each that exists. */
+  hiddenInWorkspace?: readonly string[];
 }
 
 const PRIVATE_ROOTS = ["/tmp", "/run"];
@@ -135,6 +138,9 @@ export function mountPlan(input: MountPlanInput): string[] {
     bindExisting("--ro-bind", join(wt, ".git"));
   }
   for (const p of input.options.writable ?? []) bindExisting("--bind", resolve(p));
+  for (const dir of new Set([resolve(input.cwd), ...input.worktrees.map((w) => resolve(w.workTree))])) {
+    for (const name of input.hiddenInWorkspace ?? []) if (kindOf(join(dir, name)) === "dir") a.push("--tmpfs", join(dir, name));
+  }
   const hidden = [...(input.personHome ? PERSON_CREDENTIALS.map((c) => join(input.personHome!, c)) : []), ...(input.options.deny ?? []).map((p) => resolve(p))];
   for (const p of hidden) {
     const k = kindOf(p);

@@ -199,7 +199,8 @@ export class WorkflowStore {
 
   /**
    * WF-2: a person acted, a stop switch, or the task entered another step: the active runs of a
-   * task (or of a workflow), except those of `exceptEntry`, → cancelled. Moves already running
+   * task (or of a workflow) → cancelled; with `exceptEntry`, only the runs of other step entries
+   * (a trigger's runs belong to no entry and outlive a move). Moves already running
    * are left to finish (they are what moved the task).
    */
   async cancelRuns(filter: { taskId?: string; workflow?: string | undefined; exceptEntry?: string }, outcome: string, now: string): Promise<WorkflowRunRecord[]> {
@@ -208,7 +209,7 @@ export class WorkflowStore {
     if (filter.workflow !== undefined) q = q.where("workflow", "=", filter.workflow);
     if (filter.exceptEntry !== undefined) {
       const keep = filter.exceptEntry;
-      q = q.where((eb) => eb.or([eb("entry_id", "is", null), eb("entry_id", "!=", keep)])).where((eb) => eb.not(eb.and([eb("state", "=", "running"), eb("action", "like", '{"action":"move"%')])));
+      q = q.where("entry_id", "is not", null).where("entry_id", "!=", keep).where((eb) => eb.not(eb.and([eb("state", "=", "running"), eb("action", "like", '{"action":"move"%')])));
     }
     return (await q.returningAll().execute()).map(toRun);
   }

@@ -18,6 +18,14 @@ describe("a newcomer's first task on a local repository (Chromium, scripted agen
     const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
     await page.getByLabel("First prompt (optional)").fill("write src/hello.txt hello");
     await page.getByRole("button", { name: "Start session" }).click();
+    // WEB-33: internals (ids, runner) wait behind a closed Details toggle; Archive is not a primary action.
+    const head = page.locator(".task-head");
+    expect(await head.locator("details.internals").getAttribute("open")).toBeNull();
+    expect(await head.getByText(task.id, { exact: true }).isVisible()).toBe(false);
+    await head.locator("details.internals summary").click();
+    await head.getByText(task.id, { exact: true }).waitFor();
+    expect(await page.getByRole("button", { name: "Archive", exact: true }).getAttribute("class")).toContain("secondary");
+
     // WEB-29.1: a new shell's prompt is on screen before any key is pressed.
     const term = page.getByRole("region", { name: "Terminal" });
     await term.locator(".terminal-state", { hasText: "connected" }).waitFor();

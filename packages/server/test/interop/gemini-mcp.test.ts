@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +14,9 @@ import { answerInPageInbox } from "./inbox-page.js";
  * MCP-1 with the real Gemini CLI (ACP mode), confined, against the fake Gemini API: the `grove`
  * stdio MCP server every session is handed reaches the model among the request's
  * `functionDeclarations`, and the scripted model's calls of them run through Gemini CLI, the
- * shim and Grove's gateway: what the tool answers is in the model's next request.
+ * shim and Grove's gateway: what the tool answers is in the model's next request. No folder is
+ * trusted in the agent's HOME: Grove's confined launch trusts the worktree and hides the
+ * repository's own `.gemini/` from the agent.
  */
 const fake = new FakeGemini(() => ({ text: "nothing scripted" }));
 const proxy = new RefusingProxy();
@@ -28,9 +30,8 @@ beforeAll(async () => {
   agentHome = mkdtempSync(join(tmpdir(), "grove-gemini-mcp-home-"));
   mkdirSync(join(agentHome, ".gemini"));
   writeFileSync(join(agentHome, ".gemini", "settings.json"), JSON.stringify({ privacy: { usageStatisticsEnabled: false } }));
-  // Gemini CLI connects no MCP server (those of `session/new` included) in a folder it does not
-  // trust; the person's trust of the folders Grove's worktrees live under is a file in its HOME.
-  writeFileSync(join(agentHome, ".gemini", "trustedFolders.json"), JSON.stringify({ [realpathSync(tmpdir())]: "TRUST_FOLDER" }));
+  // No trustedFolders.json: Gemini CLI connects no MCP server in a folder it does not trust, and
+  // Grove's confined launch is what trusts the worktree (agents/bridges.ts), not the person.
   restoreEnv = setEnv({ HOME: agentHome, GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: "fake-gemini-key", ...agentNetworkEnv("gemini", proxy.url) });
 }, 600_000);
 
@@ -122,6 +123,32 @@ describe("MCP-1 interop: the real Gemini CLI calls Grove's MCP tools (fake Gemin
       const seen = await allowingUntil(api, sid, toolResultSeen, "the model's request after ask_person");
       expect(seen).toMatch(/\\?"answer\\?":\s*\\?"red/);
       await waitForSession(api, sid, ["waiting_for_input"], 120_000);
+    } finally {
+      await server.close();
+    }
+  }, 300_000);
+
+  it("MCP-1 the worktree is trusted by Grove's launch, not the repository: a .gemini/settings.json the repository brings (a hook, an MCP server) never runs, and the grove tools are offered", async () => {
+    try {
+      const srv = await server.bare();
+      const hookRan = join(agentHome, "repo-hook-ran");
+      const serverRan = join(agentHome, "repo-mcp-server-ran");
+      const repoSettings = {
+        hooks: { BeforeAgent: [{ hooks: [{ type: "command", command: `touch ${hookRan}` }] }], BeforeTool: [{ matcher: "*", hooks: [{ type: "command", command: `touch ${hookRan}` }] }] },
+        mcpServers: { repo: { command: "/bin/sh", args: ["-c", `touch ${serverRan}`] } },
+      };
+      const { task } = await repoAndTask(srv, { title: "Polish the lantern", files: { ".gemini/settings.json": JSON.stringify(repoSettings) } });
+      fake.requests.length = 0;
+      fake.script = callThenText("Read your task.", "task_get", {}, "I read the task.");
+      const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "gemini", prompt: "Read your task." });
+      expect(s.status, JSON.stringify(s.body)).toBe(201);
+      const sid = s.body.id as string;
+      const seen = await allowingUntil(srv.api, sid, toolResultSeen, "the model's request after task_get");
+      expect(seen).toContain("Polish the lantern");
+      await waitForSession(srv.api, sid, ["waiting_for_input"], 120_000);
+      expect(offered(fake.main[0]!).some((n) => n.startsWith("mcp_repo_"))).toBe(false);
+      expect(existsSync(hookRan)).toBe(false);
+      expect(existsSync(serverRan)).toBe(false);
     } finally {
       await server.close();
     }

@@ -60,7 +60,8 @@ describe.each(DATABASES)("MCP-2 scope per profile (%s)", (kind) => {
         expect((await srv.api("POST", `/inbox/${item.id}/answer`, { answer: "tea" })).status).toBeLessThan(300);
         expect(await asked).toEqual({ isError: false, json: { answer: "tea" } });
         // The transcript names the tool by what it is.
-        expect((await messages(srv, sid)).filter((m) => m.role === "tool").map((m) => m.text)).toContain("grove: ask_user");
+        // (Rows are written behind the call, through the recorder's write chain.)
+        await waitFor(async () => (await messages(srv!, sid)).some((m) => m.role === "tool" && m.text === "grove: ask_user"), "the grove: ask_user tool row");
       } finally {
         await client.close();
       }

@@ -58,10 +58,13 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const db = await freshDatabase(kind);
   const repo: TestRepo = await makeRepo({ name: `model${seed}` });
-  const env: Record<string, string> = { GROVE_HOME: db.home, ...(db.databaseUrl ? { GROVE_DATABASE_URL: db.databaseUrl } : {}) };
+  // WT-10: even seeds start tasks from a worktree pool, so its claims, refills and start-up
+  // recovery are drawn among the other operations (kill -9 included).
+  const pool: Record<string, string> = seed % 2 === 0 ? { GROVE_WORKTREE_POOL_SIZE: "1" } : {};
+  const env: Record<string, string> = { GROVE_HOME: db.home, ...(db.databaseUrl ? { GROVE_DATABASE_URL: db.databaseUrl } : {}), ...pool };
   // In-process server for speed; a real child process only around a kill -9 step.
   const reuse = { home: db.home, databaseUrl: db.databaseUrl };
-  let inproc: TestServer | undefined = await startTestServer(kind, reuse);
+  let inproc: TestServer | undefined = await startTestServer(kind, reuse, pool);
   let child: ChildServer | undefined;
   let api = inproc.api;
   const output = () => child?.output() ?? "";
@@ -114,7 +117,7 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
   const restartInProcess = async () => {
     alive.clear();
     await inproc?.stop();
-    inproc = await startTestServer(kind, reuse);
+    inproc = await startTestServer(kind, reuse, pool);
     api = inproc.api;
   };
   /** SES-6 after a crash: a child server runs an agent turn, is killed with SIGKILL, and the in-process server takes over. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
+import { makeRepo } from "../fixture/git.js";
 import { serverPerTest, waitForSession } from "../fixture/server.js";
 import { applyWorkflow, runsOf, waitForRun } from "./helpers.js";
 
@@ -50,9 +51,12 @@ describe.each(DATABASES)("WF-2 a person wins over automation (%s)", (kind) => {
     // Stopped workflow: A back to Review queues nothing either.
     expect((await srv.api("PATCH", "/workflows/slow", { stopped: true })).body.stopped).toBe(true);
     expect((await srv.api("PATCH", `/tasks/${a.task.id}`, { state: "review" })).status).toBe(200);
-    // A marker move on a third task proves the engine handled both moves before we look.
-    await srv.api("PATCH", "/workflows/slow", { stopped: false });
-    const c = await another("C");
+    // A marker: a task of another repository under its own active workflow. The engine handles
+    // frames in order, so once C's run exists, A's and B's moves were handled.
+    const other = perTest.track(await makeRepo({ name: "other" }));
+    const otherRepo = (await srv.api("POST", "/repositories", { path: other.path })).body as { id: string };
+    await applyWorkflow(srv, "marker", `repositoryId: ${otherRepo.id}\n${SLOW_REVIEW}`);
+    const c = { task: (await srv.api("POST", "/tasks", { title: "C", repositories: [{ repositoryId: otherRepo.id }] })).body as { id: string } };
     expect((await srv.api("PATCH", `/tasks/${c.task.id}`, { state: "review" })).status).toBe(200);
     await waitForRun(srv, c.task.id, "C's reviewer", (r) => r.action === "start_session");
     expect((await runsOf(srv, b.task.id)).length).toBe(0);

@@ -40,6 +40,7 @@ const WORDS: Record<string, Entry> = {
   path_not_found: { text: "Nothing exists at that path on the server's machine. Check the path." },
   not_a_git_repository: { text: "That folder is not the top of a git repository." },
   repository_exists: { text: "This repository is already added." },
+  repository_in_use: { text: "Tasks still refer to this repository (archived ones too). Delete those tasks first, then remove it." },
   not_found: { text: "This item does not exist (any more).", action: { kind: "back_to_board", label: "Back to the board" } },
   unauthorized: { text: "The server needs its access token. Open the page once with the link the server printed (…/?token=…)." },
   agent_unknown: { text: "That agent is not configured on the server." },

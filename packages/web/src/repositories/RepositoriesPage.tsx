@@ -1,6 +1,7 @@
 /**
- * Repository management: the registered repositories and the form that adds one, a local path
- * or a remote URL (provider and an optional token for a private host).
+ * Repository management: the registered repositories (each with Edit: its settings and Remove,
+ * WEB-32) and the form that adds one, a local path or a remote URL (provider and an optional
+ * token for a private host).
  */
 import type { CreateRepositoryBody, Repository } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
@@ -12,8 +13,9 @@ import { events } from "../live/events.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
+import { RepositorySettings } from "./RepositorySettings.js";
 
-function Table({ repos }: { repos: Repository[] }) {
+function Table({ repos, onEdit }: { repos: Repository[]; onEdit(id: string): void }) {
   if (repos.length === 0) return <p className="empty">No repositories yet.</p>;
   return (
     <table className="repos">
@@ -24,6 +26,9 @@ function Table({ repos }: { repos: Repository[] }) {
           <th>Provider</th>
           <th>Default branch</th>
           <th>Credential</th>
+          <th>
+            <span className="sr-only">Actions</span>
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -43,6 +48,11 @@ function Table({ repos }: { repos: Repository[] }) {
               <code>{r.defaultBranch}</code>
             </td>
             <td>{r.hasCredential ? `stored (${r.credentialPolicy})` : "—"}</td>
+            <td>
+              <button type="button" className="secondary small" aria-label={`Edit ${r.name}`} onClick={() => onEdit(r.id)}>
+                Edit
+              </button>
+            </td>
           </tr>
         ))}
       </tbody>
@@ -56,6 +66,8 @@ export function RepositoriesPage() {
   const [kind, setKind] = useState<"path" | "url">("path");
   const [f, setF] = useState({ path: "", url: "", provider: "", token: "", name: "", defaultBranch: "" });
   const [progress, setProgress] = useState("");
+  const [editing, setEditing] = useState<string | null>(null);
+  const editingRepo = repos.data?.find((r) => r.id === editing);
   const action = useAction();
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
 
@@ -80,7 +92,8 @@ export function RepositoriesPage() {
     <>
       <h1>Repositories</h1>
       <ErrorBox error={repos.error} context="Could not load repositories" />
-      <Table repos={repos.data ?? []} />
+      <Table repos={repos.data ?? []} onEdit={setEditing} />
+      {editingRepo ? <RepositorySettings key={editingRepo.id} repo={editingRepo} onClose={() => setEditing(null)} /> : null}
       <form className="card add-repo" aria-label="Add a repository" onSubmit={submit}>
         <h2>Add a repository</h2>
         <Field label="Source">

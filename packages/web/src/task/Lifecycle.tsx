@@ -52,7 +52,8 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
             Unarchive
           </button>
         ) : (
-          <button type="button" disabled={action.busy} onClick={archive}>
+          // Archive is not the page's forward action: secondary, like every action that takes the task away.
+          <button type="button" className="secondary" disabled={action.busy} onClick={archive}>
             Archive
           </button>
         )}

@@ -74,7 +74,10 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
               {outcomeWords(session.lastTurn.outcome)}
             </span>
           ) : null}
-          <code className="muted">{session.id}</code>
+          <details className="internals">
+            <summary>Details</summary>
+            <code>{session.id}</code>
+          </details>
         </div>
         {session.lastError ? (
           <div className="last-error-block">

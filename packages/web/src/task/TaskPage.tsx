@@ -115,9 +115,25 @@ export function TaskPage({ taskId }: { taskId: string }) {
               runner {t.runnerId} offline
             </span>
           ) : null}
-          <span className="muted">
-            created {when(t.createdAt)} · <code>{t.id}</code>
-          </span>
+          <span className="muted">created {when(t.createdAt)}</span>
+          {/* Internals, for bug reports and the CLI: behind a toggle, never in the reading line. */}
+          <details className="internals">
+            <summary>Details</summary>
+            <dl>
+              <dt>Task id</dt>
+              <dd>
+                <code>{t.id}</code>
+              </dd>
+              {t.runnerId ? (
+                <>
+                  <dt>Runner</dt>
+                  <dd>
+                    <code>{t.runnerId}</code>
+                  </dd>
+                </>
+              ) : null}
+            </dl>
+          </details>
           {archived ? null : (
             <span className="move">
               <Field label="State">

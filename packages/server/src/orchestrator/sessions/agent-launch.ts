@@ -10,6 +10,7 @@ import type { LiveSessions } from "./live-sessions.js";
 import type { SessionRecorder } from "./recorder.js";
 import { confinedLaunch, sandboxModeFor, type ConfinedLaunch } from "./sandbox-launch.js";
 import { sessionMcp } from "./session-mcp.js";
+import { mcpToolNamesOf } from "../../agents/bridges.js";
 
 export function findProfile(deps: Deps, name: string): AgentProfileConfig {
   const p = deps.profiles.find((x) => x.name === name);
@@ -33,7 +34,7 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
   // SBX-1..3: every agent starts through the sandbox seam; a real agent without one is refused.
   const sandbox = sandboxModeFor(deps, configured);
   // MCP-1: Grove's MCP server, with a token minted for this start, revoked when the agent exits.
-  const mcp = sessionMcp(deps, session, sandbox === "confined", configured.mcp, configured.mcpToolNames);
+  const mcp = sessionMcp(deps, session, sandbox === "confined", configured.mcp, mcpToolNamesOf(configured));
   let confined: ConfinedLaunch | undefined;
   let handle: AgentHandle;
   try {

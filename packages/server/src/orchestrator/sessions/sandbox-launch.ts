@@ -159,6 +159,7 @@ export async function confinedLaunch(
       // MCP-1: the gateway's socket is the sandbox's only door to Grove; the shim stays visible.
       ...(mcp?.bind ? { mcp: mcp.bind } : {}),
       program: [profile.command, ...profile.args, ...(mcp?.program ?? [])],
+      ...(start.hiddenInWorkspace ? { hiddenInWorkspace: start.hiddenInWorkspace } : {}),
     },
     profile.command,
     args,

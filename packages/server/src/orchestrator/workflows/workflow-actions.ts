@@ -14,6 +14,8 @@ export interface WorkflowPorts {
   promptComments(sessionId: string, commentIds: string[], prompt?: string): Promise<SessionRecord>;
   prompt(sessionId: string, text: string): Promise<SessionRecord>;
   cancelTurn(sessionId: string): Promise<unknown>;
+  /** Failed checks and unresolved provider comments of the task's pull requests → the session, one prompt. */
+  sendFeedback(taskId: string, sessionId: string): Promise<SessionRecord>;
 }
 
 /** How an executed action ended: done now, or waiting for the turn it started. */
@@ -40,6 +42,8 @@ export async function executeAction(deps: Deps, ports: WorkflowPorts, run: Workf
       return startSession(deps, ports, run, task, a.agent, a.prompt);
     case "send_comments":
       return sendComments(deps, ports, run, task, a.prompt);
+    case "send_checks":
+      return sendChecks(deps, ports, run, task);
   }
 }
 
@@ -92,6 +96,21 @@ async function sendComments(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRe
   await deps.store.workflows.planSession(run.id, target.id, deps.now());
   try {
     await ports.promptComments(target.id, open.map((c) => c.id), extra ? renderTemplate(extra, await templateFields(deps, task, run.step)) : undefined);
+  } catch (e) {
+    if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
+    throw e;
+  }
+  return { state: "waiting", sessionId: target.id };
+}
+
+async function sendChecks(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord): Promise<ActionResult> {
+  // A redo after the prompt went out waits for that turn rather than sending it twice.
+  if (run.sessionId) return { state: "waiting", sessionId: run.sessionId };
+  const target = await workingSession(deps, task.id);
+  if (!target) return { state: "skipped", outcome: "the task has no session to send the checks to" };
+  await deps.store.workflows.planSession(run.id, target.id, deps.now());
+  try {
+    await ports.sendFeedback(task.id, target.id);
   } catch (e) {
     if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
     throw e;

@@ -9,6 +9,7 @@ import { faultPoint } from "../fault-points.js";
 import { BUSY, type WorkflowPorts, executeAction } from "./workflow-actions.js";
 import { getWorkflowOr404 } from "./workflow-defs.js";
 import { assertWipRoom } from "./workflow-moves.js";
+import { onPullRequest } from "./workflow-triggers.js";
 import { workflowOf } from "../tasks/task-workflow.js";
 
 /**
@@ -86,6 +87,12 @@ export class WorkflowEngine {
       const id = (f as EventFrame<"task.updated">).data.task.id;
       this.chain.enqueue(async () => {
         await this.onTask(id);
+        await this.drain();
+      });
+    } else if (f.type === "pull_request.updated") {
+      const d = (f as EventFrame<"pull_request.updated">).data;
+      this.chain.enqueue(async () => {
+        await onPullRequest(this.deps, (r) => this.enqueue(r), d.taskId, d.pullRequest);
         await this.drain();
       });
     } else if (f.type === "session.state_changed") {
