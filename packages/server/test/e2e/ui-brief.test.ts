@@ -27,7 +27,7 @@ describe("BRIEF-1 web UI: the new-session form is pre-filled with the task's bri
     expect(readFileSync(join(ws.workspacePath, "extra.txt"), "utf8")).toBe("edited");
 
     // After a start the form is empty: sent as it is, the next session starts idle, not with the brief again.
-    expect(await box.inputValue()).toBe("");
+    await eventually(() => box.inputValue()).toBe("");
     await page.getByRole("button", { name: "Start session" }).click();
     await eventually(async () => ((await ui.srv.api("GET", `/tasks/${t.body.id}/sessions`)).body as unknown[]).length).toBe(2);
     const second = ((await ui.srv.api("GET", `/tasks/${t.body.id}/sessions`)).body as { id: string; createdAt: string }[]).find((s) => s.id !== first!.id)!;

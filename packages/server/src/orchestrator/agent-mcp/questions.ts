@@ -37,10 +37,14 @@ export class Questions {
     const timeoutS = Math.min(args.timeoutSeconds ?? QUESTION_TIMEOUT_S, QUESTION_TIMEOUT_S);
     const id = newId("q");
     const choices = args.choices && args.choices.length > 0 ? [...new Set(args.choices)] : null;
-    const item = await this.deps.store.inbox.raise({ id: newId("inbox"), kind: "question", taskId: task.id, sessionId: grant.sessionId, causeKey: questionCause(id), title: `${task.title}: ${args.question}`, detail: args.question, createdAt: now });
-    if (!item) throw new AppError("internal_error", "the question's inbox item could not be raised");
-    const q: QuestionRecord = { id, taskId: task.id, sessionId: grant.sessionId, inboxItemId: item.id, text: args.question, choices, state: "open", answer: null, createdAt: now, deadlineAt: new Date(Date.parse(now) + timeoutS * 1000).toISOString(), answeredAt: null };
-    await this.deps.store.mcp.insertQuestion(q);
+    // One transaction: a reader of the inbox never sees the item without its question (choices).
+    const item = await this.deps.store.transaction(async () => {
+      const item = await this.deps.store.inbox.raise({ id: newId("inbox"), kind: "question", taskId: task.id, sessionId: grant.sessionId, causeKey: questionCause(id), title: `${task.title}: ${args.question}`, detail: args.question, createdAt: now });
+      if (!item) throw new AppError("internal_error", "the question's inbox item could not be raised");
+      const q: QuestionRecord = { id, taskId: task.id, sessionId: grant.sessionId, inboxItemId: item.id, text: args.question, choices, state: "open", answer: null, createdAt: now, deadlineAt: new Date(Date.parse(now) + timeoutS * 1000).toISOString(), answeredAt: null };
+      await this.deps.store.mcp.insertQuestion(q);
+      return item;
+    });
     this.deps.bus.publish("inbox.updated", { item: { ...item, ...(choices ? { choices } : {}) } });
     const answer = await new Promise<string | "timeout" | "gone">((resolve) => {
       const timer = setTimeout(() => done("timeout"), timeoutS * 1000);
