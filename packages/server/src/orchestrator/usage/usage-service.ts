@@ -34,6 +34,8 @@ export class UsageService {
   private readonly recorders = new Map<string, SessionUsageRecorder>();
   /** Sessions whose running turn a person let run past the budget ("continue once"): never cancelled for it. */
   private readonly granted = new Set<string>();
+  /** Per session: the workflow that started it, or null (see `workflowOf`). */
+  private readonly startedBy = new Map<string, string | null>();
 
   constructor(private readonly deps: Deps) {}
 
@@ -49,6 +51,7 @@ export class UsageService {
   forget(sessionId: string): void {
     this.recorders.delete(sessionId);
     this.granted.delete(sessionId);
+    this.startedBy.delete(sessionId);
   }
 
   /** The session's turn ended: a continue-once grant it ran under is used up. */
@@ -192,8 +195,8 @@ export class UsageService {
    */
   private async scopesOf(taskId: string, sessionId?: string): Promise<Scope[]> {
     const out: Scope[] = [];
-    const run = sessionId ? await this.deps.store.workflows.runOfSession(sessionId) : undefined;
-    const workflow = run ? await this.deps.store.workflows.get(run.workflow) : undefined;
+    const name = sessionId ? await this.workflowOf(sessionId) : null;
+    const workflow = name ? await this.deps.store.workflows.get(name) : undefined;
     if (workflow?.definition.budget) {
       // Its version is the budget's: applying a new version (a raised budget) lets alerts fire again.
       out.push({ key: `workflow:${workflow.name}`, kind: "workflow", workflow: workflow.name, limit: workflow.definition.budget, used: await this.deps.store.usage.workflowTotals(workflow.name), version: `v${workflow.version}` });
@@ -209,6 +212,20 @@ export class UsageService {
       out.push({ key: `daily:${day}`, kind: "daily", limit: cap.limit, used: await this.deps.store.usage.dayTotals(day), version: cap.version });
     }
     return out;
+  }
+
+  /**
+   * The workflow that started the session, if one did. A workflow plans the session's id before
+   * the session exists, so the answer never changes: read once per session (off the hot path of
+   * every usage report).
+   */
+  private async workflowOf(sessionId: string): Promise<string | null> {
+    let name = this.startedBy.get(sessionId);
+    if (name === undefined) {
+      name = (await this.deps.store.workflows.runOfSession(sessionId))?.workflow ?? null;
+      this.startedBy.set(sessionId, name);
+    }
+    return name;
   }
 
   /** The daily cap in force: the person's (shared database) over GROVE_DAILY_BUDGET's. */
