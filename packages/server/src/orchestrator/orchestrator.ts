@@ -73,6 +73,7 @@ export class Orchestrator {
       prompt: (sessionId, text) => this.prompt(sessionId, text),
       cancelTurn: (sessionId) => this.cancel(sessionId),
       sendFeedback: (taskId, sessionId) => this.guardSessionLaunch(sessionId, () => this.review.feedback(taskId, sessionId)),
+      createTask: (body, opts) => createTask(this.deps, body, undefined, opts),
     });
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);
