@@ -1,5 +1,5 @@
 import type { WorkflowRun } from "@grove/protocol";
-import type { WorkflowAction } from "./workflow.js";
+import type { RunAction } from "./workflow.js";
 
 /** WF-2: `pending → running → succeeded | failed | skipped`, or `cancelled` (a person acted, a stop switch). */
 export type WorkflowRunState = WorkflowRun["state"];
@@ -18,7 +18,7 @@ export interface WorkflowRunRecord {
   version: number;
   step: string;
   actionIndex: number;
-  action: WorkflowAction;
+  action: RunAction;
   cause: string;
   state: WorkflowRunState;
   runnerId: string | null;

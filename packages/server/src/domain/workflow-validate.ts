@@ -1,7 +1,9 @@
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import { AppError } from "./errors.js";
+import { cronProblem, isTimeZone } from "./workflow-schedule.js";
 import {
   ACTION_KINDS,
+  SCHEDULE_FIELDS,
   BOARD_STEPS,
   type BoardStep,
   TEMPLATE_FIELDS,
@@ -18,6 +20,8 @@ export interface ParsedWorkflow {
   definition: WorkflowDefinition;
   repositoryId: string | null;
   repositoryLine: number;
+  /** The repository a schedule creates its tasks in, with the line naming it (checked by the caller). */
+  scheduleRepository?: { id: string; line: number };
 }
 
 /** What validation needs to know of the world: the agent profiles a step may start. */
@@ -92,11 +96,26 @@ export function parseWorkflow(source: string, ctx: WorkflowContext): ParsedWorkf
     triggers.checksFailed = raw.triggers.checksFailed;
   }
   if (raw.triggers.merged) triggers.merged = { to: knownStep(at, ["triggers", "merged", "to"], raw.triggers.merged.to) };
+  const sched = raw.triggers.schedule;
+  if (sched) {
+    const path = ["triggers", "schedule"];
+    const problem = cronProblem(sched.cron);
+    if (problem) at.fail([...path, "cron"], `invalid cron expression ${JSON.stringify(sched.cron)}: ${problem}`);
+    if (!isTimeZone(sched.timeZone)) at.fail([...path, "timeZone"], `unknown time zone ${JSON.stringify(sched.timeZone)} (an IANA name such as Europe/Berlin, or UTC)`);
+    template(at, [...path, "title"], sched.title, SCHEDULE_FIELDS);
+    if (sched.brief) template(at, [...path, "brief"], sched.brief, SCHEDULE_FIELDS);
+    const repositoryId = sched.repositoryId ?? raw.repositoryId ?? undefined;
+    if (repositoryId === undefined) at.fail(["triggers"], "a schedule of a global workflow names the repository its tasks are for (repositoryId)", "schedule");
+    triggers.schedule = { cron: sched.cron, timeZone: sched.timeZone, title: sched.title, ...(sched.brief ? { brief: sched.brief } : {}), repositoryId, step: knownStep(at, [...path, "step"], sched.step) };
+  }
   if (raw.budget && raw.budget.cost === undefined && raw.budget.tokens === undefined) at.fail(["budget"], "a budget names cost, tokens or both");
   const def: WorkflowDefinition = { steps, triggers, ...(raw.budget ? { budget: raw.budget } : {}) };
   noUnguardedCycle(at, def);
   const repositoryId = raw.repositoryId ?? null;
-  return { definition: def, repositoryId, repositoryLine: repositoryId === null ? 1 : at.lineOf([], "repositoryId") };
+  const scheduleRepository = triggers.schedule
+    ? { id: triggers.schedule.repositoryId, line: raw.triggers.schedule?.repositoryId ? at.lineOf(["triggers", "schedule"], "repositoryId") : at.lineOf([], "repositoryId") }
+    : undefined;
+  return { definition: def, repositoryId, repositoryLine: repositoryId === null ? 1 : at.lineOf([], "repositoryId"), ...(scheduleRepository ? { scheduleRepository } : {}) };
 }
 
 function knownStep(at: Located, path: Path, id: string): BoardStep {
@@ -126,9 +145,9 @@ function action(at: Located, path: Path, value: unknown, ctx: WorkflowContext): 
   return a;
 }
 
-function template(at: Located, path: Path, text: string): void {
+function template(at: Located, path: Path, text: string, fields: readonly string[] = TEMPLATE_FIELDS): void {
   for (const m of text.matchAll(/\{\{\s*([^}\s]*)\s*\}\}/g)) {
-    if (!(TEMPLATE_FIELDS as readonly string[]).includes(m[1] ?? "")) at.fail(path, `unknown template field {{${m[1]}}} (known: ${TEMPLATE_FIELDS.join(", ")})`);
+    if (!fields.includes(m[1] ?? "")) at.fail(path, `unknown template field {{${m[1]}}} (known: ${fields.join(", ")})`);
   }
 }
 

@@ -45,11 +45,27 @@ export const WorkflowStep = z
   })
   .strict();
 
-/** WF-2 triggers of the pull request: failed checks → the agent (capped rounds), merged → a step. */
+/** The fields a schedule's title and brief may name: the tick's local date and time in its zone, and its UTC instant. */
+export const SCHEDULE_FIELDS = ["date", "time", "at"] as const;
+
+/** WF-2: a schedule creates one task per tick of a cron expression read in an IANA time zone. */
+export const ScheduleTrigger = z
+  .object({
+    cron: text,
+    timeZone: text.default("UTC"),
+    title: text,
+    brief: z.string().optional(),
+    repositoryId: text.optional(),
+    step: text.default("todo"),
+  })
+  .strict();
+
+/** WF-2 triggers: of the pull request (failed checks → the agent, capped rounds; merged → a step) and of the clock. */
 export const WorkflowTriggers = z
   .object({
     checksFailed: z.object({ maxRounds: z.number().int().min(1).max(20).default(3), prompt: text.optional() }).strict().optional(),
     merged: z.object({ to: text }).strict().optional(),
+    schedule: ScheduleTrigger.optional(),
   })
   .strict()
   .default({});
@@ -75,9 +91,34 @@ export interface WorkflowStepDef {
 
 export interface WorkflowDefinition {
   steps: WorkflowStepDef[];
-  triggers: { checksFailed?: { maxRounds: number; prompt?: string }; merged?: { to: BoardStep } };
+  triggers: { checksFailed?: { maxRounds: number; prompt?: string }; merged?: { to: BoardStep }; schedule?: ScheduleDef };
   budget?: { cost?: number; tokens?: number };
 }
+
+/** A validated schedule: the repository is resolved (the trigger's, else the workflow's). */
+export interface ScheduleDef {
+  cron: string;
+  timeZone: string;
+  title: string;
+  brief?: string;
+  repositoryId: string;
+  step: BoardStep;
+}
+
+/**
+ * WF-2: the run that creates a task a trigger asked for; never written in YAML. Its payload is
+ * rendered when the run is queued, so a redo after a crash creates the very same task.
+ */
+export interface CreateTaskAction {
+  action: "create_task";
+  title: string;
+  brief: string;
+  repositoryId: string;
+  step: BoardStep;
+}
+
+/** What a run executes: a step's action, or a trigger's task creation. */
+export type RunAction = WorkflowAction | CreateTaskAction;
 
 /** A stored workflow (the current version of one name). */
 export interface WorkflowRecord {
@@ -118,6 +159,6 @@ export function stepOf(def: WorkflowDefinition, id: string): WorkflowStepDef | u
 }
 
 /** `{{field}}` → the field's value; unknown names were refused at validation. */
-export function renderTemplate(template: string, fields: Partial<Record<(typeof TEMPLATE_FIELDS)[number], string>>): string {
-  return template.replace(/\{\{\s*([a-z]+)\s*\}\}/g, (_m, name: string) => fields[name as (typeof TEMPLATE_FIELDS)[number]] ?? "");
+export function renderTemplate(template: string, fields: Partial<Record<string, string>>): string {
+  return template.replace(/\{\{\s*([a-z]+)\s*\}\}/g, (_m, name: string) => fields[name] ?? "");
 }

@@ -65,9 +65,18 @@ function callThenText(prompt: string, tool: string, input: Record<string, unknow
   };
 }
 
-/** The first main request after the grove tool ran: its result as the model was shown it. */
-function toolResultSeen(): string | undefined {
-  const r = fake.main.find((m) => lastIsFunctionResponse(m));
+/**
+ * The first main request after the grove tool ran (in `prompt`'s turn, when given: an earlier
+ * turn's call does not count): its result as the model was shown it.
+ */
+function toolResultSeen(prompt?: string): string | undefined {
+  const r = fake.main.find((m) => {
+    if (!lastIsFunctionResponse(m)) return false;
+    if (prompt === undefined) return true;
+    const contents = m.body.contents ?? [];
+    const at = contents.findLastIndex((c) => c.role === "user" && (c.parts ?? []).some((p) => p.text?.includes(prompt)));
+    return at >= 0 && contents.slice(at).some((c) => (c.parts ?? []).some((p) => p.functionResponse !== undefined));
+  });
   return r ? JSON.stringify(r.body.contents?.at(-1)) : undefined;
 }
 
@@ -154,15 +163,29 @@ describe("MCP-1 interop: the real Gemini CLI calls Grove's MCP tools (fake Gemin
     }
   }, 300_000);
 
-  it("MCP-3 subtask_create through Gemini CLI makes a child task with parentId", async () => {
+  it("MCP-3 subtask_create through Gemini CLI makes a child with parentId that starts with the named profile and prompt; the child commits, and the parent's next turn reads the child's Changes (ahead 1) with subtask_get", async () => {
     try {
       fake.requests.length = 0;
-      fake.script = callThenText("Split off the docs.", "subtask_create", { title: "Write the lantern docs" }, "Split.");
+      const childPrompt = "write docs/lantern.md how the lantern glows\ncommit lantern docs";
+      fake.script = callThenText("Split off the docs.", "subtask_create", { title: "Write the lantern docs", agent: "scripted", prompt: childPrompt }, "Split.");
       const { sid, api, taskId } = await server.launch("Split off the docs.");
-      const seen = await allowingUntil(api, sid, toolResultSeen, "the model's request after subtask_create");
+      const seen = await allowingUntil(api, sid, () => toolResultSeen("Split off the docs."), "the model's request after subtask_create");
       const children = (await api("GET", `/tasks?parentId=${taskId}`)).body as { id: string; title: string; parentId: string }[];
       expect(children).toEqual([expect.objectContaining({ title: "Write the lantern docs", parentId: taskId })]);
-      expect(seen).toContain(children[0]!.id);
+      const childId = children[0]!.id;
+      expect(seen).toContain(childId);
+      await waitForSession(api, sid, ["waiting_for_input"], 120_000);
+      // The child started at once with the named profile (not the parent's gemini) and did its work.
+      const childSessions = (await api("GET", `/tasks/${childId}/sessions`)).body as { id: string; agent: string }[];
+      expect(childSessions.map((c) => c.agent)).toEqual(["scripted"]);
+      await waitForSession(api, childSessions[0]!.id, ["waiting_for_input"], 60_000);
+
+      fake.script = callThenText("Read the child.", "subtask_get", { taskId: childId }, "Read it.");
+      expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "Read the child." })).status).toBe(202);
+      const got = await allowingUntil(api, sid, () => toolResultSeen("Read the child."), "the model's request after subtask_get");
+      expect(got).toContain(childId);
+      expect(got).toContain("docs/lantern.md");
+      expect(got).toMatch(/\\?"ahead\\?":\s*1/);
       await waitForSession(api, sid, ["waiting_for_input"], 120_000);
     } finally {
       await server.close();

@@ -14,7 +14,7 @@ import { readablePathOnThisRunner } from "../refresh/repository-on-runner.js";
 import { boardDerivesState } from "./task-workflow.js";
 
 /** Creates a task with its ordered repository attachments (WT-8). Validates everything first. */
-export async function createTask(deps: Deps, body: CreateTaskBody, parentId?: string): Promise<TaskRecord> {
+export async function createTask(deps: Deps, body: CreateTaskBody, parentId?: string, opts: { id?: string; state?: TaskRecord["state"] } = {}): Promise<TaskRecord> {
   const attachments: TaskRepositoryRecord[] = [];
   const slots = new Set<string>();
   for (const [position, input] of body.repositories.entries()) {
@@ -48,12 +48,13 @@ export async function createTask(deps: Deps, body: CreateTaskBody, parentId?: st
     attachments.push(att);
   }
   const now = deps.now();
-  const id = newId("task");
+  // WF-2: a workflow's trigger plans the id before the task exists (its run's exactly-once key).
+  const id = opts.id ?? newId("task");
   const task: TaskRecord = {
     id,
     title: body.title,
     description: body.description ?? "",
-    state: "todo",
+    state: opts.state ?? "todo",
     dirName: taskDirName(body.title, id),
     archivedAt: null,
     createdAt: now,

@@ -1,8 +1,8 @@
-import type { CreateSessionBody } from "@grove/protocol";
+import type { CreateSessionBody, CreateTaskBody } from "@grove/protocol";
 import { AppError, isAppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
 import type { SessionRecord, TaskRecord } from "../../domain/records.js";
-import { type BoardStep, renderTemplate } from "../../domain/workflow.js";
+import { type BoardStep, type CreateTaskAction, renderTemplate } from "../../domain/workflow.js";
 import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
@@ -16,6 +16,8 @@ export interface WorkflowPorts {
   cancelTurn(sessionId: string): Promise<unknown>;
   /** Failed checks and unresolved provider comments of the task's pull requests → the session, one prompt. */
   sendFeedback(taskId: string, sessionId: string): Promise<SessionRecord>;
+  /** Creates a task with the id the run planned, in the step the trigger names (its `task.created` frame included). */
+  createTask(body: CreateTaskBody, opts: { id: string; state: BoardStep }): Promise<TaskRecord>;
 }
 
 /** How an executed action ended: done now, or waiting for the turn it started. */
@@ -30,6 +32,7 @@ export const BUSY = new Set(["starting", "running"]);
  * comments already sent are not sent again.
  */
 export async function executeAction(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord): Promise<ActionResult> {
+  if (run.action.action === "create_task") return createTask(deps, ports, run, run.action);
   const task = await deps.store.getTask(run.taskId);
   if (!task || task.archivedAt) return { state: "skipped", outcome: "the task is archived or gone" };
   const latest = await deps.store.workflows.latestEntry(run.taskId);
@@ -45,6 +48,22 @@ export async function executeAction(deps: Deps, ports: WorkflowPorts, run: Workf
     case "send_checks":
       return sendChecks(deps, ports, run, task);
   }
+}
+
+/**
+ * WF-2: a trigger's task. The run was queued with the task's id (its key claimed first), so a
+ * redo after a crash finds the task it created instead of creating a second one.
+ */
+async function createTask(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, a: CreateTaskAction): Promise<ActionResult> {
+  if (await deps.store.getTask(run.taskId)) return { state: "succeeded", outcome: `created task ${run.taskId}` };
+  try {
+    await ports.createTask({ title: a.title, ...(a.brief ? { description: a.brief } : {}), repositories: [{ repositoryId: a.repositoryId }] }, { id: run.taskId, state: a.step });
+  } catch (e) {
+    if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
+    throw e;
+  }
+  await faultPoint("workflow.after_create");
+  return { state: "succeeded", outcome: `created task ${run.taskId}` };
 }
 
 async function move(deps: Deps, task: TaskRecord, to: BoardStep): Promise<ActionResult> {

@@ -46,9 +46,13 @@ export async function putWorkflow(deps: Deps, name: string, body: unknown, ifVer
   if (!NAME.test(name)) throw new AppError("invalid_request", `workflow name ${JSON.stringify(name)}: lower-case letters, digits, . _ - (at most 64)`, { field: "name" });
   const source = typeof body === "string" ? body : body !== null && typeof body === "object" ? stringify(body) : "";
   if (source.trim() === "") throw new AppError("invalid_workflow", "line 1: the workflow is empty", { line: 1, path: "(document)" });
-  const { definition, repositoryId, repositoryLine } = parseWorkflow(source, { agents: new Set(deps.profiles.map((p) => p.name)) });
+  const { definition, repositoryId, repositoryLine, scheduleRepository } = parseWorkflow(source, { agents: new Set(deps.profiles.map((p) => p.name)) });
   if (repositoryId !== null && !(await deps.store.getRepository(repositoryId))) {
     throw new AppError("invalid_workflow", `line ${repositoryLine}: repositoryId: repository ${repositoryId} not found`, { path: "repositoryId", line: repositoryLine });
+  }
+  if (scheduleRepository && !(await deps.store.getRepository(scheduleRepository.id))) {
+    const line = scheduleRepository.line;
+    throw new AppError("invalid_workflow", `line ${line}: triggers.schedule.repositoryId: repository ${scheduleRepository.id} not found`, { path: "triggers.schedule.repositoryId", line });
   }
   const current = await deps.store.workflows.get(name);
   const stored = current?.version ?? 0;

@@ -2,13 +2,14 @@ import type { EventFrame, Session } from "@grove/protocol";
 import { newId } from "../../domain/ids.js";
 import type { TaskRecord } from "../../domain/records.js";
 import { SerialChain } from "../../domain/serial-chain.js";
-import { type BoardStep, type TransitionOutcome, type WorkflowAction, isPlainBoard, stepOf } from "../../domain/workflow.js";
+import { type BoardStep, type TransitionOutcome, type RunAction, isPlainBoard, stepOf } from "../../domain/workflow.js";
 import { type WorkflowRunRecord, enterKey, workflowRunView } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
 import { BUSY, type WorkflowPorts, executeAction } from "./workflow-actions.js";
 import { getWorkflowOr404 } from "./workflow-defs.js";
 import { assertWipRoom } from "./workflow-moves.js";
+import { WorkflowSchedules } from "./workflow-schedules.js";
 import { onPullRequest } from "./workflow-triggers.js";
 import { workflowOf } from "../tasks/task-workflow.js";
 
@@ -24,11 +25,15 @@ export class WorkflowEngine {
   private readonly chain = new SerialChain((err: unknown) => this.deps.log.error({ err }, "workflow: handling an event failed"));
   private off: (() => void) | undefined;
   private stopped = false;
+  /** WF-2: the schedules' clock; a tick queues a run this engine executes. */
+  readonly schedules: WorkflowSchedules;
 
   constructor(
     private readonly deps: Deps,
     private readonly ports: WorkflowPorts,
-  ) {}
+  ) {
+    this.schedules = new WorkflowSchedules(deps, (r) => this.enqueue(r), () => this.kick());
+  }
 
   /** Subscribes, re-runs this runner's claimed runs (a crash left them running) and reconciles every task's entry. */
   start(): void {
@@ -39,6 +44,7 @@ export class WorkflowEngine {
       for (const run of await this.deps.store.workflows.runningRuns(this.deps.runnerId)) await this.execute(run);
       for (const task of await this.deps.store.listTasks({ archived: false })) await this.onTask(task.id, { sweep: true });
       await this.drain();
+      if (!this.stopped) this.schedules.start();
     });
   }
 
@@ -50,6 +56,7 @@ export class WorkflowEngine {
   async stop(): Promise<void> {
     this.stopped = true;
     this.off?.();
+    await this.schedules.stop();
     await this.chain.flush();
   }
 
@@ -127,7 +134,7 @@ export class WorkflowEngine {
   }
 
   /** Inserts a run unless its key exists (exactly once) and announces it. */
-  async enqueue(r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & { action: WorkflowAction }): Promise<WorkflowRunRecord | undefined> {
+  async enqueue(r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & { action: RunAction }): Promise<WorkflowRunRecord | undefined> {
     const now = this.deps.now();
     const run = await this.deps.store.workflows.enqueue({ ...r, id: newId("wfr"), state: "pending", runnerId: null, attempts: 0, outcome: null, sessionId: null, createdAt: now, updatedAt: now });
     if (run) this.publish(run);

@@ -1,11 +1,11 @@
 import type { PullRequest } from "@grove/protocol";
 import { newId } from "../../domain/ids.js";
-import type { WorkflowAction } from "../../domain/workflow.js";
+import type { RunAction } from "../../domain/workflow.js";
 import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { workflowOf } from "../tasks/task-workflow.js";
 
-type Enqueue = (r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & { action: WorkflowAction }) => Promise<WorkflowRunRecord | undefined>;
+type Enqueue = (r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & { action: RunAction }) => Promise<WorkflowRunRecord | undefined>;
 
 /** The cause of the CI-fix rounds (WF-2): one run per failing head commit, counted against the cap. */
 export const CHECKS_CAUSE = "checks_failed";

@@ -19,11 +19,17 @@ export class Workflows {
 
   list = (): Promise<WorkflowRecord[]> => listWorkflows(this.deps);
   get = (name: string): Promise<WorkflowRecord> => getWorkflowOr404(this.deps, name);
-  put = (name: string, body: unknown, ifVersion?: number): Promise<WorkflowRecord> => putWorkflow(this.deps, name, body, ifVersion);
+  /** A stored version may bring a schedule (or change one): the schedules are checked at once. */
+  put = async (name: string, body: unknown, ifVersion?: number): Promise<WorkflowRecord> => {
+    const w = await putWorkflow(this.deps, name, body, ifVersion);
+    void this.engine.schedules.check();
+    return w;
+  };
   remove = (name: string): Promise<void> => deleteWorkflow(this.deps, name);
   async setStopped(name: string, stopped: boolean): Promise<WorkflowRecord> {
     const w = await setWorkflowStopped(this.deps, name, stopped);
     if (stopped) await this.engine.cancelRuns(undefined, "cancelled: the workflow was stopped", name);
+    void this.engine.schedules.check();
     return w;
   }
 
