@@ -53,7 +53,7 @@ export async function archiveWithSubtasks(d: ArchiveSubtreeDeps, taskId: string,
     const n = open.length;
     throw new AppError(
       "task_has_children",
-      `task ${task.id} has ${n} open subtask${n === 1 ? "" : "s"} (${open.map((o) => o.task.id).join(", ")}); archive them too (children: "archive", grove task archive --children archive) or only this task (children: "keep", --children keep)`,
+      `task ${task.id} has ${n} open subtask${n === 1 ? "" : "s"} (${open.map((o) => o.task.id).join(", ")}); archive them too (children: "archive") or only this task (children: "keep")`,
       { taskId: task.id, children: open.map((o) => o.task.id) },
     );
   }
