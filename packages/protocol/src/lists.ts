@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ChecksState, PullRequestState } from "./review.js";
 import { RunnerState } from "./runners.js";
-import { TaskState, TurnOutcome } from "./schemas.js";
+import { TaskProgress, TaskState, TurnOutcome } from "./schemas.js";
 
 /**
  * Paged lists: with `?limit=N` a list answers `{items, nextCursor}`; without it the
@@ -60,6 +60,12 @@ export const TaskSummary = z.object({
   runnerState: RunnerState.nullable(),
   /** USE-1: the task's cost over its sessions and its newest session's context (the card's ring); absent before any usage. */
   usage: z.object({ cost: z.number(), estimated: z.boolean(), contextUsed: z.number().optional(), contextWindow: z.number().optional() }).optional(),
+  /** MCP-3: the parent of a subtask; null for a person's task. */
+  parentId: z.string().nullable().optional(),
+  /** MCP-2: the latest `report_progress` of an agent of the task (the card's progress line); null before one. */
+  progress: TaskProgress.nullable().optional(),
+  /** MCP-3: the task's subtasks (not in the trash; archived ones count): how many, and how many are done. */
+  subtasks: z.object({ total: z.number().int().nonnegative(), done: z.number().int().nonnegative() }).optional(),
 });
 export type TaskSummary = z.infer<typeof TaskSummary>;
 

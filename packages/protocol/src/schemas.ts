@@ -39,6 +39,14 @@ export const TaskRepository = z.object({
 });
 export type TaskRepository = z.infer<typeof TaskRepository>;
 
+/** MCP-2: an agent's latest `report_progress` of a task: its status line and plan items. */
+export const TaskProgress = z.object({
+  status: z.string(),
+  plan: z.array(z.object({ content: z.string(), status: z.enum(["pending", "in_progress", "completed"]) })).nullable(),
+  updatedAt: z.string(),
+});
+export type TaskProgress = z.infer<typeof TaskProgress>;
+
 export const Task = z.object({
   id: z.string(),
   title: z.string(),
@@ -62,14 +70,7 @@ export const Task = z.object({
   /** (GET /tasks/:id): labels the task's runner must advertise (`runnerLabels` of POST /tasks). */
   runnerLabels: z.array(z.string()).optional(),
   /** MCP-2 (GET /tasks/:id, task.updated): the latest `report_progress` of an agent of the task; null before one. */
-  progress: z
-    .object({
-      status: z.string(),
-      plan: z.array(z.object({ content: z.string(), status: z.enum(["pending", "in_progress", "completed"]) })).nullable(),
-      updatedAt: z.string(),
-    })
-    .nullable()
-    .optional(),
+  progress: TaskProgress.nullable().optional(),
   /** USE-2: the task's budget, when a person set one (subtasks inherit it). */
   budget: TaskBudget.optional(),
 });

@@ -1,4 +1,4 @@
-import type { AgentActivity, DiffStat, TaskSummary } from "@grove/protocol";
+import type { AgentActivity, DiffStat, TaskProgress, TaskSummary } from "@grove/protocol";
 
 /** A pull request as the summary shows it. */
 export type SummaryPullRequest = TaskSummary["pullRequests"][number];
@@ -65,7 +65,17 @@ function failedActivity(s: SummarySession): TaskSummary["agent"] {
  */
 export function taskSummary(
   t: TaskRecord,
-  parts: { repositoryNames: ReadonlyMap<string, string>; slots: readonly SummarySlot[]; sessions: readonly SummarySession[]; diffStat: DiffStat | undefined; asking: ReadonlySet<string>; pullRequests?: readonly SummaryPullRequest[] | undefined; runner?: TaskRunner | undefined },
+  parts: {
+    repositoryNames: ReadonlyMap<string, string>;
+    slots: readonly SummarySlot[];
+    sessions: readonly SummarySession[];
+    diffStat: DiffStat | undefined;
+    asking: ReadonlySet<string>;
+    pullRequests?: readonly SummaryPullRequest[] | undefined;
+    runner?: TaskRunner | undefined;
+    progress?: TaskProgress | undefined;
+    subtasks?: { total: number; done: number } | undefined;
+  },
 ): TaskSummary {
   return {
     id: t.id,
@@ -86,5 +96,8 @@ export function taskSummary(
     runnerId: parts.runner?.runnerId ?? null,
     runnerState: parts.runner?.runnerState ?? null,
     ...(usageOf(parts.sessions) ? { usage: usageOf(parts.sessions)! } : {}),
+    parentId: t.parentId ?? null,
+    progress: parts.progress ?? null,
+    subtasks: parts.subtasks ?? { total: 0, done: 0 },
   };
 }

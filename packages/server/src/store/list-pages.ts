@@ -139,10 +139,14 @@ export interface SummaryParts {
   sessions: Map<string, (Pick<SessionRecord, "id" | "state" | "createdAt" | "lastTurn" | "lastError"> & { usage?: SessionUsageBrief })[]>;
   diffStats: Map<string, { files: number; additions: number; deletions: number }>;
   pullRequests: Map<string, { repositoryId: string; number: number; url: string; state: string; checks: string }[]>;
+  /** MCP-2: each task's latest progress report. */
+  progress: Map<string, { status: string; plan: { content: string; status: "pending" | "in_progress" | "completed" }[] | null; updatedAt: string }>;
+  /** MCP-3: each task's subtasks not in the trash (archived ones count): how many, how many done. */
+  subtasks: Map<string, { total: number; done: number }>;
 }
 
 export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<SummaryParts> {
-  const parts: SummaryParts = { repositoryNames: new Map(), slots: new Map(), sessions: new Map(), diffStats: new Map(), pullRequests: new Map() };
+  const parts: SummaryParts = { repositoryNames: new Map(), slots: new Map(), sessions: new Map(), diffStats: new Map(), pullRequests: new Map(), progress: new Map(), subtasks: new Map() };
   for (const r of await db.selectFrom("repositories").select(["id", "name"]).execute()) parts.repositoryNames.set(r.id, r.name);
   for (const ids of chunks(taskIds)) {
     const slots = await db
@@ -184,6 +188,24 @@ export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<
       const list = parts.pullRequests.get(p.task_id) ?? [];
       list.push({ repositoryId: p.repository_id, number: Number(p.number), url: p.url, state: p.state, checks: p.checks });
       parts.pullRequests.set(p.task_id, list);
+    }
+    for (const p of await db.selectFrom("task_progress").select(["task_id", "status", "plan", "updated_at"]).where("task_id", "in", ids).execute()) {
+      parts.progress.set(p.task_id, { status: p.status, plan: p.plan ? (JSON.parse(p.plan) as { content: string; status: "pending" | "in_progress" | "completed" }[]) : null, updatedAt: p.updated_at });
+    }
+    // One grouped count over the parent index: the card's "n subtasks · m done" without a read per card.
+    const kids = await db
+      .selectFrom("tasks")
+      .select(["parent_id", "state", (eb) => eb.fn.countAll<number | string>().as("n")])
+      .where("parent_id", "in", ids)
+      .where("deleted_at", "is", null)
+      .groupBy(["parent_id", "state"])
+      .execute();
+    for (const k of kids) {
+      if (k.parent_id === null) continue;
+      const cur = parts.subtasks.get(k.parent_id) ?? { total: 0, done: 0 };
+      cur.total += Number(k.n);
+      if (k.state === "done") cur.done += Number(k.n);
+      parts.subtasks.set(k.parent_id, cur);
     }
   }
   return parts;

@@ -56,8 +56,12 @@ export class TaskSummaryEvents {
   private onFrame(f: EventFrame): void {
     switch (f.type) {
       case "task.created":
-      case "task.updated":
-        return this.touch((f as EventFrame<"task.updated">).data.task.id);
+      case "task.updated": {
+        const task = (f as EventFrame<"task.updated">).data.task;
+        // MCP-3: a subtask created, moved or archived changes its parent's card ("n subtasks · m done").
+        if (task.parentId) this.touch(task.parentId);
+        return this.touch(task.id);
+      }
       case "session.created":
       case "session.state_changed":
         return this.touch((f as EventFrame<"session.created">).data.session.taskId);
@@ -76,9 +80,16 @@ export class TaskSummaryEvents {
         return this.touch((f as EventFrame<"usage.updated">).data.taskId);
       case "changes.updated":
         return this.refreshDiffStat((f as EventFrame<"changes.updated">).data.taskId);
-      case "task.deleted":
-        this.pending.delete((f as EventFrame<"task.deleted">).data.taskId);
+      case "task.deleted": {
+        const id = (f as EventFrame<"task.deleted">).data.taskId;
+        this.pending.delete(id);
+        // MCP-3: a subtask in the trash no longer counts on its parent's card (the row stays, in the trash).
+        void this.deps.store
+          .getTaskAnyState(id)
+          .then((t) => t?.parentId && this.touch(t.parentId))
+          .catch(() => undefined);
         return;
+      }
       default:
         return;
     }

@@ -35,6 +35,8 @@ export async function summariesOf(deps: Deps, tasks: readonly TaskRecord[], aski
       diffStat: parts.diffStats.get(t.id),
       asking: askingNow,
       pullRequests: parts.pullRequests.get(t.id) as SummaryPullRequest[] | undefined,
+      progress: parts.progress.get(t.id),
+      subtasks: parts.subtasks.get(t.id),
     }),
   );
 }
