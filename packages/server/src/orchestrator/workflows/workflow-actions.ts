@@ -6,6 +6,7 @@ import { type BoardStep, type CreateTaskAction, renderTemplate } from "../../dom
 import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
+import { closeIssue, commentOnIssue } from "./workflow-issue-actions.js";
 import { automatedMove } from "./workflow-moves.js";
 
 /** What the actions need of the orchestrator (its use cases, with their guards and slots). */
@@ -33,6 +34,8 @@ export const BUSY = new Set(["starting", "running"]);
  */
 export async function executeAction(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord): Promise<ActionResult> {
   if (run.action.action === "create_task") return createTask(deps, ports, run, run.action);
+  if (run.action.action === "issue_comment") return commentOnIssue(deps, run.action, run.taskId);
+  if (run.action.action === "issue_close") return closeIssue(deps, run.action);
   const task = await deps.store.getTask(run.taskId);
   if (!task || task.archivedAt) return { state: "skipped", outcome: "the task is archived or gone" };
   const latest = await deps.store.workflows.latestEntry(run.taskId);
