@@ -88,7 +88,7 @@ export const ERROR_CATALOG = {
   mcp_forbidden: { status: 403, description: "An MCP call named a task outside the calling session's own task and its subtasks, or asked for something no agent may do (MCP-2); nothing was done." },
   mcp_rate_limited: { status: 429, description: "The session made more MCP calls than its per-session rate allows (MCP-2); details.retryAfterMs says when the next is accepted." },
   question_timeout: { status: 408, description: "An ask_user question was not answered within its bound (MCP-3, default 30 minutes); the inbox item is closed as timed out." },
-  task_has_children: { status: 409, description: "The task has subtasks that are not archived (MCP-3); details.children names them; send children: \"archive\" (archive them too) or \"keep\" (leave them as they are)." },
+  task_has_children: { status: 409, description: "The task has subtasks that are not archived (MCP-3.7, at any depth); details.children names them; send children: \"archive\" (archive them too) or \"keep\" (leave them as they are)." },
   subtask_limit: { status: 409, description: "A subtask_create would pass the parent's depth, count or running-agent limit (MCP-3); details.limit names which and its value; nothing was created." },
   invalid_workflow: { status: 400, description: "WF-1: the workflow is not valid YAML or breaks a rule (unknown action, agent profile or step, a cycle of automatic moves without a guard); details.line names the line of the YAML, details.path the field." },
   workflow_builtin: { status: 409, description: "WF-1: the built-in default workflow (the plain board) cannot be replaced or deleted." },

@@ -22,6 +22,8 @@ export interface ParsedWorkflow {
   repositoryLine: number;
   /** The repository a schedule creates its tasks in, with the line naming it (checked by the caller). */
   scheduleRepository?: { id: string; line: number };
+  /** The repository whose issues the issues trigger polls, with the line naming it (checked by the caller). */
+  issuesRepository?: { id: string; line: number };
 }
 
 /** What validation needs to know of the world: the agent profiles a step may start. */
@@ -108,6 +110,12 @@ export function parseWorkflow(source: string, ctx: WorkflowContext): ParsedWorkf
     if (repositoryId === undefined) at.fail(["triggers"], "a schedule of a global workflow names the repository its tasks are for (repositoryId)", "schedule");
     triggers.schedule = { cron: sched.cron, timeZone: sched.timeZone, title: sched.title, ...(sched.brief ? { brief: sched.brief } : {}), repositoryId, step: knownStep(at, [...path, "step"], sched.step) };
   }
+  const issues = raw.triggers.issues;
+  if (issues) {
+    const repositoryId = issues.repositoryId ?? raw.repositoryId ?? undefined;
+    if (repositoryId === undefined) at.fail(["triggers"], "an issues trigger of a global workflow names the repository whose issues it polls (repositoryId)", "issues");
+    triggers.issues = { label: issues.label, repositoryId, step: knownStep(at, ["triggers", "issues", "step"], issues.step), pollSeconds: issues.pollSeconds };
+  }
   if (raw.budget && raw.budget.cost === undefined && raw.budget.tokens === undefined) at.fail(["budget"], "a budget names cost, tokens or both");
   const def: WorkflowDefinition = { steps, triggers, ...(raw.budget ? { budget: raw.budget } : {}) };
   noUnguardedCycle(at, def);
@@ -115,7 +123,16 @@ export function parseWorkflow(source: string, ctx: WorkflowContext): ParsedWorkf
   const scheduleRepository = triggers.schedule
     ? { id: triggers.schedule.repositoryId, line: raw.triggers.schedule?.repositoryId ? at.lineOf(["triggers", "schedule"], "repositoryId") : at.lineOf([], "repositoryId") }
     : undefined;
-  return { definition: def, repositoryId, repositoryLine: repositoryId === null ? 1 : at.lineOf([], "repositoryId"), ...(scheduleRepository ? { scheduleRepository } : {}) };
+  const issuesRepository = triggers.issues
+    ? { id: triggers.issues.repositoryId, line: raw.triggers.issues?.repositoryId ? at.lineOf(["triggers", "issues"], "repositoryId") : at.lineOf([], "repositoryId") }
+    : undefined;
+  return {
+    definition: def,
+    repositoryId,
+    repositoryLine: repositoryId === null ? 1 : at.lineOf([], "repositoryId"),
+    ...(scheduleRepository ? { scheduleRepository } : {}),
+    ...(issuesRepository ? { issuesRepository } : {}),
+  };
 }
 
 function knownStep(at: Located, path: Path, id: string): BoardStep {

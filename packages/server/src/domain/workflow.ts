@@ -60,12 +60,23 @@ export const ScheduleTrigger = z
   })
   .strict();
 
+/** WF-2: open provider issues carrying a label become tasks (one per issue), polled every `pollSeconds`. */
+export const IssuesTrigger = z
+  .object({
+    label: text,
+    repositoryId: text.optional(),
+    step: text.default("todo"),
+    pollSeconds: z.number().int().min(1).max(86_400).default(60),
+  })
+  .strict();
+
 /** WF-2 triggers: of the pull request (failed checks → the agent, capped rounds; merged → a step) and of the clock. */
 export const WorkflowTriggers = z
   .object({
     checksFailed: z.object({ maxRounds: z.number().int().min(1).max(20).default(3), prompt: text.optional() }).strict().optional(),
     merged: z.object({ to: text }).strict().optional(),
     schedule: ScheduleTrigger.optional(),
+    issues: IssuesTrigger.optional(),
   })
   .strict()
   .default({});
@@ -91,7 +102,7 @@ export interface WorkflowStepDef {
 
 export interface WorkflowDefinition {
   steps: WorkflowStepDef[];
-  triggers: { checksFailed?: { maxRounds: number; prompt?: string }; merged?: { to: BoardStep }; schedule?: ScheduleDef };
+  triggers: { checksFailed?: { maxRounds: number; prompt?: string }; merged?: { to: BoardStep }; schedule?: ScheduleDef; issues?: IssuesDef };
   budget?: { cost?: number; tokens?: number };
 }
 
@@ -105,6 +116,21 @@ export interface ScheduleDef {
   step: BoardStep;
 }
 
+/** A validated issues trigger: the repository is resolved (the trigger's, else the workflow's). */
+export interface IssuesDef {
+  label: string;
+  repositoryId: string;
+  step: BoardStep;
+  pollSeconds: number;
+}
+
+/** The provider issue a task was created for. */
+export interface IssueLink {
+  repositoryId: string;
+  number: number;
+  url: string;
+}
+
 /**
  * WF-2: the run that creates a task a trigger asked for; never written in YAML. Its payload is
  * rendered when the run is queued, so a redo after a crash creates the very same task.
@@ -115,10 +141,27 @@ export interface CreateTaskAction {
   brief: string;
   repositoryId: string;
   step: BoardStep;
+  /** Set when the task is for a provider issue (the issues trigger). */
+  issue?: IssueLink;
 }
 
-/** What a run executes: a step's action, or a trigger's task creation. */
-export type RunAction = WorkflowAction | CreateTaskAction;
+/** WF-2: a comment on the provider issue naming the task created for it (read first: never twice). */
+export interface IssueCommentAction {
+  action: "issue_comment";
+  repositoryId: string;
+  number: number;
+  body: string;
+}
+
+/** WF-2: closes the provider issue (the task's pull request merged). */
+export interface IssueCloseAction {
+  action: "issue_close";
+  repositoryId: string;
+  number: number;
+}
+
+/** What a run executes: a step's action, or a trigger's task creation or issue update. */
+export type RunAction = WorkflowAction | CreateTaskAction | IssueCommentAction | IssueCloseAction;
 
 /** A stored workflow (the current version of one name). */
 export interface WorkflowRecord {

@@ -36,7 +36,8 @@ import { environmentView, taskView } from "../domain/views.js";
 import { McpTools } from "./agent-mcp/mcp-tools.js";
 import { repositoryOnThisRunner } from "./refresh/repository-on-runner.js";
 import { Questions } from "./agent-mcp/questions.js";
-import { Subtasks, childrenOf } from "./agent-mcp/subtasks.js";
+import { Subtasks } from "./agent-mcp/subtasks.js";
+import { archiveWithSubtasks, type ChildrenChoice } from "./agent-mcp/archive-subtree.js";
 import { Workflows } from "./workflows/workflows.js";
 
 /**
@@ -268,19 +269,19 @@ export class Orchestrator {
 
   // lifecycle (LC-1 … LC-8)
   // A cleanup of a task whose runner is offline is refused, not queued (docs/specs/runners.md).
-  archiveTask = async (id: string, children?: "archive" | "keep"): Promise<CleanupJobRecord> => {
-    await this.runnerGuard.assertTaskReachable(id);
-    // MCP-3: a parent's archive asks what becomes of its open subtasks (nothing is done until told).
-    const open = (await childrenOf(this.deps, id)).filter((c) => c.archivedAt === null);
-    if (open.length > 0 && children === undefined) {
-      throw new AppError("task_has_children", `task ${id} has ${open.length} open subtask${open.length === 1 ? "" : "s"}; archive them too (children: "archive") or keep them (children: "keep")`, { children: open.map((c) => c.id) });
-    }
-    if (children === "archive") for (const c of open) await this.archiveTask(c.id, "archive");
-    const job = await requestCleanup(this.deps, this.cleanup, id, "archive");
-    // MCP-1: an archived task's sessions lose their MCP tokens at once (their agents stop too).
-    this.deps.mcp?.tokens.revokeTask(id);
-    return job;
-  };
+  // MCP-3.7: a task with open subtasks is archived only when told what becomes of them.
+  archiveTask = (id: string, children?: ChildrenChoice): Promise<CleanupJobRecord> =>
+    archiveWithSubtasks(
+      {
+        deps: this.deps,
+        worker: this.cleanup,
+        assertReachable: (taskId) => this.runnerGuard.assertTaskReachable(taskId),
+        // MCP-1: an archived task's sessions lose their MCP tokens at once (their agents stop too).
+        revoke: (taskId) => this.deps.mcp?.tokens.revokeTask(taskId),
+      },
+      id,
+      children,
+    );
   unarchiveTask = (id: string): Promise<TaskRecord> => unarchiveTask(this.deps, id);
   /** LIVE-5: the trash and restoring a task from it. */
   listTrash = () => listTrash(this.deps);

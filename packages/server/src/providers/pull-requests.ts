@@ -8,7 +8,7 @@ import type { CredentialInput, RemoteUrl, RepoLocation } from "./provider.js";
 
 /** One HTTP request to a provider's REST API. The Authorization header is added by the caller. */
 export interface ApiRequest {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PATCH" | "PUT";
   url: string;
   body?: unknown;
 }

@@ -6,6 +6,7 @@ import { MIGRATIONS } from "./migrations/index.js";
 import { migrateToLatest } from "./migrator.js";
 import { loadPg } from "./pg-lazy.js";
 import type { DB, StoreDialect } from "./schema.js";
+import { withStatementCache } from "./sqlite-statements.js";
 import { Store } from "./store.js";
 
 export interface OpenStoreOptions {
@@ -46,7 +47,7 @@ export function openDatabase(opts: OpenStoreOptions): { db: Kysely<DB>; dialect:
   sqlite.pragma("busy_timeout = 5000");
   // Off by default in SQLite; the cascades of the schema depend on it.
   sqlite.pragma("foreign_keys = ON");
-  return { db: new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: "sqlite" };
+  return { db: new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), dialect: "sqlite" };
 }
 
 /**

@@ -9,7 +9,8 @@ export interface UsageInput {
   id: string;
   sessionId: string;
   taskId: string;
-  repositoryId: string | null;
+  /** The repository the ledger row is kept under; absent: the task's first, read in the write's transaction. */
+  repositoryId?: string | null;
   agent: string;
   runnerId: string;
   at: string;
@@ -95,13 +96,17 @@ export class UsageStore {
           })
           .where("id", "=", input.taskId)
           .execute();
+        const repositoryId =
+          input.repositoryId !== undefined
+            ? input.repositoryId
+            : ((await db.selectFrom("task_repositories").select("repository_id").where("task_id", "=", input.taskId).orderBy("position").limit(1).executeTakeFirst())?.repository_id ?? null);
         await db
           .insertInto("usage_records")
           .values({
             id: input.id,
             session_id: input.sessionId,
             task_id: input.taskId,
-            repository_id: input.repositoryId,
+            repository_id: repositoryId,
             agent: input.agent,
             runner_id: input.runnerId,
             at: input.at,
@@ -125,17 +130,6 @@ export class UsageStore {
     });
   }
 
-  /** USE-2: the summed totals of these tasks (a task and its subtasks). */
-  async taskTotals(taskIds: readonly string[]): Promise<UsageTotals> {
-    if (taskIds.length === 0) return { tokens: 0, cost: 0 };
-    const r = await this.ctx()
-      .db.selectFrom("tasks")
-      .select((eb) => [eb.fn.sum<number | string>("usage_tokens_in").as("tin"), eb.fn.sum<number | string>("usage_tokens_out").as("tout"), eb.fn.sum<number>("usage_cost").as("cost")])
-      .where("id", "in", [...taskIds])
-      .executeTakeFirst();
-    return { tokens: num(r?.tin) + num(r?.tout), cost: roundCost(num(r?.cost)) };
-  }
-
   /**
    * USE-2: what the sessions a workflow started spent together, from the ledger (a deleted
    * session's spend still counts). Measured over every version of the workflow's name.
@@ -148,6 +142,40 @@ export class UsageStore {
       .where("session_id", "in", db.selectFrom("workflow_runs").select("session_id").where("workflow", "=", workflow).where("session_id", "is not", null).$narrowType<{ session_id: string }>())
       .executeTakeFirst();
     return { tokens: num(r?.tin) + num(r?.tout), cost: roundCost(num(r?.cost)) };
+  }
+
+  /**
+   * USE-2: the task and its parents (`parent_id`), nearest first, with their budgets and budget
+   * versions — one query for the whole chain (budgets are checked on every usage report). The
+   * depth bound stops a corrupt cycle.
+   */
+  async budgetChain(taskId: string): Promise<{ id: string; budget?: TaskBudget; setAt: string | null }[]> {
+    const r = await sql<{ id: string; budget_cost: number | null; budget_tokens: number | string | null; budget_set_at: string | null }>`
+      WITH RECURSIVE chain(id, parent_id, budget_cost, budget_tokens, budget_set_at, depth) AS (
+        SELECT id, parent_id, budget_cost, budget_tokens, budget_set_at, 0 FROM tasks WHERE id = ${taskId}
+        UNION ALL
+        SELECT t.id, t.parent_id, t.budget_cost, t.budget_tokens, t.budget_set_at, c.depth + 1 FROM tasks t JOIN chain c ON t.id = c.parent_id WHERE c.depth < 64
+      )
+      SELECT id, budget_cost, budget_tokens, budget_set_at FROM chain ORDER BY depth`.execute(this.ctx().db);
+    return r.rows.map((row) => {
+      const cost = row.budget_cost ?? undefined;
+      const tokens = row.budget_tokens === null ? undefined : Number(row.budget_tokens);
+      const budget = cost === undefined && tokens === undefined ? undefined : { ...(cost !== undefined ? { cost: Number(cost) } : {}), ...(tokens !== undefined ? { tokens } : {}) };
+      return { id: row.id, ...(budget ? { budget } : {}), setAt: row.budget_set_at };
+    });
+  }
+
+  /** USE-2: the summed totals of a task and all its subtasks (trashed ones included), in one query. */
+  async subtreeTotals(taskId: string): Promise<UsageTotals> {
+    const r = await sql<{ tin: number | string | null; tout: number | string | null; cost: number | string | null }>`
+      WITH RECURSIVE sub(id) AS (
+        SELECT CAST(${taskId} AS TEXT)
+        UNION
+        SELECT t.id FROM tasks t JOIN sub s ON t.parent_id = s.id
+      )
+      SELECT sum(usage_tokens_in) AS tin, sum(usage_tokens_out) AS tout, sum(usage_cost) AS cost FROM tasks WHERE id IN (SELECT id FROM sub)`.execute(this.ctx().db);
+    const row = r.rows[0];
+    return { tokens: num(row?.tin) + num(row?.tout), cost: roundCost(num(row?.cost)) };
   }
 
   /** USE-2: ids of the tasks whose parent is one of these (trashed ones included: their spend counts). */
@@ -183,12 +211,6 @@ export class UsageStore {
   async dayTotals(day: string): Promise<UsageTotals> {
     const r = await this.ctx().db.selectFrom("usage_days").select(["tokens", "cost"]).where("day", "=", day).executeTakeFirst();
     return { tokens: num(r?.tokens), cost: roundCost(num(r?.cost)) };
-  }
-
-  /** USE-2: a task's budget version (`budget_set_at`) and the turns a person let run past it. */
-  async budgetState(taskId: string): Promise<{ setAt: string | null; continues: number } | undefined> {
-    const r = await this.ctx().db.selectFrom("tasks").select(["budget_set_at", "budget_continue"]).where("id", "=", taskId).executeTakeFirst();
-    return r && { setAt: r.budget_set_at, continues: Number(r.budget_continue) };
   }
 
   /** USE-2: replaces the task's budget (none = no limit), a new version; pending continue-once grants go. */

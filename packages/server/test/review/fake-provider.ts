@@ -27,6 +27,16 @@ export interface FakePr {
   sha: string;
 }
 
+/** A provider issue (GitHub issue, GitLab issue with `iid`); comments are their bodies, oldest first. */
+export interface FakeIssue {
+  number: number;
+  title: string;
+  body: string;
+  labels: string[];
+  state: "open" | "closed";
+  comments: string[];
+}
+
 export interface FakeProvider {
   url: string;
   /** The apiUrl a repository registers with. */
@@ -34,6 +44,8 @@ export interface FakeProvider {
   prs: FakePr[];
   checks: FakeCheck[];
   comments: { path: string; line: number; body: string; resolved: boolean }[];
+  /** GitHub/GitLab issues: listed by label, commented on, closed. */
+  issues: FakeIssue[];
   approved: boolean;
   mode: FakeMode;
   /** Requests seen: method, path, whether the credential matched, status answered. */
@@ -59,7 +71,7 @@ async function readJson(req: IncomingMessage): Promise<any> {
 }
 
 export async function startFakeProvider(kind: FakeKind, token: string, web: string): Promise<FakeProvider> {
-  const f: Omit<FakeProvider, "url" | "apiUrl" | "close"> = { prs: [], checks: [], comments: [], approved: false, mode: "ok", seen: [] };
+  const f: Omit<FakeProvider, "url" | "apiUrl" | "close"> = { prs: [], checks: [], comments: [], issues: [], approved: false, mode: "ok", seen: [] };
   const ghCheck = (c: FakeCheck) => ({ name: c.name, status: c.state === "pending" ? "in_progress" : "completed", conclusion: c.state === "pending" ? null : c.state, output: { title: c.name, summary: c.summary } });
   const view = (pr: FakePr): unknown => {
     if (kind === "github") return { number: pr.number, html_url: `${web}/pull/${pr.number}`, state: pr.state === "open" ? "open" : "closed", merged: pr.state === "merged", draft: pr.draft, head: { sha: pr.sha } };
@@ -71,8 +83,44 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
     }
     return { pullRequestId: pr.number, status: pr.state === "open" ? "active" : pr.state === "merged" ? "completed" : "abandoned", isDraft: pr.draft, lastMergeSourceCommit: { commitId: pr.sha }, reviewers: f.approved ? [{ vote: 10 }] : [] };
   };
+  const issueView = (i: FakeIssue): unknown =>
+    kind === "github"
+      ? { number: i.number, title: i.title, body: i.body, html_url: `${web}/issues/${i.number}`, state: i.state, labels: i.labels.map((name) => ({ name })) }
+      : { iid: i.number, title: i.title, description: i.body, web_url: `${web}/-/issues/${i.number}`, state: i.state === "open" ? "opened" : "closed", labels: i.labels };
+  /** The issues routes of GitHub (`/issues`, `/issues/N/comments`, PATCH) and GitLab (`/issues`, `/issues/N/notes`, PUT). */
+  const issueRoute = async (req: IncomingMessage, path: string, query: URLSearchParams): Promise<[number, unknown] | undefined> => {
+    const m = req.method ?? "GET";
+    if (m === "GET" && /\/issues$/.test(path)) {
+      const open = kind === "github" ? "open" : "opened";
+      if (query.get("state") !== open) return [422, { message: "the fake lists open issues only" }];
+      const label = query.get("labels") ?? "";
+      // GitHub lists pull requests as issues too (with `pull_request`); the fake lists one to be left out.
+      const prAsIssue = kind === "github" ? [{ number: 999, title: "a pull request", body: "", html_url: `${web}/pull/999`, state: "open", labels: [{ name: label }], pull_request: {} }] : [];
+      return [200, [...f.issues.filter((i) => i.state === "open" && i.labels.includes(label)).map(issueView), ...prAsIssue]];
+    }
+    const n = /\/issues\/(\d+)(\/(comments|notes))?$/.exec(path);
+    if (!n) return undefined;
+    const issue = f.issues.find((i) => i.number === Number(n[1]));
+    if (!issue) return [404, { message: "Not Found" }];
+    if (n[3]) {
+      if (m === "POST") {
+        const b = await readJson(req);
+        issue.comments.push(String(b.body));
+        return [201, { id: issue.comments.length, body: b.body }];
+      }
+      return [200, issue.comments.map((body, i) => ({ id: i + 1, body }))];
+    }
+    if ((kind === "github" && m === "PATCH") || (kind === "gitlab" && m === "PUT")) {
+      const b = await readJson(req);
+      if (kind === "github" ? b.state === "closed" : b.state_event === "close") issue.state = "closed";
+      return [200, issueView(issue)];
+    }
+    return [200, issueView(issue)];
+  };
   const route = async (req: IncomingMessage, path: string, query: URLSearchParams): Promise<[number, unknown]> => {
     const m = req.method ?? "GET";
+    const issueAnswer = kind === "azure-devops" ? undefined : await issueRoute(req, path, query);
+    if (issueAnswer) return issueAnswer;
     if (m === "GET" && /\/(pulls|merge_requests|pullrequests)$/.test(path)) {
       // The open pull requests from one branch into another, in each provider's query form.
       const head = kind === "github" ? query.get("head")?.split(":").slice(1).join(":") : kind === "gitlab" ? query.get("source_branch") : query.get("searchCriteria.sourceRefName")?.replace("refs/heads/", "");

@@ -2,11 +2,12 @@
  * Archive, unarchive and delete of a task, and its cleanup jobs (LC-2) kept live by
  * `cleanup_job.updated`. A delete asks first (LIVE-5: the task goes to the trash, restorable
  * until it is purged); one refused with `409 dirty_worktree` asks the person, in their words,
- * before retrying with `discardChanges=true`.
+ * before retrying with `discardChanges=true`. An archive refused with `409 task_has_children`
+ * asks what becomes of the open subtasks (ArchiveSubtasksDialog).
  */
 import type { CleanupAccepted, Task } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { ApiError, api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listCleanupJobs } from "../api/resources.js";
@@ -15,6 +16,7 @@ import { ErrorBox } from "../ui/ErrorBox.js";
 import { when } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
 import { jobStateWords } from "../ui/words.js";
+import { ArchiveSubtasksDialog, type ChildrenChoice } from "./ArchiveSubtasksDialog.js";
 
 export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnarchive(): void; onDeleted(): void }) {
   const qc = useQueryClient();
@@ -40,7 +42,25 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
       await reloadJobs();
     });
   };
-  const archive = () => void action.run(() => api.post<CleanupAccepted>(`/tasks/${enc(task.id)}/archive`).then(reloadJobs));
+  // MCP-3.7: a task with open subtasks is refused until the person says what becomes of them.
+  const [openSubtasks, setOpenSubtasks] = useState<number | null>(null);
+  const archiveButton = useRef<HTMLButtonElement>(null);
+  const archive = (children?: ChildrenChoice) => {
+    setOpenSubtasks(null);
+    void action.run(async () => {
+      try {
+        await api.post<CleanupAccepted>(`/tasks/${enc(task.id)}/archive`, children ? { children } : undefined);
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === "task_has_children" && !children)) throw e;
+        setOpenSubtasks(Array.isArray(e.details?.children) ? e.details.children.length : 1);
+      }
+      await reloadJobs();
+    });
+  };
+  const cancelArchive = () => {
+    setOpenSubtasks(null);
+    archiveButton.current?.focus();
+  };
   const list = [...(jobs.data ?? [])].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 
   return (
@@ -53,7 +73,7 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
           </button>
         ) : (
           // Archive is not the page's forward action: secondary, like every action that takes the task away.
-          <button type="button" className="secondary" disabled={action.busy} onClick={archive}>
+          <button ref={archiveButton} type="button" className="secondary" disabled={action.busy} onClick={() => archive()}>
             Archive
           </button>
         )}
@@ -62,6 +82,7 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
         </button>
       </div>
       <ErrorBox error={action.error} />
+      {openSubtasks !== null ? <ArchiveSubtasksDialog title={task.title} open={openSubtasks} onChoose={archive} onCancel={cancelArchive} /> : null}
       {asking ? (
         <div className="confirm" role="alertdialog" aria-label="Confirm delete" data-step="trash">
           <p>

@@ -12,6 +12,7 @@ import { registerTaskStartCommand } from "./task-start.js";
 import { registerTaskRestoreCommand } from "./task-restore.js";
 import { registerTaskTrashCommands } from "./task-trash.js";
 import { registerTaskReviewCommands } from "./task-review.js";
+import { registerTaskArchiveCommand } from "./task-archive.js";
 
 interface TaskCreateOptions {
   title: string;
@@ -91,13 +92,7 @@ export function registerTaskCommands(program: Command): void {
   registerTaskReviewCommands(task);
   registerTaskBudgetCommand(task);
 
-  withCommonOptions(task.command("archive <taskId>").description("archive a task: stop its agents, save work, remove its worktrees")).action(
-    async (taskId: string, _opts: unknown, cmd: Command) => {
-      const { client, out } = contextOf(cmd);
-      const job = await client.post<{ jobId: string }>(`/tasks/${encodeURIComponent(taskId)}/archive`);
-      out.result(job, () => [`archiving task ${taskId} (cleanup job ${job?.jobId ?? "?"})`]);
-    },
-  );
+  registerTaskArchiveCommand(task);
 
   withCommonOptions(task.command("unarchive <taskId>").description("bring an archived task back")).action(
     async (taskId: string, _opts: unknown, cmd: Command) => {

@@ -126,18 +126,19 @@ export class UsageService {
     return usageReport(this.deps, q, (id) => this.subtree(id));
   }
 
-  /** Writes one (coalesced) report of a session, publishes it, and enforces the budgets it touches. */
+  /**
+   * Writes one (coalesced) report of a session, publishes it, and enforces the budgets it touches.
+   * A report is a handful of statements (the write's transaction, the budget chain, the subtree's
+   * and the day's totals): it runs for every `usage_update` an agent sends (USE-1's bench).
+   */
   private async record(session: SessionRecord, p: PendingUsage): Promise<void> {
     const at = this.deps.now();
-    const task = await this.deps.store.getTaskAnyState(session.taskId);
-    if (!task) return;
     // The model a turn's tokens are priced at: the one the agent reports using now.
     const model = p.tokens ? modelOption((await this.deps.store.getSession(session.id))?.agentState)?.currentValue : undefined;
     const recorded = await this.deps.store.usage.record({
       id: newId("use"),
       sessionId: session.id,
       taskId: session.taskId,
-      repositoryId: task.repositories[0]?.repositoryId ?? null,
       agent: session.agent,
       runnerId: this.deps.runnerId,
       at,
@@ -150,15 +151,19 @@ export class UsageService {
     if (!recorded) return;
     this.deps.bus.publish("usage.updated", { sessionId: session.id, taskId: session.taskId, usage: recorded.usage });
     if (recorded.added.tokens === 0 && recorded.added.cost === 0) return;
-    await this.enforce(session, task);
+    await this.enforce(session);
   }
 
   /** Alerts at 80 % and, at 100 %, cancels the running turn (every turn of this runner for the daily cap). */
-  private async enforce(session: SessionRecord, task: TaskRecord): Promise<void> {
-    for (const s of await this.scopesOf(task.id, session.id)) {
+  private async enforce(session: SessionRecord): Promise<void> {
+    let task: TaskRecord | undefined;
+    for (const s of await this.scopesOf(session.taskId, session.id)) {
       const ratio = budgetRatio(s.limit, s.used);
       if (ratio < ALERT_AT) continue;
       const full = ratio >= 1;
+      // The task (its title names the alert) is read only once a budget is near.
+      task ??= await this.deps.store.getTaskAnyState(session.taskId);
+      if (!task) return;
       await this.alert(task, session.id, s, full);
       if (!full) continue;
       const ids = s.kind === "daily" ? this.deps.agents.sessionIds() : [session.id];
@@ -201,10 +206,9 @@ export class UsageService {
       // Its version is the budget's: applying a new version (a raised budget) lets alerts fire again.
       out.push({ key: `workflow:${workflow.name}`, kind: "workflow", workflow: workflow.name, limit: workflow.definition.budget, used: await this.deps.store.usage.workflowTotals(workflow.name), version: `v${workflow.version}` });
     }
-    for (const t of await this.lineage(taskId)) {
+    for (const t of await this.deps.store.usage.budgetChain(taskId)) {
       if (!t.budget) continue;
-      const state = await this.deps.store.usage.budgetState(t.id);
-      out.push({ key: `task:${t.id}`, kind: "task", taskId: t.id, limit: t.budget, used: await this.deps.store.usage.taskTotals(await this.subtree(t.id)), version: state?.setAt ?? "" });
+      out.push({ key: `task:${t.id}`, kind: "task", taskId: t.id, limit: t.budget, used: await this.deps.store.usage.subtreeTotals(t.id), version: t.setAt ?? "" });
     }
     const cap = await this.dailyCap();
     if (cap && (cap.limit.cost !== undefined || cap.limit.tokens !== undefined)) {
@@ -234,22 +238,6 @@ export class UsageService {
     if (set) return { limit: set.budget, version: set.setAt, source: "person" };
     const cap = this.deps.usage?.dailyCap;
     return cap ? { limit: cap, version: `${cap.cost ?? ""}/${cap.tokens ?? ""}`, source: "config" } : undefined;
-  }
-
-  /** The task and its parents (Task.parentId), nearest first: a subtask's turns count against every budget up the chain. */
-  private async lineage(taskId: string): Promise<TaskRecord[]> {
-    const out: TaskRecord[] = [];
-    const seen = new Set<string>();
-    let id: string | null | undefined = taskId;
-    // A parent chain is short (subtask depth is limited); `seen` stops a corrupt cycle.
-    while (id && !seen.has(id)) {
-      seen.add(id);
-      const t = await this.deps.store.getTaskAnyState(id);
-      if (!t) break;
-      out.push(t);
-      id = t.parentId;
-    }
-    return out;
   }
 
   /** The task and all its subtasks (whose usage a task budget and `GET /usage?taskId=` include). */

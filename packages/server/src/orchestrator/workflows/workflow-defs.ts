@@ -3,7 +3,9 @@ import type { Workflow } from "@grove/protocol";
 import { AppError } from "../../domain/errors.js";
 import { DEFAULT_WORKFLOW_NAME, type WorkflowRecord, defaultWorkflow } from "../../domain/workflow.js";
 import { parseWorkflow } from "../../domain/workflow-validate.js";
+import { issueApi } from "../../providers/issues.js";
 import type { Deps } from "../context.js";
+import { isRemoteRepository } from "../refresh/refresh-remote.js";
 
 /** Workflow names: what a URL segment, a file name and a YAML key can all carry. */
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -46,13 +48,19 @@ export async function putWorkflow(deps: Deps, name: string, body: unknown, ifVer
   if (!NAME.test(name)) throw new AppError("invalid_request", `workflow name ${JSON.stringify(name)}: lower-case letters, digits, . _ - (at most 64)`, { field: "name" });
   const source = typeof body === "string" ? body : body !== null && typeof body === "object" ? stringify(body) : "";
   if (source.trim() === "") throw new AppError("invalid_workflow", "line 1: the workflow is empty", { line: 1, path: "(document)" });
-  const { definition, repositoryId, repositoryLine, scheduleRepository } = parseWorkflow(source, { agents: new Set(deps.profiles.map((p) => p.name)) });
+  const { definition, repositoryId, repositoryLine, scheduleRepository, issuesRepository } = parseWorkflow(source, { agents: new Set(deps.profiles.map((p) => p.name)) });
   if (repositoryId !== null && !(await deps.store.getRepository(repositoryId))) {
     throw new AppError("invalid_workflow", `line ${repositoryLine}: repositoryId: repository ${repositoryId} not found`, { path: "repositoryId", line: repositoryLine });
   }
   if (scheduleRepository && !(await deps.store.getRepository(scheduleRepository.id))) {
     const line = scheduleRepository.line;
     throw new AppError("invalid_workflow", `line ${line}: triggers.schedule.repositoryId: repository ${scheduleRepository.id} not found`, { path: "triggers.schedule.repositoryId", line });
+  }
+  if (issuesRepository) {
+    const { id, line } = issuesRepository;
+    const repo = await deps.store.getRepository(id);
+    const why = !repo ? `repository ${id} not found` : !isRemoteRepository(repo) || !issueApi(repo.provider) ? `repository ${repo.name} (${repo.provider}) has no provider issues API (GitHub and GitLab remotes have)` : undefined;
+    if (why) throw new AppError("invalid_workflow", `line ${line}: triggers.issues.repositoryId: ${why}`, { path: "triggers.issues.repositoryId", line });
   }
   const current = await deps.store.workflows.get(name);
   const stored = current?.version ?? 0;

@@ -9,6 +9,7 @@ import { faultPoint } from "../fault-points.js";
 import { BUSY, type WorkflowPorts, executeAction } from "./workflow-actions.js";
 import { getWorkflowOr404 } from "./workflow-defs.js";
 import { assertWipRoom } from "./workflow-moves.js";
+import { WorkflowIssues } from "./workflow-issues.js";
 import { WorkflowSchedules } from "./workflow-schedules.js";
 import { onPullRequest } from "./workflow-triggers.js";
 import { workflowOf } from "../tasks/task-workflow.js";
@@ -27,12 +28,15 @@ export class WorkflowEngine {
   private stopped = false;
   /** WF-2: the schedules' clock; a tick queues a run this engine executes. */
   readonly schedules: WorkflowSchedules;
+  /** WF-2: the issues trigger's poller; a new labeled issue queues runs this engine executes. */
+  readonly issues: WorkflowIssues;
 
   constructor(
     private readonly deps: Deps,
     private readonly ports: WorkflowPorts,
   ) {
     this.schedules = new WorkflowSchedules(deps, (r) => this.enqueue(r), () => this.kick());
+    this.issues = new WorkflowIssues(deps, (r) => this.enqueue(r), () => this.kick());
   }
 
   /** Subscribes, re-runs this runner's claimed runs (a crash left them running) and reconciles every task's entry. */
@@ -45,6 +49,7 @@ export class WorkflowEngine {
       for (const task of await this.deps.store.listTasks({ archived: false })) await this.onTask(task.id, { sweep: true });
       await this.drain();
       if (!this.stopped) this.schedules.start();
+      if (!this.stopped) this.issues.start();
     });
   }
 
@@ -57,6 +62,7 @@ export class WorkflowEngine {
     this.stopped = true;
     this.off?.();
     await this.schedules.stop();
+    await this.issues.stop();
     await this.chain.flush();
   }
 

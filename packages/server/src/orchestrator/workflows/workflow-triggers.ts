@@ -41,6 +41,14 @@ export async function onPullRequest(deps: Deps, enqueue: Enqueue, taskId: string
     }
     await enqueue({ ...base, idemKey, action: { action: "send_checks" }, cause: CHECKS_CAUSE });
   }
+  if (pr.state === "merged") {
+    // WF-2: the task was created for a provider issue: the merge closes it (one run per issue).
+    for (const r of await deps.store.workflows.listRuns(taskId)) {
+      const issue = r.action.action === "create_task" ? r.action.issue : undefined;
+      if (!issue || r.state !== "succeeded") continue;
+      await enqueue({ ...base, idemKey: `issue-close:${issue.repositoryId}:${issue.number}`, action: { action: "issue_close", repositoryId: issue.repositoryId, number: issue.number }, cause: "issue_merged" });
+    }
+  }
   if (merged && pr.state === "merged") {
     await enqueue({ ...base, idemKey: `merged:${taskId}:${pr.repositoryId}:${pr.number}`, action: { action: "move", to: merged.to }, cause: "merged" });
   }

@@ -23,6 +23,7 @@ export class Workflows {
   put = async (name: string, body: unknown, ifVersion?: number): Promise<WorkflowRecord> => {
     const w = await putWorkflow(this.deps, name, body, ifVersion);
     void this.engine.schedules.check();
+    void this.engine.issues.poll(true);
     return w;
   };
   remove = (name: string): Promise<void> => deleteWorkflow(this.deps, name);
