@@ -126,6 +126,25 @@ describe.each(DATABASES)("MCP-3.7 archiving a task with subtasks (%s)", (kind) =
     expect(gitSync(repoPath, "show", `refs/grove/archived/${ids.a}/${envs.a.branchSlug || "default"}:a-wip.txt`)).toContain("wip");
   });
 
+  it("MCP-3.7: subtask_create under an archived subtask is refused task_archived and creates nothing", async () => {
+    const srv = await perFile.start();
+    const tokens = captureTokens(srv);
+    const { ids, rootSession } = await subtaskTree(srv, tokens, [["child", "root"]]);
+    const archived = await srv.api("POST", `/tasks/${ids.child}/archive`);
+    expect(archived.status).toBe(202);
+    await waitForJob(srv.api, ids.child!, archived.body.jobId, ["succeeded"]);
+    const client = await shimClient(srv, rootSession, tokens.get(rootSession)![0]!);
+    try {
+      const refused = await callTool(client, "subtask_create", { taskId: ids.child, title: "late" });
+      expect(refused).toMatchObject({ isError: true, json: { error: { code: "task_archived" } } });
+      expect((await srv.api("GET", `/tasks?parentId=${ids.child}&archived=false`)).body).toEqual([]);
+      expect((await srv.api("GET", `/tasks?parentId=${ids.child}&archived=true`)).body).toEqual([]);
+      expect((await callTool(client, "subtask_create", { title: "still fine" })).isError).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("MCP-3.7: a subtask that cannot be archived (a reset job active) refuses the whole tree: nothing archived, no job written, the deeper subtask untouched", async () => {
     const srv = await perFile.start();
     const tokens = captureTokens(srv);

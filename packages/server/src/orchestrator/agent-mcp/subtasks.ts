@@ -3,6 +3,7 @@ import { AppError } from "../../domain/errors.js";
 import type { SessionRecord, TaskRecord } from "../../domain/records.js";
 import type { McpGrant } from "../../mcp/tokens.js";
 import type { Deps } from "../context.js";
+import { assertTaskWorkable } from "../lifecycle/lifecycle.js";
 import { createTask, getTaskOr404 } from "../tasks/tasks.js";
 
 /** MCP-3: the per-task limits of subtasks (docs/specs/mcp.md). */
@@ -93,6 +94,9 @@ export class Subtasks {
   }
 
   private async createNow(grant: McpGrant, parent: TaskRecord, args: { title: string; description?: string; repositoryIds?: string[]; agent?: string; prompt?: string }): Promise<unknown> {
+    // MCP-3.7: an archived task, or one whose cleanup is under way, gets no new subtask: it would
+    // be left open below a task whose archive already asked about its subtasks.
+    await assertTaskWorkable(this.deps, parent.id);
     const starts = args.agent !== undefined || args.prompt !== undefined;
     const callerSession = await this.deps.store.getSession(grant.sessionId);
     const agent = args.agent ?? callerSession?.agent;

@@ -7,6 +7,7 @@ import type { LiveSessions } from "../sessions/live-sessions.js";
 import { currentLines, withOutdated } from "./review-comments.js";
 import { reviewSlots } from "./review-slot.js";
 import { getSessionOr404, promptSession } from "../sessions/session-ops.js";
+import { faultPoint } from "../fault-points.js";
 
 /** Lines of context quoted on each side of a commented line. */
 const CONTEXT = 2;
@@ -64,6 +65,7 @@ export async function promptWithComments(deps: Deps, live: LiveSessions, session
   const turn = (await deps.store.listMessages(sessionId)).filter((m) => m.role === "user").length + 1;
   const result = await promptSession(deps, live, sessionId, text);
   if (result.state === "failed") return result;
+  await faultPoint("comments.after_prompt");
   for (const c of comments) {
     const sent = await deps.store.review.updateCommentIf(c.id, ["open", "sent"], { state: "sent", sessionId, sentTurn: turn }, deps.now());
     if (sent) deps.bus.publish("comment.updated", { comment: (await withOutdated(deps, sent.taskId, [sent]))[0]! });

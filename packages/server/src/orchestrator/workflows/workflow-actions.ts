@@ -107,14 +107,25 @@ export async function workingSession(deps: Deps, taskId: string): Promise<Sessio
   return own.at(-1) ?? sessions[0];
 }
 
+/**
+ * WF-2: whether the prompt of a redone run went out before the crash. The run recorded its
+ * target session before sending (`planSession`, its `updatedAt` is that moment); a prompt that
+ * went out moved that session into a turn after it: the session is still busy, or its last turn
+ * ended since (a restart records the turn it cut as interrupted). Then the redo waits for that
+ * turn instead of prompting a second time.
+ */
+async function promptWentOut(deps: Deps, run: WorkflowRunRecord): Promise<boolean> {
+  if (!run.sessionId) return false;
+  const s = await deps.store.getSession(run.sessionId);
+  return s !== undefined && (BUSY.has(s.state) || (s.lastTurn !== null && s.lastTurn !== undefined && s.lastTurn.at >= run.updatedAt));
+}
+
 async function sendComments(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord, extra: string | undefined): Promise<ActionResult> {
+  if (await promptWentOut(deps, run)) return { state: "waiting", sessionId: run.sessionId! };
   const open = (await deps.store.review.listComments(task.id)).filter((c) => c.state === "open");
   const target = run.sessionId ? await deps.store.getSession(run.sessionId) : await workingSession(deps, task.id);
   if (!target) return { state: "skipped", outcome: "the task has no session to send comments to" };
-  if (open.length === 0) {
-    // A redo after the prompt went out finds the comments sent: the turn is what is waited for.
-    return run.sessionId ? { state: "waiting", sessionId: run.sessionId } : { state: "skipped", outcome: "no open review comments" };
-  }
+  if (open.length === 0) return { state: "skipped", outcome: "no open review comments" };
   await deps.store.workflows.planSession(run.id, target.id, deps.now());
   try {
     await ports.promptComments(target.id, open.map((c) => c.id), extra ? renderTemplate(extra, await templateFields(deps, task, run.step)) : undefined);
@@ -122,21 +133,24 @@ async function sendComments(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRe
     if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
     throw e;
   }
+  await faultPoint("workflow.after_prompt");
   return { state: "waiting", sessionId: target.id };
 }
 
 async function sendChecks(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord): Promise<ActionResult> {
   // A redo after the prompt went out waits for that turn rather than sending it twice.
-  if (run.sessionId) return { state: "waiting", sessionId: run.sessionId };
-  const target = await workingSession(deps, task.id);
+  if (await promptWentOut(deps, run)) return { state: "waiting", sessionId: run.sessionId! };
+  const target = run.sessionId ? await deps.store.getSession(run.sessionId) : await workingSession(deps, task.id);
   if (!target) return { state: "skipped", outcome: "the task has no session to send the checks to" };
   await deps.store.workflows.planSession(run.id, target.id, deps.now());
+  await faultPoint("workflow.after_plan");
   try {
     await ports.sendFeedback(task.id, target.id);
   } catch (e) {
     if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
     throw e;
   }
+  await faultPoint("workflow.after_prompt");
   return { state: "waiting", sessionId: target.id };
 }
 
