@@ -2,6 +2,7 @@
 import { useEffect } from "react";
 import { Board } from "./board/Board.js";
 import { Header } from "./Header.js";
+import { INBOX_PATH } from "./Inbox.js";
 import { CommandPalette } from "./ui/CommandPalette.js";
 import { attention } from "./live/attention.js";
 import { notice, useStore } from "./live/store.js";
@@ -19,7 +20,8 @@ const UsagePage = lazyView<object>(() => import("./usage/UsagePage.js").then((m)
 
 function Routed() {
   const { pathname } = useLocation();
-  if (pathname === "/") return <Board archived={false} />;
+  // The inbox lives in the header: its address shows the board under it.
+  if (pathname === "/" || pathname === INBOX_PATH) return <Board archived={false} />;
   if (pathname === "/archived") return <Board archived />;
   if (pathname === "/repositories")
     return (

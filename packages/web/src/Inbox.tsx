@@ -5,11 +5,19 @@
 import { useEffect, useRef, useState } from "react";
 import { ATTENTION_LABEL, answerQuestion, attention, disableNotifications, dismiss, enableNotifications, notificationsEnabled, type AttentionItem } from "./live/attention.js";
 import { useStore } from "./live/store.js";
-import { Link } from "./router.js";
+import { Link, useLocation } from "./router.js";
+
+/** The inbox's own address: a link or a home-screen shortcut opens the board with the inbox open. */
+export const INBOX_PATH = "/inbox";
 
 export function Inbox() {
   const items = useStore(attention);
-  const [open, setOpen] = useState(false);
+  const { pathname } = useLocation();
+  const [open, setOpen] = useState(pathname === INBOX_PATH);
+  // Arriving at /inbox (a link, the back button) opens it.
+  useEffect(() => {
+    if (pathname === INBOX_PATH) setOpen(true);
+  }, [pathname]);
   const [enabled, setEnabled] = useState(notificationsEnabled());
   const root = useRef<HTMLDivElement | null>(null);
   // The panel closes like a menu: Escape, or a click anywhere else on the page.
