@@ -26,6 +26,7 @@ import { ChangesSummary } from "./ChangesSummary.js";
 import { Environment } from "./Environment.js";
 import { Lifecycle } from "./Lifecycle.js";
 import { Sessions } from "./Sessions.js";
+import { WorkflowRuns } from "./WorkflowRuns.js";
 
 const TerminalPanel = lazyView(() => import("../terminal/TerminalPanel.js")).Component;
 
@@ -171,6 +172,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
       <div className="task-grid">
         <div className="col-main">
           <Sessions taskId={taskId} task={t} readOnly={archived} fixes={{ restore: doRestore, unarchive: doUnarchive }} />
+          <WorkflowRuns taskId={taskId} sessions={sessions.data} />
           {!archived && worktrees.length > 0 && caps?.has("GET /tasks/{id}/terminal") ? (
             <ViewBoundary what="terminal">
               <TerminalPanel taskId={taskId} repositories={worktrees.map((r) => ({ id: r.repositoryId, name: repoName(r.repositoryId) }))} />
