@@ -11,7 +11,7 @@
  * `launch.after_worktree_add` (a new worktree exists, its row is not yet persisted),
  * `launch.rollback_after_row_delete` (a failed launch's rollback removed a row, not yet its worktree).
  * `workflow.after_claim` (a run `running`, nothing done), `workflow.after_plan` (a start's session
- * id recorded, no session yet), `workflow.after_start` (the session created, the run not told),
+ * id, or send_checks' target session, recorded; nothing started or sent), `workflow.after_start` (the session created, the run not told),
  * `workflow.after_create` (a trigger's task created, its `create_task` run not yet done),
  * `workflow.after_issue_comment` (the comment on a provider issue posted, its run not yet done),
  * `workflow.after_prompt` (send_comments / send_checks: the prompt went out, the run not told),

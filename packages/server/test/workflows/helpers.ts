@@ -1,4 +1,9 @@
+import { rm } from "node:fs/promises";
+import { tempDir } from "../fixture/git.js";
 import type { TestServer } from "../fixture/server.js";
+import { startGitHttpServer } from "../remote/harness/git-http-server.js";
+import { makeRemoteRepo, uniqueToken } from "../remote/helpers.js";
+import { startFakeProvider, type FakeProvider } from "../review/fake-provider.js";
 import { waitFor } from "../fixture/server.js";
 
 export type Run = { id: string; step: string; action: string; cause: string; state: string; outcome: string | null; sessionId: string | null };
@@ -28,4 +33,22 @@ export async function applyWorkflow(srv: TestServer, name: string, yaml: string)
   const r = await srv.api("PUT", `/workflows/${name}`, yaml);
   if (r.status !== 200) throw new Error(`workflow: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body;
+}
+
+/**
+ * A git server with one repository (`acme/widget`) and the fake GitHub REST API in front of it,
+ * for tests that run `grove serve` as a child process; removed by the cleanups.
+ */
+export async function fakeGithubRemote(cleanups: (() => Promise<unknown>)[]): Promise<{ web: string; token: string; fake: FakeProvider }> {
+  const root = await tempDir("grove-remote-");
+  const token = uniqueToken();
+  const http = await startGitHttpServer({ root, kind: "github", token });
+  makeRemoteRepo(root, "acme/widget", { "README.md": "# widget\n" });
+  const fake = await startFakeProvider("github", token, `${http.url}/acme/widget`);
+  cleanups.push(async () => {
+    await fake.close();
+    await http.close();
+    await rm(root, { recursive: true, force: true });
+  });
+  return { web: `${http.url}/acme/widget`, token, fake };
 }

@@ -2,30 +2,18 @@ import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { inProcessRunner, sharedDatabase, type Cleanups } from "../cluster/helpers.js";
 import { DATABASES, freshDatabase } from "../fixture/db.js";
-import { tempDir } from "../fixture/git.js";
 import { apiClient, spawnServer, waitFor, type ChildServer } from "../fixture/server.js";
-import { startGitHttpServer } from "../remote/harness/git-http-server.js";
-import { makeRemoteRepo, uniqueToken } from "../remote/helpers.js";
-import { startFakeProvider, type FakeProvider } from "../review/fake-provider.js";
+import type { FakeProvider } from "../review/fake-provider.js";
+import { fakeGithubRemote } from "./helpers.js";
 
 type Api = ReturnType<typeof apiClient>;
 type Run = { action: string; state: string; outcome: string | null };
-const KEY = "acme/widget";
 
-/** A git server with one repository and the fake GitHub API in front of it, cleaned up after the test. */
+/** The remote with issue 7 labeled `grove`. */
 async function provider(cleanups: Cleanups): Promise<{ web: string; token: string; fake: FakeProvider }> {
-  const root = await tempDir("grove-remote-");
-  const token = uniqueToken();
-  const http = await startGitHttpServer({ root, kind: "github", token });
-  makeRemoteRepo(root, KEY, { "README.md": "# widget\n" });
-  const fake = await startFakeProvider("github", token, `${http.url}/${KEY}`);
-  cleanups.push(async () => {
-    await fake.close();
-    await http.close();
-    await rm(root, { recursive: true, force: true });
-  });
-  fake.issues = [{ number: 7, title: "Crash on an empty config", body: "Run it with an empty grove.yaml.", labels: ["grove"], state: "open", comments: [] }];
-  return { web: `${http.url}/${KEY}`, token, fake };
+  const p = await fakeGithubRemote(cleanups);
+  p.fake.issues = [{ number: 7, title: "Crash on an empty config", body: "Run it with an empty grove.yaml.", labels: ["grove"], state: "open", comments: [] }];
+  return p;
 }
 
 async function registerAndApply(api: Api, p: { web: string; token: string; fake: FakeProvider }): Promise<void> {

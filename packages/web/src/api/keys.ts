@@ -5,6 +5,8 @@ export const keys = {
   /** WEB-30: the board's exact count per state, under its server-side filters. */
   taskCounts: (archived: boolean, repositoryId: string, q: string) => ["taskCounts", archived, repositoryId, q] as const,
   task: (id: string) => ["task", id] as const,
+  /** MCP-3: a task's subtasks (their summaries), on its page. */
+  subtasks: (taskId: string) => ["subtasks", taskId] as const,
   sessions: (taskId: string) => ["sessions", taskId] as const,
   messages: (sessionId: string) => ["messages", sessionId] as const,
   permissions: (sessionId: string) => ["permissions", sessionId] as const,

@@ -1,14 +1,14 @@
 /**
  * One card of the board, drawn from the task's summary alone (no read per card): title (opens
  * the task), repositories with branch, task state, agent state, ± stat when known, PR state
- * when there is one, and a "runner offline" badge while the runner holding its worktrees is
- * offline. Moved with its "Move to…" menu (WEB-31), dragged by the mouse anywhere on the card,
+ * when there is one, a "runner offline" badge while the runner holding its worktrees is
+ * offline, the agent's reported progress and the count of its subtasks (MCP-2/MCP-3). Moved with its "Move to…" menu (WEB-31), dragged by the mouse anywhere on the card,
  * or with the keyboard from its "Drag" handle (Space, arrows, Space).
  */
 import type { TaskSummary } from "@grove/protocol";
 import { useDraggable } from "@dnd-kit/core";
 import { memo, type CSSProperties, type KeyboardEventHandler, type PointerEventHandler } from "react";
-import { agentActivityWords, outcomeWords, taskStateWords } from "../ui/words.js";
+import { agentActivityWords, outcomeWords, planDoneWords, subtaskCountWords, taskStateWords } from "../ui/words.js";
 import { Link } from "../router.js";
 import { UsageBadge } from "../usage/UsageBadge.js";
 import { MoveMenu } from "./MoveMenu.js";
@@ -55,6 +55,19 @@ export function CardBody({ task }: { task: TaskSummary }) {
           </span>
         ) : null}
       </div>
+      {task.progress ? (
+        // MCP-2: the agent's latest report_progress: "n of m done" of its plan, then its status line.
+        <p className="card-progress" data-progress>
+          {task.progress.plan && task.progress.plan.length > 0 ? <span className="progress-count">{planDoneWords(task.progress.plan)} · </span> : null}
+          <span className="progress-status">{task.progress.status}</span>
+        </p>
+      ) : null}
+      {task.subtasks && task.subtasks.total > 0 ? (
+        // MCP-3: the subtasks its agents made, from the summary (no read per card).
+        <p className="card-subtasks" data-subtasks-total={task.subtasks.total} data-subtasks-done={task.subtasks.done}>
+          {subtaskCountWords(task.subtasks)}
+        </p>
+      ) : null}
       {agent === "failed" && task.agent.reason ? (
         // LIVE-2: a failed or refused turn says so on the card, with the agent's reason.
         <p className="card-turn-failure error" data-outcome={task.agent.outcome ?? "failed"}>

@@ -3,7 +3,7 @@
  * the cached reads it affects, so views render from one place and never poll. Records carry
  * `updatedAt`; an older answer never overwrites a newer event.
  */
-import type { CleanupJob, Message, Runner, Session, Task } from "@grove/protocol";
+import type { CleanupJob, Message, Runner, Session, Task, TaskSummary } from "@grove/protocol";
 import type { QueryClient } from "@tanstack/react-query";
 import { keys } from "../api/keys.js";
 import { dropSummary, putRunnerState, putSummary } from "./board-cache.js";
@@ -33,13 +33,26 @@ export function upsertMessage(list: Message[] | undefined, m: Message): Message[
 
 /**
  * A task page's record; the board's columns follow `task.summary` frames instead. `task.*`
- * frames and the answers of PATCH/unarchive carry the task row only: the runner fields
- * `GET /tasks/:id` added are kept.
+ * frames and the answers of PATCH/unarchive carry the task row only: the runner fields and the
+ * progress `GET /tasks/:id` added are kept (a `report_progress` frame carries a newer one).
  */
 export function putTask(qc: QueryClient, task: Task): void {
   const cur = qc.getQueryData<Task>(keys.task(task.id));
   if (!newer(cur, task)) return;
-  qc.setQueryData(keys.task(task.id), cur ? { runnerId: cur.runnerId, runnerState: cur.runnerState, runnerLabels: cur.runnerLabels, ...task } : task);
+  qc.setQueryData(keys.task(task.id), cur ? { runnerId: cur.runnerId, runnerState: cur.runnerState, runnerLabels: cur.runnerLabels, progress: cur.progress, ...task } : task);
+}
+
+/** MCP-3: a subtask's fresh summary goes into its parent page's list (when that list is read). */
+function putSubtask(qc: QueryClient, summary: TaskSummary): void {
+  if (!summary.parentId) return;
+  qc.setQueryData<TaskSummary[]>(keys.subtasks(summary.parentId), (list) => upsert(list, summary, byCreated));
+}
+
+/** MCP-3: a subtask in the trash leaves its parent page's list. */
+function dropSubtask(qc: QueryClient, taskId: string): void {
+  for (const [key, list] of qc.getQueriesData<TaskSummary[]>({ queryKey: ["subtasks"] })) {
+    if (list?.some((s) => s.id === taskId)) qc.setQueryData<TaskSummary[]>(key, list.filter((s) => s.id !== taskId));
+  }
 }
 
 /** A runner went offline or came back: every cached task it holds shows it, no list re-read. */
@@ -105,11 +118,12 @@ export function feedCache(qc: QueryClient, stream: EventStream): () => void {
     // WEB-30: a task created, moved, archived or deleted changes the board's counts: re-read them (at most every 300 ms).
     stream.on("task.created", ({ task }) => (putTask(qc, task), soon(["taskCounts"]))),
     stream.on("task.updated", ({ task }) => (putTask(qc, task), soon(["taskCounts"]))),
-    stream.on("task.summary", ({ summary }) => putSummary(qc, summary)),
+    stream.on("task.summary", ({ summary }) => (putSummary(qc, summary), putSubtask(qc, summary))),
     stream.on("runner.updated", ({ runner }) => putRunner(qc, runner)),
     stream.on("task.deleted", ({ taskId }) => {
       for (const k of [keys.changes(taskId), keys.environment(taskId), ["diff", taskId], keys.cleanupJobs(taskId)]) qc.removeQueries({ queryKey: k });
       dropSummary(qc, taskId);
+      dropSubtask(qc, taskId);
       soon(["taskCounts"]);
     }),
     stream.on("session.created", ({ session }) => putSession(qc, session)),

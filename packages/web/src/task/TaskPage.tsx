@@ -1,5 +1,6 @@
 /**
- * The task page (`/tasks/:id`): title and state, sessions with the live stream, Changes,
+ * The task page (`/tasks/:id`): title and state, its parent (a subtask), the agent's reported
+ * progress and the task's subtasks (MCP-2/MCP-3), sessions with the live stream, Changes,
  * repositories and environment (Restore for a missing worktree), the terminal, and
  * archive/delete. A deleted task sends the person back to the board with a notice; an archived
  * one is read-only with Unarchive.
@@ -25,7 +26,9 @@ import { lazyView, ViewBoundary } from "../ui/lazy-view.js";
 import { ChangesSummary } from "./ChangesSummary.js";
 import { Environment } from "./Environment.js";
 import { Lifecycle } from "./Lifecycle.js";
+import { Progress } from "./Progress.js";
 import { Sessions } from "./Sessions.js";
+import { ParentLink, Subtasks } from "./Subtasks.js";
 import { WorkflowRuns } from "./WorkflowRuns.js";
 
 const TerminalPanel = lazyView(() => import("../terminal/TerminalPanel.js")).Component;
@@ -37,7 +40,9 @@ function goneToBoard(title: string | undefined): void {
 
 export function TaskPage({ taskId }: { taskId: string }) {
   const qc = useQueryClient();
-  const task = useQuery({ queryKey: keys.task(taskId), queryFn: () => getTask(taskId) });
+  // A record the event feed made from `task.*` frames alone (the page never read it) lacks what
+  // only `GET /tasks/:id` carries (runner labels, the agent's progress): read it on opening.
+  const task = useQuery({ queryKey: keys.task(taskId), queryFn: () => getTask(taskId), refetchOnMount: (q) => ((q.state.data as Task | undefined)?.runnerLabels === undefined ? "always" : false) });
   const repos = useQuery({ queryKey: keys.repositories, queryFn: listRepositories });
   const sessions = useQuery({ queryKey: keys.sessions(taskId), queryFn: () => listSessions(taskId) });
   const changes = useQuery({ queryKey: keys.changes(taskId), queryFn: () => getChanges(taskId), enabled: task.isSuccess });
@@ -157,6 +162,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
             </Link>
           ) : null}
         </div>
+        {t.parentId ? <ParentLink parentId={t.parentId} /> : null}
         {t.description ? <p className="description">{t.description}</p> : null}
         <ErrorBox error={move.error} context="Move" />
       </header>
@@ -180,6 +186,8 @@ export function TaskPage({ taskId }: { taskId: string }) {
           ) : null}
         </div>
         <div className="col-side">
+          {t.progress ? <Progress progress={t.progress} /> : null}
+          <Subtasks taskId={taskId} />
           <ChangesSummary taskId={taskId} changes={changes.data} error={changes.error} repoName={repoName} archived={archived} done={t.state === "done"} />
           <Environment task={t} known={known} changes={changes.data} repoName={repoName} onRestore={doRestore} restoring={restore.busy} restoreError={restore.error} />
           <Lifecycle task={t} onUnarchive={doUnarchive} onDeleted={() => goneToBoard(t.title)} />

@@ -87,6 +87,10 @@ const IDLE = "Agent idle";
 export const environmentWords = (s: string): string => ENVIRONMENT_WORDS[s] ?? fallback(s);
 export const outcomeWords = (s: string): string => (TURN_OUTCOME_WORDS as Record<string, string>)[s] ?? fallback(s);
 export const planStatusWords = (s: string): string => PLAN_STATUS_WORDS[s] ?? fallback(s);
+/** MCP-2: "n of m done" of a reported plan. */
+export const planDoneWords = (plan: readonly { status: string }[]): string => `${plan.filter((p) => p.status === "completed").length} of ${plan.length} done`;
+/** MCP-3: "2 subtasks · 1 done". */
+export const subtaskCountWords = (s: { total: number; done: number }): string => `${s.total} ${s.total === 1 ? "subtask" : "subtasks"} · ${s.done} done`;
 export const jobStateWords = (s: string): string => JOB_STATE_WORDS[s] ?? fallback(s);
 
 /**

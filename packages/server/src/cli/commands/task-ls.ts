@@ -10,6 +10,7 @@ interface TaskLsOptions {
   state?: string;
   repo?: string;
   search?: string;
+  parent?: string;
   limit?: string;
 }
 
@@ -21,7 +22,7 @@ export function parseLimit(text: string): number {
 }
 
 /**
- * CLI-12 `grove task ls [--state S] [--repo R] [--search Q] [--limit N] [--archived]`: the
+ * CLI-12 `grove task ls [--state S] [--repo R] [--search Q] [--parent T] [--limit N] [--archived]`: the
  * board's read (`GET /tasks`, newest first), with its filters applied by the server, which
  * validates them (`400 invalid_request` naming the field, e.g. an unknown state). `--repo` takes
  * an id or a name, as `task create` does. `--json` prints the tasks as an array, with or
@@ -35,19 +36,20 @@ export function registerTaskListCommand(task: Command): void {
       .option("--state <states>", "only tasks in these states, comma-separated: todo, in_progress, review, done, failed")
       .option("--repo <repoIdOrName>", "only tasks on this repository (id or name)")
       .option("--search <text>", "only tasks whose title or description contains the text")
+      .option("--parent <taskId>", "only the subtasks of this task")
       .option("--limit <n>", "at most this many tasks (the newest)")
       .option("--archived", "list archived tasks instead"),
   ).action(async (opts: TaskLsOptions, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const limit = opts.limit === undefined ? undefined : parseLimit(opts.limit);
     const repositoryId = opts.repo === undefined ? undefined : resolveRepoRef(opts.repo, await client.get<Repository[]>("/repositories")).repositoryId;
-    const query = { archived: opts.archived === true, order: "newest", state: opts.state, repositoryId, q: opts.search, limit };
+    const query = { archived: opts.archived === true, order: "newest", state: opts.state, repositoryId, parentId: opts.parent, q: opts.search, limit };
     const answer = await client
       .get<Task[] | Page<Task>>("/tasks", query)
       .catch((e: unknown) => {
         // The server names its query parameters; a person typed flags.
         if (e instanceof CliError && e.code === "invalid_request") {
-          const flags = { state: "--state", repositoryId: "--repo", q: "--search", limit: "--limit" };
+          const flags = { state: "--state", repositoryId: "--repo", parentId: "--parent", q: "--search", limit: "--limit" };
           throw new CliError(e.code, renameFields(e.message, flags), { details: e.details ?? {} });
         }
         throw e;
@@ -61,7 +63,7 @@ export function registerTaskListCommand(task: Command): void {
   });
 }
 
-const filtered = (o: TaskLsOptions) => o.state !== undefined || o.repo !== undefined || o.search !== undefined;
+const filtered = (o: TaskLsOptions) => o.state !== undefined || o.repo !== undefined || o.search !== undefined || o.parent !== undefined;
 
 /** `state: …` → `--state: …` for each API field the message names (whole words only). */
 function renameFields(message: string, flags: Record<string, string>): string {

@@ -57,22 +57,28 @@ export function registerTaskCommands(program: Command): void {
 
   registerTaskListCommand(task);
 
-  withCommonOptions(task.command("show <taskId>").description("show a task, its repositories with their worktree paths and branches, and its sessions")).action(
+  withCommonOptions(task.command("show <taskId>").description("show a task, its parent, its repositories with their worktree paths and branches, its sessions, the agent's progress and its subtasks")).action(
     async (taskId: string, _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
       const id = encodeURIComponent(taskId);
       // The JSON answer is the contract's Task plus its sessions and environment (what the text lists too).
-      const [t, sessions, env, repos] = await allInOrder<[Task, Session[], Environment | CliError | null, Repository[]]>([
+      const [t, sessions, env, repos, live, archived] = await allInOrder<[Task, Session[], Environment | CliError | null, Repository[], Task[], Task[]]>([
         client.get<Task>(`/tasks/${id}`),
         client.get<Session[]>(`/tasks/${id}/sessions`),
         // CLI-13: the worktrees are extra detail: no environment yet (404) is a task without
         // worktrees, and one the server cannot read now (its runner offline) still shows the task.
         client.get<Environment>(`/tasks/${id}/environment`).catch((e: unknown) => (isCliError(e) && e.status !== 404 ? e : null)),
         out.json ? Promise.resolve([] as Repository[]) : client.get<Repository[]>("/repositories").catch(() => [] as Repository[]),
+        // MCP-3: the subtasks its agents made, archived ones too.
+        client.get<Task[]>("/tasks", { parentId: taskId }),
+        client.get<Task[]>("/tasks", { parentId: taskId, archived: true }),
       ]);
       const environment = env instanceof CliError ? null : env;
-      out.result({ ...t, sessions, environment }, () => [
-        ...describeTask(t, repos, sessions, environment),
+      const subtasks = [...live, ...archived].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+      // The parent's title is a nicety: a parent that cannot be read still shows its id.
+      const parent = t.parentId ? await client.get<Task>(`/tasks/${encodeURIComponent(t.parentId)}`).catch(() => undefined) : undefined;
+      out.result({ ...t, sessions, environment, subtasks }, () => [
+        ...describeTask(t, repos, sessions, environment, { subtasks, parent }),
         ...(env instanceof CliError ? [`worktrees: not readable now (${env.code}: ${env.message})`] : []),
       ]);
     },
@@ -123,9 +129,10 @@ export function registerTaskCommands(program: Command): void {
  * (from the task's environment), so a person can `cd` there or check the branch out; a worktree
  * that is not on disk as recorded says so, with the command that fixes it.
  */
-export function describeTask(t: Task, repos: readonly Repository[], sessions: readonly Session[], environment: Environment | null = null): string[] {
+export function describeTask(t: Task, repos: readonly Repository[], sessions: readonly Session[], environment: Environment | null = null, family: { subtasks?: readonly Task[]; parent?: Task | undefined } = {}): string[] {
   const nameOf = (id: string) => repos.find((r) => r.id === id)?.name;
   const lines = [`task ${t.id}  ${t.state}  ${t.title}`];
+  if (t.parentId) lines.push(`parent: ${t.parentId}${family.parent ? `  ${family.parent.state}  ${family.parent.title}` : ""}`);
   if (t.description) lines.push(`description: ${t.description}`);
   lines.push(`created: ${shortTime(t.createdAt)}  updated: ${shortTime(t.updatedAt)}${t.archivedAt ? `  archived: ${shortTime(t.archivedAt)}` : ""}`);
   if (t.runnerId) lines.push(`runner: ${t.runnerId} ${t.runnerState === "offline" ? "runner_offline (its worktrees are there: operations are refused until it is back)" : (t.runnerState ?? "")}`.trimEnd());
@@ -139,6 +146,22 @@ export function describeTask(t: Task, repos: readonly Repository[], sessions: re
   }
   lines.push(sessions.length === 0 ? "sessions: none" : "sessions:");
   lines.push(...formatTable(sessions.map((s) => [`  ${s.id}`, s.agent, s.state, s.lastError ? `${s.lastError.code}: ${s.lastError.message}` : ""])));
+  lines.push(...progressLines(t.progress));
+  if (family.subtasks) {
+    const subs = family.subtasks;
+    lines.push(subs.length === 0 ? "subtasks: none" : `subtasks: ${subs.length}, ${subs.filter((c) => c.state === "done").length} done`);
+    lines.push(...formatTable(subs.map((c) => [`  ${c.id}`, c.state, c.archivedAt ? "archived" : "", c.title])));
+  }
+  return lines;
+}
+
+/** MCP-2: the agent's latest report_progress: its status line, then each plan item with its status. */
+function progressLines(p: Task["progress"]): string[] {
+  if (!p) return ["progress: none reported"];
+  const plan = p.plan ?? [];
+  const done = plan.filter((i) => i.status === "completed").length;
+  const lines = [`progress: ${p.status}${plan.length > 0 ? `  (${done} of ${plan.length} done)` : ""}  reported ${shortTime(p.updatedAt)}`];
+  lines.push(...formatTable(plan.map((i) => [`  ${i.status}`, i.content])));
   return lines;
 }
 

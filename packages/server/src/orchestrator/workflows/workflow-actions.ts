@@ -143,6 +143,7 @@ async function sendChecks(deps: Deps, ports: WorkflowPorts, run: WorkflowRunReco
   const target = run.sessionId ? await deps.store.getSession(run.sessionId) : await workingSession(deps, task.id);
   if (!target) return { state: "skipped", outcome: "the task has no session to send the checks to" };
   await deps.store.workflows.planSession(run.id, target.id, deps.now());
+  await faultPoint("workflow.after_plan");
   try {
     await ports.sendFeedback(task.id, target.id);
   } catch (e) {

@@ -1,0 +1,34 @@
+/**
+ * MCP-2: what the task's agent last reported with `report_progress`: its status line and plan
+ * items with their status. Live: `task.updated` frames carry the newest report (live/cache.ts).
+ */
+import type { TaskProgress } from "@grove/protocol";
+import { when } from "../ui/Field.js";
+import { planDoneWords, planStatusWords } from "../ui/words.js";
+
+export function Progress({ progress }: { progress: TaskProgress }) {
+  const plan = progress.plan ?? [];
+  return (
+    <section className="card progress" aria-labelledby="progress-heading" id="task-progress">
+      <h2 id="progress-heading">Progress</h2>
+      <p className="progress-status" id="progress-status">
+        {progress.status}
+      </p>
+      {plan.length > 0 ? (
+        <>
+          <p className="muted" id="progress-count">
+            {planDoneWords(plan)}
+          </p>
+          <ol className="plan-entries">
+            {plan.map((p, i) => (
+              <li key={i} data-status={p.status} className={`plan-entry status-${p.status}`}>
+                <span className={`badge plan-status status-${p.status}`}>{planStatusWords(p.status)}</span> {p.content}
+              </li>
+            ))}
+          </ol>
+        </>
+      ) : null}
+      <p className="muted">reported {when(progress.updatedAt)}</p>
+    </section>
+  );
+}
