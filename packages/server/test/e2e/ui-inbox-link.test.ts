@@ -26,6 +26,8 @@ describe("LIVE-4 the inbox's own address (Chromium)", () => {
         await eventually(() => page.getByRole("link", { name: "Needs an answer" }).count()).toBeGreaterThan(0);
         await eventually(() => panel.getByText("Ship it?").count()).toBeGreaterThan(0);
         expect(await page.getByRole("button", { name: /^Inbox \d/ }).getAttribute("aria-expanded")).toBe("true");
+        // Standards mode: the page starts with its doctype (quirks mode lays it out otherwise).
+        expect(await page.evaluate(() => document.compatMode)).toBe("CSS1Compat");
         expect(await axeSerious(page)).toEqual([]);
         await shot(page, `ui-inbox-link-${size.width}`, false);
         expect(pageErrors).toEqual([]);
