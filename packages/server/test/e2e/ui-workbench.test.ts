@@ -135,7 +135,8 @@ describe("WEB-23…26 a workbench in the person's words: header, errors, New tas
     await page.getByRole("button", { name: "Switch to the light theme" }).click();
     expect(await background(page)).toBe(LIGHT_BG);
     await page.close();
-  });
+    // Four theme × size rounds of three pages, each checked by axe: about 30 s on a quiet machine.
+  }, 180_000);
 
   it("WEB-28 Ctrl-K opens the command palette anywhere: search finds a task and Enter opens it; New task opens the board's form; Escape closes", async () => {
     const { task } = await uniqueRepoAndTask(ui.srv, "Palette target with a rare word zanzibar");
