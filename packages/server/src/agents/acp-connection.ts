@@ -6,6 +6,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentModes } from "@grove/protocol";
 import type { AgentConfigOption } from "../domain/agent-state.js";
 import type { AcpSdk } from "./acp-sdk.js";
+import type { ElicitationAnswer, ElicitationAsk } from "./agent-contract.js";
 import { toAgentEvent, toConfigOptions, turnUsageOf, type AgentEvent, type PermissionAsk, type TurnUsage } from "./agent-events.js";
 
 export type { AgentEvent, PermissionAsk } from "./agent-events.js";
@@ -23,6 +24,8 @@ export interface AcpConnectionOptions {
   onEvent(e: AgentEvent): void;
   /** Used only when the policy is `ask`. */
   onPermission(ask: PermissionAsk): Promise<{ optionId: string } | "cancelled">;
+  /** MCP-3: form elicitations go to the person; absent, none is advertised and each is declined. */
+  onElicitation?(ask: ElicitationAsk, signal: AbortSignal): Promise<ElicitationAnswer>;
 }
 
 /** The auth-status extension notification of Claude's bridge (`agentCapabilities._meta.authStatus`). */
@@ -88,6 +91,7 @@ export class AcpClientConnection {
         }
       })
       .onRequest(sdk.methods.client.session.requestPermission, ({ params, signal }) => this.answerPermission(params, signal))
+      .onRequest(sdk.methods.client.elicitation.create, ({ params, signal }) => this.answerElicitation(params, signal))
       .connect({ writable: outTap.writable, readable: base.readable.pipeThrough(inTap) });
   }
 
@@ -114,11 +118,15 @@ export class AcpClientConnection {
     return this.conn.signal;
   }
 
-  /** `initialize` with protocol v1 and no client capabilities; gives up after `timeoutMs`. */
+  /**
+   * `initialize` with protocol v1; the only client capability is form elicitation (MCP-3), when
+   * the person can be asked. Gives up after `timeoutMs`.
+   */
   initialize(timeoutMs: number): Promise<acp.InitializeResponse> {
+    const clientCapabilities: acp.ClientCapabilities = this.opts.onElicitation ? { elicitation: { form: {} } } : {};
     return this.conn.agent.request(
       this.sdk.methods.agent.initialize,
-      { protocolVersion: this.sdk.PROTOCOL_VERSION, clientCapabilities: {}, clientInfo: { name: "grove", version: "0.1.0" } },
+      { protocolVersion: this.sdk.PROTOCOL_VERSION, clientCapabilities, clientInfo: { name: "grove", version: "0.1.0" } },
       timeout(timeoutMs),
     );
   }
@@ -227,6 +235,21 @@ export class AcpClientConnection {
     }
   }
 
+  /**
+   * MCP-3: a form elicitation goes to the person (every permission policy: it is a question, not a
+   * permission). A URL elicitation (never advertised) is declined; a failure of the person's side
+   * is `cancel`, so the agent goes on.
+   */
+  private async answerElicitation(params: acp.CreateElicitationRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse> {
+    const form = params as { mode?: unknown; requestedSchema?: unknown; toolCallId?: unknown };
+    if (!this.opts.onElicitation || form.mode !== "form") return { action: "decline" };
+    try {
+      return await this.opts.onElicitation({ message: params.message, requestedSchema: form.requestedSchema, ...(typeof form.toolCallId === "string" ? { toolCallId: form.toolCallId } : {}) }, signal);
+    } catch {
+      return { action: "cancel" };
+    }
+  }
+
   private async answerPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
     const cancelled: acp.RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
     if (this.opts.permissionPolicy === "auto_approve") {
@@ -271,11 +294,11 @@ function redactMcpEnv(msg: unknown): unknown {
   return { ...(msg as object), params: { ...params, mcpServers } };
 }
 
-/** What counts as a turn's progress: output of the model (text, thought, a tool call, a plan) or a permission ask, not bookkeeping such as commands, titles or usage. */
+/** What counts as a turn's progress: output of the model (text, thought, a tool call, a plan), a permission ask or a question (elicitation), not bookkeeping such as commands, titles or usage. */
 const PROGRESS_UPDATES = new Set(["agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan"]);
 
 function isProgress(msg: Msg, sdk: AcpSdk): boolean {
-  if (msg.method === sdk.methods.client.session.requestPermission) return true;
+  if (msg.method === sdk.methods.client.session.requestPermission || msg.method === sdk.methods.client.elicitation.create) return true;
   if (msg.method !== sdk.methods.client.session.update) return false;
   const kind = (msg.params as { update?: { sessionUpdate?: unknown } } | undefined)?.update?.sessionUpdate;
   return typeof kind === "string" && PROGRESS_UPDATES.has(kind);

@@ -14,9 +14,26 @@ export interface AgentCallbacks {
   onEvent(e: AgentEvent): void;
   /** Used only when the profile's policy is `ask`; "cancelled" when nobody answers. */
   onPermission(ask: PermissionAsk): Promise<{ optionId: string } | "cancelled">;
+  /**
+   * MCP-3: the agent's form elicitation (`elicitation/create`), answered by the person; without
+   * it Grove advertises no elicitation capability and declines one.
+   */
+  onElicitation?(ask: ElicitationAsk, signal: AbortSignal): Promise<ElicitationAnswer>;
   /** Once, when the process exits for any reason (crash, stop, its own decision). */
   onExit(info: { code: number | null; signal: string | null; duringTurn: boolean }): void;
 }
+
+/** MCP-3: an agent's ACP form elicitation: what it asks and the form it wants filled. */
+export interface ElicitationAsk {
+  message: string;
+  /** ACP `requestedSchema`: an object schema of primitive fields (checked by domain/elicitation.ts). */
+  requestedSchema: unknown;
+  /** The agent's tool call the question belongs to, when it said. */
+  toolCallId?: string;
+}
+
+/** MCP-3: the answer to an elicitation, as ACP's `CreateElicitationResponse`. */
+export type ElicitationAnswer = { action: "accept"; content: Record<string, string | number | boolean | string[]> } | { action: "decline" } | { action: "cancel" };
 
 /** An ACP stdio MCP server entry (`mcpServers` of `session/new` and `session/load`). */
 export interface McpServerEntry {

@@ -78,6 +78,7 @@ export class AgentRuntime {
           permissionPolicy: profile.permissionPolicy,
           onEvent: (e) => input.callbacks.onEvent(e),
           onPermission: (ask) => input.callbacks.onPermission(ask),
+          ...(input.callbacks.onElicitation ? { onElicitation: input.callbacks.onElicitation.bind(input.callbacks) } : {}),
         },
         sdk,
       );

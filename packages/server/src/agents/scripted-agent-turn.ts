@@ -26,6 +26,11 @@ export interface TurnContext {
   model(): string;
   /** MCP-1: calls a tool of the session's `grove` MCP server; its text, and whether it is an error. */
   mcp(tool: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
+  /**
+   * MCP-3 (`elicit <json>`): an ACP `elicitation/create` of this session (mode `form` unless the
+   * JSON says otherwise); the client's answer. Throws when the client advertised no form elicitation.
+   */
+  elicit?(params: Record<string, unknown>): Promise<unknown>;
   /** USE-1 (`usage <in> <out> [cost]`): counts the tokens into the turn's usage and sends a `usage_update`. */
   usage?(tokensIn: number, tokensOut: number, cost: number | undefined): Promise<void>;
 }
@@ -33,7 +38,7 @@ export interface TurnContext {
 const KINDS: Record<string, ToolKind> = {
   say: "other", think: "think", write: "edit", append: "edit", delete: "delete",
   commit: "execute", sleep: "other", ask: "other", fail: "other", crash: "other", read: "read",
-  dup: "edit", open: "other", mode: "other", run: "execute", mcp: "other", usage: "other",
+  dup: "edit", open: "other", mode: "other", run: "execute", mcp: "other", usage: "other", elicit: "other",
 };
 
 // Commands that change files: in mode `ask` each asks permission first, like a real agent's asking mode.
@@ -247,6 +252,16 @@ export async function runScript(ctx: TurnContext, script: string): Promise<StopR
           const r = await ctx.mcp(tool, parsed as Record<string, unknown>);
           await message(`mcp: ${r.text}`);
           await done(r.isError ? "failed" : "completed", { content: [textContent(r.text)] });
+          break;
+        }
+        case "elicit": {
+          // MCP-3: asks the client's person a form, as an agent's question tool would.
+          if (!ctx.elicit) throw new Error("elicit is not available here");
+          const parsed: unknown = JSON.parse(rest);
+          if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("elicit needs a JSON object ({message, requestedSchema})");
+          const answer = JSON.stringify(await ctx.elicit(parsed as Record<string, unknown>));
+          await message(`elicit: ${answer}`);
+          await done("completed", { content: [textContent(answer)] });
           break;
         }
         case "fail":

@@ -48,6 +48,8 @@ function setupOf(s: LiveSession): { modes: acp.SessionModeState; configOptions: 
 }
 
 const live = new Map<string, LiveSession>();
+/** MCP-3: whether the client advertised form elicitation in `initialize` (the `elicit` command needs it). */
+let clientElicitsForms = false;
 const mcpClients = new ScriptedMcpClients();
 const stateDir = scriptedStateDir();
 
@@ -67,12 +69,15 @@ const PERMISSION_OPTIONS: acp.PermissionOption[] = [
 
 const app = acp
   .agent({ name: "grove-scripted" })
-  .onRequest(acp.methods.agent.initialize, () => ({
+  .onRequest(acp.methods.agent.initialize, ({ params }) => {
+    clientElicitsForms = params.clientCapabilities?.elicitation?.form !== undefined && params.clientCapabilities?.elicitation?.form !== null;
+    return {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentInfo: { name: "grove-scripted", version: "1.0.0" },
     agentCapabilities: { loadSession: true },
     authMethods: [],
-  }))
+    };
+  })
   .onRequest(acp.methods.agent.session.new, ({ params }) => {
     checkCwd(params.cwd);
     const state: ScriptedSessionState = { sessionId: `scripted-${randomUUID()}`, cwd: params.cwd, createdAt: new Date().toISOString(), history: [], loads: [] };
@@ -160,6 +165,19 @@ const app = acp
           mode: () => s.mode,
           model: () => s.model,
           mcp: (tool, args) => mcpClients.call(params.sessionId, s.mcpServers, "grove", tool, args, turn.signal),
+          elicit: async (request) => {
+            if (!clientElicitsForms) throw new Error("the client does not support form elicitation");
+            try {
+              return await client.request(
+                acp.methods.client.elicitation.create,
+                { mode: "form", ...request, sessionId: params.sessionId } as acp.CreateElicitationRequest,
+                { cancellationSignal: turn.signal, stopWaitingOnCancel: true },
+              );
+            } catch (e) {
+              if (turn.signal.aborted) throw new Error("cancelled", { cause: e });
+              throw e;
+            }
+          },
           usage: async (tokensIn, tokensOut, cost) => {
             turnUsage.inputTokens += tokensIn;
             turnUsage.outputTokens += tokensOut;

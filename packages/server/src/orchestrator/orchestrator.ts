@@ -35,6 +35,7 @@ import { RunnerPlacement } from "./runners/runner-placement.js";
 import { environmentView, taskView } from "../domain/views.js";
 import { McpTools } from "./agent-mcp/mcp-tools.js";
 import { repositoryOnThisRunner } from "./refresh/repository-on-runner.js";
+import { Elicitations } from "./agent-mcp/elicitations.js";
 import { Questions } from "./agent-mcp/questions.js";
 import { Subtasks } from "./agent-mcp/subtasks.js";
 import { archiveWithSubtasks, type ChildrenChoice } from "./agent-mcp/archive-subtree.js";
@@ -67,6 +68,9 @@ export class Orchestrator {
     this.placement = new RunnerPlacement(deps, this.runners);
     // MCP-2: the use cases behind Grove's MCP tools (the gateway in app.ts serves them).
     this.questions = new Questions(deps, this.live, (id, text) => this.prompt(id, text));
+    // MCP-3: agents' ACP form elicitations are the same inbox questions.
+    const elicitations = new Elicitations(deps, this.questions);
+    this.live.elicitationHandler = (session, ask, signal) => elicitations.answer(session, ask, signal);
     this.mcpTools = new McpTools(deps, this.live, this.questions, new Subtasks(deps, (taskId, body) => this.startSession(taskId, body)));
     this.workflows = new Workflows(deps, {
       startSession: (taskId, body, opts) => this.startSession(taskId, body, opts),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ListTasksQuery } from "@grove/protocol";
 import { FORWARDED_ROUTES } from "../../src/api/forward-routes.js";
 import { OPERATIONS } from "../../src/api/openapi.js";
 import { startTestServer, type TestServer } from "../fixture/server.js";
@@ -28,5 +29,11 @@ describe("UX-1 the OpenAPI document", () => {
     const create = doc.paths["/tasks"].post;
     expect(create.requestBody.content["application/json"].schema.required).toContain("title");
     expect(Object.keys(create.responses)).toContain("201");
+  });
+
+  it("UX-1 MCP-3 GET /tasks documents every query parameter the server parses (parentId included)", async () => {
+    const doc = (await srv.api("GET", "/openapi.json")).body;
+    const documented = (doc.paths["/tasks"].get.parameters as { name: string; in: string }[]).filter((p) => p.in === "query").map((p) => p.name);
+    expect(documented.sort()).toEqual(Object.keys(ListTasksQuery.shape).sort());
   });
 });

@@ -165,6 +165,49 @@ describe("MCP-1 interop: the real Claude bridge calls Grove's MCP tools (fake An
     }
   }, 300_000);
 
+  it("MCP-3 Claude's AskUserQuestion reaches Grove as an ACP form elicitation: an inbox question with the options; the person's pick is in the model's next request", async () => {
+    try {
+      fake.requests.length = 0;
+      const prompt = "Ask me which database.";
+      fake.script = (req) => {
+        const msgs = req.body.messages ?? [];
+        const at = msgs.findLastIndex((m) => m.role === "user" && contentText(m.content).includes(prompt));
+        if (at < 0 || contentText(msgs.at(-1)?.content).includes("[SUGGESTION MODE")) return { text: "ok" };
+        if (toolResults({ ...req, body: { ...req.body, messages: msgs.slice(at) } }) > 0) return { text: "Noted." };
+        return {
+          toolUse: {
+            name: "AskUserQuestion",
+            input: { questions: [{ question: "Which database?", header: "Database", multiSelect: false, options: [{ label: "PostgreSQL", description: "a server" }, { label: "SQLite", description: "a file" }] }] },
+          },
+        };
+      };
+      const { sid, api } = await server.launch(prompt);
+      const item = await allowingUntil(
+        api,
+        sid,
+        async () => ((await api("GET", "/inbox")).body as { id: string; kind: string; sessionId?: string; detail?: string; choices?: string[] }[]).find((i) => i.kind === "question" && i.sessionId === sid),
+        "the elicitation's question in the inbox",
+      );
+      expect(fake.main.flatMap((r) => (r.body.tools ?? []).map((x) => x.name))).toContain("AskUserQuestion");
+      expect(item).toMatchObject({ detail: "Which database?\nDatabase", choices: ["PostgreSQL", "SQLite"] });
+      expect((await api("POST", `/inbox/${item.id}/answer`, { answer: "SQLite" })).status).toBe(200);
+      const seen = await allowingUntil(
+        api,
+        sid,
+        () => {
+          const r = fake.main.find((m) => lastIsToolResult(m) && contentText(m.body.messages?.at(-1)?.content).includes("Which database?"));
+          return r ? lastUserText(r) : undefined;
+        },
+        "the model's request after AskUserQuestion",
+      );
+      expect(seen).toContain("SQLite");
+      expect(seen).not.toContain("PostgreSQL\"");
+      await waitForSession(api, sid, ["waiting_for_input"], 120_000);
+    } finally {
+      await server.close();
+    }
+  }, 300_000);
+
   it("no traffic left loopback", () => {
     expect(proxy.attempts).toEqual([]);
   });

@@ -17,6 +17,7 @@ export const keys = {
   environment: (taskId: string) => ["environment", taskId] as const,
   cleanupJobs: (taskId: string) => ["cleanupJobs", taskId] as const,
   comments: (taskId: string) => ["comments", taskId] as const,
+  workflowRuns: (taskId: string) => ["workflowRuns", taskId] as const,
   pullRequests: (taskId: string) => ["pullRequests", taskId] as const,
   repositories: ["repositories"] as const,
   agents: ["agents"] as const,

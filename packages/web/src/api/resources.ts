@@ -2,7 +2,7 @@
  * Data access: every read the page makes goes through one of these functions, so a change of
  * the API (list paging) touches one place.
  */
-import type { AgentProfile, Changes, CleanupJob, Environment, FileDiff, Health, Message, Page, Repository, Session, Task, TaskConflicts, TaskCounts, TaskSummary } from "@grove/protocol";
+import type { AgentProfile, Changes, CleanupJob, Environment, FileDiff, Health, Message, Page, Repository, Session, Task, TaskConflicts, TaskCounts, TaskSummary, WorkflowRun } from "@grove/protocol";
 import { api, enc } from "./client.js";
 import type { Comment as ReviewComment, PermissionAsk, PullRequest } from "@grove/protocol";
 
@@ -41,6 +41,7 @@ export const getTask = (id: string) => api.get<Task>(`/tasks/${enc(id)}`);
 export const listSessions = (taskId: string) => api.get<Session[]>(`/tasks/${enc(taskId)}/sessions`);
 export const listMessages = (sessionId: string) => api.get<Message[]>(`/sessions/${enc(sessionId)}/messages`);
 export const listPermissions = (sessionId: string) => api.get<PermissionAsk[]>(`/sessions/${enc(sessionId)}/permissions`);
+export const listWorkflowRuns = (taskId: string) => api.get<WorkflowRun[]>(`/tasks/${enc(taskId)}/workflow-runs`);
 export const getChanges = (taskId: string) => api.get<Changes>(`/tasks/${enc(taskId)}/changes`);
 export const getConflicts = (taskId: string) => api.get<TaskConflicts>(`/tasks/${enc(taskId)}/conflicts`);
 export const getDiff = (taskId: string, repositoryId: string, path: string, scope?: "committed" | "uncommitted") =>

@@ -29,6 +29,7 @@ import { Lifecycle } from "./Lifecycle.js";
 import { Progress } from "./Progress.js";
 import { Sessions } from "./Sessions.js";
 import { ParentLink, Subtasks } from "./Subtasks.js";
+import { WorkflowRuns } from "./WorkflowRuns.js";
 
 const TerminalPanel = lazyView(() => import("../terminal/TerminalPanel.js")).Component;
 
@@ -177,6 +178,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
       <div className="task-grid">
         <div className="col-main">
           <Sessions taskId={taskId} task={t} readOnly={archived} fixes={{ restore: doRestore, unarchive: doUnarchive }} />
+          <WorkflowRuns taskId={taskId} sessions={sessions.data} />
           {!archived && worktrees.length > 0 && caps?.has("GET /tasks/{id}/terminal") ? (
             <ViewBoundary what="terminal">
               <TerminalPanel taskId={taskId} repositories={worktrees.map((r) => ({ id: r.repositoryId, name: repoName(r.repositoryId) }))} />

@@ -68,6 +68,7 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
     callbacks: {
       onEvent: (e) => recorder.handle(e),
       onPermission: (ask: PermissionAsk) => live.askPermission(session, ask),
+      onElicitation: (ask, signal) => live.elicit(session, ask, signal),
       onExit: (info) => {
         // The proxy serves this one process: it goes with it (SBX-2).
         void confined?.proxy.close();

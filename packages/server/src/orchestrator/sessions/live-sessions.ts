@@ -1,3 +1,4 @@
+import type { ElicitationAnswer, ElicitationAsk } from "../../agents/agent-contract.js";
 import type { PermissionAsk } from "../../agents/runtime.js";
 import { AppError } from "../../domain/errors.js";
 import type { LastError, LastTurn } from "@grove/protocol";
@@ -28,6 +29,10 @@ export class LiveSessions {
   shuttingDown = false;
   /** LIVE-4: told when a permission request is answered or withdrawn (its inbox item is done). */
   onAskSettled: ((requestId: string) => void) | undefined;
+  /** MCP-3: asks the person an agent's form elicitation (set by the orchestrator: the inbox's questions). */
+  elicitationHandler: ((session: SessionRecord, ask: ElicitationAsk, signal: AbortSignal) => Promise<ElicitationAnswer>) | undefined;
+  /** MCP-3: per session, the elicitations waiting for the person (the agent is waiting, not stalled). */
+  private readonly elicitations = new Map<string, number>();
 
   /** USE-1/USE-2: usage recording, budgets and the gate of new turns. */
   readonly usage: UsageService;
@@ -89,6 +94,29 @@ export class LiveSessions {
     if (ask.toolCallId) recorder.toolAsked(ask.toolCallId, ask.title, ask.toolKind);
     recorder.note("system", `permission requested: ${ask.title}`, { permissionRequest: ask });
     return new Promise((resolve) => this.asks.set(ask.requestId, { sessionId: session.id, ask, resolve }));
+  }
+
+  /** MCP-3: an agent's form elicitation, as questions in the inbox; a transcript note says what it asked and how it ended. */
+  async elicit(session: SessionRecord, ask: ElicitationAsk, signal: AbortSignal): Promise<ElicitationAnswer> {
+    const handler = this.elicitationHandler;
+    if (!handler) return { action: "decline" };
+    const recorder = this.recorderFor(session);
+    recorder.note("system", `question from the agent: ${ask.message}`, { elicitation: "asked" });
+    this.elicitations.set(session.id, (this.elicitations.get(session.id) ?? 0) + 1);
+    try {
+      const answer = await handler(session, ask, signal);
+      recorder.note("system", `question from the agent: ${answer.action === "accept" ? "answered" : answer.action === "decline" ? "declined" : "not answered"}`, { elicitation: answer.action });
+      return answer;
+    } finally {
+      const left = (this.elicitations.get(session.id) ?? 1) - 1;
+      if (left > 0) this.elicitations.set(session.id, left);
+      else this.elicitations.delete(session.id);
+    }
+  }
+
+  /** MCP-3: whether an elicitation of the session waits for the person. */
+  waitingForPerson(sessionId: string): boolean {
+    return this.elicitations.has(sessionId);
   }
 
   /** Sessions whose permission question waits for a person (the board's `needs_permission`). */

@@ -8,7 +8,7 @@ const MAX_CHECK_MS = 5000;
 /**
  * LIVE-3: calls `onStall` once when the turn has had no agent update for `stallAfterMs`. A tool
  * call the agent reported and has not closed counts as progress (a long build or test run), and
- * so does a permission question waiting for the person: neither is the agent's silence. Returns
+ * so does a permission question or an elicitation (MCP-3) waiting for the person: neither is the agent's silence. Returns
  * the function that stops watching (the turn ended).
  */
 export function watchForStall(live: LiveSessions, session: SessionRecord, recorder: SessionRecorder, stallAfterMs: number, onStall: () => void): () => void {
@@ -17,7 +17,7 @@ export function watchForStall(live: LiveSessions, session: SessionRecord, record
   const check = (): void => {
     const now = Date.now();
     const { lastUpdateAt, toolRunning } = recorder.progress();
-    if (toolRunning || live.pendingAsks(session.id).length > 0) busySince = now;
+    if (toolRunning || live.pendingAsks(session.id).length > 0 || live.waitingForPerson(session.id)) busySince = now;
     const quietFor = now - Math.max(lastUpdateAt, busySince);
     if (quietFor >= stallAfterMs) {
       timer = undefined;
