@@ -43,6 +43,8 @@ export class WorkflowEngine {
   start(): void {
     this.off = this.deps.bus.subscribe((f) => {
       if (!this.deps.bus.isRemoteDelivery) this.onFrame(f);
+      // Another runner queued or ended a run: one for this runner (its task lives here) may be due.
+      else if (f.type === "workflow.run" && !this.stopped) this.kick();
     });
     this.chain.enqueue(async () => {
       for (const run of await this.deps.store.workflows.runningRuns(this.deps.runnerId)) await this.execute(run);
@@ -153,6 +155,7 @@ export class WorkflowEngine {
       progressed = false;
       for (const run of await this.deps.store.workflows.pendingRuns()) {
         if (!(await this.predecessorsDone(run))) continue;
+        if (await this.elsewhere(run)) continue; // its task's runner claims it
         const claimed = await this.deps.store.workflows.claim(run.id, this.deps.runnerId, this.deps.now());
         if (!claimed) continue; // another runner, or a cancel, won
         this.publish(claimed);
@@ -161,6 +164,16 @@ export class WorkflowEngine {
         progressed = true;
       }
     }
+  }
+
+  /**
+   * A session action acts where the task's files are: a run of a task whose environment lives
+   * on another runner is left to that runner (the relayed `workflow.run` frame wakes it).
+   */
+  private async elsewhere(run: WorkflowRunRecord): Promise<boolean> {
+    if (!AT_THE_TASK.has(run.action.action)) return false;
+    const env = await this.deps.store.getEnvironmentByTask(run.taskId);
+    return env !== undefined && env.runnerId !== this.deps.runnerId;
   }
 
   /** Earlier actions of the same entry must have ended well; after a failed one the rest is cancelled. */
@@ -217,6 +230,9 @@ export class WorkflowEngine {
     this.deps.bus.publish("workflow.run", { taskId: run.taskId, workflow: run.workflow, step: run.step, action: run.action.action, outcome: run.outcome ?? run.state, run: workflowRunView(run) });
   }
 }
+
+/** Actions that start or prompt a session: executed on the runner of the task's environment. */
+const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks"]);
 
 function turnOutcome(s: Pick<Session, "state" | "lastTurn">): TransitionOutcome | "cancelled" {
   const o = s.lastTurn?.outcome;
