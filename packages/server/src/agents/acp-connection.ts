@@ -6,8 +6,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentModes } from "@grove/protocol";
 import type { AgentConfigOption } from "../domain/agent-state.js";
 import type { AcpSdk } from "./acp-sdk.js";
-import type { ElicitationAnswer, ElicitationAsk } from "./agent-contract.js";
-import { toAgentEvent, toConfigOptions, turnUsageOf, type AgentEvent, type PermissionAsk, type TurnUsage } from "./agent-events.js";
+import { toAgentEvent, toConfigOptions, turnUsageOf, type AgentEvent, type ElicitationAnswer, type ElicitationAsk, type PermissionAsk, type TurnUsage } from "./agent-events.js";
 
 export type { AgentEvent, PermissionAsk } from "./agent-events.js";
 

@@ -2,7 +2,9 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentConfigOption } from "../domain/agent-state.js";
 import type { AgentEvent, PermissionAsk, SessionSetup } from "./acp-connection.js";
 import type { AgentProfileConfig } from "./profiles.js";
-import type { TurnUsage } from "./agent-events.js";
+import type { ElicitationAnswer, ElicitationAsk, TurnUsage } from "./agent-events.js";
+
+export type { ElicitationAnswer, ElicitationAsk } from "./agent-events.js";
 
 // What the runtime promises its owner: the callbacks it makes, what a start needs and the live
 // handle it returns. Kept apart from runtime.ts so the handle's class and the runtime that builds
@@ -22,18 +24,6 @@ export interface AgentCallbacks {
   /** Once, when the process exits for any reason (crash, stop, its own decision). */
   onExit(info: { code: number | null; signal: string | null; duringTurn: boolean }): void;
 }
-
-/** MCP-3: an agent's ACP form elicitation: what it asks and the form it wants filled. */
-export interface ElicitationAsk {
-  message: string;
-  /** ACP `requestedSchema`: an object schema of primitive fields (checked by domain/elicitation.ts). */
-  requestedSchema: unknown;
-  /** The agent's tool call the question belongs to, when it said. */
-  toolCallId?: string;
-}
-
-/** MCP-3: the answer to an elicitation, as ACP's `CreateElicitationResponse`. */
-export type ElicitationAnswer = { action: "accept"; content: Record<string, string | number | boolean | string[]> } | { action: "decline" } | { action: "cancel" };
 
 /** An ACP stdio MCP server entry (`mcpServers` of `session/new` and `session/load`). */
 export interface McpServerEntry {

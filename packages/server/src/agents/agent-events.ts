@@ -127,3 +127,15 @@ export function turnUsageOf(res: unknown): TurnUsage | undefined {
         : undefined;
   return t && t.tokensIn + t.tokensOut + t.cacheRead + t.cacheWrite > 0 ? t : undefined;
 }
+
+/** MCP-3: an agent's ACP form elicitation: what it asks and the form it wants filled. */
+export interface ElicitationAsk {
+  message: string;
+  /** ACP `requestedSchema`: an object schema of primitive fields (checked by domain/elicitation.ts). */
+  requestedSchema: unknown;
+  /** The agent's tool call the question belongs to, when it said. */
+  toolCallId?: string;
+}
+
+/** MCP-3: the answer to an elicitation, as ACP's `CreateElicitationResponse`. */
+export type ElicitationAnswer = { action: "accept"; content: Record<string, string | number | boolean | string[]> } | { action: "decline" } | { action: "cancel" };

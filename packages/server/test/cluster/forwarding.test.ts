@@ -100,7 +100,9 @@ describe("placement and forwarding across isolated runners (PostgreSQL)", { time
     expect(out).toContain(realpathSync(worktree));
 
     // Two prompts at once through A and B: the owner's reservation admits one, the other is session_busy.
-    const both = await Promise.all([a.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "say once" }), b.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "say twice" })]);
+    // Each turn holds the session for seconds, so the later request meets a running turn even when
+    // a loaded machine delays its forwarding (a turn that ended first would admit it too).
+    const both = await Promise.all([a.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "sleep 5000\nsay once" }), b.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "sleep 5000\nsay twice" })]);
     expect(both.map((r) => r.status).sort()).toEqual([202, 409]);
     expect(both.find((r) => r.status === 409)!.body.error.code).toBe("session_busy");
     await waitForSession(a.api, sessionId, ["waiting_for_input"], 30_000);
