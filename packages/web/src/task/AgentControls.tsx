@@ -7,8 +7,8 @@ import type { AgentCommand, Session } from "@grove/protocol";
 import { api, enc } from "../api/client.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
-import { planStatusWords } from "../ui/words.js";
 import { useAction } from "../ui/use-action.js";
+import { PlanEntries } from "./PlanEntries.js";
 
 export function ModeSwitch({ session, readOnly, onSaved }: { session: Session; readOnly: boolean; onSaved(s: Session): void }) {
   const action = useAction();
@@ -57,13 +57,7 @@ export function PlanView({ session }: { session: Session }) {
       <h4 id={`plan-${session.id}`}>
         Plan <span className="muted">{`${done} of ${plan.length} done`}</span>
       </h4>
-      <ol className="plan-entries">
-        {plan.map((p, i) => (
-          <li key={i} data-status={p.status} className={`plan-entry status-${p.status}`}>
-            <span className={`badge plan-status status-${p.status}`}>{planStatusWords(p.status)}</span> {p.content}
-          </li>
-        ))}
-      </ol>
+      <PlanEntries plan={plan} />
     </section>
   );
 }

@@ -4,7 +4,8 @@
  */
 import type { TaskProgress } from "@grove/protocol";
 import { when } from "../ui/Field.js";
-import { planDoneWords, planStatusWords } from "../ui/words.js";
+import { planDoneWords } from "../ui/words.js";
+import { PlanEntries } from "./PlanEntries.js";
 
 export function Progress({ progress }: { progress: TaskProgress }) {
   const plan = progress.plan ?? [];
@@ -19,13 +20,7 @@ export function Progress({ progress }: { progress: TaskProgress }) {
           <p className="muted" id="progress-count">
             {planDoneWords(plan)}
           </p>
-          <ol className="plan-entries">
-            {plan.map((p, i) => (
-              <li key={i} data-status={p.status} className={`plan-entry status-${p.status}`}>
-                <span className={`badge plan-status status-${p.status}`}>{planStatusWords(p.status)}</span> {p.content}
-              </li>
-            ))}
-          </ol>
+          <PlanEntries plan={plan} />
         </>
       ) : null}
       <p className="muted">reported {when(progress.updatedAt)}</p>
