@@ -45,6 +45,8 @@ export const WorkflowRun = z.object({
   state: z.enum(["pending", "running", "succeeded", "failed", "cancelled", "skipped"]),
   outcome: z.string().nullable(),
   sessionId: z.string().nullable(),
+  /** WF-2.13: a `run` action's command: its exit code (null when killed), whether it timed out, the end of its output (at most 4 KiB). */
+  result: z.object({ exitCode: z.number().int().nullable(), timedOut: z.boolean(), output: z.string() }).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

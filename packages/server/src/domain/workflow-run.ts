@@ -7,6 +7,13 @@ export type WorkflowRunState = WorkflowRun["state"];
 /** States that still do (or will do) something: what a person's action or a stop switch cancels. */
 export const ACTIVE_RUN_STATES: readonly WorkflowRunState[] = ["pending", "running"];
 
+/** WF-2.13: how a `run` action's command ended: exit code (null when killed), timeout, output excerpt. */
+export interface CommandResult {
+  exitCode: number | null;
+  timedOut: boolean;
+  output: string;
+}
+
 /** One automated action, the durable job behind it (the public view drops `action`'s payload). */
 export interface WorkflowRunRecord {
   id: string;
@@ -25,6 +32,8 @@ export interface WorkflowRunRecord {
   attempts: number;
   outcome: string | null;
   sessionId: string | null;
+  /** WF-2.13: a `run` command's result (null for other actions, and until it ends). */
+  result: CommandResult | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -57,6 +66,7 @@ export function workflowRunView(r: WorkflowRunRecord): WorkflowRun {
     state: r.state,
     outcome: r.outcome,
     sessionId: r.sessionId,
+    ...(r.result ? { result: r.result } : {}),
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };

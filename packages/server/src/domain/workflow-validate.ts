@@ -3,6 +3,7 @@ import { AppError } from "./errors.js";
 import { cronProblem, isTimeZone } from "./workflow-schedule.js";
 import {
   ACTION_KINDS,
+  RUN_FIELDS,
   SCHEDULE_FIELDS,
   BOARD_STEPS,
   type BoardStep,
@@ -159,6 +160,11 @@ function action(at: Located, path: Path, value: unknown, ctx: WorkflowContext): 
   }
   if (a.action === "send_comments" && a.prompt) template(at, [...path, "prompt"], a.prompt);
   if (a.action === "move") knownStep(at, [...path, "to"], a.to);
+  if (a.action === "run") {
+    if (a.onSuccess) knownStep(at, [...path, "onSuccess", "to"], a.onSuccess.to);
+    if (a.onFailure?.to) knownStep(at, [...path, "onFailure", "to"], a.onFailure.to);
+    if (a.onFailure?.prompt) template(at, [...path, "onFailure", "prompt"], a.onFailure.prompt, [...TEMPLATE_FIELDS, ...RUN_FIELDS]);
+  }
   return a;
 }
 
@@ -177,7 +183,17 @@ function noUnguardedCycle(at: Located, def: WorkflowDefinition): void {
   def.steps.forEach((s, i) => {
     moves.set(
       s.id,
-      s.onEnter.flatMap((a, j) => (a.action === "move" ? [{ to: a.to, path: ["steps", i, "onEnter", j, "to"] as Path }] : [])),
+      s.onEnter.flatMap((a, j): { to: string; path: Path }[] => {
+        if (a.action === "move") return [{ to: a.to, path: ["steps", i, "onEnter", j, "to"] }];
+        // WF-2.13: a command that keeps failing (or passing) moves the task every time, like an onEnter move.
+        if (a.action === "run") {
+          return [
+            ...(a.onSuccess ? [{ to: a.onSuccess.to, path: ["steps", i, "onEnter", j, "onSuccess", "to"] }] : []),
+            ...(a.onFailure?.to ? [{ to: a.onFailure.to, path: ["steps", i, "onEnter", j, "onFailure", "to"] }] : []),
+          ];
+        }
+        return [];
+      }),
     );
   });
   const guarded = (id: string) => def.steps.find((s) => s.id === id)?.guard !== undefined;

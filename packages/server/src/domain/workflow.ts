@@ -21,10 +21,33 @@ export const MoveAction = z.object({ action: z.literal("move"), to: text }).stri
 /** The failing checks of the task's pull requests (name and log excerpt, through the provider API) → the working session. */
 export const SendChecksAction = z.object({ action: z.literal("send_checks") }).strict();
 
-export const ACTION_KINDS = ["start_session", "send_comments", "send_checks", "move"] as const;
+/** The fields a `run` action's `onFailure.prompt` may name on top of the task's: the command, its exit code and output excerpt. */
+export const RUN_FIELDS = ["command", "exitCode", "output"] as const;
+
+/** The longest a `run` command may take (a day); its default is ten minutes. */
+export const MAX_RUN_SECONDS = 86_400;
+
+/**
+ * WF-2.13: a command (`sh -c`) in the task's sandbox (the working session's agent confinement)
+ * and workspace, with a timeout; its exit code and an output excerpt are recorded on the run.
+ * `onSuccess` / `onFailure` move the task; `onFailure.prompt` sends the failure to the working
+ * session (a timeout is a failure).
+ */
+export const RunCommandAction = z
+  .object({
+    action: z.literal("run"),
+    command: text,
+    timeoutSeconds: z.number().int().min(1).max(MAX_RUN_SECONDS).default(600),
+    onSuccess: z.object({ to: text }).strict().optional(),
+    onFailure: z.object({ to: text.optional(), prompt: text.optional() }).strict().optional(),
+  })
+  .strict();
+export type RunCommandAction = z.infer<typeof RunCommandAction>;
+
+export const ACTION_KINDS = ["start_session", "send_comments", "send_checks", "move", "run"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
-export const WorkflowAction = z.discriminatedUnion("action", [StartSessionAction, SendCommentsAction, SendChecksAction, MoveAction]);
+export const WorkflowAction = z.discriminatedUnion("action", [StartSessionAction, SendCommentsAction, SendChecksAction, MoveAction, RunCommandAction]);
 export type WorkflowAction = z.infer<typeof WorkflowAction>;
 
 /** Turn outcomes a step may move on (LIVE-2's outcomes, as the workflow sees them). */
@@ -160,8 +183,17 @@ export interface IssueCloseAction {
   number: number;
 }
 
+/**
+ * WF-2.13: a prompt rendered when it was queued (a failed command's output) → the task's working
+ * session, exactly once (the target is recorded before the send, like `send_checks`).
+ */
+export interface PromptAction {
+  action: "prompt";
+  text: string;
+}
+
 /** What a run executes: a step's action, or a trigger's task creation or issue update. */
-export type RunAction = WorkflowAction | CreateTaskAction | IssueCommentAction | IssueCloseAction;
+export type RunAction = WorkflowAction | CreateTaskAction | IssueCommentAction | IssueCloseAction | PromptAction;
 
 /** A stored workflow (the current version of one name). */
 export interface WorkflowRecord {

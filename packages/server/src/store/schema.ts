@@ -236,6 +236,8 @@ export interface WorkflowRunsTable {
   attempts: number;
   outcome: string | null;
   session_id: string | null;
+  /** WF-2.13 (migration 027): a `run` command's result, JSON. */
+  result: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import type { WorkflowDefinition, WorkflowRecord } from "../domain/workflow.js";
-import { ACTIVE_RUN_STATES, type WorkflowEntryRecord, type WorkflowRunRecord, type WorkflowRunState } from "../domain/workflow-run.js";
+import { ACTIVE_RUN_STATES, type CommandResult, type WorkflowEntryRecord, type WorkflowRunRecord, type WorkflowRunState } from "../domain/workflow-run.js";
 import type { Db, WorkflowRunsTable, WorkflowsTable } from "./schema.js";
 
 function toWorkflow(r: Selectable<WorkflowsTable>): WorkflowRecord {
@@ -33,6 +33,7 @@ function toRun(r: Selectable<WorkflowRunsTable>): WorkflowRunRecord {
     attempts: Number(r.attempts),
     outcome: r.outcome,
     sessionId: r.session_id,
+    result: r.result ? (JSON.parse(r.result) as CommandResult) : null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -134,6 +135,7 @@ export class WorkflowStore {
         attempts: 0,
         outcome: null,
         session_id: null,
+        result: null,
         created_at: r.createdAt,
         updated_at: r.updatedAt,
       })
@@ -191,9 +193,11 @@ export class WorkflowStore {
     return this.getRun(id);
   }
 
-  /** Ends a run, compare-and-set from `from` (running unless said). */
-  async finish(id: string, state: WorkflowRunState, outcome: string | null, now: string, from: readonly WorkflowRunState[] = ["running"]): Promise<WorkflowRunRecord | undefined> {
-    const row = await this.db().updateTable("workflow_runs").set({ state, outcome, updated_at: now }).where("id", "=", id).where("state", "in", from).returningAll().executeTakeFirst();
+  /** Ends a run, compare-and-set from `from` (running unless said); a `run` command's result with it. */
+  async finish(id: string, state: WorkflowRunState, outcome: string | null, now: string, from: readonly WorkflowRunState[] = ["running"], result?: CommandResult): Promise<WorkflowRunRecord | undefined> {
+    const row = await this.db()
+      .updateTable("workflow_runs")
+      .set({ state, outcome, updated_at: now, ...(result ? { result: JSON.stringify(result) } : {}) }).where("id", "=", id).where("state", "in", from).returningAll().executeTakeFirst();
     return row && toRun(row);
   }
 

@@ -18,6 +18,8 @@ const ACTION_WORDS: Record<string, string> = {
   send_comments: "sent the comments",
   send_checks: "sent the failed checks",
   move: "moved the card",
+  run: "ran a command",
+  prompt: "sent a prompt",
 };
 
 export function WorkflowRuns({ taskId, sessions }: { taskId: string; sessions: Session[] | undefined }) {
@@ -57,6 +59,12 @@ export function WorkflowRuns({ taskId, sessions }: { taskId: string; sessions: S
               </span>{" "}
               <span className={`badge state-${r.state}`}>{r.state}</span>{" "}
               {r.outcome ? <span className="run-outcome">{r.outcome}</span> : null} <small className="muted">{when(r.updatedAt)}</small>
+              {r.result && r.result.output ? (
+                // WF-2.13: the end of the command's output (at most 4 KiB, kept on the run).
+                <pre className="run-output" aria-label="Command output">
+                  {r.result.output}
+                </pre>
+              ) : null}
             </li>
           );
         })}

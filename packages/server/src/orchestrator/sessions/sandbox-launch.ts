@@ -167,3 +167,29 @@ export async function confinedLaunch(
   // A profile that sets HOME itself (and makes it writable or readable) keeps it.
   return { ...wrapped, env: { ...profile.env, ...sandboxEnv(profile.env.HOME ?? agentHome), ...start.env }, proxy };
 }
+
+/** WF-2.13: how a workflow's command starts: the program, its variables, and what to close when it ends. */
+export interface CommandLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  inheritEnv: readonly string[];
+  sandbox: SessionSandbox;
+  close(): Promise<void>;
+}
+
+/**
+ * WF-2.13: a shell command confined exactly like `session`'s agent (SBX-1..3): the same
+ * profile decides confined or not (a real agent without a sandbox is refused the same way),
+ * the same mount plan binds the session's worktrees writable and hides GROVE_HOME, the same
+ * allow-list guards the network, HOME is the agent's own. Only the program differs: `sh -c`.
+ */
+export async function commandLaunch(deps: Deps, session: SessionRecord, profile: AgentProfileConfig, cwd: string, shell: string, onBlocked: (hostPort: string) => void): Promise<CommandLaunch> {
+  const sandbox = sandboxModeFor(deps, profile);
+  // The agent's own program and its bridge's start arguments are not part of a command's launch.
+  const { install: _install, ...bare } = profile;
+  const asShell: AgentProfileConfig = { ...bare, command: "/bin/sh", args: ["-c", shell] };
+  if (sandbox === "unconfined") return { command: "/bin/sh", args: ["-c", shell], env: profile.env, inheritEnv: profile.inheritEnv ?? [], sandbox, close: async () => undefined };
+  const c = await confinedLaunch(deps, session, asShell, cwd, onBlocked);
+  return { command: c.command, args: c.args, env: c.env, inheritEnv: profile.inheritEnv ?? [], sandbox, close: () => c.proxy.close() };
+}

@@ -3,9 +3,10 @@ import { AppError, isAppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
 import type { SessionRecord, TaskRecord } from "../../domain/records.js";
 import { type BoardStep, type CreateTaskAction, renderTemplate } from "../../domain/workflow.js";
-import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
+import type { CommandResult, WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
+import { startCommand } from "./workflow-command.js";
 import { closeIssue, commentOnIssue } from "./workflow-issue-actions.js";
 import { automatedMove } from "./workflow-moves.js";
 
@@ -21,8 +22,11 @@ export interface WorkflowPorts {
   createTask(body: CreateTaskBody, opts: { id: string; state: BoardStep }): Promise<TaskRecord>;
 }
 
-/** How an executed action ended: done now, or waiting for the turn it started. */
-export type ActionResult = { state: "succeeded" | "skipped" | "failed"; outcome: string } | { state: "waiting"; sessionId: string };
+/** How an executed action ended: done now, waiting for the turn it started, or for the command it started (WF-2.13). */
+export type ActionResult =
+  | { state: "succeeded" | "skipped" | "failed"; outcome: string }
+  | { state: "waiting"; sessionId: string }
+  | { state: "command"; done: Promise<CommandResult> };
 
 /** Sessions that are not idle: a turn is under way (or the agent is starting). */
 export const BUSY = new Set(["starting", "running"]);
@@ -50,6 +54,10 @@ export async function executeAction(deps: Deps, ports: WorkflowPorts, run: Workf
       return sendComments(deps, ports, run, task, a.prompt);
     case "send_checks":
       return sendChecks(deps, ports, run, task);
+    case "run":
+      return startCommand(deps, run, task, a, (taskId) => workingSession(deps, taskId));
+    case "prompt":
+      return sendPrompt(deps, ports, run, task, a.text);
   }
 }
 
@@ -146,6 +154,27 @@ async function sendChecks(deps: Deps, ports: WorkflowPorts, run: WorkflowRunReco
   await faultPoint("workflow.after_plan");
   try {
     await ports.sendFeedback(task.id, target.id);
+  } catch (e) {
+    if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
+    throw e;
+  }
+  await faultPoint("workflow.after_prompt");
+  return { state: "waiting", sessionId: target.id };
+}
+
+/**
+ * WF-2.13: a prompt rendered when its run was queued (a failed command's output) → the working
+ * session, once: the target is recorded before the send, and a redo after the send waits for
+ * that turn instead of sending again.
+ */
+async function sendPrompt(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord, text: string): Promise<ActionResult> {
+  if (await promptWentOut(deps, run)) return { state: "waiting", sessionId: run.sessionId! };
+  const target = run.sessionId ? await deps.store.getSession(run.sessionId) : await workingSession(deps, task.id);
+  if (!target) return { state: "skipped", outcome: "the task has no session to send the prompt to" };
+  await deps.store.workflows.planSession(run.id, target.id, deps.now());
+  await faultPoint("workflow.after_plan");
+  try {
+    await ports.prompt(target.id, text);
   } catch (e) {
     if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
     throw e;

@@ -2,11 +2,12 @@ import type { EventFrame, Session } from "@grove/protocol";
 import { newId } from "../../domain/ids.js";
 import type { TaskRecord } from "../../domain/records.js";
 import { SerialChain } from "../../domain/serial-chain.js";
-import { type BoardStep, type TransitionOutcome, type RunAction, isPlainBoard, stepOf } from "../../domain/workflow.js";
-import { type WorkflowRunRecord, enterKey, workflowRunView } from "../../domain/workflow-run.js";
+import { type BoardStep, type TransitionOutcome, type RunAction, isPlainBoard, renderTemplate, stepOf } from "../../domain/workflow.js";
+import { type CommandResult, type WorkflowRunRecord, enterKey, workflowRunView } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
-import { BUSY, type WorkflowPorts, executeAction } from "./workflow-actions.js";
+import { BUSY, type WorkflowPorts, executeAction, templateFields } from "./workflow-actions.js";
+import { commandOutcome, stopCommand } from "./workflow-command.js";
 import { getWorkflowOr404 } from "./workflow-defs.js";
 import { assertWipRoom } from "./workflow-moves.js";
 import { WorkflowIssues } from "./workflow-issues.js";
@@ -89,6 +90,7 @@ export class WorkflowEngine {
     const cancelled = await this.deps.store.workflows.cancelRuns({ ...(taskId !== undefined ? { taskId } : {}), workflow }, why, this.deps.now());
     for (const r of cancelled) {
       this.publish(r);
+      if (r.action.action === "run") stopCommand(this.deps, r.id);
       if (r.sessionId && r.action.action !== "send_comments") {
         const s = await this.deps.store.getSession(r.sessionId);
         if (s && BUSY.has(s.state)) await this.ports.cancelTurn(s.id).catch((err: unknown) => this.deps.log.warn({ err, sessionId: s.id }, "workflow: the cancelled run's turn could not be cancelled"));
@@ -133,7 +135,10 @@ export class WorkflowEngine {
     const entry = { id: newId("wfe"), taskId, seq: (latest?.seq ?? 0) + 1, step: task.state, workflow: wf.name, version: wf.version, createdAt: this.deps.now() };
     if (!(await store.workflows.addEntry(entry))) return; // another runner recorded it
     // Runs of the step the task left are superseded (the run that moved it has finished).
-    for (const r of await store.workflows.cancelRuns({ taskId, exceptEntry: entry.id }, "superseded: the task entered another step", this.deps.now())) this.publish(r);
+    for (const r of await store.workflows.cancelRuns({ taskId, exceptEntry: entry.id }, "superseded: the task entered another step", this.deps.now())) {
+      this.publish(r);
+      if (r.action.action === "run") stopCommand(this.deps, r.id);
+    }
     if (wf.stopped || (opts.sweep && !latest) || (await store.workflows.isTaskStopped(taskId))) return;
     const actions = stepOf(wf.definition, task.state)?.onEnter ?? [];
     for (const [i, action] of actions.entries()) {
@@ -144,7 +149,7 @@ export class WorkflowEngine {
   /** Inserts a run unless its key exists (exactly once) and announces it. */
   async enqueue(r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & { action: RunAction }): Promise<WorkflowRunRecord | undefined> {
     const now = this.deps.now();
-    const run = await this.deps.store.workflows.enqueue({ ...r, id: newId("wfr"), state: "pending", runnerId: null, attempts: 0, outcome: null, sessionId: null, createdAt: now, updatedAt: now });
+    const run = await this.deps.store.workflows.enqueue({ ...r, id: newId("wfr"), state: "pending", runnerId: null, attempts: 0, outcome: null, sessionId: null, result: null, createdAt: now, updatedAt: now });
     if (run) this.publish(run);
     return run;
   }
@@ -190,6 +195,14 @@ export class WorkflowEngine {
 
   private async execute(run: WorkflowRunRecord): Promise<void> {
     const result = await executeAction(this.deps, this.ports, run);
+    if (result.state === "command") {
+      // The command runs on without holding the queue; its end comes back through it.
+      result.done.then(
+        (r) => this.chain.enqueue(() => this.onCommandEnd(run, r)),
+        (err: unknown) => this.chain.enqueue(() => this.onCommandEnd(run, { exitCode: null, timedOut: false, output: `the command's result could not be read: ${String(err)}` })),
+      );
+      return;
+    }
     if (result.state === "waiting") {
       // The turn may have ended before we looked (a redo after a crash, a very short turn).
       const s = await this.deps.store.getSession(result.sessionId);
@@ -199,6 +212,32 @@ export class WorkflowEngine {
     }
     const done = await this.deps.store.workflows.finish(run.id, result.state, result.outcome, this.deps.now());
     if (done) this.publish(done);
+  }
+
+  /**
+   * WF-2.13: a `run` action's command ended. The run's end (with the exit code and output
+   * excerpt) and what it implies commit together: `onSuccess.to` / `onFailure.to` as a move run
+   * of the same entry, `onFailure.prompt` (rendered now, with the output) as a prompt run of the
+   * target step that outlives the move, so its turn's outcome drives that step's transitions.
+   */
+  private async onCommandEnd(run: WorkflowRunRecord, r: CommandResult): Promise<void> {
+    if (this.stopped || run.action.action !== "run") return;
+    const a = run.action;
+    const ok = r.exitCode === 0 && !r.timedOut;
+    const to = (ok ? a.onSuccess?.to : a.onFailure?.to) as BoardStep | undefined;
+    const outcome = `${commandOutcome(r, a.timeoutSeconds)}${to ? ` → ${to}` : ""}`;
+    const task = await this.deps.store.getTask(run.taskId);
+    const text = !ok && a.onFailure?.prompt && task ? renderTemplate(a.onFailure.prompt, { ...(await templateFields(this.deps, task, to ?? run.step)), command: a.command, exitCode: r.exitCode === null ? (r.timedOut ? "timeout" : "none") : String(r.exitCode), output: r.output }) : undefined;
+    const base = { taskId: run.taskId, workflow: run.workflow, version: run.version, cause: ok ? "command_succeeded" : "command_failed" };
+    const done = await this.deps.store.transaction(async () => {
+      const d = await this.deps.store.workflows.finish(run.id, ok ? "succeeded" : "failed", outcome, this.deps.now(), ["running"], r);
+      if (!d) return d;
+      if (to) await this.enqueue({ ...base, idemKey: `command:${run.id}:move`, entryId: run.entryId, step: run.step, actionIndex: 1001, action: { action: "move", to } });
+      if (text) await this.enqueue({ ...base, idemKey: `command:${run.id}:prompt`, entryId: null, step: to ?? run.step, actionIndex: 1002, action: { action: "prompt", text } });
+      return d;
+    });
+    if (done) this.publish(done);
+    await this.drain();
   }
 
   /** A turn ended: the run waiting for it ends with the turn's outcome, and the step's transition is queued. */
@@ -232,7 +271,7 @@ export class WorkflowEngine {
 }
 
 /** Actions that start or prompt a session: executed on the runner of the task's environment. */
-const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks"]);
+const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks", "prompt", "run"]);
 
 function turnOutcome(s: Pick<Session, "state" | "lastTurn">): TransitionOutcome | "cancelled" {
   const o = s.lastTurn?.outcome;
