@@ -235,5 +235,5 @@ export function stepOf(def: WorkflowDefinition, id: string): WorkflowStepDef | u
 
 /** `{{field}}` → the field's value; unknown names were refused at validation. */
 export function renderTemplate(template: string, fields: Partial<Record<string, string>>): string {
-  return template.replace(/\{\{\s*([a-z]+)\s*\}\}/g, (_m, name: string) => fields[name] ?? "");
+  return template.replace(/\{\{\s*([A-Za-z]+)\s*\}\}/g, (_m, name: string) => fields[name] ?? "");
 }

@@ -181,9 +181,13 @@ export class WorkflowEngine {
     return env !== undefined && env.runnerId !== this.deps.runnerId;
   }
 
-  /** Earlier actions of the same entry must have ended well; after a failed one the rest is cancelled. */
+  /**
+   * Earlier onEnter actions of the same entry must have ended well; after a failed one the rest
+   * is cancelled. A transition (an outcome's move, index {@link TRANSITION_INDEX} and up) is what
+   * an ended action asked for, failed ones included: it waits for nothing.
+   */
   private async predecessorsDone(run: WorkflowRunRecord): Promise<boolean> {
-    if (run.entryId === null || run.actionIndex === 0) return true;
+    if (run.entryId === null || run.actionIndex === 0 || run.actionIndex >= TRANSITION_INDEX) return true;
     const earlier = (await this.deps.store.workflows.runsOfEntry(run.entryId)).filter((r) => r.actionIndex < run.actionIndex);
     if (earlier.some((r) => r.state === "failed" || r.state === "cancelled")) {
       const c = await this.deps.store.workflows.finish(run.id, "cancelled", "an earlier action of the step did not succeed", this.deps.now(), ["pending"]);
@@ -232,8 +236,8 @@ export class WorkflowEngine {
     const done = await this.deps.store.transaction(async () => {
       const d = await this.deps.store.workflows.finish(run.id, ok ? "succeeded" : "failed", outcome, this.deps.now(), ["running"], r);
       if (!d) return d;
-      if (to) await this.enqueue({ ...base, idemKey: `command:${run.id}:move`, entryId: run.entryId, step: run.step, actionIndex: 1001, action: { action: "move", to } });
-      if (text) await this.enqueue({ ...base, idemKey: `command:${run.id}:prompt`, entryId: null, step: to ?? run.step, actionIndex: 1002, action: { action: "prompt", text } });
+      if (to) await this.enqueue({ ...base, idemKey: `command:${run.id}:move`, entryId: run.entryId, step: run.step, actionIndex: TRANSITION_INDEX + 1, action: { action: "move", to } });
+      if (text) await this.enqueue({ ...base, idemKey: `command:${run.id}:prompt`, entryId: null, step: to ?? run.step, actionIndex: TRANSITION_INDEX + 2, action: { action: "prompt", text } });
       return d;
     });
     if (done) this.publish(done);
@@ -258,7 +262,7 @@ export class WorkflowEngine {
     // The run's end and the move it implies commit together: a crash leaves both or neither.
     const done = await this.deps.store.transaction(async () => {
       const d = await this.deps.store.workflows.finish(run.id, outcome === "completed" ? "succeeded" : "failed", `turn ${label}${to ? ` → ${to}` : ""}`, this.deps.now());
-      if (d && to) await this.enqueue({ idemKey: `turn:${run.id}`, taskId: run.taskId, entryId: run.entryId, workflow: run.workflow, version: run.version, step: run.step, actionIndex: 1000, action: { action: "move", to }, cause: `turn_${label}` });
+      if (d && to) await this.enqueue({ idemKey: `turn:${run.id}`, taskId: run.taskId, entryId: run.entryId, workflow: run.workflow, version: run.version, step: run.step, actionIndex: TRANSITION_INDEX, action: { action: "move", to }, cause: `turn_${label}` });
       return d;
     });
     if (done) this.publish(done);
@@ -269,6 +273,9 @@ export class WorkflowEngine {
     this.deps.bus.publish("workflow.run", { taskId: run.taskId, workflow: run.workflow, step: run.step, action: run.action.action, outcome: run.outcome ?? run.state, run: workflowRunView(run) });
   }
 }
+
+/** The action index of the runs an action's outcome queues (its move, a failure's prompt): past any onEnter list. */
+const TRANSITION_INDEX = 1000;
 
 /** Actions that start or prompt a session: executed on the runner of the task's environment. */
 const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks", "prompt", "run"]);
