@@ -1,0 +1,60 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DATABASES } from "../fixture/db.js";
+import { makeRepo } from "../fixture/git.js";
+import { waitFor, waitForSession } from "../fixture/server.js";
+import { crashTest } from "./crash-fixture.js";
+
+type Run = { action: string; state: string; outcome: string | null; result?: { exitCode: number | null; output: string } };
+
+/** The command leaves one line per execution in the worktree and outlives the crash by a moment. */
+const RUN = `steps:
+  - id: review
+    onEnter:
+      - action: run
+        command: "echo ran >> ran.log; sleep 2; echo finished"
+        timeoutSeconds: 120
+        onSuccess:
+          to: done
+`;
+
+/**
+ * WF-2.14 with the real `grove serve`: the process dies (exit 137, like kill -9) with a `run`
+ * action claimed and nothing started (`workflow.after_claim`), or right after its command
+ * started (`workflow.after_command_start`: the command runs on without the server). The
+ * restarted server ends the run with the command's result, and the command ran exactly once.
+ */
+describe.each(DATABASES)("WF-2.14 kill -9 in the middle of a run action (%s)", { timeout: 240_000 }, (kind) => {
+  const t = crashTest(kind);
+
+  for (const fault of ["workflow.after_claim", "workflow.after_command_start"]) {
+    it(`WF-2.14 run: a crash at ${fault} → the restarted server records the command's result; it ran once`, async () => {
+      const w = await t.world();
+      const repo = await makeRepo({ name: `crash-run-${fault.replace(/\W/g, "-")}` });
+      t.cleanups.push(() => repo.cleanup());
+      const first = await w.start(`${fault}:exit`);
+      const r = await first.api("POST", "/repositories", { path: repo.path });
+      expect((await first.api("PUT", "/workflows/checks", RUN)).status).toBe(200);
+      const task = (await first.api("POST", "/tasks", { title: "Run once", repositories: [{ repositoryId: r.body.id }] })).body;
+      const session = (await first.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say ready" })).body;
+      await waitForSession(first.api, session.id, ["waiting_for_input"], 60_000);
+      await first.api("PATCH", `/tasks/${task.id}`, { state: "review" }).catch(() => undefined);
+      expect((await first.server.exited).code).toBe(137);
+
+      const second = await w.start();
+      const runs = await waitFor(async () => {
+        const all = (await second.api("GET", `/tasks/${task.id}/workflow-runs`)).body as Run[];
+        return all.length > 0 && all.every((x) => x.state !== "pending" && x.state !== "running") ? all : undefined;
+      }, "the run and its move ended", 120_000);
+      expect(runs.map((x) => [x.action, x.state, x.outcome])).toEqual([
+        ["run", "succeeded", "exit 0 → done"],
+        ["move", "succeeded", "moved to done"],
+      ]);
+      expect(runs[0]!.result).toEqual({ exitCode: 0, timedOut: false, output: "finished\n" });
+      expect((await second.api("GET", `/tasks/${task.id}`)).body.state).toBe("done");
+      const worktree = (await second.api("GET", `/tasks/${task.id}/environment`)).body.repositories[0].worktreePath as string;
+      expect(readFileSync(join(worktree, "ran.log"), "utf8")).toBe("ran\n");
+    });
+  }
+});
