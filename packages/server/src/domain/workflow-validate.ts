@@ -160,6 +160,10 @@ function action(at: Located, path: Path, value: unknown, ctx: WorkflowContext): 
   }
   if (a.action === "send_comments" && a.prompt) template(at, [...path, "prompt"], a.prompt);
   if (a.action === "move") knownStep(at, [...path, "to"], a.to);
+  if (a.action === "pr") {
+    if (a.title) template(at, [...path, "title"], a.title);
+    if (a.body) template(at, [...path, "body"], a.body);
+  }
   if (a.action === "run") {
     if (a.onSuccess) knownStep(at, [...path, "onSuccess", "to"], a.onSuccess.to);
     if (a.onFailure?.to) knownStep(at, [...path, "onFailure", "to"], a.onFailure.to);

@@ -44,10 +44,20 @@ export const RunCommandAction = z
   .strict();
 export type RunCommandAction = z.infer<typeof RunCommandAction>;
 
-export const ACTION_KINDS = ["start_session", "send_comments", "send_checks", "move", "run"] as const;
+/**
+ * WF-2.15: opens the task's pull request, or pushes to the open one (the review code's path).
+ * Never merges. A branch rewritten since the last push (a rebase) needs a force-push, which
+ * only `forcePush: true` allows (with a lease on Grove's last push); otherwise the run fails.
+ */
+export const PullRequestAction = z
+  .object({ action: z.literal("pr"), title: text.optional(), body: z.string().optional(), draft: z.boolean().optional(), forcePush: z.boolean().default(false) })
+  .strict();
+export type PullRequestAction = z.infer<typeof PullRequestAction>;
+
+export const ACTION_KINDS = ["start_session", "send_comments", "send_checks", "move", "run", "pr"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
-export const WorkflowAction = z.discriminatedUnion("action", [StartSessionAction, SendCommentsAction, SendChecksAction, MoveAction, RunCommandAction]);
+export const WorkflowAction = z.discriminatedUnion("action", [StartSessionAction, SendCommentsAction, SendChecksAction, MoveAction, RunCommandAction, PullRequestAction]);
 export type WorkflowAction = z.infer<typeof WorkflowAction>;
 
 /** Turn outcomes a step may move on (LIVE-2's outcomes, as the workflow sees them). */

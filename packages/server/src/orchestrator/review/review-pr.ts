@@ -29,9 +29,10 @@ async function moveTask(deps: Deps, taskId: string, to: TaskRecord["state"]): Pr
  * `POST /tasks/:id/pull-requests`: per remote repository, push the task branch through the
  * route's credential (never forced; after a rebase only `--force-with-lease` against the commit
  * Grove last pushed), then open the pull request through the provider's REST API — or, when
- * one is already recorded, only push. The task moves to `review`.
+ * one is already recorded, only push. The task moves to `review`. `forcePush: false` (a
+ * workflow's `pr` action that does not allow it) refuses the lease-guarded force-push instead.
  */
-export async function createPullRequests(deps: Deps, budgets: RateBudgets, taskId: string, body: CreatePullRequestBody): Promise<PullRequest[]> {
+export async function createPullRequests(deps: Deps, budgets: RateBudgets, taskId: string, body: CreatePullRequestBody, opts: { forcePush?: boolean } = {}): Promise<PullRequest[]> {
   await assertTaskWorkable(deps, taskId);
   const out: PullRequest[] = [];
   for (const slot of await reviewSlots(deps, taskId, body.repositoryId, notAttachedError())) {
@@ -40,6 +41,10 @@ export async function createPullRequests(deps: Deps, budgets: RateBudgets, taskI
     const head = await headCommit(deps.git, slot.worktree);
     const existing = await deps.store.review.getPullRequest(taskId, slot.repository.id);
     const lease = existing && !(await isAncestor(deps.git, slot.worktree, existing.pushedCommit, head)) ? existing.pushedCommit : undefined;
+    // WF-2.15: an automation force-pushes only when its workflow says so explicitly.
+    if (lease && opts.forcePush === false) {
+      throw new AppError("push_rejected", `the branch of repository ${slot.repository.name} was rewritten since Grove's last push (${lease.slice(0, 12)}); updating the pull request needs a force-push, which the workflow does not allow (forcePush: true)`, { ...scope, forcePush: false });
+    }
     await deps.git.withRepoLock(slot.repository.path, () =>
       pushBranch(deps.git, { cwd: slot.worktree, branch: slot.branch, access: access.push, remote: access.remote, ...(lease && { lease }), timeoutMs: remoteOf(deps).refreshTimeoutMs, scope, repository: slot.repository.name }),
     );

@@ -1,8 +1,8 @@
-import type { CreateSessionBody, CreateTaskBody } from "@grove/protocol";
+import type { CreatePullRequestBody, CreateSessionBody, CreateTaskBody, PullRequest } from "@grove/protocol";
 import { AppError, isAppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
 import type { SessionRecord, TaskRecord } from "../../domain/records.js";
-import { type BoardStep, type CreateTaskAction, renderTemplate } from "../../domain/workflow.js";
+import { type BoardStep, type CreateTaskAction, type PullRequestAction, renderTemplate } from "../../domain/workflow.js";
 import type { CommandResult, WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
@@ -20,6 +20,8 @@ export interface WorkflowPorts {
   sendFeedback(taskId: string, sessionId: string): Promise<SessionRecord>;
   /** Creates a task with the id the run planned, in the step the trigger names (its `task.created` frame included). */
   createTask(body: CreateTaskBody, opts: { id: string; state: BoardStep }): Promise<TaskRecord>;
+  /** Opens the task's pull requests or pushes to the open ones (the review code's own path); `forcePush: false` refuses a rewritten branch. */
+  pullRequest(taskId: string, body: CreatePullRequestBody, opts: { forcePush: boolean }): Promise<PullRequest[]>;
 }
 
 /** How an executed action ended: done now, waiting for the turn it started, or for the command it started (WF-2.13). */
@@ -58,6 +60,8 @@ export async function executeAction(deps: Deps, ports: WorkflowPorts, run: Workf
       return startCommand(deps, run, task, a, (taskId) => workingSession(deps, taskId));
     case "prompt":
       return sendPrompt(deps, ports, run, task, a.text);
+    case "pr":
+      return pullRequest(deps, ports, run, task, a);
   }
 }
 
@@ -181,6 +185,29 @@ async function sendPrompt(deps: Deps, ports: WorkflowPorts, run: WorkflowRunReco
   }
   await faultPoint("workflow.after_prompt");
   return { state: "waiting", sessionId: target.id };
+}
+
+/**
+ * WF-2.15: opens or updates the task's pull requests through the review code: a redo after a
+ * crash adopts the pull request the provider already has (the code asks before it creates), and
+ * pushing the same commit twice changes nothing. Never merges; force-pushes only with `forcePush`.
+ */
+async function pullRequest(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord, a: PullRequestAction): Promise<ActionResult> {
+  const fields = await templateFields(deps, task, run.step);
+  const before = new Set((await deps.store.review.listPullRequests(task.id)).map((p) => `${p.repositoryId}:${p.number}`));
+  try {
+    const prs = await ports.pullRequest(
+      task.id,
+      { ...(a.title ? { title: renderTemplate(a.title, fields) } : {}), ...(a.body ? { body: renderTemplate(a.body, fields) } : {}), ...(a.draft !== undefined ? { draft: a.draft } : {}) },
+      { forcePush: a.forcePush },
+    );
+    await faultPoint("workflow.after_pr");
+    const words = prs.map((p) => `${before.has(`${p.repositoryId}:${p.number}`) ? "updated" : "opened"} #${p.number} at ${p.headCommit.slice(0, 12)}`);
+    return { state: "succeeded", outcome: words.join(", ") || "no repository with a pull request" };
+  } catch (e) {
+    if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
+    throw e;
+  }
 }
 
 /** The fields a prompt template may name. */

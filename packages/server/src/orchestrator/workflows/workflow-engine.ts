@@ -278,7 +278,7 @@ export class WorkflowEngine {
 const TRANSITION_INDEX = 1000;
 
 /** Actions that start or prompt a session: executed on the runner of the task's environment. */
-const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks", "prompt", "run"]);
+const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks", "prompt", "run", "pr"]);
 
 function turnOutcome(s: Pick<Session, "state" | "lastTurn">): TransitionOutcome | "cancelled" {
   const o = s.lastTurn?.outcome;
