@@ -8,12 +8,16 @@ import { crashTest } from "./crash-fixture.js";
 
 type Run = { action: string; state: string; outcome: string | null; result?: { exitCode: number | null; output: string } };
 
-/** The command leaves one line per execution in the worktree and outlives the crash by a moment. */
+/**
+ * The command leaves one line per execution in the worktree, at once, and runs on well past the
+ * restart: a second execution by the restarted server would have left its line long before the
+ * first one's result ends the run.
+ */
 const RUN = `steps:
   - id: review
     onEnter:
       - action: run
-        command: "echo ran >> ran.log; sleep 2; echo finished"
+        command: "echo ran >> ran.log; sleep 20; echo finished"
         timeoutSeconds: 120
         onSuccess:
           to: done
