@@ -60,7 +60,7 @@ describe.each(DATABASES)("SBX-4.6 a repository with per-worktree config (%s)", (
     const work = await turn(
       srv,
       s.body.id,
-      ["write .gitattributes * filter=pwn", "write a.txt changed by the agent", "run git add -A && git commit -q -m 'agent commit' && git log -1 --format=%s", "write b.txt uncommitted"].join("\n"),
+      ["write a.txt changed by the agent", "run git add -A && git commit -q -m 'agent commit' && git log -1 --format=%s", "write .gitattributes * filter=pwn", "write b.txt uncommitted"].join("\n"),
     );
     expect(runResults(work).map((x) => x.output)).toEqual(["agent commit"]);
     const changes = await srv.api("GET", `/tasks/${task.id}/changes`);
