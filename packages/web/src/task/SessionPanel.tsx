@@ -114,9 +114,10 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
           </div>
         )}
       </div>
+      {/* WEB-35: a pending permission comes first, above the agent's settings: on a phone it is on the first screen. */}
+      {readOnly ? null : <Permissions sessionId={id} active={active} />}
       <ModeSwitch session={session} readOnly={readOnly} onSaved={refresh} />
       <ErrorBox error={action.error ?? messages.error} fixes={{ cancel_turn: () => post("cancel"), resume: () => post("resume") }} />
-      {readOnly ? null : <Permissions sessionId={id} active={active} />}
       <PlanView session={session} />
       <MessageList messages={messages.data ?? []} />
       {readOnly ? null : (
