@@ -38,7 +38,7 @@ describe.each(DATABASES)("WT-11 sparse checkout per repository (%s)", (kind) => 
     expect(existsSync(join(worktree, "docs"))).toBe(false);
     // Outside the cone is skipped, not deleted: nothing to review but the agent's commit.
     const changes = (await srv.api("GET", `/tasks/${task.id}/changes`)).body.repositories[0];
-    expect(changes.files).toEqual([]);
+    expect(changes.files.map((f: any) => f.path)).toEqual(["app/new.txt"]);
     expect(changes.ahead).toBe(1);
     const merged = await srv.api("POST", `/tasks/${task.id}/merge`, {});
     expect(merged.status, JSON.stringify(merged.body)).toBe(200);
@@ -54,8 +54,8 @@ describe.each(DATABASES)("WT-11 sparse checkout per repository (%s)", (kind) => 
     for (const bad of [["../etc"], ["/abs"], ["app/*"], ["-x"], [".git"], ["app", "app"], ["a//b"]]) {
       const res = await srv.api("POST", "/repositories", { path: repo.path, sparseCheckout: bad });
       expect(res.status, JSON.stringify(bad)).toBe(400);
-      expect(res.body.code).toBe("invalid_request");
-      expect(res.body.details.field).toBe("sparseCheckout");
+      expect(res.body.error.code).toBe("invalid_request");
+      expect(res.body.error.details.field).toBe("sparseCheckout");
     }
     expect((await srv.api("GET", "/repositories")).body).toEqual([]);
     const r = await srv.api("POST", "/repositories", { path: repo.path, sparseCheckout: ["app"] });
@@ -67,7 +67,7 @@ describe.each(DATABASES)("WT-11 sparse checkout per repository (%s)", (kind) => 
 
     const refused = await srv.api("PATCH", `/repositories/${r.body.id}`, { sparseCheckout: ["lib", "../x"] });
     expect(refused.status).toBe(400);
-    expect(refused.body.details.field).toBe("sparseCheckout");
+    expect(refused.body.error.details.field).toBe("sparseCheckout");
     expect((await srv.api("GET", `/repositories/${r.body.id}`)).body.sparseCheckout).toEqual(["app"]);
     const changed = await srv.api("PATCH", `/repositories/${r.body.id}`, { sparseCheckout: ["lib"] });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
@@ -120,7 +120,7 @@ describe.each(DATABASES)("WT-11 sparse checkout per repository (%s)", (kind) => 
     expect(readFileSync(join(ws, "app", "proof.txt"), "utf8")).toBe("finished");
     expect(checkedOut(ws)).toEqual(["README.md", "app/a.txt", "app/deep/c.txt"]);
     const changes = (await api("GET", `/tasks/${t.body.id}/changes`)).body.repositories[0];
-    expect(changes.files.map((f: any) => `${f.status} ${f.path}`)).toEqual(["added app/proof.txt"]);
+    expect(changes.files.map((f: any) => `${f.status} ${f.path}`)).toEqual(["untracked app/proof.txt"]);
     const doctor = (await api("GET", "/doctor")).body;
     expect(JSON.stringify(doctor.findings ?? doctor)).not.toMatch(/orphan|dangling/);
   });
