@@ -10,4 +10,4 @@ async function up(db: Kysely<DB>): Promise<void> {
   await db.schema.alterTable("repositories").addColumn("sparse_checkout", "text", (c) => c.notNull().defaultTo("[]")).execute();
 }
 
-export const m027SparseCheckout: Migration = { name: "027-sparse-checkout", up };
+export const m029SparseCheckout: Migration = { name: "029-sparse-checkout", up };
