@@ -7,7 +7,8 @@ import { UnconfinedBadge } from "./UnconfinedBadge.js";
 import { UsageBadge } from "../usage/UsageBadge.js";
 import type { Session } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useMemo, useRef, useState, type FormEvent } from "react";
+import { usePaletteCommands } from "../ui/palette-commands.js";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listMessages } from "../api/resources.js";
@@ -30,6 +31,10 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
   const messages = useQuery({ queryKey: keys.messages(id), queryFn: () => mergeEarly(id, () => listMessages(id)) });
   const [prompt, setPrompt] = useState("");
   const action = useAction();
+  const promptBox = useRef<HTMLTextAreaElement>(null);
+  // WEB-36: "Write to the agent" in the palette puts the cursor in the prompt box.
+  const commands = useMemo(() => (readOnly ? null : [{ id: "write-prompt", label: "Write to the agent", hint: `${session.agent} session`, run: () => promptBox.current?.focus() }]), [readOnly, session.agent]);
+  usePaletteCommands(`session-${id}`, commands);
   const active = ACTIVE.includes(session.state);
   // A read-only session belongs to an archived task: its agent was stopped by the archive.
   const shown = sessionShownState(session.state, { archived: readOnly });
@@ -114,15 +119,17 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
           </div>
         )}
       </div>
+      {/* WEB-35: a pending permission comes first, above the agent's settings: on a phone it is on the first screen. */}
+      {readOnly ? null : <Permissions sessionId={id} active={active} />}
       <ModeSwitch session={session} readOnly={readOnly} onSaved={refresh} />
       <ErrorBox error={action.error ?? messages.error} fixes={{ cancel_turn: () => post("cancel"), resume: () => post("resume") }} />
-      {readOnly ? null : <Permissions sessionId={id} active={active} />}
       <PlanView session={session} />
       <MessageList messages={messages.data ?? []} />
       {readOnly ? null : (
         <form className="prompt-form" aria-label="Send a prompt" onSubmit={send}>
           <Field label="Prompt" hint={active ? "The agent is working on a turn. Send is available when it ends, or cancel the turn." : "Ctrl+Enter sends"}>
             <textarea
+              ref={promptBox}
               name="prompt"
               rows={3}
               placeholder="Ask the agent…"
