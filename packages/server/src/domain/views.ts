@@ -59,6 +59,7 @@ export function sessionView(s: SessionRecord): Session {
     sandbox: s.sandbox,
     blockedConnections: s.blockedConnections ?? 0,
     ...(s.usage ? { usage: s.usage } : {}),
+    ...(s.queued && s.queued.length > 0 ? { queued: s.queued } : {}),
     ...agentStateView(s.agentState),
   };
 }

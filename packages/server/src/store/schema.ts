@@ -121,6 +121,8 @@ export interface SessionsTable {
   usage_currency: ColumnType<string | null, string | null | undefined, string | null>;
   usage_estimated: ColumnType<number, number | undefined, number>;
   usage_reported_cost: ColumnType<number | null, number | null | undefined, number | null>;
+  /** WEB-37 (migration 028): JSON `QueuedPrompt[]`, oldest first, or null. */
+  queued_prompts: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** USE-1 (migration 025): the usage ledger, one row per recorded change. */
