@@ -1,10 +1,9 @@
-import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
-import { apiClient, spawnServer, waitFor, waitForSession, type ChildServer } from "../fixture/server.js";
+import { describe, expect, it } from "vitest";
+import { crashServers } from "../fixture/crash.js";
+import { DATABASES } from "../fixture/db.js";
+import { waitFor, waitForSession } from "../fixture/server.js";
 import { fakeGithubRemote } from "./helpers.js";
 
-type Api = ReturnType<typeof apiClient>;
 type Run = { action: string; cause: string; state: string; outcome: string | null; sessionId: string | null };
 
 const CI = "steps:\n  - id: review\ntriggers:\n  checksFailed:\n    maxRounds: 3\n";
@@ -16,27 +15,12 @@ const CI = "steps:\n  - id: review\ntriggers:\n  checksFailed:\n    maxRounds: 3
  * (`workflow.after_prompt`). The restarted server sends the failing check exactly once.
  */
 describe.each(DATABASES)("WF-2 kill -9 in the middle of send_checks (%s)", { timeout: 300_000 }, (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const crash = crashServers(kind, { GROVE_PR_REFRESH_MS: "0" });
 
   for (const fault of ["workflow.after_plan", "workflow.after_prompt"]) {
     it(`WF-2 send_checks: a crash at ${fault} → the failing check reaches the agent once`, async () => {
-      const p = await fakeGithubRemote(cleanups);
-      const db = await freshDatabase(kind);
-      cleanups.push(async () => {
-        await db.drop();
-        await rm(db.home, { recursive: true, force: true });
-      });
-      const start = async (f?: string): Promise<{ server: ChildServer; api: Api }> => {
-        const server = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl, GROVE_FAULT: f, GROVE_PR_REFRESH_MS: "0" });
-        cleanups.push(async () => {
-          server.child.kill("SIGKILL");
-          await server.exited;
-        });
-        return { server, api: apiClient(server.url) };
-      };
+      const p = await fakeGithubRemote(crash.cleanups);
+      const { start } = await crash.home();
       const first = await start(`${fault}:exit`);
       const repo = await first.api("POST", "/repositories", { url: p.web, provider: "github", credential: { token: p.token }, apiUrl: p.fake.apiUrl });
       expect(repo.status).toBe(201);

@@ -1,10 +1,9 @@
-import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { describe, expect, it } from "vitest";
+import { crashServers } from "../fixture/crash.js";
+import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
-import { apiClient, spawnServer, waitFor, waitForSession, type ChildServer } from "../fixture/server.js";
+import { waitFor, waitForSession } from "../fixture/server.js";
 
-type Api = ReturnType<typeof apiClient>;
 type Run = { action: string; state: string; outcome: string | null; sessionId: string | null };
 
 /** The prompt's turn outlasts the crash (a sleep), so the restart always finds it cut. */
@@ -16,29 +15,14 @@ const FIX = "steps:\n  - id: in_progress\n    onEnter:\n      - action: send_com
  * server must not prompt again: the run ends with the turn the crash cut, and no second turn runs.
  */
 describe.each(DATABASES)("WF-2 kill -9 after a workflow prompt went out (%s)", { timeout: 240_000 }, (kind) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const crash = crashServers(kind);
 
   // comments.after_prompt: the comments are still open (not yet marked sent) when the process dies.
   for (const fault of ["comments.after_prompt", "workflow.after_prompt"]) {
   it(`WF-2 send_comments: a crash at ${fault} → the restarted server sends nothing twice`, async () => {
-    const db = await freshDatabase(kind);
+    const { start } = await crash.home();
     const repo = await makeRepo({ name: `crash-${fault.replace(/\W/g, "-")}`, files: { "README.md": "# r\nline two\n" } });
-    cleanups.push(async () => {
-      await db.drop();
-      await repo.cleanup();
-      await rm(db.home, { recursive: true, force: true });
-    });
-    const start = async (fault?: string): Promise<{ server: ChildServer; api: Api }> => {
-      const server = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl, GROVE_FAULT: fault });
-      cleanups.push(async () => {
-        server.child.kill("SIGKILL");
-        await server.exited;
-      });
-      return { server, api: apiClient(server.url) };
-    };
+    crash.cleanups.push(repo.cleanup);
     const first = await start(`${fault}:exit`);
     const r = await first.api("POST", "/repositories", { path: repo.path });
     expect((await first.api("PUT", "/workflows/fixer", FIX)).status).toBe(200);

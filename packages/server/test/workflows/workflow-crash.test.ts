@@ -1,10 +1,9 @@
-import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { describe, expect, it } from "vitest";
+import { crashServers, type Api } from "../fixture/crash.js";
+import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
-import { apiClient, spawnServer, waitFor, type ChildServer } from "../fixture/server.js";
+import { waitFor } from "../fixture/server.js";
 
-type Api = ReturnType<typeof apiClient>;
 type Run = { id: string; action: string; state: string; sessionId: string | null; step: string };
 
 const REVIEW = "steps:\n  - id: review\n    onEnter:\n      - action: start_session\n        agent: scripted\n        prompt: \"say reviewed\"\n";
@@ -15,27 +14,12 @@ const MOVE = "steps:\n  - id: review\n    onEnter:\n      - action: move\n      
  * an action; the next server on the same home and database finishes it, and it ran exactly once.
  */
 describe.each(DATABASES)("WF-2 kill -9 in the middle of an action (%s)", { timeout: 240_000 }, (kind) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const crash = crashServers(kind);
 
   async function scenario(yaml: string, fault: string): Promise<{ api: Api; taskId: string }> {
-    const db = await freshDatabase(kind);
+    const { start } = await crash.home();
     const repo = await makeRepo({ name: `crash-${fault.replace(/\W/g, "-")}` });
-    cleanups.push(async () => {
-      await db.drop();
-      await repo.cleanup();
-      await rm(db.home, { recursive: true, force: true });
-    });
-    const start = async (f?: string): Promise<{ server: ChildServer; api: Api }> => {
-      const server = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl, GROVE_FAULT: f });
-      cleanups.push(async () => {
-        server.child.kill("SIGKILL");
-        await server.exited;
-      });
-      return { server, api: apiClient(server.url) };
-    };
+    crash.cleanups.push(repo.cleanup);
     const first = await start(`${fault}:exit`);
     const r = await first.api("POST", "/repositories", { path: repo.path });
     expect((await first.api("PUT", "/workflows/crashy", yaml)).status).toBe(200);

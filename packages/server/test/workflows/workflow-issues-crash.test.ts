@@ -1,12 +1,11 @@
-import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inProcessRunner, sharedDatabase, type Cleanups } from "../cluster/helpers.js";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
-import { apiClient, spawnServer, waitFor, type ChildServer } from "../fixture/server.js";
+import { crashServers, type Api } from "../fixture/crash.js";
+import { DATABASES } from "../fixture/db.js";
+import { waitFor } from "../fixture/server.js";
 import type { FakeProvider } from "../review/fake-provider.js";
 import { fakeGithubRemote } from "./helpers.js";
 
-type Api = ReturnType<typeof apiClient>;
 type Run = { action: string; state: string; outcome: string | null };
 
 /** The remote with issue 7 labeled `grove`. */
@@ -28,26 +27,12 @@ async function registerAndApply(api: Api, p: { web: string; token: string; fake:
  * the run without commenting again. And two runners polling the same issues create one task.
  */
 describe.each(DATABASES)("WF-2 labeled issues exactly once (%s)", { timeout: 240_000 }, (kind) => {
-  const cleanups: Cleanups = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const crash = crashServers(kind, { GROVE_PR_REFRESH_MS: "0" });
+  const cleanups: Cleanups = crash.cleanups;
 
   it("WF-2 a crash at workflow.after_issue_comment → the restarted server ends the run; one task, one comment", async () => {
     const p = await provider(cleanups);
-    const db = await freshDatabase(kind);
-    cleanups.push(async () => {
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
-    });
-    const start = async (fault?: string): Promise<{ server: ChildServer; api: Api }> => {
-      const server = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl, GROVE_FAULT: fault, GROVE_PR_REFRESH_MS: "0" });
-      cleanups.push(async () => {
-        server.child.kill("SIGKILL");
-        await server.exited;
-      });
-      return { server, api: apiClient(server.url) };
-    };
+    const { start } = await crash.home();
     const first = await start("workflow.after_issue_comment:exit");
     await registerAndApply(first.api, p);
     expect((await first.server.exited).code).toBe(137);

@@ -1,10 +1,9 @@
-import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { describe, expect, it } from "vitest";
+import { crashServers } from "../fixture/crash.js";
+import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
-import { apiClient, spawnServer, waitFor, type ChildServer } from "../fixture/server.js";
+import { waitFor } from "../fixture/server.js";
 
-type Api = ReturnType<typeof apiClient>;
 type Run = { action: string; cause: string; state: string; outcome: string | null };
 
 /** Every second (6 fields, seconds first): the first tick comes right after the workflow is stored. */
@@ -16,27 +15,12 @@ const everySecond = (repositoryId: string) => `repositoryId: ${repositoryId}\nst
  * home and database finishes that run without creating the task again.
  */
 describe.each(DATABASES)("WF-2 kill -9 in the middle of a schedule's task creation (%s)", { timeout: 240_000 }, (kind) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const crash = crashServers(kind);
 
   it("WF-2 a crash at workflow.after_create → the restarted server ends the run, the tick has one task", async () => {
-    const db = await freshDatabase(kind);
+    const { start } = await crash.home();
     const repo = await makeRepo({ name: "sched-crash" });
-    cleanups.push(async () => {
-      await db.drop();
-      await repo.cleanup();
-      await rm(db.home, { recursive: true, force: true });
-    });
-    const start = async (fault?: string): Promise<{ server: ChildServer; api: Api }> => {
-      const server = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl, GROVE_FAULT: fault });
-      cleanups.push(async () => {
-        server.child.kill("SIGKILL");
-        await server.exited;
-      });
-      return { server, api: apiClient(server.url) };
-    };
+    crash.cleanups.push(repo.cleanup);
     const first = await start("workflow.after_create:exit");
     const repositoryId = (await first.api("POST", "/repositories", { path: repo.path })).body.id as string;
     await first.api("PUT", "/workflows/ticker", everySecond(repositoryId)).catch(() => undefined);
