@@ -25,6 +25,8 @@ export const Repository = z.object({
   hasCredential: z.boolean(),
   branchTemplate: z.string(),
   copyFiles: z.array(z.string()).optional(),
+  /** WT-11: directories checked out in new worktrees (git's cone mode); empty = the whole tree. */
+  sparseCheckout: z.array(z.string()).optional(),
   setupScript: z.string().nullable().optional(),
   createdAt: z.string(),
 });
@@ -129,6 +131,10 @@ export const LastTurn = z.object({
 });
 export type LastTurn = z.infer<typeof LastTurn>;
 
+/** WEB-37: a follow-up a person queued while a turn ran; sent when the turn ends. */
+export const QueuedPrompt = z.object({ id: z.string(), text: z.string(), createdAt: z.string() });
+export type QueuedPrompt = z.infer<typeof QueuedPrompt>;
+
 export const Session = z.object({
   id: z.string(),
   taskId: z.string(),
@@ -151,6 +157,8 @@ export const Session = z.object({
   blockedConnections: z.number().int().nonnegative(),
   /** USE-1: tokens, context and cost so far; absent until the agent reported any. */
   usage: SessionUsage.optional(),
+  /** WEB-37: follow-ups queued while a turn ran, oldest first; absent when none. */
+  queued: z.array(QueuedPrompt).optional(),
 });
 export type Session = z.infer<typeof Session>;
 
@@ -368,6 +376,7 @@ export const CreateRepositoryBody = z
     branchTemplate: z.string().min(1).max(200).optional(),
     credentialPolicy: CredentialPolicy.optional(),
     copyFiles: z.array(z.string().min(1).max(500)).max(100).optional(),
+    sparseCheckout: z.array(z.string().min(1).max(500)).max(200).optional(),
     setupScript: z.string().min(1).max(20_000).nullable().optional(),
   })
   .strict()
@@ -381,6 +390,7 @@ export const PatchRepositoryBody = z
     pullBeforeWorktree: z.boolean().optional(),
     branchTemplate: z.string().min(1).max(200).optional(),
     copyFiles: z.array(z.string().min(1).max(500)).max(100).optional(),
+    sparseCheckout: z.array(z.string().min(1).max(500)).max(200).optional(),
     setupScript: z.string().min(1).max(20_000).nullable().optional(),
   })
   .strict();
@@ -430,9 +440,15 @@ export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
 
 /** `POST /sessions/:id/prompt`: text, review comments to compose into it, or both. */
 export const PromptBody = z
-  .object({ prompt: z.string().min(1).max(1_000_000).optional(), commentIds: z.array(z.string().min(1).max(100)).min(1).max(500).optional() })
+  .object({
+    prompt: z.string().min(1).max(1_000_000).optional(),
+    commentIds: z.array(z.string().min(1).max(100)).min(1).max(500).optional(),
+    /** WEB-37: while a turn runs, queue the prompt (sent when the turn ends) instead of `409 session_busy`; a waiting session takes it at once. */
+    queue: z.boolean().optional(),
+  })
   .strict()
-  .refine((b) => b.prompt !== undefined || b.commentIds !== undefined, { message: "give prompt or commentIds", path: ["prompt"] });
+  .refine((b) => b.prompt !== undefined || b.commentIds !== undefined, { message: "give prompt or commentIds", path: ["prompt"] })
+  .refine((b) => !b.queue || b.commentIds === undefined, { message: "queue takes a prompt, not comments", path: ["queue"] });
 /** AG-2: `POST /sessions/:id/mode`. */
 export const SetModeBody = z.object({ modeId: z.string().min(1).max(200) }).strict();
 /** AG-2: `POST /sessions/:id/model`. */

@@ -4,6 +4,7 @@ import { cliBench } from "./cli.js";
 import { claudeStartBench } from "./claude-start.js";
 import { forwardBench } from "./forward.js";
 import { launchBench } from "./launch.js";
+import { massBench } from "./mass.js";
 import { monorepoBench } from "./monorepo.js";
 import { parallelLaunchBench } from "./parallel-launch.js";
 import { remoteBench } from "./remote.js";
@@ -16,7 +17,7 @@ import { webBench } from "./web.js";
 
 /**
  * `npm run bench`: ratios against the raw tools measured in the same run (not asserted in tests).
- * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale,web,forward,sandbox,usage,monorepo
+ * GROVE_BENCH_ROUNDS sets the rounds; GROVE_BENCH_ONLY=launch,remote,changes,parallel,archive,cli,claude,startup,scale,web,forward,sandbox,usage,monorepo,mass
  * runs a subset. The monorepo rows build their repository once into GROVE_BENCH_CACHE (GROVE_BENCH_MONO_FILES sets its size).
  */
 const rounds = Number(process.env.GROVE_BENCH_ROUNDS ?? 5);
@@ -35,6 +36,7 @@ const benches: Record<string, () => Promise<Row[]>> = {
   sandbox: () => sandboxBench(Math.max(rounds, 6)),
   usage: () => usageBench(),
   monorepo: () => monorepoBench(rounds),
+  mass: () => massBench(Math.min(rounds, 3)),
 };
 const only = process.env.GROVE_BENCH_ONLY?.split(",").map((s) => s.trim());
 const unknown = only?.filter((n) => !(n in benches)) ?? [];

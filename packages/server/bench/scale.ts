@@ -16,7 +16,7 @@ const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
  * a random loopback port so the bench can force a full GC before each RSS sample; resolves once
  * it listens.
  */
-async function startChild(home: string): Promise<{ url: string; child: ChildProcess; inspector: string }> {
+export async function startChild(home: string): Promise<{ url: string; child: ChildProcess; inspector: string }> {
   const env = { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "", GROVE_AUTH_TOKEN: "" };
   const child = spawn(process.execPath, ["--inspect=127.0.0.1:0", "scripts/start.mjs"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let out = "";
@@ -37,7 +37,7 @@ async function startChild(home: string): Promise<{ url: string; child: ChildProc
   return { url, child, inspector };
 }
 
-function rssKiB(pid: number): number {
+export function rssKiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return Number(m?.[1] ?? NaN);
 }
@@ -59,7 +59,7 @@ async function collectGarbage(inspector: string): Promise<void> {
  * RSS after the process settled: 5 samples, each taken right after a full GC and half a second
  * of quiet; the median (GC timing and allocator noise removed).
  */
-async function settledRss(pid: number, inspector: string): Promise<number> {
+export async function settledRss(pid: number, inspector: string): Promise<number> {
   const xs: number[] = [];
   for (let i = 0; i < 5; i++) {
     await new Promise((r) => setTimeout(r, 500));

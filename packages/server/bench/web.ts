@@ -29,7 +29,7 @@ const task = (i: number) => ({ id: `task_${i}`, title: `Task number ${i} of the 
 const message = (i: number) => ({ id: `msg_${String(i).padStart(5, "0")}`, sessionId: "ses_1", role: i % 3 === 0 ? "user" : "agent", text: i % 3 === 0 ? `prompt ${i}` : `Answer ${i}: **some** text with \`code\` and a [link](https://example.invalid)\n\n- one\n- two`, data: null, createdAt: new Date(Date.parse(now) + i * 1000).toISOString() });
 
 /** The reference board: plain DOM, the same five column reads the page makes. */
-const RAW_BOARD = `<!doctype html><meta charset="utf-8"><title>raw</title><div id="b"></div><script>
+export const RAW_BOARD = `<!doctype html><meta charset="utf-8"><title>raw</title><div id="b"></div><script>
 const states = ["todo", "in_progress", "review", "done", "failed"];
 Promise.all(states.map((s) => fetch("/api/v1/tasks?view=summary&order=newest&limit=50&archived=false&state=" + s).then((r) => r.json()))).then((pages) => {
   document.getElementById("b").innerHTML = pages.map((p, i) => '<section data-state="' + states[i] + '">' + p.items.map((t) => '<article class="task-card">' + t.title + "</article>").join("") + "</section>").join("");

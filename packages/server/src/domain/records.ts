@@ -1,6 +1,6 @@
 import type { SessionSandbox } from "./sandbox-profile.js";
 import type { AgentState } from "./agent-state.js";
-import type { LastError, LastTurn, SessionUsage, TaskBudget } from "@grove/protocol";
+import type { LastError, LastTurn, QueuedPrompt, SessionUsage, TaskBudget } from "@grove/protocol";
 
 /** Persisted records as the server sees them (camelCase, ISO timestamps). */
 
@@ -21,6 +21,8 @@ export interface RepositoryRecord {
   hasCredential: boolean;
   branchTemplate: string;
   copyFiles: string[];
+  /** WT-11: directories of git's sparse-checkout cone for new worktrees; empty = the whole tree. */
+  sparseCheckout?: string[];
   setupScript: string | null;
   /** The provider's REST API base for pull requests; null/absent = the public API. */
   apiUrl?: string | null;
@@ -112,6 +114,8 @@ export interface SessionRecord {
   blockedConnections?: number;
   /** USE-1: absent until the agent reported usage. */
   usage?: SessionUsage;
+  /** WEB-37: follow-ups queued while a turn ran, oldest first (absent when none). */
+  queued?: QueuedPrompt[];
 }
 
 export type MessageRole = "user" | "agent" | "thought" | "tool" | "plan" | "system";

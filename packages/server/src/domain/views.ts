@@ -18,6 +18,7 @@ export function repositoryView(r: RepositoryRecord): Repository {
     hasCredential: r.hasCredential,
     branchTemplate: r.branchTemplate,
     copyFiles: r.copyFiles,
+    sparseCheckout: r.sparseCheckout ?? [],
     setupScript: r.setupScript,
     createdAt: r.createdAt,
   };
@@ -59,6 +60,7 @@ export function sessionView(s: SessionRecord): Session {
     sandbox: s.sandbox,
     blockedConnections: s.blockedConnections ?? 0,
     ...(s.usage ? { usage: s.usage } : {}),
+    ...(s.queued && s.queued.length > 0 ? { queued: s.queued } : {}),
     ...agentStateView(s.agentState),
   };
 }

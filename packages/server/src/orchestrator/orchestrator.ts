@@ -14,6 +14,7 @@ import { addRepository, getRepositoryOr404 } from "./repositories/repositories.j
 import { patchRepositorySettings } from "./repositories/repository-settings.js";
 import { removeRepository } from "./repositories/repository-remove.js";
 import { cancelSession, deleteSession, getSessionOr404, promptSession, restartSession, resumeSession } from "./sessions/session-ops.js";
+import { dropQueuedPrompt, queuePrompt, sendQueuedPrompt } from "./sessions/queued-prompts.js";
 import { createTask, getTaskOr404, patchTask } from "./tasks/tasks.js";
 import { workspaceInfo } from "./worktrees/workspace.js";
 import type { CleanupJobRecord } from "../domain/cleanup-job.js";
@@ -55,6 +56,7 @@ export class Orchestrator {
     // LIVE-4: the durable inbox is fed from the bus; answered permission asks resolve their items.
     this.inbox = new InboxFeed(deps);
     this.live.onAskSettled = (requestId) => this.inbox.askSettled(requestId);
+    this.live.onTurnWaiting = (sessionId) => sendQueuedPrompt(this.deps, this.live, sessionId);
     // Subscribed in `afterListening`: start-up recovery's events would each cost three queries
     // before `listening`, and the sweep there covers every task anyway.
     this.changesWatch = new ChangesWatch(deps);
@@ -251,6 +253,9 @@ export class Orchestrator {
     return workspaceInfo(this.deps, await getSessionOr404(this.deps, id));
   }
   prompt = (id: string, text: string): Promise<SessionRecord> => this.guardSessionLaunch(id, () => promptSession(this.deps, this.live, id, text));
+  /** WEB-37: queue a follow-up behind the running turn (sent at once when the session waits). */
+  queuePrompt = (id: string, text: string): Promise<SessionRecord> => this.guardSessionLaunch(id, () => queuePrompt(this.deps, this.live, id, text));
+  dropQueuedPrompt = (id: string, queuedId: string): Promise<SessionRecord> => dropQueuedPrompt(this.deps, id, queuedId);
   cancel = (id: string): Promise<SessionRecord> => cancelSession(this.deps, id);
   resume = (id: string): Promise<SessionRecord> => this.guardSessionLaunch(id, () => resumeSession(this.deps, this.live, id));
   /** LIVE-3: a new agent for the session (`session/load`), the old one's process group stopped. */

@@ -15,8 +15,8 @@ import type { SandboxOptions } from "../domain/sandbox-profile.js";
  * 3. the profile's `sandbox.readable` paths, then the agent's own dir `GROVE_HOME/agents/<name>`
  *    writable (its state and its HOME) with the bridge install in it read-only;
  * 4. per worktree: its repository's common git dir read-only, then the parts a commit writes
- *    writable (`objects`, `refs`, `logs`, the worktree's own admin dir) — `config`, `hooks/`,
- *    `info/` stay read-only, so nothing the agent writes runs in the person's git later; the
+ *    writable (`objects`, `refs`, `logs`, the worktree's own admin dir, but its `config.worktree`
+ *    read-only) — `config`, `hooks/`, `info/` stay read-only, so nothing the agent writes runs in the person's git later; the
  *    worktree writable and its `.git` link read-only on top (SBX-4: the link cannot be pointed
  *    at a git dir the agent wrote);
  * 5. the profile's `sandbox.writable` paths, then its bridge's `hiddenInWorkspace` directories of
@@ -131,6 +131,10 @@ export function mountPlan(input: MountPlanInput): string[] {
       for (const part of ["objects", "refs", "logs"]) bindExisting("--bind", join(common, part));
     }
     a.push("--bind", resolve(w.adminDir), resolve(w.adminDir));
+    // SBX-4.6: with extensions.worktreeConfig (sparse checkout sets it) git reads this file as
+    // config for every command in the worktree — Grove's own included (filters, sshCommand,
+    // credential helpers) — so it stays read-only like the common config. The launcher creates it.
+    bindExisting("--ro-bind", join(resolve(w.adminDir), "config.worktree"));
   }
   for (const w of input.worktrees) {
     const wt = resolve(w.workTree);

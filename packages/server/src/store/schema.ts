@@ -24,6 +24,7 @@ export interface RepositoriesTable {
   branch_template: string;
   /** JSON array of strings. */
   copy_files: string;
+  sparse_checkout: string;
   setup_script: string | null;
   /** (migration 005): the provider's REST API base; null = the public API. */
   api_url: string | null;
@@ -121,6 +122,8 @@ export interface SessionsTable {
   usage_currency: ColumnType<string | null, string | null | undefined, string | null>;
   usage_estimated: ColumnType<number, number | undefined, number>;
   usage_reported_cost: ColumnType<number | null, number | null | undefined, number | null>;
+  /** WEB-37 (migration 028): JSON `QueuedPrompt[]`, oldest first, or null. */
+  queued_prompts: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** USE-1 (migration 025): the usage ledger, one row per recorded change. */
@@ -236,7 +239,7 @@ export interface WorkflowRunsTable {
   attempts: number;
   outcome: string | null;
   session_id: string | null;
-  /** WF-2.13 (migration 027): a `run` command's result, JSON. */
+  /** WF-2.13 (migration 030): a `run` command's result, JSON. */
   result: string | null;
   created_at: string;
   updated_at: string;

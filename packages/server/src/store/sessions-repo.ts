@@ -1,5 +1,5 @@
 import { sql, type Selectable } from "kysely";
-import type { LastError, LastTurn, SessionUsage } from "@grove/protocol";
+import type { LastError, LastTurn, QueuedPrompt, SessionUsage } from "@grove/protocol";
 import type { AgentState } from "../domain/agent-state.js";
 import type { SessionRecord, SessionState } from "../domain/records.js";
 import type { SessionSandbox } from "../domain/sandbox-profile.js";
@@ -22,6 +22,7 @@ export function toSession(r: Selectable<SessionsTable>): SessionRecord {
     sandbox: r.sandbox === "confined" ? "confined" : "unconfined",
     blockedConnections: Number(r.blocked_connections),
     ...usageOf(r),
+    ...(r.queued_prompts ? { queued: JSON.parse(r.queued_prompts) as QueuedPrompt[] } : {}),
   };
 }
 
@@ -124,6 +125,31 @@ export async function casSessionState(
     .returningAll()
     .executeTakeFirst();
   return row && toSession(row);
+}
+
+/**
+ * WEB-37: changes a session's queued follow-ups by compare-and-set on the queue as read (and,
+ * with `whileIn`, on the session's state): `change` maps the current queue to the next one, or
+ * to undefined to leave the row alone. Retried while another writer changed the queue between
+ * the read and the write. Answers the updated record, or undefined when nothing was written
+ * (the session is gone, left `whileIn`, or `change` declined).
+ */
+export async function changeQueuedPrompts(db: Db, id: string, change: (queue: QueuedPrompt[]) => QueuedPrompt[] | undefined, now: string, whileIn?: readonly SessionState[]): Promise<SessionRecord | undefined> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const row = await db.selectFrom("sessions").select(["state", "queued_prompts"]).where("id", "=", id).executeTakeFirst();
+    if (!row || (whileIn && !whileIn.includes(row.state as SessionState))) return undefined;
+    const next = change(row.queued_prompts ? (JSON.parse(row.queued_prompts) as QueuedPrompt[]) : []);
+    if (!next) return undefined;
+    let q = db
+      .updateTable("sessions")
+      .set({ queued_prompts: next.length > 0 ? JSON.stringify(next) : null, updated_at: now })
+      .where("id", "=", id);
+    q = row.queued_prompts === null ? q.where("queued_prompts", "is", null) : q.where("queued_prompts", "=", row.queued_prompts);
+    if (whileIn) q = q.where("state", "in", whileIn);
+    const updated = await q.returningAll().executeTakeFirst();
+    if (updated) return toSession(updated);
+  }
+  return undefined;
 }
 
 export async function setSessionAcpId(db: Db, id: string, acpSessionId: string, now: string): Promise<void> {

@@ -286,6 +286,10 @@ export class Store {
   ): Promise<SessionRecord | undefined> {
     return sessions.casSessionState(this.q, id, from, to, patch, now);
   }
+  /** WEB-37: compare-and-set of a session's queued follow-ups (see sessions-repo). */
+  changeQueuedPrompts(id: string, change: Parameters<typeof sessions.changeQueuedPrompts>[2], now: string, whileIn?: readonly SessionState[]): Promise<SessionRecord | undefined> {
+    return sessions.changeQueuedPrompts(this.q, id, change, now, whileIn);
+  }
   setSessionAcpId(id: string, acpSessionId: string, now: string): Promise<void> {
     return sessions.setSessionAcpId(this.q, id, acpSessionId, now);
   }

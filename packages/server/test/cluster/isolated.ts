@@ -1,11 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import pg from "pg";
-import { apiClient } from "../fixture/server.js";
+import { apiClient, serveArgs } from "../fixture/server.js";
 import type { Cleanups } from "./helpers.js";
-
-const BIN = resolve(import.meta.dirname, "..", "..", "bin", "grove.mjs");
 
 /** A `grove serve` in its own mount namespace, where the other runners' homes are hidden. */
 export interface IsolatedRunner {
@@ -39,7 +36,7 @@ export function canUnshare(): boolean {
  */
 export async function isolatedRunner(cleanups: Cleanups, o: { id: string; home: string; hide: string[]; databaseUrl: string; env?: Record<string, string>; trace?: string }): Promise<IsolatedRunner> {
   const mounts = o.hide.map((h) => `mount -t tmpfs -o size=1m,mode=0555 grove-hidden ${quote(h)}`).join(" && ");
-  const serve = `${o.trace ? `strace -f -qq -e trace=%file -o ${quote(o.trace)} ` : ""}${quote(process.execPath)} ${quote(BIN)} serve`;
+  const serve = `${o.trace ? `strace -f -qq -e trace=%file -o ${quote(o.trace)} ` : ""}${[process.execPath, ...serveArgs()].map(quote).join(" ")}`;
   const script = `${mounts ? `${mounts} && ` : ""}exec ${serve}`;
   const child = spawn("unshare", ["--mount", "--propagation", "private", "sh", "-c", script], {
     env: {

@@ -107,7 +107,7 @@ describe.each(DATABASES)("task lists show the runner of each task's environment 
     const offlineFrames = await waitFor(() => {
       const f = events.frames.filter((x) => x.type === "runner.updated" && x.data.runner.id === "runner_ghost");
       return f.length > 0 && f;
-    }, "runner.updated offline");
+    }, "runner.updated offline", 60_000);
     expect(offlineFrames.map((f) => f.data.runner.state)).toEqual(["offline"]);
     // A summary frame of that task (any change to it) carries the state too.
     expect((await srv.api("PATCH", `/tasks/${ghost}`, { title: "renamed while its runner is away" })).status).toBe(200);
@@ -134,7 +134,7 @@ describe.each(DATABASES)("task lists show the runner of each task's environment 
     // It beats again: the next read and a runner.updated frame say online.
     await onDb(srv, (db) => db.updateTable("runners").set({ last_seen_at: new Date().toISOString() }).where("id", "=", "runner_ghost").execute());
     expect((await everyView())[ghost]).toEqual(["runner_ghost", "online"]);
-    await waitFor(() => events.frames.some((x) => x.type === "runner.updated" && x.data.runner.id === "runner_ghost" && x.data.runner.state === "online"), "runner.updated online");
+    await waitFor(() => events.frames.some((x) => x.type === "runner.updated" && x.data.runner.id === "runner_ghost" && x.data.runner.state === "online"), "runner.updated online", 60_000);
     expect(events.frames.filter((x) => x.type === "runner.updated" && x.data.runner.id === "runner_ghost").map((f) => f.data.runner.state)).toEqual(["offline", "online"]);
     expect((await runGrove(["task", "show", ghost, "--server", srv.url])).stdout).toMatch(/^runner: runner_ghost online$/m);
   });

@@ -4,7 +4,7 @@ import { type Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import { waitForSession } from "../fixture/server.js";
-import { eventually, openPage, uniqueRepoAndTask, serverWithCarefulAgent, shot, uiSuite } from "./ui-harness.js";
+import { axeSerious, eventually, openPage, uniqueRepoAndTask, serverWithCarefulAgent, shot, uiSuite } from "./ui-harness.js";
 
 /** The open session's state badge. */
 const sessionState = (page: Page) => page.locator(".session-panel .session-state").getAttribute("data-state");
@@ -127,7 +127,13 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
 
     await page.getByRole("button", { name: "Resume" }).click();
     await eventually(() => sessionState(page)).toBe("waiting_for_input");
-    await page.getByRole("button", { name: "Delete session" }).click();
+    // WEB-37: a destructive action asks first; "Keep it" changes nothing.
+    await page.getByRole("button", { name: "Delete session…" }).click();
+    const confirmDelete = page.getByRole("alertdialog", { name: "Confirm delete session" });
+    await confirmDelete.getByRole("button", { name: "Keep it" }).click();
+    await confirmDelete.waitFor({ state: "detached" });
+    await page.getByRole("button", { name: "Delete session…" }).click();
+    await confirmDelete.getByRole("button", { name: "Delete session", exact: true }).click();
     await page.locator(`.session-list li[data-session-id="${s.id}"]`).waitFor({ state: "detached" });
     expect((await ui.srv.api("GET", `/sessions/${s.id}`)).status).toBe(404);
     expect(await page.locator(".session-panel").count()).toBe(0);
@@ -155,21 +161,45 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     expect(pageErrors).toEqual([]);
   });
 
-  it("WEB-5.4 Send is disabled while a turn runs (nothing is queued); the typed text stays and Send returns when the turn ends", async () => {
+  it("WEB-37 WEB-5.4 during a turn the prompt box queues: the follow-up shows as queued (removable), the typed text is kept until queued, and it is sent when the turn ends", async () => {
     const { task } = await uniqueRepoAndTask(ui.srv, "Busy session");
     const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
-    await page.getByLabel("First prompt (optional)").fill("sleep 30000");
+    // A long first prompt: the conversation is taller than the screen.
+    const lines = Array.from({ length: 60 }, (_, i) => `think reading line ${i + 1}`).join("\n");
+    await page.getByLabel("First prompt (optional)").fill(`${lines}\nsleep 30000`);
     await page.getByRole("button", { name: "Start session" }).click();
     await eventually(() => sessionState(page)).toBe("running");
-    await page.getByLabel("Prompt", { exact: true }).fill("say too early");
-    expect(await page.getByRole("button", { name: "Send" }).isDisabled()).toBe(true);
-    expect(await page.locator(".prompt-form").textContent()).toContain("The agent is working on a turn");
+    const form = page.getByRole("form", { name: "Send a prompt" });
+    expect(await form.textContent()).toContain("The agent is working. Queue it");
+    // Two follow-ups queued; the second taken back.
+    await page.getByLabel("Prompt", { exact: true }).fill("say queued one");
+    await form.getByRole("button", { name: "Queue" }).click();
+    const queued = form.getByRole("list", { name: "Queued follow-ups" });
+    await queued.getByText("say queued one").waitFor();
+    expect(await page.getByLabel("Prompt", { exact: true }).inputValue()).toBe("");
+    await page.getByLabel("Prompt", { exact: true }).fill("say never sent");
+    await page.getByLabel("Prompt", { exact: true }).press("Control+Enter");
+    await queued.getByText("say never sent").waitFor();
+    expect(await queued.locator(".badge.queued").allTextContents()).toEqual(["Queued", "Queued"]);
+    await shot(page, "ui-session-queued");
+    expect(await axeSerious(page)).toEqual([]);
+    await queued.getByRole("button", { name: "Remove queued follow-up: say never sent" }).click();
+    await queued.getByText("say never sent").waitFor({ state: "detached" });
+    // Reading the top of the conversation, the prompt box is still on screen (it sticks to the bottom).
+    await page.locator(".session-panel .messages").evaluate((el) => {
+      el.scrollTop = 0;
+      el.scrollIntoView({ block: "start" });
+    });
+    const box = await form.boundingBox();
+    expect(box!.y).toBeGreaterThanOrEqual(0);
+    expect(box!.y + box!.height).toBeLessThanOrEqual(900 + 1);
+    // The turn ends (cancelled): the queued follow-up is the next turn, and leaves the queue.
     await page.getByRole("button", { name: "Cancel turn" }).click();
+    await page.locator(".session-panel .msg.role-agent", { hasText: "queued one" }).waitFor();
+    await queued.waitFor({ state: "detached" });
     await eventually(() => sessionState(page)).toBe("waiting_for_input");
-    expect(await page.getByLabel("Prompt", { exact: true }).inputValue()).toBe("say too early");
-    await eventually(() => page.getByRole("button", { name: "Send" }).isEnabled()).toBe(true);
-    await page.getByRole("button", { name: "Send" }).click();
-    await page.locator(".session-panel .msg.role-agent", { hasText: "too early" }).waitFor();
+    expect(await page.locator(".session-panel .msg", { hasText: "never sent" }).count()).toBe(0);
+    await eventually(() => form.getByRole("button", { name: "Send" }).isVisible()).toBe(true);
     expect(pageErrors).toEqual([]);
   });
 });

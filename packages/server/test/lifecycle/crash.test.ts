@@ -1,35 +1,20 @@
 import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { describe, expect, it } from "vitest";
+import { crashServers } from "../fixture/crash.js";
+import { DATABASES } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
-import { apiClient, spawnServer, waitFor, waitForSession, type ChildServer } from "../fixture/server.js";
+import { waitFor, waitForSession } from "../fixture/server.js";
 import { jobsOf, waitForJob } from "./helpers.js";
 
 /** Crash tests with the real `grove serve` and kill -9 (SEC-4, LC-4). Faults: see orchestrator/lifecycle/lifecycle-fault.ts. */
 describe.each(DATABASES)("cleanup crash recovery (%s)", (kind) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const crash = crashServers(kind);
 
   async function setup(fault: string) {
-    const db = await freshDatabase(kind);
-    cleanups.push(async () => {
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
-    });
-    const start = async (fault?: string): Promise<{ server: ChildServer; api: ReturnType<typeof apiClient> }> => {
-      const server = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl, GROVE_FAULT: fault });
-      cleanups.push(async () => {
-        server.child.kill("SIGKILL");
-        await server.exited;
-      });
-      return { server, api: apiClient(server.url) };
-    };
+    const { start } = await crash.home();
     const first = await start(fault);
     const repo = await makeRepo();
-    cleanups.push(repo.cleanup);
+    crash.cleanups.push(repo.cleanup);
     const r = await first.api("POST", "/repositories", { path: repo.path });
     const t = await first.api("POST", "/tasks", { title: "crash me", repositories: [{ repositoryId: r.body.id }] });
     const s = await first.api("POST", `/tasks/${t.body.id}/sessions`, { prompt: "write a.txt one\ncommit one\nwrite b.txt wip" });

@@ -1,38 +1,22 @@
 import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { describe, expect, it } from "vitest";
+import { crashServers, type Api } from "../fixture/crash.js";
+import { DATABASES } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
-import { apiClient, spawnServer, waitFor, waitForSession, type ChildServer } from "../fixture/server.js";
+import { waitFor, waitForSession } from "../fixture/server.js";
 import { jobsOf, waitForJob } from "../lifecycle/helpers.js";
 
-type Api = ReturnType<typeof apiClient>;
 
 const childrenOf = async (api: Api, id: string) => ((await api("GET", `/tasks?parentId=${id}`)).body as { id: string; title: string }[]);
 
 /** MCP-3.7 with the real `grove serve` and kill -9 in the middle of a cascade (LC-4 recovery). */
 describe.each(DATABASES)("MCP-3.7 archive cascade crash (%s)", (kind) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const crash = crashServers(kind);
 
   it("MCP-3.7 LC-4: kill -9 after the deepest subtask's archive committed → after restart the same request finishes the cascade, no task gets a second job, doctor is clean", async () => {
-    const db = await freshDatabase(kind);
-    cleanups.push(async () => {
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
-    });
-    const start = async (fault?: string): Promise<{ server: ChildServer; api: Api }> => {
-      const server = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl, GROVE_FAULT: fault });
-      cleanups.push(async () => {
-        server.child.kill("SIGKILL");
-        await server.exited;
-      });
-      return { server, api: apiClient(server.url) };
-    };
+    const { start } = await crash.home();
     const repo = await makeRepo();
-    cleanups.push(repo.cleanup);
+    crash.cleanups.push(repo.cleanup);
 
     // root → child (an agent with work in its worktree) → grandchild; root → sibling.
     const first = await start("archive.after_commit:exit");

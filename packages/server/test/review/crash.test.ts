@@ -1,35 +1,20 @@
 import { writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { describe, expect, it } from "vitest";
+import { crashServers, type CrashServer } from "../fixture/crash.js";
+import { DATABASES } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
-import { apiClient, spawnServer, waitForSession, type ChildServer } from "../fixture/server.js";
+import { waitForSession } from "../fixture/server.js";
 
 /** Crash safety with the real `grove serve`, fault points and kill -9 (orchestrator/lifecycle/lifecycle-fault.ts). */
 describe.each(DATABASES)("review crash safety (%s)", { timeout: 240_000 }, (kind) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const crash = crashServers(kind);
 
   async function setup(fault: string, prompt: string) {
-    const db = await freshDatabase(kind);
-    cleanups.push(async () => {
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
-    });
-    const start = async (f?: string): Promise<{ server: ChildServer; api: ReturnType<typeof apiClient> }> => {
-      const server = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl, GROVE_FAULT: f });
-      cleanups.push(async () => {
-        server.child.kill("SIGKILL");
-        await server.exited;
-      });
-      return { server, api: apiClient(server.url) };
-    };
+    const { start } = await crash.home();
     const first = await start(fault);
     const repo = await makeRepo({ files: { "a.txt": "1\n2\n3\n" } });
-    cleanups.push(repo.cleanup);
+    crash.cleanups.push(repo.cleanup);
     const r = await first.api("POST", "/repositories", { path: repo.path });
     const t = await first.api("POST", "/tasks", { title: "crash review", repositories: [{ repositoryId: r.body.id }] });
     const s = await first.api("POST", `/tasks/${t.body.id}/sessions`, { prompt });
@@ -42,7 +27,7 @@ describe.each(DATABASES)("review crash safety (%s)", { timeout: 240_000 }, (kind
     gitSync(repoPath, "add", "-A");
     gitSync(repoPath, "commit", "-q", "-m", `main: ${file}`);
   };
-  const crash = async (first: { server: ChildServer; api: ReturnType<typeof apiClient> }, path: string, body: unknown) => {
+  const crashAt = async (first: CrashServer, path: string, body: unknown) => {
     await first.api("POST", path, body).catch(() => undefined);
     await first.server.exited;
   };
@@ -51,7 +36,7 @@ describe.each(DATABASES)("review crash safety (%s)", { timeout: 240_000 }, (kind
     const { start, first, repo, taskId, worktree } = await setup("update.after_backup:exit", "write b.txt B\ncommit b");
     const head = gitSync(worktree, "rev-parse", "HEAD").trim();
     onMain(repo.path, "c.txt", "C\n");
-    await crash(first, `/tasks/${taskId}/update-from-base`, {});
+    await crashAt(first, `/tasks/${taskId}/update-from-base`, {});
     const second = await start();
     expect(gitSync(worktree, "rev-parse", "HEAD").trim()).toBe(head);
     expect(gitSync(repo.path, "rev-parse", `refs/grove/backup/${taskId}/1`).trim()).toBe(head);
@@ -65,7 +50,7 @@ describe.each(DATABASES)("review crash safety (%s)", { timeout: 240_000 }, (kind
     const { start, first, repo, taskId, repositoryId, worktree } = await setup("update.after_conflict:exit", "write a.txt 1\\n2-task\\n3\\n\ncommit task a");
     const head = gitSync(worktree, "rev-parse", "HEAD").trim();
     onMain(repo.path, "a.txt", "1\n2-main\n3\n");
-    await crash(first, `/tasks/${taskId}/update-from-base`, {});
+    await crashAt(first, `/tasks/${taskId}/update-from-base`, {});
     const second = await start();
     expect(gitSync(repo.path, "rev-parse", `refs/grove/backup/${taskId}/1`).trim()).toBe(head);
     const doctor = (await second.api("GET", "/doctor")).body;
@@ -81,7 +66,7 @@ describe.each(DATABASES)("review crash safety (%s)", { timeout: 240_000 }, (kind
   it("issue-11 AC crash: exit after the merge is computed, before the base moves → old state", async () => {
     const { start, first, repo, taskId } = await setup("merge.after_compute:exit", "write m.txt M\ncommit m");
     const main = gitSync(repo.path, "rev-parse", "main").trim();
-    await crash(first, `/tasks/${taskId}/merge`, {});
+    await crashAt(first, `/tasks/${taskId}/merge`, {});
     const second = await start();
     expect(gitSync(repo.path, "rev-parse", "main").trim()).toBe(main);
     expect(gitSync(repo.path, "status", "--porcelain")).toBe("");
@@ -93,7 +78,7 @@ describe.each(DATABASES)("review crash safety (%s)", { timeout: 240_000 }, (kind
     // The person's checkout is elsewhere: only the ref is the state here.
     gitSync(repo.path, "checkout", "-q", "--detach");
     const taskHead = gitSync(worktree, "rev-parse", "HEAD").trim();
-    await crash(first, `/tasks/${taskId}/merge`, { strategy: "fast_forward" });
+    await crashAt(first, `/tasks/${taskId}/merge`, { strategy: "fast_forward" });
     await start();
     expect(gitSync(repo.path, "rev-parse", "main").trim()).toBe(taskHead);
   });

@@ -1,8 +1,9 @@
 import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { describe, expect, it } from "vitest";
+import { crashServers } from "../fixture/crash.js";
+import { DATABASES } from "../fixture/db.js";
 import { tempDir } from "../fixture/git.js";
-import { apiClient, spawnServer, waitForSession, type ChildServer } from "../fixture/server.js";
+import { waitForSession } from "../fixture/server.js";
 import { startGitHttpServer } from "../remote/harness/git-http-server.js";
 import { makeRemoteRepo } from "../remote/harness/repos.js";
 import { uniqueToken } from "../remote/helpers.js";
@@ -14,34 +15,21 @@ import { startFakeProvider } from "./fake-provider.js";
  * `pr.after_create`). The retry on a new server finds the open pull request and adopts it.
  */
 describe.each(DATABASES)("pull-request creation survives a crash after the provider's answer (%s)", { timeout: 240_000 }, (kind) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const crash = crashServers(kind, { GROVE_PR_REFRESH_MS: "0" });
+  const cleanups = crash.cleanups;
 
   it("REV-3 crash at pr.after_create: the retry returns the same pull request and the provider holds exactly one", async () => {
-    const db = await freshDatabase(kind);
+    const { start } = await crash.home();
     const root = await tempDir("grove-pr-crash-");
     const token = uniqueToken();
     const http = await startGitHttpServer({ root, kind: "github", token });
     cleanups.push(async () => {
       await http.close();
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
       await rm(root, { recursive: true, force: true });
     });
     makeRemoteRepo(root, "acme/widget", { "README.md": "# widget\n" });
     const fake = await startFakeProvider("github", token, `${http.url}/acme/widget`);
     cleanups.push(() => fake.close());
-    const start = async (fault?: string): Promise<{ server: ChildServer; api: ReturnType<typeof apiClient> }> => {
-      const server = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl, GROVE_FAULT: fault, GROVE_PR_REFRESH_MS: "0" });
-      cleanups.push(async () => {
-        server.child.kill("SIGKILL");
-        await server.exited;
-      });
-      return { server, api: apiClient(server.url) };
-    };
-
     const first = await start("pr.after_create:exit");
     const repo = await first.api("POST", "/repositories", { url: `${http.url}/acme/widget`, provider: "github", credential: { token }, apiUrl: fake.apiUrl });
     expect(repo.status).toBe(201);

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { join, sep } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { describe, expect, it } from "vitest";
+import { crashServers } from "../fixture/crash.js";
+import { DATABASES } from "../fixture/db.js";
 import { gitSync, makeRepo, type TestRepo } from "../fixture/git.js";
-import { apiClient, spawnServer, waitFor, waitForSession, type ChildServer } from "../fixture/server.js";
+import { apiClient, waitFor, waitForSession } from "../fixture/server.js";
 
 /** Every worktree directory in the pool directories, and whether it is marked ready. */
 function poolEntries(home: string): { path: string; ready: boolean }[] {
@@ -40,33 +40,16 @@ function worktreesOf(repo: TestRepo): { path: string; branch: string | null }[] 
 const POINTS = ["pool.after_claim", "pool.after_branch", "pool.after_checkout", "pool.after_refill_add"] as const;
 
 describe.each(DATABASES)("WT-10 pool crash safety (%s)", (kind) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
-
-  async function serve(env: Record<string, string | undefined>): Promise<ChildServer> {
-    const s = await spawnServer(env);
-    cleanups.push(async () => {
-      s.child.kill("SIGKILL");
-      await s.exited;
-    });
-    return s;
-  }
+  const crash = crashServers(kind, { GROVE_WORKTREE_POOL_SIZE: "1" });
 
   it.each(POINTS)("WT-10 SEC-4: kill -9 at %s → after restart every pooled worktree is in the pool or exactly one task's, doctor clean, the task starts", async (point) => {
-    const db = await freshDatabase(kind);
-    cleanups.push(async () => {
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
-    });
+    const db = await crash.home();
     const repo = await makeRepo();
-    cleanups.push(repo.cleanup);
-    const env = { GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl, GROVE_WORKTREE_POOL_SIZE: "1" };
+    crash.cleanups.push(repo.cleanup);
     const refill = point === "pool.after_refill_add";
     // The refill point fires on the first fill (at registration); the claim points need a warm pool first.
     // The claim points fire only in a launch, so the same faulty server warms the pool first.
-    const faulty = await serve({ ...env, GROVE_FAULT: `${point}:exit` });
+    const { server: faulty } = await db.start(`${point}:exit`);
     let api = apiClient(faulty.url);
     const r = await api("POST", "/repositories", { path: repo.path });
     expect(r.status).toBe(201);
@@ -85,7 +68,7 @@ describe.each(DATABASES)("WT-10 pool crash safety (%s)", (kind) => {
       expect(claimFiles(db.home)).toHaveLength(1);
     }
 
-    const server = await serve(env);
+    const { server } = await db.start();
     api = apiClient(server.url);
     taskId ??= (await api("POST", "/tasks", { title: "After the fill crash", repositories: [{ repositoryId: r.body.id }] })).body.id;
     const tasksDir = join(db.home, "tasks") + sep;

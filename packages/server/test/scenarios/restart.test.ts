@@ -1,12 +1,12 @@
 import { spawn } from "node:child_process";
 import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { describe, expect, it } from "vitest";
+import { crashServers } from "../fixture/crash.js";
+import { DATABASES } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
-import { apiClient, spawnServer, waitFor, waitForSession, type ChildServer } from "../fixture/server.js";
+import { apiClient, waitFor, waitForSession } from "../fixture/server.js";
 
 function alive(pid: number): boolean {
   try {
@@ -18,26 +18,12 @@ function alive(pid: number): boolean {
 }
 
 describe.each(DATABASES)("restart (%s)", (kind) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const crash = crashServers(kind);
+  const cleanups = crash.cleanups;
 
   it("SES-6 CHG-4 SEC-4: kill -9 mid-turn, restart → waiting_for_input, same workspace and Changes, resume via session/load in the same cwd", async () => {
-    const db = await freshDatabase(kind);
-    cleanups.push(async () => {
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
-    });
-    const env = { GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl };
-    const spawnIt = async (): Promise<ChildServer> => {
-      const s = await spawnServer(env);
-      cleanups.push(async () => {
-        s.child.kill("SIGKILL");
-        await s.exited;
-      });
-      return s;
-    };
+    const db = await crash.home();
+    const spawnIt = async () => (await db.start()).server;
     let server = await spawnIt();
     let api = apiClient(server.url);
     const repo = await makeRepo();
@@ -63,10 +49,10 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
 
     server = await spawnIt();
     api = apiClient(server.url);
-    const after = await waitForSession(api, sid, ["waiting_for_input"], 5000);
+    const after = await waitForSession(api, sid, ["waiting_for_input"]);
     expect(after.lastError).toBeNull();
     // Task states are re-derived right after `listening` (start-up that does not grow).
-    await waitFor(async () => (await api("GET", `/tasks/${t.body.id}`)).body.state === "review", "the task to be in review", 5000);
+    await waitFor(async () => (await api("GET", `/tasks/${t.body.id}`)).body.state === "review", "the task to be in review");
     const ws = (await api("GET", `/sessions/${sid}/workspace`)).body;
     expect(ws).toEqual(before);
     const changes = (await api("GET", `/tasks/${t.body.id}/changes`)).body;
@@ -89,18 +75,12 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
   // A confined agent dies with the server (sandbox-processes.test.ts); one whose profile opts out of
   // the sandbox can outlive it, and start-up recovery is what stops it.
   it("SES-6: agent processes left by a killed server (a profile with sandbox off) are stopped at start-up (pid and start time match)", async () => {
-    const db = await freshDatabase(kind);
-    cleanups.push(async () => {
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
-    });
+    const db = await crash.home();
     // An agent like an `npx → sh → node` tree: its shell outlives the ACP process when the client goes away.
     const { command, args } = scriptedAgentCommand();
     const shellLine = [command, ...args].map((a) => `'${a}'`).join(" ") + "; sleep 600";
     writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "stubborn", command: "/bin/sh", args: ["-c", shellLine], permissionPolicy: "auto_approve", sandbox: "off" }] }));
-    const env = { GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl };
-    const first = await spawnServer(env);
-    const api = apiClient(first.url);
+    const { server: first, api } = await db.start();
     const repo = await makeRepo();
     cleanups.push(repo.cleanup);
     const r = await api("POST", "/repositories", { path: repo.path });
@@ -114,39 +94,27 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     // The ACP process saw its stdin close and exited; the shell lingers as an orphan.
     await new Promise((res) => setTimeout(res, 500));
     expect(alive(shellPid)).toBe(true);
-    const second = await spawnServer(env);
-    cleanups.push(async () => {
-      second.child.kill("SIGKILL");
-      await second.exited;
-    });
+    const { server: second } = await db.start();
     await waitFor(() => !alive(shellPid), `orphan agent ${shellPid} to be stopped`, 10_000);
     expect(second.output()).toContain("listening on");
     expect(second.output()).toMatch(/next: open http:\/\/\S+ in your browser/);
   });
 
   it("SES-6: a recorded pid whose start time differs (a recycled pid) is never killed", async () => {
-    const db = await freshDatabase(kind);
-    cleanups.push(async () => {
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
-    });
+    const db = await crash.home();
     const bystander = spawn("sleep", ["600"], { detached: true, stdio: "ignore" });
     cleanups.push(async () => {
       bystander.kill("SIGKILL");
     });
     const { openStore } = await import("../../src/store/open.js");
-    const server = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl });
-    const runnerId = (await apiClient(server.url)("GET", "/health")).body.runnerId as string;
+    const { server, api } = await db.start();
+    const runnerId = (await api("GET", "/health")).body.runnerId as string;
     server.child.kill("SIGKILL");
     await server.exited;
     const store = await openStore({ home: db.home, ...(db.databaseUrl ? { databaseUrl: db.databaseUrl } : {}) });
     await store.upsertAgentProcess({ sessionId: "ses_gone", runnerId, pid: bystander.pid!, startTime: "1", createdAt: new Date().toISOString() });
     await store.close();
-    const again = await spawnServer({ GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl });
-    cleanups.push(async () => {
-      again.child.kill("SIGKILL");
-      await again.exited;
-    });
+    await db.start();
     await new Promise((res) => setTimeout(res, 500));
     expect(alive(bystander.pid!)).toBe(true);
   });
@@ -166,21 +134,13 @@ function findProcess(dir: string, comm: string): number | undefined {
 }
 
 describe.each(DATABASES)("interrupted launch (%s)", (kind) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const crash = crashServers(kind);
 
   it("SEC-4 SES-6: kill between `git worktree add` and persisting the row → launch_interrupted; the retry adopts that exact worktree", async () => {
-    const db = await freshDatabase(kind);
-    cleanups.push(async () => {
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
-    });
+    const db = await crash.home();
     const repo = await makeRepo();
-    cleanups.push(repo.cleanup);
-    const env = { GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl };
-    const faulty = await spawnServer({ ...env, GROVE_FAULT: "launch.after_worktree_add:exit" });
+    crash.cleanups.push(repo.cleanup);
+    const { server: faulty } = await db.start("launch.after_worktree_add:exit");
     let api = apiClient(faulty.url);
     const r = await api("POST", "/repositories", { path: repo.path });
     const t = await api("POST", "/tasks", { title: "Interrupted", repositories: [{ repositoryId: r.body.id }] });
@@ -189,12 +149,7 @@ describe.each(DATABASES)("interrupted launch (%s)", (kind) => {
     const worktreesAfterCrash = gitSync(repo.path, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
     expect(worktreesAfterCrash).toHaveLength(2);
 
-    const server = await spawnServer(env);
-    cleanups.push(async () => {
-      server.child.kill("SIGKILL");
-      await server.exited;
-    });
-    api = apiClient(server.url);
+    ({ api } = await db.start());
     // A rename between the attempts does not change the planned branch (WT-2).
     expect((await api("PATCH", `/tasks/${t.body.id}`, { title: "Renamed after the crash" })).status).toBe(200);
     const [first] = (await api("GET", `/tasks/${t.body.id}/sessions`)).body;
@@ -210,17 +165,12 @@ describe.each(DATABASES)("interrupted launch (%s)", (kind) => {
     expect(readFileSync(join(ws.workspacePath, "proof.txt"), "utf8")).toBe("adopted");
   });
   it("SEC-4 WT-7 WT-8: kill during a failed launch's rollback (row gone, worktree not yet) → the retry adopts the worktree and succeeds", async () => {
-    const db = await freshDatabase(kind);
-    cleanups.push(async () => {
-      await db.drop();
-      await rm(db.home, { recursive: true, force: true });
-    });
+    const db = await crash.home();
     const a = await makeRepo();
     const b = await makeRepo();
-    cleanups.push(a.cleanup, b.cleanup);
+    crash.cleanups.push(a.cleanup, b.cleanup);
     b.git("branch", "feature");
-    const env = { GROVE_HOME: db.home, GROVE_DATABASE_URL: db.databaseUrl };
-    const faulty = await spawnServer({ ...env, GROVE_FAULT: "launch.rollback_after_row_delete:exit" });
+    const { server: faulty } = await db.start("launch.rollback_after_row_delete:exit");
     let api = apiClient(faulty.url);
     const ra = await api("POST", "/repositories", { path: a.path, name: "first" });
     const rb = await api("POST", "/repositories", { path: b.path, name: "second" });
@@ -233,12 +183,7 @@ describe.each(DATABASES)("interrupted launch (%s)", (kind) => {
     const left = a.git("worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
     expect(left).toHaveLength(2); // the first slot's worktree survived the crash, without its row
 
-    const server = await spawnServer(env);
-    cleanups.push(async () => {
-      server.child.kill("SIGKILL");
-      await server.exited;
-    });
-    api = apiClient(server.url);
+    ({ api } = await db.start());
     b.git("branch", "feature", featureTip);
     const again = await api("POST", `/tasks/${t.body.id}/sessions`, {});
     expect(again.status).toBe(201);

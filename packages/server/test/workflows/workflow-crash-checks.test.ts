@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { crashServers } from "../fixture/crash.js";
 import { DATABASES } from "../fixture/db.js";
 import { waitFor, waitForSession } from "../fixture/server.js";
-import { crashTest } from "./crash-fixture.js";
 import { fakeGithubRemote } from "./helpers.js";
 
 type Run = { action: string; cause: string; state: string; outcome: string | null; sessionId: string | null };
@@ -15,13 +15,13 @@ const CI = "steps:\n  - id: review\ntriggers:\n  checksFailed:\n    maxRounds: 3
  * (`workflow.after_prompt`). The restarted server sends the failing check exactly once.
  */
 describe.each(DATABASES)("WF-2 kill -9 in the middle of send_checks (%s)", { timeout: 300_000 }, (kind) => {
-  const t = crashTest(kind, { GROVE_PR_REFRESH_MS: "0" });
+  const crash = crashServers(kind, { GROVE_PR_REFRESH_MS: "0" });
 
   for (const fault of ["workflow.after_plan", "workflow.after_prompt"]) {
     it(`WF-2 send_checks: a crash at ${fault} → the failing check reaches the agent once`, async () => {
-      const p = await fakeGithubRemote(t.cleanups);
-      const w = await t.world();
-      const first = await w.start(`${fault}:exit`);
+      const p = await fakeGithubRemote(crash.cleanups);
+      const { start } = await crash.home();
+      const first = await start(`${fault}:exit`);
       const repo = await first.api("POST", "/repositories", { url: p.web, provider: "github", credential: { token: p.token }, apiUrl: p.fake.apiUrl });
       expect(repo.status).toBe(201);
       expect((await first.api("PUT", "/workflows/ci", CI)).status).toBe(200);
@@ -34,7 +34,7 @@ describe.each(DATABASES)("WF-2 kill -9 in the middle of send_checks (%s)", { tim
       await first.api("POST", `/tasks/${task.id}/pull-requests/refresh`).catch(() => undefined);
       expect((await first.server.exited).code).toBe(137);
 
-      const second = await w.start();
+      const second = await start();
       const runs = await waitFor(async () => {
         const all = ((await second.api("GET", `/tasks/${task.id}/workflow-runs`)).body as Run[]).filter((r) => r.cause === "checks_failed");
         return all.length > 0 && all.every((r) => r.state !== "pending" && r.state !== "running") ? all : undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { crashServers } from "../fixture/crash.js";
 import { DATABASES } from "../fixture/db.js";
 import { waitFor, waitForSession } from "../fixture/server.js";
-import { crashTest } from "./crash-fixture.js";
 import { fakeGithubRemote } from "./helpers.js";
 
 type Run = { action: string; state: string; outcome: string | null };
@@ -16,12 +16,12 @@ const PR = "steps:\n  - id: review\n    onEnter:\n      - action: pr\n        ti
  * the provider has exactly one pull request.
  */
 describe.each(DATABASES)("WF-2.16 kill -9 in the middle of a pr action (%s)", { timeout: 300_000 }, (kind) => {
-  const t = crashTest(kind, { GROVE_PR_REFRESH_MS: "0" });
+  const t = crashServers(kind, { GROVE_PR_REFRESH_MS: "0" });
 
   for (const fault of ["workflow.after_claim", "pr.after_create", "workflow.after_pr"]) {
     it(`WF-2.16 pr: a crash at ${fault} → one pull request, the run succeeded`, async () => {
       const p = await fakeGithubRemote(t.cleanups);
-      const w = await t.world();
+      const w = await t.home();
       const first = await w.start(`${fault}:exit`);
       const repo = await first.api("POST", "/repositories", { url: p.web, provider: "github", credential: { token: p.token }, apiUrl: p.fake.apiUrl });
       expect(repo.status).toBe(201);

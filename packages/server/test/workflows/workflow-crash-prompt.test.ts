@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { crashServers } from "../fixture/crash.js";
 import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor, waitForSession } from "../fixture/server.js";
-import { crashTest } from "./crash-fixture.js";
 
 type Run = { action: string; state: string; outcome: string | null; sessionId: string | null };
 
@@ -15,15 +15,15 @@ const FIX = "steps:\n  - id: in_progress\n    onEnter:\n      - action: send_com
  * server must not prompt again: the run ends with the turn the crash cut, and no second turn runs.
  */
 describe.each(DATABASES)("WF-2 kill -9 after a workflow prompt went out (%s)", { timeout: 240_000 }, (kind) => {
-  const t = crashTest(kind);
+  const crash = crashServers(kind);
 
   // comments.after_prompt: the comments are still open (not yet marked sent) when the process dies.
   for (const fault of ["comments.after_prompt", "workflow.after_prompt"]) {
   it(`WF-2 send_comments: a crash at ${fault} → the restarted server sends nothing twice`, async () => {
-    const w = await t.world();
+    const { start } = await crash.home();
     const repo = await makeRepo({ name: `crash-${fault.replace(/\W/g, "-")}`, files: { "README.md": "# r\nline two\n" } });
-    t.cleanups.push(() => repo.cleanup());
-    const first = await w.start(`${fault}:exit`);
+    crash.cleanups.push(repo.cleanup);
+    const first = await start(`${fault}:exit`);
     const r = await first.api("POST", "/repositories", { path: repo.path });
     expect((await first.api("PUT", "/workflows/fixer", FIX)).status).toBe(200);
     const task = (await first.api("POST", "/tasks", { title: "Fix it", repositories: [{ repositoryId: r.body.id }] })).body;
@@ -33,7 +33,7 @@ describe.each(DATABASES)("WF-2 kill -9 after a workflow prompt went out (%s)", {
     await first.api("PATCH", `/tasks/${task.id}`, { state: "in_progress" }).catch(() => undefined);
     expect((await first.server.exited).code).toBe(137);
 
-    const second = await w.start();
+    const second = await start();
     const runs = await waitFor(async () => {
       const all = (await second.api("GET", `/tasks/${task.id}/workflow-runs`)).body as Run[];
       return all.length > 0 && all.every((x) => x.state !== "pending" && x.state !== "running") ? all : undefined;

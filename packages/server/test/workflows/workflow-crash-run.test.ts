@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { crashServers } from "../fixture/crash.js";
 import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor, waitForSession } from "../fixture/server.js";
-import { crashTest } from "./crash-fixture.js";
 
 type Run = { action: string; state: string; outcome: string | null; result?: { exitCode: number | null; output: string } };
 
@@ -30,11 +30,11 @@ const RUN = `steps:
  * restarted server ends the run with the command's result, and the command ran exactly once.
  */
 describe.each(DATABASES)("WF-2.14 kill -9 in the middle of a run action (%s)", { timeout: 240_000 }, (kind) => {
-  const t = crashTest(kind);
+  const t = crashServers(kind);
 
   for (const fault of ["workflow.after_claim", "workflow.after_command_start"]) {
     it(`WF-2.14 run: a crash at ${fault} → the restarted server records the command's result; it ran once`, async () => {
-      const w = await t.world();
+      const w = await t.home();
       const repo = await makeRepo({ name: `crash-run-${fault.replace(/\W/g, "-")}` });
       t.cleanups.push(() => repo.cleanup());
       const first = await w.start(`${fault}:exit`);

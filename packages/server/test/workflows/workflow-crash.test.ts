@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { crashServers, type Api } from "../fixture/crash.js";
 import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor } from "../fixture/server.js";
-import { crashTest, type Api } from "./crash-fixture.js";
 
 type Run = { id: string; action: string; state: string; sessionId: string | null; step: string };
 
@@ -14,19 +14,19 @@ const MOVE = "steps:\n  - id: review\n    onEnter:\n      - action: move\n      
  * an action; the next server on the same home and database finishes it, and it ran exactly once.
  */
 describe.each(DATABASES)("WF-2 kill -9 in the middle of an action (%s)", { timeout: 240_000 }, (kind) => {
-  const t = crashTest(kind);
+  const crash = crashServers(kind);
 
   async function scenario(yaml: string, fault: string): Promise<{ api: Api; taskId: string }> {
-    const w = await t.world();
+    const { start } = await crash.home();
     const repo = await makeRepo({ name: `crash-${fault.replace(/\W/g, "-")}` });
-    t.cleanups.push(() => repo.cleanup());
-    const first = await w.start(`${fault}:exit`);
+    crash.cleanups.push(repo.cleanup);
+    const first = await start(`${fault}:exit`);
     const r = await first.api("POST", "/repositories", { path: repo.path });
     expect((await first.api("PUT", "/workflows/crashy", yaml)).status).toBe(200);
     const task = await first.api("POST", "/tasks", { title: "Crashy", repositories: [{ repositoryId: r.body.id }] });
     await first.api("PATCH", `/tasks/${task.body.id}`, { state: "review" }).catch(() => undefined);
     expect((await first.server.exited).code).toBe(137);
-    const second = await w.start();
+    const second = await start();
     return { api: second.api, taskId: task.body.id };
   }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { inProcessRunner, sharedDatabase, type Cleanups } from "../cluster/helpers.js";
+import { crashServers, type Api } from "../fixture/crash.js";
 import { DATABASES } from "../fixture/db.js";
 import { waitFor } from "../fixture/server.js";
-import { crashTest, type Api } from "./crash-fixture.js";
 import type { FakeProvider } from "../review/fake-provider.js";
 import { fakeGithubRemote } from "./helpers.js";
 
@@ -27,20 +27,20 @@ async function registerAndApply(api: Api, p: { web: string; token: string; fake:
  * the run without commenting again. And two runners polling the same issues create one task.
  */
 describe.each(DATABASES)("WF-2 labeled issues exactly once (%s)", { timeout: 240_000 }, (kind) => {
-  const t = crashTest(kind, { GROVE_PR_REFRESH_MS: "0" });
-  const cleanups = t.cleanups;
+  const crash = crashServers(kind, { GROVE_PR_REFRESH_MS: "0" });
+  const cleanups: Cleanups = crash.cleanups;
 
   it("WF-2 a crash at workflow.after_issue_comment → the restarted server ends the run; one task, one comment", async () => {
     const p = await provider(cleanups);
-    const w = await t.world();
-    const first = await w.start("workflow.after_issue_comment:exit");
+    const { start } = await crash.home();
+    const first = await start("workflow.after_issue_comment:exit");
     await registerAndApply(first.api, p);
     expect((await first.server.exited).code).toBe(137);
     expect(p.fake.issues[0]!.comments).toHaveLength(1);
 
-    const second = await w.start();
+    const second = await start();
     const tasks = (await second.api("GET", "/tasks")).body as { id: string; title: string }[];
-    expect(tasks.map((x) => x.title)).toEqual(["Crash on an empty config"]);
+    expect(tasks.map((t) => t.title)).toEqual(["Crash on an empty config"]);
     const runs = await waitFor(async () => {
       const all = (await second.api("GET", `/tasks/${tasks[0]!.id}/workflow-runs`)).body as Run[];
       return all.every((r) => r.state === "succeeded") ? all : undefined;

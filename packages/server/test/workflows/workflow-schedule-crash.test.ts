@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { crashServers } from "../fixture/crash.js";
 import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor } from "../fixture/server.js";
-import { crashTest } from "./crash-fixture.js";
 
 type Run = { action: string; cause: string; state: string; outcome: string | null };
 
@@ -15,18 +15,18 @@ const everySecond = (repositoryId: string) => `repositoryId: ${repositoryId}\nst
  * home and database finishes that run without creating the task again.
  */
 describe.each(DATABASES)("WF-2 kill -9 in the middle of a schedule's task creation (%s)", { timeout: 240_000 }, (kind) => {
-  const t = crashTest(kind);
+  const crash = crashServers(kind);
 
   it("WF-2 a crash at workflow.after_create → the restarted server ends the run, the tick has one task", async () => {
-    const w = await t.world();
+    const { start } = await crash.home();
     const repo = await makeRepo({ name: "sched-crash" });
-    t.cleanups.push(() => repo.cleanup());
-    const first = await w.start("workflow.after_create:exit");
+    crash.cleanups.push(repo.cleanup);
+    const first = await start("workflow.after_create:exit");
     const repositoryId = (await first.api("POST", "/repositories", { path: repo.path })).body.id as string;
     await first.api("PUT", "/workflows/ticker", everySecond(repositoryId)).catch(() => undefined);
     expect((await first.server.exited).code).toBe(137);
 
-    const second = await w.start();
+    const second = await start();
     const tasks = async () => (await second.api("GET", "/tasks")).body as { id: string; title: string }[];
     const crashed = await waitFor(async () => (await tasks()).sort((x, y) => x.title.localeCompare(y.title))[0], "the task created before the crash");
     const runs = await waitFor(async () => {

@@ -6,7 +6,7 @@
 import type { MergeResult, Session, UpdateResult } from "@grove/protocol";
 import type { Operation } from "../api/human-errors.js";
 import { useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import type { Comment as ReviewComment, PullRequest } from "@grove/protocol";
@@ -55,6 +55,17 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
   const [op, setOp] = useState<Operation | undefined>(undefined);
   // Merge asks first, with the strategy; afterwards the base holds the branch (nothing ahead).
   const [askMerge, setAskMerge] = useState(false);
+  const mergeButton = useRef<HTMLButtonElement>(null);
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  // WEB-36: the confirmation takes the focus (Merge… is disabled while it is open, which would
+  // drop the focus to the page); Cancel or Escape gives it back to Merge….
+  useEffect(() => {
+    if (askMerge) confirmButton.current?.focus();
+  }, [askMerge]);
+  const cancelMerge = () => {
+    setAskMerge(false);
+    setTimeout(() => mergeButton.current?.focus());
+  };
   const [strategy, setStrategy] = useState<(typeof STRATEGIES)[number]["value"]>("merge");
   const nothingToMerge = landing.length > 0 && landing.every((l) => l.ahead === 0);
   const ask = mergeQuestion(landing);
@@ -141,6 +152,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
         ) : null}
         {caps.has("POST /tasks/{id}/merge") ? (
           <button
+            ref={mergeButton}
             type="button"
             className="secondary"
             disabled={action.busy || hasUncommitted || nothingToMerge || askMerge || landing.length === 0}
@@ -160,7 +172,14 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
         <p className="muted no-provider">Pull requests need a repository added from GitHub or GitLab (by its URL); this task's repositories are local, so Merge lands the work.</p>
       ) : null}
       {askMerge ? (
-        <div className="confirm calm" role="alertdialog" aria-label="Confirm merge">
+        <div
+          className="confirm calm"
+          role="alertdialog"
+          aria-label="Confirm merge"
+          onKeyDown={(e) => {
+            if (e.key === "Escape") cancelMerge();
+          }}
+        >
           <p>
             <strong>{ask.question}</strong>
           </p>
@@ -184,6 +203,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
           </label>
           <div className="actions">
             <button
+              ref={confirmButton}
               type="button"
               onClick={() => {
                 setAskMerge(false);
@@ -196,7 +216,7 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
             >
               {ask.base ? `Merge into ${ask.base}` : "Merge"}
             </button>
-            <button type="button" className="secondary" onClick={() => setAskMerge(false)}>
+            <button type="button" className="secondary" onClick={cancelMerge}>
               Cancel
             </button>
           </div>

@@ -105,7 +105,7 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
           </button>
         </div>
         <span className="muted">
-          {viewed.size > 0 ? `${parts.filter((e) => viewed.has(id(e))).length} of ${parts.length} files viewed` : `${entries.length} files`}
+          {viewed.size > 0 ? `${parts.filter((e) => viewed.has(id(e))).length} of ${parts.length} files viewed` : `${entries.length} ${entries.length === 1 ? "file" : "files"}`}
         </span>
       </div>
       <ErrorBox error={changes.error ?? task.error} context="Could not load the changes" />

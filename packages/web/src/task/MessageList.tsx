@@ -50,7 +50,8 @@ export function MessageList({ messages }: { messages: Message[] }) {
   useStickToBottom(box, messages);
   if (messages.length > VIRTUAL_FROM) return <Virtual messages={messages} />;
   return (
-    <ol className="messages" aria-label="Messages" aria-live="polite" ref={box}>
+    // Focusable: the list scrolls on its own, and a keyboard user scrolls it with the arrows.
+    <ol className="messages" aria-label="Messages" aria-live="polite" ref={box} tabIndex={0}>
       {messages.map((m) => (
         <MessageItem key={m.id} m={m} />
       ))}

@@ -6,6 +6,8 @@ import { listPermissions } from "../api/resources.js";
 import type { PermissionAsk } from "@grove/protocol";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
+import { usePaletteCommands } from "../ui/palette-commands.js";
+import { useMemo, useRef } from "react";
 
 export function Permissions({ sessionId, active }: { sessionId: string; active: boolean }) {
   const qc = useQueryClient();
@@ -17,11 +19,15 @@ export function Permissions({ sessionId, active }: { sessionId: string; active: 
       qc.setQueryData<PermissionAsk[]>(keys.permissions(sessionId), (list) => list?.filter((a) => a.requestId !== ask.requestId));
     });
   const list = active ? (asks.data ?? []) : [];
+  const first = useRef<HTMLDivElement>(null);
+  // WEB-36: "Answer the permission" in the palette puts the focus on the first ask's first option.
+  const commands = useMemo(() => (list.length > 0 ? [{ id: "answer-permission", label: "Answer the permission", hint: list[0]!.title, run: () => first.current?.querySelector("button")?.focus() }] : null), [list]);
+  usePaletteCommands(`permissions-${sessionId}`, commands);
   return (
     <div className="permissions" aria-live="assertive">
       <ErrorBox error={asks.error ?? action.error} context="Permission request" />
-      {list.map((ask) => (
-        <div key={ask.requestId} className="permission" role="group" aria-label="Permission request" data-request-id={ask.requestId}>
+      {list.map((ask, i) => (
+        <div key={ask.requestId} ref={i === 0 ? first : undefined} className="permission" role="group" aria-label="Permission request" data-request-id={ask.requestId}>
           <p>
             <strong>Permission requested: </strong>
             {ask.title}

@@ -1,13 +1,16 @@
 /**
  * One session: state and last error, cancel / resume / delete, permission questions, the live
- * messages and the prompt box; the agent's mode switch, plan and slash commands (AG-2). Send is disabled while a turn runs (ADR 2026-11-30-web-ui-react):
- * the person cancels the turn or waits; nothing is queued behind their back.
+ * messages and the prompt box; the agent's mode switch, plan and slash commands (AG-2). While a
+ * turn runs the prompt box queues (WEB-37): the follow-up is shown as queued, can be removed, and
+ * the server sends it when the turn ends. The prompt box stays at the bottom of the screen while
+ * the person reads the conversation. Delete session asks first.
  */
 import { UnconfinedBadge } from "./UnconfinedBadge.js";
 import { UsageBadge } from "../usage/UsageBadge.js";
 import type { Session } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useMemo, useRef, useState, type FormEvent } from "react";
+import { usePaletteCommands } from "../ui/palette-commands.js";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listMessages } from "../api/resources.js";
@@ -29,7 +32,12 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
   const id = session.id;
   const messages = useQuery({ queryKey: keys.messages(id), queryFn: () => mergeEarly(id, () => listMessages(id)) });
   const [prompt, setPrompt] = useState("");
+  const [confirmDelete, setConfirmDelete] = useState(false);
   const action = useAction();
+  const promptBox = useRef<HTMLTextAreaElement>(null);
+  // WEB-36: "Write to the agent" in the palette puts the cursor in the prompt box.
+  const commands = useMemo(() => (readOnly ? null : [{ id: "write-prompt", label: "Write to the agent", hint: `${session.agent} session`, run: () => promptBox.current?.focus() }]), [readOnly, session.agent]);
+  usePaletteCommands(`session-${id}`, commands);
   const active = ACTIVE.includes(session.state);
   // A read-only session belongs to an archived task: its agent was stopped by the archive.
   const shown = sessionShownState(session.state, { archived: readOnly });
@@ -43,12 +51,13 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
   const send = (e: FormEvent) => {
     e.preventDefault();
     const text = prompt;
-    if (!text.trim() || active) return;
+    if (!text.trim()) return;
     void action.run(async () => {
-      refresh(await api.post<Session>(`/sessions/${enc(id)}/prompt`, { prompt: text }));
+      refresh(await api.post<Session>(`/sessions/${enc(id)}/prompt`, active ? { prompt: text, queue: true } : { prompt: text }));
       setPrompt("");
     });
   };
+  const unqueue = (queuedId: string) => void action.run(async () => refresh(await api.del<Session>(`/sessions/${enc(id)}/queued/${enc(queuedId)}`)));
 
   return (
     <section className="session-panel" data-session-id={id} aria-label={`Session ${id}`}>
@@ -108,21 +117,51 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
             <button type="button" className="secondary" disabled={session.state === "starting" || action.busy} onClick={() => post("restart")}>
               Restart agent
             </button>
-            <button type="button" className="danger" disabled={active || action.busy} onClick={remove}>
-              Delete session
-            </button>
+            {confirmDelete ? null : (
+              <button type="button" className="secondary danger-text" disabled={active || action.busy} onClick={() => setConfirmDelete(true)}>
+                Delete session…
+              </button>
+            )}
           </div>
         )}
+        {confirmDelete && !readOnly ? (
+          <div className="confirm" role="alertdialog" aria-label="Confirm delete session">
+            <p>Delete this session and its conversation? The task's worktree and changes stay.</p>
+            <div className="actions">
+              <button type="button" className="danger" autoFocus disabled={active || action.busy} onClick={remove}>
+                Delete session
+              </button>
+              <button type="button" className="secondary" onClick={() => setConfirmDelete(false)}>
+                Keep it
+              </button>
+            </div>
+          </div>
+        ) : null}
       </div>
+      {/* WEB-35: a pending permission comes first, above the agent's settings: on a phone it is on the first screen. */}
+      {readOnly ? null : <Permissions sessionId={id} active={active} />}
       <ModeSwitch session={session} readOnly={readOnly} onSaved={refresh} />
       <ErrorBox error={action.error ?? messages.error} fixes={{ cancel_turn: () => post("cancel"), resume: () => post("resume") }} />
-      {readOnly ? null : <Permissions sessionId={id} active={active} />}
       <PlanView session={session} />
       <MessageList messages={messages.data ?? []} />
       {readOnly ? null : (
         <form className="prompt-form" aria-label="Send a prompt" onSubmit={send}>
-          <Field label="Prompt" hint={active ? "The agent is working on a turn. Send is available when it ends, or cancel the turn." : "Ctrl+Enter sends"}>
+          {session.queued && session.queued.length > 0 ? (
+            <ol className="queued-prompts" aria-label="Queued follow-ups">
+              {session.queued.map((q) => (
+                <li key={q.id} data-queued-id={q.id}>
+                  <span className="badge queued">Queued</span>
+                  <span className="queued-text">{q.text}</span>
+                  <button type="button" className="secondary small" aria-label={`Remove queued follow-up: ${q.text}`} disabled={action.busy} onClick={() => unqueue(q.id)}>
+                    Remove
+                  </button>
+                </li>
+              ))}
+            </ol>
+          ) : null}
+          <Field label="Prompt" hint={active ? "The agent is working. Queue it: it is sent when this turn ends (Ctrl+Enter)." : "Ctrl+Enter sends"}>
             <textarea
+              ref={promptBox}
               name="prompt"
               rows={3}
               placeholder="Ask the agent…"
@@ -135,8 +174,8 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
           </Field>
           <CommandHints commands={session.commands} prompt={prompt} onPick={setPrompt} />
           <div className="actions">
-            <button type="submit" disabled={active || action.busy || !prompt.trim()}>
-              Send
+            <button type="submit" disabled={action.busy || !prompt.trim()}>
+              {active ? "Queue" : "Send"}
             </button>
           </div>
         </form>

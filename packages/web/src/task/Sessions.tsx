@@ -7,7 +7,7 @@
 import { UnconfinedBadge } from "./UnconfinedBadge.js";
 import { taskBrief, type Session, type Task } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listAgents, listSessions } from "../api/resources.js";
@@ -15,6 +15,7 @@ import { upsert } from "../live/cache.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field, when } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
+import { usePaletteCommands } from "../ui/palette-commands.js";
 import { sessionShownState, sessionStateWords } from "../ui/words.js";
 import { SessionPanel } from "./SessionPanel.js";
 
@@ -32,6 +33,10 @@ export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; ta
     if (!edited) setPrompt(brief);
   }, [brief, edited]);
   const action = useAction();
+  const agentSelect = useRef<HTMLSelectElement>(null);
+  // WEB-36: "Start a session" in the command palette puts the cursor in this form.
+  const commands = useMemo(() => (readOnly ? null : [{ id: "start-session", label: "Start a session", hint: "this task", run: () => agentSelect.current?.focus() }]), [readOnly]);
+  usePaletteCommands("sessions", commands);
   const ordered = [...(sessions.data ?? [])].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   const selected = ordered.find((s) => s.id === picked) ?? ordered[ordered.length - 1];
 
@@ -74,7 +79,7 @@ export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; ta
         <form className="start-session" aria-label="Start a session" onSubmit={start}>
           <h3>New session</h3>
           <Field label="Agent">
-            <select name="agent" value={agent || agents.data?.[0]?.name || ""} onChange={(e) => setAgent(e.target.value)}>
+            <select ref={agentSelect} name="agent" value={agent || agents.data?.[0]?.name || ""} onChange={(e) => setAgent(e.target.value)}>
               {(agents.data ?? []).map((p) => (
                 <option key={p.name} value={p.name}>
                   {p.builtIn ? p.name : `${p.name} (configured)`}

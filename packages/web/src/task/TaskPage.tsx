@@ -23,6 +23,7 @@ import { Field, when } from "../ui/Field.js";
 import { taskStateWords } from "../ui/words.js";
 import { useAction } from "../ui/use-action.js";
 import { lazyView, ViewBoundary } from "../ui/lazy-view.js";
+import { usePaletteCommands } from "../ui/palette-commands.js";
 import { ChangesSummary } from "./ChangesSummary.js";
 import { Environment } from "./Environment.js";
 import { Lifecycle } from "./Lifecycle.js";
@@ -54,6 +55,10 @@ export function TaskPage({ taskId }: { taskId: string }) {
   const names = useMemo(() => new Map((repos.data ?? []).map((r: Repository) => [r.id, r.name])), [repos.data]);
   const repoName = (id: string) => names.get(id) ?? id;
   const t = task.data;
+  const reviewable = (changes.data?.repositories ?? []).some((r) => (r.status !== "missing" && r.files.length > 0) || r.ahead > 0);
+  // WEB-36: the review is a palette command away while there is something to review.
+  const commands = useMemo(() => (reviewable ? [{ id: "review-changes", label: "Review changes", hint: "this task", run: () => navigate(`/tasks/${taskId}/review`) }] : null), [reviewable, taskId]);
+  usePaletteCommands("task", commands);
 
   useEffect(() => {
     setWatchingTask(taskId);
@@ -156,7 +161,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
               </button>
             </span>
           )}
-          {worktrees.some((r) => r.files.length > 0) || (changes.data?.repositories.some((r) => r.ahead > 0) ?? false) ? (
+          {reviewable ? (
             <Link className="button-link" href={`/tasks/${taskId}/review`}>
               Review changes
             </Link>

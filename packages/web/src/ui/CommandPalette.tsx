@@ -2,20 +2,15 @@
  * WEB-28: the command palette. Ctrl-K (⌘K on a Mac) anywhere opens it; typing narrows the
  * commands (new task, the pages) and searches tasks by title or description on the server
  * (`GET /tasks?view=summary&q=…`); ↑/↓ pick, Enter runs, Escape closes and gives focus back.
+ * The open view adds its own commands first (WEB-36, `palette-commands.ts`).
  */
 import type { Page, TaskSummary } from "@grove/protocol";
 import { useEffect, useId, useRef, useState } from "react";
 import { api } from "../api/client.js";
 import { requestNewTask } from "../board/new-task-request.js";
 import { navigate } from "../router.js";
+import { useViewCommands, type PaletteCommand as Command } from "./palette-commands.js";
 import { taskStateWords } from "./words.js";
-
-interface Command {
-  id: string;
-  label: string;
-  hint?: string;
-  run: () => void;
-}
 
 const STATIC: Command[] = [
   { id: "new-task", label: "New task", hint: "c on the board", run: () => (navigate("/"), requestNewTask()) },
@@ -23,6 +18,7 @@ const STATIC: Command[] = [
   { id: "go-archived", label: "Go to archived tasks", run: () => navigate("/archived") },
   { id: "go-repositories", label: "Go to repositories", run: () => navigate("/repositories") },
   { id: "go-trash", label: "Go to trash", run: () => navigate("/trash") },
+  { id: "go-settings", label: "Go to settings", run: () => navigate("/settings") },
 ];
 
 /** Tasks whose title or description holds `q`, newest first (at most 8). */
@@ -55,6 +51,7 @@ export function CommandPalette() {
   const listId = useId();
   const q = text.trim();
   const tasks = useTaskSearch(q);
+  const viewCommands = useViewCommands();
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -75,7 +72,7 @@ export function CommandPalette() {
   if (!open) return null;
   const words = q.toLowerCase();
   const commands: Command[] = [
-    ...STATIC.filter((c) => !words || c.label.toLowerCase().includes(words)),
+    ...[...viewCommands, ...STATIC].filter((c) => !words || c.label.toLowerCase().includes(words)),
     ...tasks.map((t) => ({ id: `task-${t.id}`, label: t.title, hint: taskStateWords(t.state), run: () => navigate(`/tasks/${t.id}`) })),
   ];
   const current = Math.min(active, Math.max(commands.length - 1, 0));

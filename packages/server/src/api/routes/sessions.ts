@@ -18,8 +18,11 @@ export function sessionRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.get<Id>("/sessions/:id/workspace", async (req) => orch.workspace(req.params.id));
   app.post<Id>("/sessions/:id/prompt", { config: { arbitraryText: ["prompt"] } }, async (req, reply) => {
     const body = parse(PromptBody, req.body);
+    if (body.queue && body.prompt !== undefined) return reply.status(202).send(sessionView(await orch.queuePrompt(req.params.id, body.prompt)));
     return reply.status(202).send(sessionView(await orch.guardSessionLaunch(req.params.id, () => orch.review.prompt(req.params.id, body))));
   });
+  // WEB-37: take a queued follow-up back before its turn.
+  app.delete<{ Params: { id: string; queuedId: string } }>("/sessions/:id/queued/:queuedId", async (req) => sessionView(await orch.dropQueuedPrompt(req.params.id, req.params.queuedId)));
   app.post<Id>("/sessions/:id/cancel", async (req, reply) => reply.status(202).send(sessionView(await orch.cancel(req.params.id))));
   app.post<Id>("/sessions/:id/resume", async (req, reply) => reply.status(202).send(sessionView(await orch.resume(req.params.id))));
   // LIVE-3: out of a stalled turn: stop the agent, resume with session/load in the same worktree.

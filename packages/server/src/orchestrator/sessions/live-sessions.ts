@@ -29,6 +29,8 @@ export class LiveSessions {
   shuttingDown = false;
   /** LIVE-4: told when a permission request is answered or withdrawn (its inbox item is done). */
   onAskSettled: ((requestId: string) => void) | undefined;
+  /** WEB-37: called when a turn ended with the session waiting for input (sends a queued follow-up). */
+  onTurnWaiting: ((sessionId: string) => Promise<void>) | undefined;
   /** MCP-3: asks the person an agent's form elicitation (set by the orchestrator: the inbox's questions). */
   elicitationHandler: ((session: SessionRecord, ask: ElicitationAsk, signal: AbortSignal) => Promise<ElicitationAnswer>) | undefined;
   /** MCP-3: per session, the elicitations waiting for the person (the agent is waiting, not stalled). */

@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { AppError } from "../../domain/errors.js";
 import type { SessionRecord } from "../../domain/records.js";
@@ -108,6 +108,11 @@ async function sessionWorktrees(deps: Deps, session: SessionRecord): Promise<San
     const commonDir = await deps.git.commonDir(repo.path);
     // A commit appends to the reflog; an empty logs dir made here is the same git would make.
     mkdirSync(join(commonDir, "logs"), { recursive: true });
+    // SBX-4.6: the per-worktree config git reads once a repository sets extensions.worktreeConfig
+    // (sparse checkout does); made here, empty if absent, so the plan can bind it read-only —
+    // a file the agent could create in its writable admin dir would configure Grove's own git.
+    const worktreeConfig = join(pin.gitDir, "config.worktree");
+    if (!existsSync(worktreeConfig)) writeFileSync(worktreeConfig, "", { flag: "a", mode: 0o644 });
     out.push({ workTree: pin.workTree, adminDir: pin.gitDir, commonDir });
   }
   return out;

@@ -24,6 +24,7 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
   const stallAfterMs = deps.profiles.find((p) => p.name === session.agent)?.stallAfterMs ?? DEFAULT_STALL_AFTER_MS;
   const stopWatch = watchForStall(live, session, recorder, stallAfterMs, () => void markStalled(deps, live, session, stallAfterMs));
   void (async () => {
+    let waited = false;
     try {
       const { stopReason, usage } = await handle.prompt(blocks);
       // USE-1/USE-2: the turn's tokens are recorded (and its budget checked) before the session
@@ -42,7 +43,8 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
       await recorder.flush();
       const at = deps.now();
       const lastError = failed ? { code: `turn_${outcome}`, message: `the turn ended with ${stopReason}: ${reason}`, at } : null;
-      await live.transition(session, ["running"], "waiting_for_input", lastError, lastTurnOf(outcome, at, { reason, stopReason }));
+      const waiting = await live.transition(session, ["running"], "waiting_for_input", lastError, lastTurnOf(outcome, at, { reason, stopReason }));
+      waited = waiting !== undefined;
     } catch (e) {
       recorder.closeOpenTools("interrupted");
       await recorder.flush();
@@ -59,6 +61,8 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
       live.cancelAsks(session.id);
       live.changesMayHaveChanged(session.taskId);
     }
+    // WEB-37: a follow-up queued during the turn is the next turn, once this one's bookkeeping is done.
+    if (waited) await live.onTurnWaiting?.(session.id);
   })().catch((err: unknown) => deps.log.error({ err, sessionId: session.id }, "turn bookkeeping failed"));
 }
 

@@ -10,4 +10,4 @@ async function up(db: Kysely<DB>): Promise<void> {
   await db.schema.alterTable("workflow_runs").addColumn("result", "text").execute();
 }
 
-export const m027WorkflowRunResult: Migration = { name: "027-workflow-run-result", up };
+export const m030WorkflowRunResult: Migration = { name: "030-workflow-run-result", up };
