@@ -42,7 +42,8 @@ interface Operation {
 }
 
 describe("SEC-3 SEC-8 fuzzing every operation of the OpenAPI document", () => {
-  // Both databases at once: the run mostly waits on git and agent processes.
+  // Both databases at once: the run mostly waits on git and agent processes. The 300 s bound is
+  // generous on purpose: beside the rest of the suite on a loaded 2-core machine a run takes minutes.
   it.concurrent.each(DATABASES)(`SEC-8 (%s) ≥ ${PER_OPERATION} generated requests per operation: 0 × 5xx, nothing created outside GROVE_HOME (seed ${SEED})`, async (kind) => {
     const srv = await startTestServer(kind);
     try {
@@ -50,7 +51,7 @@ describe("SEC-3 SEC-8 fuzzing every operation of the OpenAPI document", () => {
     } finally {
       await srv.close();
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 async function fuzz(srv: TestServer): Promise<void> {
@@ -121,7 +122,8 @@ async function fuzz(srv: TestServer): Promise<void> {
     expect(readdirSync(process.cwd()).filter((n) => n !== ".grove-test").sort(), `seed ${SEED}`).toEqual(cwdBefore);
     const worktrees = repo.git("worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice(9));
     for (const wt of worktrees.slice(1)) expect(wt.startsWith(srv.home), `seed ${SEED}: worktree ${wt}`).toBe(true);
-    expect(elapsed, "bounded time").toBeLessThan(90_000);
+    // No request hangs: far above a loaded machine's time for the whole run, far below a hang's.
+    expect(elapsed, "bounded time").toBeLessThan(240_000);
     await rm(sandbox, { recursive: true, force: true });
   }
 }
