@@ -17,6 +17,7 @@ const RepositoriesPage = lazyView<object>(() => import("./repositories/Repositor
 const TrashPage = lazyView<object>(() => import("./trash/TrashPage.js").then((m) => ({ default: m.TrashPage }))).Component;
 // USE-1: the Usage page brings its charting library (uPlot) with it; the board never loads it.
 const UsagePage = lazyView<object>(() => import("./usage/UsagePage.js").then((m) => ({ default: m.UsagePage }))).Component;
+const SettingsPage = lazyView<object>(() => import("./settings/SettingsPage.js").then((m) => ({ default: m.SettingsPage }))).Component;
 
 function Routed() {
   const { pathname } = useLocation();
@@ -33,6 +34,12 @@ function Routed() {
     return (
       <ViewBoundary what="trash">
         <TrashPage />
+      </ViewBoundary>
+    );
+  if (pathname === "/settings")
+    return (
+      <ViewBoundary what="settings">
+        <SettingsPage />
       </ViewBoundary>
     );
   if (pathname === "/usage")

@@ -30,6 +30,12 @@ export function Header() {
   const live = useLive();
   const { pathname } = useLocation();
   const current = (p: string) => ((p === "/" ? pathname === "/" || pathname.startsWith("/tasks/") : pathname.startsWith(p)) ? "page" : undefined);
+  // On a phone the pages are one line that scrolls sideways: the current one is kept in sight.
+  useEffect(() => {
+    const link = document.querySelector<HTMLElement>('.top nav a[aria-current="page"]');
+    const nav = link?.parentElement;
+    if (link && nav && nav.scrollWidth > nav.clientWidth) nav.scrollLeft = link.offsetLeft + link.offsetWidth - nav.clientWidth;
+  }, [pathname]);
   return (
     <header className="top">
       <Link className="brand" href="/">
@@ -50,6 +56,9 @@ export function Header() {
         </Link>
         <Link href="/usage" aria-current={current("/usage")}>
           Usage
+        </Link>
+        <Link href="/settings" aria-current={current("/settings")}>
+          Settings
         </Link>
       </nav>
       <p id="status" role="status" className={health.error ? "error" : ""} data-error-code={health.error ? humanError(health.error).code : undefined}>

@@ -18,6 +18,7 @@ const STATIC: Command[] = [
   { id: "go-archived", label: "Go to archived tasks", run: () => navigate("/archived") },
   { id: "go-repositories", label: "Go to repositories", run: () => navigate("/repositories") },
   { id: "go-trash", label: "Go to trash", run: () => navigate("/trash") },
+  { id: "go-settings", label: "Go to settings", run: () => navigate("/settings") },
 ];
 
 /** Tasks whose title or description holds `q`, newest first (at most 8). */
