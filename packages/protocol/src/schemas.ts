@@ -25,6 +25,8 @@ export const Repository = z.object({
   hasCredential: z.boolean(),
   branchTemplate: z.string(),
   copyFiles: z.array(z.string()).optional(),
+  /** WT-11: directories checked out in new worktrees (git's cone mode); empty = the whole tree. */
+  sparseCheckout: z.array(z.string()).optional(),
   setupScript: z.string().nullable().optional(),
   createdAt: z.string(),
 });
@@ -374,6 +376,7 @@ export const CreateRepositoryBody = z
     branchTemplate: z.string().min(1).max(200).optional(),
     credentialPolicy: CredentialPolicy.optional(),
     copyFiles: z.array(z.string().min(1).max(500)).max(100).optional(),
+    sparseCheckout: z.array(z.string().min(1).max(500)).max(200).optional(),
     setupScript: z.string().min(1).max(20_000).nullable().optional(),
   })
   .strict()
@@ -387,6 +390,7 @@ export const PatchRepositoryBody = z
     pullBeforeWorktree: z.boolean().optional(),
     branchTemplate: z.string().min(1).max(200).optional(),
     copyFiles: z.array(z.string().min(1).max(500)).max(100).optional(),
+    sparseCheckout: z.array(z.string().min(1).max(500)).max(200).optional(),
     setupScript: z.string().min(1).max(20_000).nullable().optional(),
   })
   .strict();

@@ -12,6 +12,7 @@ const repository: Repository = {
   hasCredential: false,
   branchTemplate: "grove/{slug}",
   copyFiles: [],
+  sparseCheckout: [],
   setupScript: null,
   createdAt: at,
 };

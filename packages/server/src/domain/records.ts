@@ -21,6 +21,8 @@ export interface RepositoryRecord {
   hasCredential: boolean;
   branchTemplate: string;
   copyFiles: string[];
+  /** WT-11: directories of git's sparse-checkout cone for new worktrees; empty = the whole tree. */
+  sparseCheckout?: string[];
   setupScript: string | null;
   /** The provider's REST API base for pull requests; null/absent = the public API. */
   apiUrl?: string | null;

@@ -18,6 +18,7 @@ export function repositoryView(r: RepositoryRecord): Repository {
     hasCredential: r.hasCredential,
     branchTemplate: r.branchTemplate,
     copyFiles: r.copyFiles,
+    sparseCheckout: r.sparseCheckout ?? [],
     setupScript: r.setupScript,
     createdAt: r.createdAt,
   };

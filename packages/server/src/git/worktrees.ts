@@ -76,7 +76,7 @@ export class WorktreeManager {
    * caller whose database write fails can undo exactly that (WT-7). If git fails half-way, what it
    * left behind is undone before the error is rethrown.
    */
-  async create(input: { repoPath: string; worktreePath: string; branch: string; startPoint: string; newBranch: boolean }): Promise<{ createdBranch: boolean }> {
+  async create(input: { repoPath: string; worktreePath: string; branch: string; startPoint: string; newBranch: boolean; noCheckout?: boolean }): Promise<{ createdBranch: boolean }> {
     const { repoPath, worktreePath, branch, startPoint, newBranch } = input;
     // `git worktree add -b X` hands X to an internal `git branch X` without `--`, so a name
     // such as `--upload-pack=x` would become an option there: validate before git sees it.
@@ -92,9 +92,12 @@ export class WorktreeManager {
       if ((await pathKind(worktreePath)) !== "missing") {
         throw new AppError("workspace_reuse_unsafe", `${worktreePath} already exists`, { reason: "path_exists", path: worktreePath });
       }
+      // WT-11: a sparse worktree is added without a checkout; the caller then checks out its cone
+      // (checkoutSparse).
+      const noCheckout = input.noCheckout ? ["--no-checkout"] : [];
       const args = newBranch
-        ? ["worktree", "add", "-b", branch, "--", worktreePath, startPoint]
-        : ["worktree", "add", "--", worktreePath, branch];
+        ? ["worktree", "add", ...noCheckout, "-b", branch, "--", worktreePath, startPoint]
+        : ["worktree", "add", ...noCheckout, "--", worktreePath, branch];
       try {
         await this.git.run(args, { cwd: repoPath });
       } catch (e) {
@@ -173,13 +176,28 @@ export class WorktreeManager {
   }
 
   /**
+   * WT-11: restricts the worktree to the cone of `sparse` (directories, git's cone mode) and
+   * checks out what lies in it. Idempotent, so a launch interrupted between `worktree add
+   * --no-checkout` and this step is finished by the next attempt instead of being adopted with
+   * an empty index. `git sparse-checkout` sets `extensions.worktreeConfig` in the repository, as
+   * git always does; the agent's sandbox binds the worktree's `config.worktree` read-only (SBX-4.6).
+   */
+  async checkoutSparse(input: { repoPath: string; worktreePath: string; sparse: readonly string[] }): Promise<void> {
+    const pin = await this.pin(input);
+    await this.git.run(["sparse-checkout", "set", "--cone", "--", ...input.sparse], { cwd: pin });
+    // Fills the empty index of a `--no-checkout` add; a no-op on a worktree already checked out.
+    await this.git.run(["read-tree", "-mu", "HEAD"], { cwd: pin });
+  }
+
+  /**
    * WT-5: a valid directory is left alone (`recreated: false`); a directory that is not this
    * worktree is refused (`workspace_reuse_unsafe` with `details.reason`) and nothing is touched;
    * a missing one is pruned and re-added in place on its branch, or `branch_unrecoverable` if the
    * branch is gone too (nothing is invented).
    */
-  async recreate(input: { repoPath: string; worktreePath: string; branch: string }): Promise<{ recreated: boolean }> {
+  async recreate(input: { repoPath: string; worktreePath: string; branch: string; sparse?: readonly string[] }): Promise<{ recreated: boolean }> {
     const { repoPath, worktreePath, branch } = input;
+    const sparse = input.sparse ?? [];
     assertBranchName(branch, "branch");
     return this.git.withRepoLock(repoPath, async () => {
       const v = await this.validate(input);
@@ -193,7 +211,8 @@ export class WorktreeManager {
         throw new AppError("branch_unrecoverable", `worktree ${worktreePath} and its branch ${branch} are both gone`, { branch, path: worktreePath });
       }
       await mkdir(dirname(worktreePath), { recursive: true, mode: 0o700 });
-      await this.git.run(["worktree", "add", "--", worktreePath, branch], { cwd: repoPath });
+      await this.git.run(["worktree", "add", ...(sparse.length > 0 ? ["--no-checkout"] : []), "--", worktreePath, branch], { cwd: repoPath });
+      if (sparse.length > 0) await this.checkoutSparse({ repoPath, worktreePath, sparse });
       return { recreated: true };
     });
   }

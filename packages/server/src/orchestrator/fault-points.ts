@@ -10,6 +10,7 @@
  * `running`, nothing done yet). `archive.*` applies to every trigger (delete, reset too).
  * `launch.after_worktree_add` (a new worktree exists, its row is not yet persisted),
  * `launch.rollback_after_row_delete` (a failed launch's rollback removed a row, not yet its worktree).
+ * `launch.after_sparse_add` (WT-11: a sparse worktree added with `--no-checkout`, its cone not yet checked out).
  * `workflow.after_claim` (a run `running`, nothing done), `workflow.after_plan` (a start's session
  * id, or send_checks' target session, recorded; nothing started or sent), `workflow.after_start` (the session created, the run not told),
  * `workflow.after_create` (a trigger's task created, its `create_task` run not yet done),

@@ -17,6 +17,7 @@ function toRecord(r: Selectable<RepositoriesTable>): RepositoryRecord {
     hasCredential: fromDbBool(r.has_credential),
     branchTemplate: r.branch_template,
     copyFiles: JSON.parse(r.copy_files) as string[],
+    sparseCheckout: JSON.parse(r.sparse_checkout) as string[],
     setupScript: r.setup_script,
     apiUrl: r.api_url ?? null,
     createdAt: r.created_at,
@@ -41,6 +42,7 @@ export async function insertRepository({ db, dialect }: Ctx, r: RepositoryRecord
         has_credential: toDbBool(dialect, r.hasCredential),
         branch_template: r.branchTemplate,
         copy_files: JSON.stringify(r.copyFiles),
+        sparse_checkout: JSON.stringify(r.sparseCheckout ?? []),
         setup_script: r.setupScript,
         api_url: r.apiUrl ?? null,
         created_at: r.createdAt,
@@ -76,6 +78,7 @@ export interface RepositorySettingsPatch {
   pullBeforeWorktree?: boolean;
   branchTemplate?: string;
   copyFiles?: string[];
+  sparseCheckout?: string[];
   setupScript?: string | null;
 }
 
@@ -88,6 +91,7 @@ export async function updateRepositorySettings({ db, dialect }: Ctx, id: string,
       ...(patch.pullBeforeWorktree !== undefined && { pull_before_worktree: toDbBool(dialect, patch.pullBeforeWorktree) }),
       ...(patch.branchTemplate !== undefined && { branch_template: patch.branchTemplate }),
       ...(patch.copyFiles !== undefined && { copy_files: JSON.stringify(patch.copyFiles) }),
+      ...(patch.sparseCheckout !== undefined && { sparse_checkout: JSON.stringify(patch.sparseCheckout) }),
       ...(patch.setupScript !== undefined && { setup_script: patch.setupScript }),
       updated_at: now,
     })

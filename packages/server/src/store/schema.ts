@@ -24,6 +24,7 @@ export interface RepositoriesTable {
   branch_template: string;
   /** JSON array of strings. */
   copy_files: string;
+  sparse_checkout: string;
   setup_script: string | null;
   /** (migration 005): the provider's REST API base; null = the public API. */
   api_url: string | null;

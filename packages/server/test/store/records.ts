@@ -27,6 +27,7 @@ export function repository(over: Partial<RepositoryRecord> = {}): RepositoryReco
     hasCredential: false,
     branchTemplate: "grove/{title}-{suffix}",
     copyFiles: [],
+    sparseCheckout: ["app", "libs/ui"],
     setupScript: null,
     createdAt: now,
     updatedAt: now,

@@ -13,6 +13,7 @@ interface RepoAddOptions {
   pullBeforeWorktree: boolean;
   tokenEnv?: string;
   credentialPolicy?: "managed" | "executor";
+  sparse?: string;
   quiet?: boolean;
 }
 
@@ -30,6 +31,7 @@ export function registerRepoCommands(program: Command): void {
       .option("--no-pull-before-worktree", "do not refresh the base branch before creating a worktree")
       .option("--token-env <VAR>", "read the provider token from this environment variable (never pass a token in argv)")
       .option("--credential-policy <policy>", "managed | executor (default: managed when a token is given)")
+      .option("--sparse <dirs>", "check out only these directories (comma-separated) in new worktrees: git's sparse checkout, cone mode")
       .option("-q, --quiet", "print only the new repository's id"),
   ).action(async (target: string, opts: RepoAddOptions, cmd: Command) => {
     const { client, out } = contextOf(cmd);
@@ -46,6 +48,7 @@ export function registerRepoCommands(program: Command): void {
       body.credential = { token };
     }
     if (opts.credentialPolicy !== undefined) body.credentialPolicy = opts.credentialPolicy;
+    if (opts.sparse !== undefined) body.sparseCheckout = opts.sparse.split(",").map((d) => d.trim().replace(/\/+$/, "")).filter(Boolean);
     // RR-1: the clone's progress, from the event stream, while the request runs. Its first line
     // comes from the server's first progress event, i.e. after the request was validated.
     const stop = remote ? await (await import("../clone-progress.js")).followCloneProgress(client.base, process.env.GROVE_AUTH_TOKEN, out, `cloning ${target}…`) : () => undefined;
@@ -102,6 +105,7 @@ export function describeRepository(r: Repository): string[] {
     ["pull before worktree", r.pullBeforeWorktree],
     ["credential", r.hasCredential ? `stored (${r.credentialPolicy})` : r.credentialPolicy],
     ["copy files", r.copyFiles?.join(", ") || "-"],
+    ["sparse checkout", r.sparseCheckout?.join(", ") || "-"],
     ["setup script", r.setupScript ?? "-"],
   ];
   return rows.map(([k, v]) => `${k}: ${String(v)}`);

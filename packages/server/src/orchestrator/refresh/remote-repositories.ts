@@ -6,6 +6,7 @@ import { AppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
 import { DEFAULT_BRANCH_TEMPLATE, assertBranchName, renderBranchName } from "../../domain/layout.js";
 import type { RepositoryRecord } from "../../domain/records.js";
+import { assertSparseDirs } from "../../domain/sparse-checkout.js";
 import { sealSecret } from "../../git/credential-vault.js";
 import { refreshError } from "../../git/remote-errors.js";
 import { cloneRemote, type RemoteAccess } from "../../git/remote-sync.js";
@@ -109,6 +110,7 @@ export async function addRemoteRepository(deps: Deps, body: CreateRepositoryBody
     throw new AppError("invalid_request", `repository name ${JSON.stringify(name)} may hold only letters, digits, '.', '_' and '-'`, { field: "name" });
   }
   if (body.defaultBranch !== undefined) assertBranchName(body.defaultBranch, "defaultBranch");
+  if (body.sparseCheckout !== undefined) assertSparseDirs(body.sparseCheckout);
   const branchTemplate = body.branchTemplate ?? DEFAULT_BRANCH_TEMPLATE;
   renderBranchName(branchTemplate, { title: "probe", taskId: "task_probe", suffix: "abc123" });
   const existing = (await deps.store.listRepositories()).find((r) => r.path === id.expectedPath || r.name === name);
@@ -140,6 +142,7 @@ export async function addRemoteRepository(deps: Deps, body: CreateRepositoryBody
       hasCredential: cred !== undefined,
       branchTemplate,
       copyFiles: [],
+      sparseCheckout: body.sparseCheckout ?? [],
       setupScript: null,
       apiUrl,
       createdAt: now,

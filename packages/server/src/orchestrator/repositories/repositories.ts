@@ -4,6 +4,7 @@ import { AppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
 import { DEFAULT_BRANCH_TEMPLATE, assertBranchName, renderBranchName } from "../../domain/layout.js";
 import type { RepositoryRecord } from "../../domain/records.js";
+import { assertSparseDirs } from "../../domain/sparse-checkout.js";
 import { branchExists, inspectRepository } from "../../git/repository.js";
 import type { Deps } from "../context.js";
 import { assertCopyGlobs } from "./repository-settings.js";
@@ -37,6 +38,7 @@ export async function addRepository(deps: Deps, body: CreateRepositoryBody): Pro
   const branchTemplate = body.branchTemplate ?? DEFAULT_BRANCH_TEMPLATE;
   renderBranchName(branchTemplate, { title: "probe", taskId: "task_probe", suffix: "abc123" });
   if (body.copyFiles !== undefined) assertCopyGlobs(body.copyFiles);
+  if (body.sparseCheckout !== undefined) assertSparseDirs(body.sparseCheckout);
   const existing = (await deps.store.listRepositories()).find((r) => r.path === info.path || r.name === name);
   if (existing) {
     throw new AppError("repository_exists", `repository ${existing.name} (${existing.path}) is already registered`, { id: existing.id });
@@ -55,6 +57,7 @@ export async function addRepository(deps: Deps, body: CreateRepositoryBody): Pro
     hasCredential: false,
     branchTemplate,
     copyFiles: body.copyFiles ?? [],
+    sparseCheckout: body.sparseCheckout ?? [],
     setupScript: body.setupScript ?? null,
     createdAt: now,
     updatedAt: now,

@@ -2,6 +2,7 @@ import type { PatchRepositoryBody } from "@grove/protocol";
 import { AppError } from "../../domain/errors.js";
 import { assertBranchName, renderBranchName } from "../../domain/layout.js";
 import type { RepositoryRecord } from "../../domain/records.js";
+import { assertSparseDirs } from "../../domain/sparse-checkout.js";
 import { branchExists } from "../../git/repository.js";
 import type { Deps } from "../context.js";
 import { readablePathOnThisRunner } from "../refresh/repository-on-runner.js";
@@ -34,11 +35,12 @@ export async function validateSettings(deps: Deps, repoPath: string | null, s: P
   // Rendering validates the result against git's ref rules (WT-2).
   if (s.branchTemplate !== undefined) renderBranchName(s.branchTemplate, { title: "probe", taskId: "task_probe", suffix: "abc123" });
   if (s.copyFiles !== undefined) assertCopyGlobs(s.copyFiles);
+  if (s.sparseCheckout !== undefined) assertSparseDirs(s.sparseCheckout);
 }
 
 /**
  * `PATCH /repositories/:id` (WT-9): default branch, branch template, `pullBeforeWorktree`,
- * copy-files globs and setup script. Settings apply to worktrees created from now on;
+ * copy-files globs, setup script and the sparse-checkout cone (WT-11). Settings apply to worktrees created from now on;
  * existing worktrees are never touched. Nothing is written unless every field is valid.
  */
 export async function patchRepositorySettings(deps: Deps, id: string, body: PatchRepositoryBody): Promise<RepositoryRecord> {

@@ -96,7 +96,7 @@ async function materializeOne(
   if (known?.worktreeId && known.worktreePath && known.worktreeBranch) {
     // A row from an earlier attempt or an archived environment: reuse or recreate in place (WT-5).
     await refreshBeforeRecreate(deps, repo, { worktreePath: known.worktreePath, branch: known.worktreeBranch, baseBranch: att.baseBranch }, ctx);
-    await deps.worktrees.recreate({ repoPath: repo.path, worktreePath: known.worktreePath, branch: known.worktreeBranch });
+    await deps.worktrees.recreate({ repoPath: repo.path, worktreePath: known.worktreePath, branch: known.worktreeBranch, sparse: repo.sparseCheckout ?? [] });
     // LC-8: a slot archived with uncommitted work gets it back (no-op for live rows).
     await restoreArchivedWork(deps, env.taskId, known, repo.path, ctx);
     result.worktree = { worktreeId: known.worktreeId, worktreePath: known.worktreePath, worktreeBranch: known.worktreeBranch };
@@ -107,13 +107,17 @@ async function materializeOne(
   if (kept !== null) slot = { ...slot, branch: kept };
   if (await isAdoptable(deps, env.taskId, dirname(slot.worktreePath), slot)) {
     deps.log.warn({ taskId: env.taskId, worktreePath: slot.worktreePath }, "adopting a worktree left by an interrupted launch");
+    // WT-11: a sparse add interrupted before its checkout has an empty index: finish it first.
+    if (repo.sparseCheckout?.length) await deps.worktrees.checkoutSparse({ repoPath: repo.path, worktreePath: slot.worktreePath, sparse: repo.sparseCheckout });
     result.worktree = { worktreeId: newId("wt"), worktreePath: slot.worktreePath, worktreeBranch: slot.branch };
     return deps.store.mergeEnvironmentRepos(env.id, [result], deps.now());
   }
   const startPoint = await prepareStartPoint(deps, slot, ctx);
   const existingBranch = kept !== null || (att.checkoutBranch !== null && (await branchExists(deps.git, repo.path, att.checkoutBranch)));
   // WT-10: a new branch may start from a pooled worktree moved to the refreshed start point.
-  const pooled = existingBranch ? null : await claimPooled(deps, slot, startPoint, env.taskId);
+  // Pooled worktrees are full checkouts: a sparse repository (WT-11) always adds its own.
+  const sparse = repo.sparseCheckout ?? [];
+  const pooled = existingBranch || sparse.length > 0 ? null : await claimPooled(deps, slot, startPoint, env.taskId);
   const { createdBranch } =
     pooled ??
     (await deps.worktrees.create({
@@ -122,9 +126,14 @@ async function materializeOne(
       branch: slot.branch,
       startPoint,
       newBranch: !existingBranch,
+      noCheckout: sparse.length > 0,
     }));
   const entry: Created = { slot, createdBranch };
   created.push(entry);
+  if (sparse.length > 0) {
+    await faultPoint("launch.after_sparse_add");
+    await deps.worktrees.checkoutSparse({ repoPath: repo.path, worktreePath: slot.worktreePath, sparse });
+  }
   await faultPoint("launch.after_worktree_add");
   result.worktree = { worktreeId: newId("wt"), worktreePath: slot.worktreePath, worktreeBranch: slot.branch };
   const after = await deps.store.mergeEnvironmentRepos(env.id, [result], deps.now());

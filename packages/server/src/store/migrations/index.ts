@@ -18,9 +18,10 @@ import { m021TaskParent } from "./021-task-parent.js";
 import { m024DailyBudget } from "./024-daily-budget.js";
 import { m026Workflows } from "./026-workflows.js";
 import { m028QueuedPrompts } from "./028-queued-prompts.js";
+import { m029SparseCheckout } from "./029-sparse-checkout.js";
 import type { Migration } from "./migration.js";
 
 /** Every migration, in the order they are applied. Append only. */
-export const MIGRATIONS: readonly Migration[] = [m001Initial, m002CleanupJobs, m003Credentials, m005Review, m006ListIndexes, m007AgentState, m012Runners, m013Placement, m014CredentialKeyIds, m015TurnOutcomes, m016SessionSandbox, m017Inbox, m018Trash, m025Usage, m019TaskProgress, m020Questions, m021TaskParent, m024DailyBudget, m026Workflows, m028QueuedPrompts];
+export const MIGRATIONS: readonly Migration[] = [m001Initial, m002CleanupJobs, m003Credentials, m005Review, m006ListIndexes, m007AgentState, m012Runners, m013Placement, m014CredentialKeyIds, m015TurnOutcomes, m016SessionSandbox, m017Inbox, m018Trash, m025Usage, m019TaskProgress, m020Questions, m021TaskParent, m024DailyBudget, m026Workflows, m028QueuedPrompts, m029SparseCheckout];
 
 export type { Migration } from "./migration.js";
