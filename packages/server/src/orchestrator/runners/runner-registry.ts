@@ -17,7 +17,6 @@ export class RunnerRegistry {
   private timer: NodeJS.Timeout | undefined;
   private record: RunnerRecord | undefined;
   private beating: Promise<void> = Promise.resolve();
-  private beatRunning = false;
   /** The other runners' states as this runner last judged them (see watchOthers). */
   private readonly seen = new Map<string, RunnerState>();
 
@@ -48,16 +47,7 @@ export class RunnerRegistry {
     await this.deps.store.runners.register(this.record);
     this.publish(this.record);
     this.timer = setInterval(() => {
-      // One beat at a time: on a slow database a beat may outlast the interval, and beats that
-      // queued behind it would delay every other query of the process (and this runner's view
-      // of the others) further with each interval.
-      if (this.beatRunning) return;
-      this.beatRunning = true;
-      this.beating = this.beat()
-        .catch((err: unknown) => this.deps.log.warn({ err }, "runner heartbeat failed"))
-        .finally(() => {
-          this.beatRunning = false;
-        });
+      this.beating = this.beat().catch((err: unknown) => this.deps.log.warn({ err }, "runner heartbeat failed"));
     }, s.heartbeatMs);
     this.timer.unref();
   }
