@@ -20,14 +20,18 @@ describe("UX-2 web UI: archive, unarchive, delete and cleanup jobs (Chromium)", 
     return task;
   }
 
-  it("WEB-11.1 Archive runs a cleanup job shown live; the archived page is read-only with Unarchive, which brings the task back", async () => {
+  it("WEB-11.1 WEB-39 Archive runs a cleanup job shown live; the archived page is read-only with Unarchive, which brings the task back", async () => {
     const task = await dirtyTask("Archive me");
     const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
+    // WEB-39: the task's destructive actions are secondary buttons (Delete asks first, WEB-11.5).
+    for (const name of ["Archive", "Delete task"]) expect(await page.getByRole("button", { name, exact: true }).getAttribute("class")).toMatch(/\bsecondary\b/);
     await page.getByRole("button", { name: "Archive", exact: true }).click();
     const job = page.locator(".jobs tbody tr", { hasText: "archive" });
-    await job.waitFor();
+    await job.waitFor({ state: "attached" });
     // The job reaches its end state through cleanup_job.updated events (no reload).
     await eventually(() => job.getAttribute("data-state")).toBe("succeeded");
+    // WEB-39: cleanup jobs are internals: once finished they fold behind their toggle.
+    await eventually(() => page.locator("details.cleanup-jobs").evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
     const jobs = (await ui.srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { id: string; attempts: number; state: string }[];
     expect(jobs).toHaveLength(1);
     expect(await job.getAttribute("data-job-id")).toBe(jobs[0]!.id);

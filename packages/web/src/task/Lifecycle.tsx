@@ -18,6 +18,9 @@ import { useAction } from "../ui/use-action.js";
 import { jobStateWords } from "../ui/words.js";
 import { ArchiveSubtasksDialog, type ChildrenChoice } from "./ArchiveSubtasksDialog.js";
 
+
+/** Job states after which nothing more happens (the toggle closes by itself). */
+const FINISHED: readonly string[] = ["succeeded", "cancelled"];
 export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnarchive(): void; onDeleted(): void }) {
   const qc = useQueryClient();
   const jobs = useQuery({ queryKey: keys.cleanupJobs(task.id), queryFn: () => listCleanupJobs(task.id) });
@@ -77,7 +80,8 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
             Archive
           </button>
         )}
-        <button type="button" className="danger" disabled={action.busy || asking} onClick={() => setAsking(true)}>
+        {/* WEB-39: secondary like Archive (it asks first); only its confirmation is the red button. */}
+        <button type="button" className="secondary danger-text" disabled={action.busy || asking} onClick={() => setAsking(true)}>
           Delete task
         </button>
       </div>
@@ -115,11 +119,11 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
           </div>
         </div>
       ) : null}
-      <h3>Cleanup jobs</h3>
       <ErrorBox error={jobs.error} context="Could not load cleanup jobs" />
-      {list.length === 0 ? (
-        <p className="empty">No cleanup jobs.</p>
-      ) : (
+      {/* WEB-39: cleanup jobs are internals: behind a toggle, open on its own while one is unfinished. */}
+      {list.length === 0 ? null : (
+        <details className="internals cleanup-jobs" open={list.some((j) => !FINISHED.includes(j.state))}>
+          <summary>{`Cleanup jobs (${list.length})`}</summary>
         <table className="jobs">
           <thead>
             <tr>
@@ -144,6 +148,7 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
             ))}
           </tbody>
         </table>
+        </details>
       )}
     </section>
   );
