@@ -194,7 +194,9 @@ describe("UX-2 web UI across a server restart", () => {
       await srv.stop();
       await eventually(() => page.locator("#live").textContent()).toBe("reconnecting…");
       srv = await startTestServer("sqlite", { home: srv.home, databaseUrl: srv.databaseUrl }, { GROVE_PORT: port });
-      await eventually(() => page.locator("#live").textContent()).toBe("live");
+      // The page's reconnect delay doubles up to 10 s while the server is down, so a slow restart
+      // on a loaded machine can leave it ~10 s before the next attempt: wait for two of those.
+      await eventually(() => page.locator("#live").textContent(), 45_000).toBe("live");
       const { task: after } = await uniqueRepoAndTask(srv, "After the restart");
       await page.locator(`.task-card[data-task-id="${after.id}"]`).waitFor();
       expect(await page.locator(`.task-card[data-task-id="${before.id}"]`).count()).toBe(1);
