@@ -1,4 +1,4 @@
-import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from "yaml";
+import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, visit, type Document } from "yaml";
 import { AppError } from "./errors.js";
 import { cronProblem, isTimeZone } from "./workflow-schedule.js";
 import {
@@ -60,6 +60,51 @@ class Located {
 }
 
 /**
+ * The document as plain data. Aliases are the person's to use (anchors that share an action
+ * list), but an alias to no anchor (a bare `*x`), one that contains itself, or an expansion past
+ * 100 aliases is their YAML error at the alias's line (SEC-8: never a 500, never a cycle handed on).
+ */
+function resolvedJs(doc: Document, lines: LineCounter): unknown {
+  const fail = (message: string): never => {
+    let pos = 0;
+    visit(doc, {
+      Alias(_, node) {
+        pos = node.range?.[0] ?? 0;
+        return visit.BREAK;
+      },
+    });
+    const line = lines.linePos(pos).line;
+    throw new AppError("invalid_workflow", `line ${line}: ${message}`, { line, path: "(document)" });
+  };
+  let js: unknown;
+  try {
+    js = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    return fail((e as Error).message.split("\n")[0] ?? "invalid alias");
+  }
+  const seen = new Set<unknown>();
+  const acyclic = (v: unknown, path: Set<unknown>): boolean => {
+    if (v === null || typeof v !== "object") return true;
+    if (path.has(v)) return false;
+    if (seen.has(v)) return true;
+    path.add(v);
+    const ok = Object.values(v).every((c) => acyclic(c, path));
+    path.delete(v);
+    seen.add(v);
+    return ok;
+  };
+  let hasAlias = false;
+  visit(doc, {
+    Alias(_, node) {
+      hasAlias = node !== undefined;
+      return visit.BREAK;
+    },
+  });
+  if (hasAlias && !acyclic(js, new Set())) fail("an alias refers to a node that contains it (a recursive structure)");
+  return js;
+}
+
+/**
  * WF-1: parses and checks a workflow's YAML (JSON is YAML too). Every refusal is
  * `invalid_workflow` naming the line: YAML syntax, a field of the wrong shape, an unknown
  * action, agent profile, template field or step, a cycle of automatic moves without a guard.
@@ -73,7 +118,7 @@ export function parseWorkflow(source: string, ctx: WorkflowContext): ParsedWorkf
     const line = lines.linePos(syntax.pos[0]).line;
     throw new AppError("invalid_workflow", `line ${line}: ${syntax.message.split("\n")[0] ?? "invalid YAML"}`, { line, path: "(document)" });
   }
-  const shape = WorkflowDefinitionSchema.safeParse(doc.toJS());
+  const shape = WorkflowDefinitionSchema.safeParse(resolvedJs(doc, lines));
   if (!shape.success) {
     const issue = shape.error.issues[0]!;
     const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");

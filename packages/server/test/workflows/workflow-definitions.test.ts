@@ -31,6 +31,11 @@ const BAD: { what: string; yaml: string; line: number; message: RegExp }[] = [
   { what: "unknown field", yaml: "steps:\n  - id: review\n    wip: 3\n", line: 3, message: /unknown field/ },
   { what: "YAML syntax", yaml: "steps:\n  - id: review\n   on: [\n", line: 3, message: /./ },
   { what: "wrong type", yaml: "steps:\n  - id: review\n    wipLimit: many\n", line: 3, message: /wipLimit/ },
+  // SEC-8: an alias to no anchor (a bare `**/*` is one) and a self-referencing anchor are the
+  // person's YAML errors, never a 500.
+  { what: "unresolved alias", yaml: "**/*", line: 1, message: /alias/ },
+  { what: "unresolved alias in a step", yaml: "steps:\n  - id: review\n    onEnter: *actions\n", line: 3, message: /alias/ },
+  { what: "recursive alias", yaml: "steps: &s\n  - id: review\n    onEnter: [*s]\n", line: 3, message: /alias|recursive|circular/ },
 ];
 
 describe.each(DATABASES)("WF-1 workflow definitions (%s)", (kind) => {
