@@ -14,16 +14,20 @@ export const MoveContext = createContext<((task: TaskSummary, state: Task["state
 
 /**
  * The card is drawn anew in its new column: the focus follows it there (its menu button), or,
- * when that column has not drawn it (out of view), lands on the column itself.
+ * when that column has not drawn it (out of view), lands on the column itself. The new card may
+ * take several frames on a busy machine, so it is looked for on each frame for up to a second
+ * before the column is taken instead.
  */
 function followFocus(taskId: string, state: string): void {
-  requestAnimationFrame(() =>
-    requestAnimationFrame(() => {
-      const col = document.querySelector<HTMLElement>(`.column[data-state="${state}"]`);
-      const target = col?.querySelector<HTMLElement>(`.task-card[data-task-id="${CSS.escape(taskId)}"] .move-menu > button`) ?? col?.querySelector<HTMLElement>(".column-body");
-      target?.focus();
-    }),
-  );
+  const until = performance.now() + 1000;
+  const look = () => {
+    const col = document.querySelector<HTMLElement>(`.column[data-state="${state}"]`);
+    const button = col?.querySelector<HTMLElement>(`.task-card[data-task-id="${CSS.escape(taskId)}"] .move-menu > button`);
+    if (button) return button.focus();
+    if (performance.now() < until) return void requestAnimationFrame(look);
+    col?.querySelector<HTMLElement>(".column-body")?.focus();
+  };
+  requestAnimationFrame(look);
 }
 
 export function MoveMenu({ task }: { task: TaskSummary }) {
