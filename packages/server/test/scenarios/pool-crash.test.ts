@@ -97,5 +97,6 @@ describe.each(DATABASES)("WT-10 pool crash safety (%s)", (kind) => {
     expect(owned).toEqual([{ path: slot.worktreePath, branch: slot.worktreeBranch }]);
     expect(poolEntries(db.home).map((e) => e.path)).not.toContain(slot.worktreePath);
     expect((await api("GET", "/doctor")).body).toMatchObject({ ok: true, findings: [] });
-  });
+    // Two server starts, a pool fill and a launch: past the 60 s default on a loaded 2-core machine.
+  }, 180_000);
 });
