@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { benchTmp } from "./changes.js";
-import { settledRss, startChild } from "./scale.js";
+import { launchLiveAgents, settledRss, startChild } from "./scale.js";
 import { crashAgain, seedHome } from "./seed-home.js";
 import { timeTo } from "./startup.js";
 import { fmtMs, ratio, series } from "./stats.js";
@@ -100,18 +100,7 @@ export async function massBench(rounds: number): Promise<Row[]> {
       };
       const rss0 = await settledRss(pid, inspector);
       const health0 = await healthTimes(api, 500);
-      let live = 0;
-      while (live < agents) {
-        const batch = Math.min(10, agents - live);
-        await Promise.all(
-          Array.from({ length: batch }, async (_, i) => {
-            const t = await post("/tasks", { title: `agent ${live + i}`, repositories: [{ repositoryId }] });
-            const s = await post(`/tasks/${t.id}/sessions`, { prompt: "say hi" });
-            if (!s.id) throw new Error(`launch failed: ${JSON.stringify(s)}`);
-          }),
-        );
-        live += batch;
-      }
+      await launchLiveAgents(post, repositoryId, 0, agents);
       const rssN = await settledRss(pid, inspector);
       const healthN = await healthTimes(api, 500);
       const perAgent = (rssN - rss0) / agents / 1024;

@@ -77,6 +77,28 @@ async function timed(url: string): Promise<{ ms: number; bytes: number }> {
   return { ms: performance.now() - t0, bytes: body.byteLength };
 }
 
+type Post = (path: string, body: unknown) => Promise<{ id?: string }>;
+
+/**
+ * Launches scripted agents until `target` are live (from `live`), in batches of 10 — what a busy
+ * machine does — each kept live after a first turn; answers the new live count.
+ */
+export async function launchLiveAgents(post: Post, repositoryId: string, live: number, target: number): Promise<number> {
+  while (live < target) {
+    const batch = Math.min(10, target - live);
+    const from = live;
+    await Promise.all(
+      Array.from({ length: batch }, async (_, i) => {
+        const t = await post("/tasks", { title: `agent ${from + i}`, repositories: [{ repositoryId }] });
+        const s = await post(`/tasks/${t.id}/sessions`, { prompt: "say hi" });
+        if (!s.id) throw new Error(`launch failed: ${JSON.stringify(s)}`);
+      }),
+    );
+    live += batch;
+  }
+  return live;
+}
+
 /**
  * Lists and memory at scale, against the server process `npm start` runs, with 10,000 tasks:
  * `GET /tasks` (whole array) and one summary page against a bare HTTP round trip (`GET /health`)
@@ -154,17 +176,7 @@ export async function scaleBench(rounds: number): Promise<Row[]> {
     const rss: Record<number, number> = { 0: await settledRss(pid, inspector) };
     let live = 0;
     for (const target of [50, 100]) {
-      while (live < target) {
-        const batch = Math.min(10, target - live);
-        await Promise.all(
-          Array.from({ length: batch }, async (_, i) => {
-            const t = await post("/tasks", { title: `agent ${live + i}`, repositories: [{ repositoryId }] });
-            const s = await post(`/tasks/${t.id}/sessions`, { prompt: "say hi" });
-            if (!s.id) throw new Error(`launch failed: ${JSON.stringify(s)}`);
-          }),
-        );
-        live += batch;
-      }
+      live = await launchLiveAgents(post, repositoryId, live, target);
       rss[target] = await settledRss(pid, inspector);
     }
     const perAgent = ((rss[100] ?? 0) - (rss[0] ?? 0)) / 100 / 1024;
