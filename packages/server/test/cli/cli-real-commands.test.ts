@@ -51,6 +51,19 @@ describe("grove commands against a real server", () => {
     expect((await grove("session", "prompt", sessionId, "say recovered", "--wait")).code).toBe(0);
   });
 
+  it("WEB-37 session prompt --queue queues a follow-up during a turn; it runs when the turn ends; with --wait or --comments it is refused", async () => {
+    expect((await grove("session", "prompt", sessionId, "sleep 8000")).code).toBe(0);
+    const q = await grove("session", "prompt", sessionId, "say from the queue", "--queue");
+    expect(q.code, q.stderr).toBe(0);
+    expect(q.stdout).toBe(`queued for session ${sessionId} (1 waiting for the turn to end)\n`);
+    expect(((await srv.api("GET", `/sessions/${sessionId}`)).body.queued as { text: string }[]).map((x) => x.text)).toEqual(["say from the queue"]);
+    await waitFor(async () => ((await srv.api("GET", `/sessions/${sessionId}/messages`)).body as { role: string; text: string }[]).some((m) => m.role === "agent" && m.text.includes("from the queue")), "the queued prompt's turn", 60_000);
+    await waitForSession(srv.api, sessionId, ["waiting_for_input"], 60_000);
+    const bad = await grove("session", "prompt", sessionId, "say x", "--queue", "--wait");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/invalid_arguments: --queue and --wait/);
+  });
+
   it("session ls lists the task's sessions; task show --json includes them", async () => {
     const ls = await grove("session", "ls", taskId);
     expect(ls.stdout).toMatch(new RegExp(`^${sessionId}\\s+scripted\\s+waiting_for_input`, "m"));

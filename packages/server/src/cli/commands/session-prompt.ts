@@ -4,15 +4,19 @@ import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { turnFailure, waitForSession } from "./session-wait.js";
 
-/** `grove session prompt <sessionId> [text] [--comments all|<ids>]` (review comments composed in). */
+/**
+ * `grove session prompt <sessionId> [text] [--comments all|<ids>] [--queue] [--wait]` (review
+ * comments composed in; `--queue` queues a follow-up during a running turn, WEB-37).
+ */
 export function registerSessionPromptCommand(session: Command): void {
   withCommonOptions(
     session
       .command("prompt <sessionId> [text]")
       .description("send a prompt (409 session_busy while a turn runs); --comments sends review comments with it")
       .option("--comments <all|ids>", "review comments to send: all open ones of the session's task, or comma-separated ids")
+      .option("--queue", "while a turn runs, queue the prompt; it is sent when the turn ends (a waiting session takes it at once)")
       .option("--wait", "wait until the turn ends; exit 1 if the turn or the session failed"),
-  ).action(async (sessionId: string, text: string | undefined, opts: { comments?: string; wait?: boolean }, cmd: Command) => {
+  ).action(async (sessionId: string, text: string | undefined, opts: { comments?: string; queue?: boolean; wait?: boolean }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const sid = encodeURIComponent(sessionId);
     let commentIds: string[] | undefined;
@@ -24,7 +28,14 @@ export function registerSessionPromptCommand(session: Command): void {
       commentIds = opts.comments.split(",").map((c) => c.trim()).filter(Boolean);
     }
     if (text === undefined && !commentIds) throw new CliError("invalid_arguments", "give a prompt text, --comments, or both");
-    const body = await client.post<Session | undefined>(`/sessions/${sid}/prompt`, { ...(text !== undefined && { prompt: text }), ...(commentIds && { commentIds }) });
+    if (opts.queue && (text === undefined || commentIds)) throw new CliError("invalid_arguments", "--queue takes a prompt text, not --comments");
+    if (opts.queue && opts.wait) throw new CliError("invalid_arguments", "--queue and --wait do not go together: a queued prompt's turn starts later");
+    const body = await client.post<Session | undefined>(`/sessions/${sid}/prompt`, { ...(text !== undefined && { prompt: text }), ...(commentIds && { commentIds }), ...(opts.queue && { queue: true }) });
+    if (opts.queue) {
+      const queued = body?.queued?.length ?? 0;
+      out.result(body ?? { ok: true, sessionId, action: "prompt" }, () => [queued > 0 ? `queued for session ${sessionId} (${queued} waiting for the turn to end)` : `prompt sent to session ${sessionId}`]);
+      return;
+    }
     if (opts.wait) {
       // The answer is the session as the prompt left it (`running`): poll from there.
       const settled = await waitForSession(client, out, body ?? (await client.get<Session>(`/sessions/${sid}`)));
