@@ -52,3 +52,14 @@ export async function fakeGithubRemote(cleanups: (() => Promise<unknown>)[]): Pr
   });
   return { web: `${http.url}/acme/widget`, token, fake };
 }
+
+/**
+ * A crash test's restarted server: the task's workflow runs once none is pending or running any
+ * more (what the restart's recovery finished), as the API lists them.
+ */
+export async function settledRuns<R extends { state: string }>(api: (method: string, path: string) => Promise<{ body: unknown }>, taskId: string, what: string): Promise<R[]> {
+  return waitFor(async () => {
+    const all = (await api("GET", `/tasks/${taskId}/workflow-runs`)).body as R[];
+    return all.length > 0 && all.every((r) => r.state !== "pending" && r.state !== "running") ? all : undefined;
+  }, what, 120_000);
+}

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { crashServers } from "../fixture/crash.js";
 import { DATABASES } from "../fixture/db.js";
-import { waitFor, waitForSession } from "../fixture/server.js";
-import { fakeGithubRemote } from "./helpers.js";
+import { waitForSession } from "../fixture/server.js";
+import { fakeGithubRemote, settledRuns } from "./helpers.js";
 
 type Run = { action: string; state: string; outcome: string | null };
 
@@ -33,10 +33,7 @@ describe.each(DATABASES)("WF-2.16 kill -9 in the middle of a pr action (%s)", { 
       expect((await first.server.exited).code).toBe(137);
 
       const second = await w.start();
-      const runs = await waitFor(async () => {
-        const all = (await second.api("GET", `/tasks/${task.id}/workflow-runs`)).body as Run[];
-        return all.length > 0 && all.every((r) => r.state !== "pending" && r.state !== "running") ? all : undefined;
-      }, "the pr run ended", 120_000);
+      const runs = await settledRuns<Run>(second.api, task.id, "the pr run ended");
       expect(runs.map((r) => [r.action, r.state])).toEqual([["pr", "succeeded"]]);
       expect(runs[0]!.outcome).toMatch(/^(opened|updated) #1 at [0-9a-f]{12}$/);
       expect(p.fake.prs.map((x) => [x.number, x.title, x.state])).toEqual([[1, "Grove: PR once", "open"]]);

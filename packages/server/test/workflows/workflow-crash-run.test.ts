@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { crashServers } from "../fixture/crash.js";
 import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
-import { waitFor, waitForSession } from "../fixture/server.js";
+import { waitForSession } from "../fixture/server.js";
+import { settledRuns } from "./helpers.js";
 
 type Run = { action: string; state: string; outcome: string | null; result?: { exitCode: number | null; output: string } };
 
@@ -47,10 +48,7 @@ describe.each(DATABASES)("WF-2.14 kill -9 in the middle of a run action (%s)", {
       expect((await first.server.exited).code).toBe(137);
 
       const second = await w.start();
-      const runs = await waitFor(async () => {
-        const all = (await second.api("GET", `/tasks/${task.id}/workflow-runs`)).body as Run[];
-        return all.length > 0 && all.every((x) => x.state !== "pending" && x.state !== "running") ? all : undefined;
-      }, "the run and its move ended", 120_000);
+      const runs = await settledRuns<Run>(second.api, task.id, "the run and its move ended");
       expect(runs.map((x) => [x.action, x.state, x.outcome])).toEqual([
         ["run", "succeeded", "exit 0 → done"],
         ["move", "succeeded", "moved to done"],
