@@ -8,7 +8,10 @@ import tseslint from "typescript-eslint";
 
 const restrict = (patterns) => ["error", { patterns }];
 const layer = (dirs, message) => ({ group: dirs.map((d) => `**/${d}/**`), message });
-const CHILD = { group: ["node:child_process", "child_process"], message: "Only src/git (the git runner), src/agents (the agent runtime) and src/sandbox (its bwrap probe) start processes." };
+const CHILD = {
+  group: ["node:child_process", "child_process"],
+  message: "Only src/git (the git runner), src/agents (the agent runtime) and src/sandbox (its bwrap probe) start processes.",
+};
 const DRIVERS = { group: ["better-sqlite3", "pg", "kysely"], message: "Only src/store talks to a database; call a store method instead." };
 
 // The orchestrator's use-case folders, lowest first: a folder imports only folders on lower
@@ -25,7 +28,9 @@ const ORCHESTRATOR_LEVELS = [
   ["review"],
 ];
 const ORCHESTRATOR = "packages/server/src/orchestrator";
-const orchestratorFolders = readdirSync(ORCHESTRATOR, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+const orchestratorFolders = readdirSync(ORCHESTRATOR, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
 const levelOf = (folder) => {
   const i = ORCHESTRATOR_LEVELS.findIndex((level) => level.includes(folder));
   return i === -1 ? ORCHESTRATOR_LEVELS.length : i;
@@ -35,7 +40,10 @@ const FACADE = { group: ["**/orchestrator.js"], message: "orchestrator.ts is the
 const orchestratorOrder = (folder) => {
   const above = orchestratorFolders.filter((f) => f !== folder && levelOf(f) >= levelOf(folder));
   const rules = [ORCHESTRATOR_LAYER, FACADE, CHILD, DRIVERS];
-  if (above.length > 0) rules.unshift(layer(above, `orchestrator/${folder}/ imports only the folders below it in ORCHESTRATOR_LEVELS (eslint.config.js): ${above.join(", ")} are not.`));
+  if (above.length > 0)
+    rules.unshift(
+      layer(above, `orchestrator/${folder}/ imports only the folders below it in ORCHESTRATOR_LEVELS (eslint.config.js): ${above.join(", ")} are not.`),
+    );
   return { files: [`${ORCHESTRATOR}/${folder}/**/*.ts`], rules: { "no-restricted-imports": restrict(rules) } };
 };
 
@@ -47,7 +55,15 @@ export default tseslint.config(
     rules: {
       "@typescript-eslint/consistent-type-imports": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
-      "no-restricted-imports": ["error", { paths: [{ name: "fs", message: "Use the node: prefix." }, { name: "path", message: "Use the node: prefix." }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            { name: "fs", message: "Use the node: prefix." },
+            { name: "path", message: "Use the node: prefix." },
+          ],
+        },
+      ],
     },
   },
   {
@@ -57,7 +73,9 @@ export default tseslint.config(
   },
   {
     files: ["packages/server/src/domain/**/*.ts"],
-    rules: { "no-restricted-imports": restrict([layer(["store", "git", "agents", "orchestrator", "api", "cli"], "domain/ is pure: no I/O layers."), CHILD, DRIVERS]) },
+    rules: {
+      "no-restricted-imports": restrict([layer(["store", "git", "agents", "orchestrator", "api", "cli"], "domain/ is pure: no I/O layers."), CHILD, DRIVERS]),
+    },
   },
   {
     files: ["packages/server/src/store/**/*.ts"],
@@ -70,7 +88,13 @@ export default tseslint.config(
   {
     // RR-8: providers compute (URL layouts, credential forms, ref names); git/ executes.
     files: ["packages/server/src/providers/**/*.ts"],
-    rules: { "no-restricted-imports": restrict([layer(["store", "git", "agents", "orchestrator", "api", "cli"], "providers/ sees only domain/: it computes, git/ executes."), CHILD, DRIVERS]) },
+    rules: {
+      "no-restricted-imports": restrict([
+        layer(["store", "git", "agents", "orchestrator", "api", "cli"], "providers/ sees only domain/: it computes, git/ executes."),
+        CHILD,
+        DRIVERS,
+      ]),
+    },
   },
   {
     files: ["packages/server/src/agents/**/*.ts"],
@@ -83,7 +107,13 @@ export default tseslint.config(
   },
   {
     files: ["packages/server/src/mcp/**/*.ts"],
-    rules: { "no-restricted-imports": restrict([layer(["store", "git", "agents", "sandbox", "orchestrator", "api", "cli"], "mcp/ sees only domain/: the orchestrator implements its tools."), CHILD, DRIVERS]) },
+    rules: {
+      "no-restricted-imports": restrict([
+        layer(["store", "git", "agents", "sandbox", "orchestrator", "api", "cli"], "mcp/ sees only domain/: the orchestrator implements its tools."),
+        CHILD,
+        DRIVERS,
+      ]),
+    },
   },
   {
     files: ["packages/server/src/orchestrator/**/*.ts"],
@@ -92,16 +122,31 @@ export default tseslint.config(
   {
     files: [`${ORCHESTRATOR}/*.ts`],
     ignores: [`${ORCHESTRATOR}/orchestrator.ts`],
-    rules: { "no-restricted-imports": restrict([layer(orchestratorFolders, "The files at orchestrator/ are the floor every use-case folder stands on: they import none of those folders."), ORCHESTRATOR_LAYER, CHILD, DRIVERS]) },
+    rules: {
+      "no-restricted-imports": restrict([
+        layer(orchestratorFolders, "The files at orchestrator/ are the floor every use-case folder stands on: they import none of those folders."),
+        ORCHESTRATOR_LAYER,
+        CHILD,
+        DRIVERS,
+      ]),
+    },
   },
   ...orchestratorFolders.map(orchestratorOrder),
   {
     files: ["packages/server/src/api/**/*.ts"],
-    rules: { "no-restricted-imports": restrict([layer(["store", "git", "agents", "cli"], "api/ calls the orchestrator, never a lower layer."), CHILD, DRIVERS]) },
+    rules: {
+      "no-restricted-imports": restrict([layer(["store", "git", "agents", "cli"], "api/ calls the orchestrator, never a lower layer."), CHILD, DRIVERS]),
+    },
   },
   {
     files: ["packages/server/src/cli/**/*.ts"],
-    rules: { "no-restricted-imports": restrict([layer(["store", "git", "agents", "orchestrator", "api"], "the CLI speaks HTTP only (src/cli/client.ts)."), CHILD, DRIVERS]) },
+    rules: {
+      "no-restricted-imports": restrict([
+        layer(["store", "git", "agents", "orchestrator", "api"], "the CLI speaks HTTP only (src/cli/client.ts)."),
+        CHILD,
+        DRIVERS,
+      ]),
+    },
   },
   {
     files: ["packages/web/src/**/*.ts", "packages/web/src/**/*.tsx"],

@@ -17,7 +17,12 @@ function newest(path) {
     return 0;
   }
   if (!s.isDirectory()) return s.mtimeMs;
-  return Math.max(s.mtimeMs, ...readdirSync(path).filter((f) => f !== "node_modules" && f !== "dist").map((f) => newest(join(path, f))));
+  return Math.max(
+    s.mtimeMs,
+    ...readdirSync(path)
+      .filter((f) => f !== "node_modules" && f !== "dist")
+      .map((f) => newest(join(path, f))),
+  );
 }
 
 function built(path) {
@@ -35,10 +40,12 @@ export const SERVER_BUNDLE = join(root, "packages/server/dist/server/grove-serve
 export async function buildIfStale() {
   const web = join(root, "packages/web");
   const protocol = newest(join(root, "packages/protocol/src"));
-  const webStale = built(join(web, "dist/index.html")) < Math.max(newest(join(web, "src")), newest(join(web, "index.html")), newest(join(web, "vite.config.ts")), protocol);
+  const webStale =
+    built(join(web, "dist/index.html")) < Math.max(newest(join(web, "src")), newest(join(web, "index.html")), newest(join(web, "vite.config.ts")), protocol);
   const agentStale = built(join(root, "packages/server/dist/scripted-agent.mjs")) < newest(join(root, "packages/server/src/agents"));
   const cliStale = built(join(root, "packages/server/dist/cli/grove.js")) < newest(join(root, "packages/server/src/cli"));
-  const serverStale = built(SERVER_BUNDLE) < Math.max(newest(join(root, "packages/server/src")), protocol, newest(join(root, "packages/server/scripts/build-server.mjs")));
+  const serverStale =
+    built(SERVER_BUNDLE) < Math.max(newest(join(root, "packages/server/src")), protocol, newest(join(root, "packages/server/scripts/build-server.mjs")));
   // Each part alone: rebuilding the web page empties packages/web/dist, which a running server (or a
   // test's browser) may be serving, so it happens only when the page itself changed.
   if (webStale) execFileSync("npm", ["run", "build", "--workspace", "@grove/web"], { cwd: root, stdio: "inherit" });

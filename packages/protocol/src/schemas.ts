@@ -368,7 +368,10 @@ export const CreateRepositoryBody = z
     path: z.string().min(1).max(4096).optional(),
     url: z.string().min(1).max(4096).optional(),
     provider: z.string().min(1).max(64).optional(),
-    credential: z.object({ token: z.string().min(1).max(4096), username: z.string().max(256).optional() }).strict().optional(),
+    credential: z
+      .object({ token: z.string().min(1).max(4096), username: z.string().max(256).optional() })
+      .strict()
+      .optional(),
     apiUrl: z.string().min(1).max(4096).optional(),
     name: name.optional(),
     defaultBranch: refName.optional(),
@@ -412,7 +415,13 @@ export const CreateTaskBody = z
     repositories: z.array(TaskRepositoryInput).min(1).max(20),
     /** Labels the runner of the task's environment must advertise (`GROVE_RUNNER_LABELS`). */
     runnerLabels: z
-      .array(z.string().trim().toLowerCase().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "a label is letters, digits, . _ - (at most 64)"))
+      .array(
+        z
+          .string()
+          .trim()
+          .toLowerCase()
+          .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "a label is letters, digits, . _ - (at most 64)"),
+      )
       .max(20)
       .optional(),
   })

@@ -15,7 +15,15 @@ export const Workflow = z.object({
   repositoryId: z.string().nullable(),
   version: z.number().int(),
   source: z.string(),
-  steps: z.array(z.object({ id: WorkflowStepId, wipLimit: z.number().int().optional(), guard: z.string().optional(), onEnter: z.array(z.record(z.string(), z.unknown())), on: z.record(z.string(), z.string()) })),
+  steps: z.array(
+    z.object({
+      id: WorkflowStepId,
+      wipLimit: z.number().int().optional(),
+      guard: z.string().optional(),
+      onEnter: z.array(z.record(z.string(), z.unknown())),
+      on: z.record(z.string(), z.string()),
+    }),
+  ),
   stopped: z.boolean(),
   builtIn: z.boolean(),
   createdAt: z.string(),

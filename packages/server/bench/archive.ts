@@ -17,10 +17,17 @@ const FILES = Number(process.env.GROVE_BENCH_ARCHIVE_FILES ?? 2000);
 export async function archiveBench(rounds: number): Promise<Row[]> {
   const repos = Array.from({ length: SLOTS }, (_, i) => generatedRepo(FILES, `grove-bench-arch${i}-`));
   const home = mkdtempSync(join(process.env.GROVE_BENCH_TMP ?? tmpdir(), "grove-bench-home-"));
-  const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
+  const server = await startServer({
+    env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" },
+    quiet: true,
+  });
   const orch = server.orchestrator;
   const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${server.url}/api/v1${path}`, { method, headers: method === "GET" ? {} : { "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
+    const r = await fetch(`${server.url}/api/v1${path}`, {
+      method,
+      headers: method === "GET" ? {} : { "content-type": "application/json" },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return (await r.json()) as any;
   };
   const repoIds: string[] = [];

@@ -33,7 +33,15 @@ export async function claudeStartBench(rounds: number): Promise<Row[]> {
   const home = mkdtempSync(join(tmpdir(), "grove-bench-claude-"));
   const api = new FakeAnthropic(() => ({ text: "not called at start" }));
   await api.start();
-  const env = { HOME: home, CLAUDE_CONFIG_DIR: join(home, ".claude"), ANTHROPIC_API_KEY: "sk-bench", ANTHROPIC_BASE_URL: api.url, HTTPS_PROXY: proxy, HTTP_PROXY: proxy, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" };
+  const env = {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, ".claude"),
+    ANTHROPIC_API_KEY: "sk-bench",
+    ANTHROPIC_BASE_URL: api.url,
+    HTTPS_PROXY: proxy,
+    HTTP_PROXY: proxy,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  };
   Object.assign(process.env, env);
   const repo = generatedRepo(10);
   const runtime = new AgentRuntime();
@@ -54,7 +62,9 @@ export async function claudeStartBench(rounds: number): Promise<Row[]> {
     t0 = performance.now();
     // Its own group, killed whole below: the bridge's Claude Code child must not outlive the round.
     const child = spawn(launch.command, launch.args, { cwd: repo, stdio: ["pipe", "pipe", "ignore"], env: { ...process.env, ...profile.env }, detached: true });
-    const conn = acp.client({ name: "bench" }).connect(acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
+    const conn = acp
+      .client({ name: "bench" })
+      .connect(acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
     await conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
     await conn.agent.request(acp.methods.agent.session.new, { cwd: repo, mcpServers: [] });
     raw.push(performance.now() - t0);

@@ -26,9 +26,16 @@ const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...
  */
 export async function cliBench(rounds: number): Promise<Row[]> {
   const home = mkdtempSync(join(process.env.GROVE_BENCH_TMP ?? tmpdir(), "grove-bench-cli-"));
-  const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
+  const server = await startServer({
+    env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" },
+    quiet: true,
+  });
   const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${server.url}/api/v1${path}`, { method, headers: method === "GET" ? {} : { "content-type": "application/json" }, body: method === "GET" ? undefined : JSON.stringify(body ?? {}) });
+    const r = await fetch(`${server.url}/api/v1${path}`, {
+      method,
+      headers: method === "GET" ? {} : { "content-type": "application/json" },
+      body: method === "GET" ? undefined : JSON.stringify(body ?? {}),
+    });
     return (await r.json()) as any;
   };
   const repo = await api("POST", "/repositories", { path: generatedRepo(10, "grove-bench-cli-repo-"), name: "bench" });
@@ -38,8 +45,16 @@ export async function cliBench(rounds: number): Promise<Row[]> {
   const env = { ...process.env, GROVE_AUTH_TOKEN: "", GROVE_CLI_BUNDLE: "require" };
   const commands: { name: string; argv: string[]; http: () => Promise<unknown> }[] = [
     { name: "grove task ls", argv: ["task", "ls"], http: () => api("GET", "/tasks?archived=false") },
-    { name: "grove task show", argv: ["task", "show", task.id], http: () => Promise.all([api("GET", `/tasks/${task.id}`), api("GET", `/tasks/${task.id}/sessions`)]) },
-    { name: "grove session show", argv: ["session", "show", session.id], http: () => Promise.all([api("GET", `/sessions/${session.id}`), api("GET", `/sessions/${session.id}/messages`)]) },
+    {
+      name: "grove task show",
+      argv: ["task", "show", task.id],
+      http: () => Promise.all([api("GET", `/tasks/${task.id}`), api("GET", `/tasks/${task.id}/sessions`)]),
+    },
+    {
+      name: "grove session show",
+      argv: ["session", "show", session.id],
+      http: () => Promise.all([api("GET", `/sessions/${session.id}`), api("GET", `/sessions/${session.id}/messages`)]),
+    },
   ];
   const rows: Row[] = [];
   try {

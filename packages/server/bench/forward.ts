@@ -23,7 +23,11 @@ async function admin(sql: string): Promise<void> {
 
 function client(base: string) {
   return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
-    const r = await fetch(`${base}/api/v1${path}`, { method, headers: method === "GET" ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(`${base}/api/v1${path}`, {
+      method,
+      headers: method === "GET" ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: r.status, body: await r.json().catch(() => undefined) };
   };
 }
@@ -48,7 +52,17 @@ export async function forwardBench(rounds: number): Promise<Row[]> {
     for (const [i, id] of ["runner_a", "runner_c"].entries()) {
       servers.push(
         await startServer({
-          env: { ...process.env, GROVE_HOME: homes[i], GROVE_PORT: "0", GROVE_HOST: "127.0.0.1", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: u.toString(), GROVE_RUNNER_ID: id, GROVE_CLUSTER_SECRET: secret, GROVE_RUNNER_HEARTBEAT_MS: "1000" },
+          env: {
+            ...process.env,
+            GROVE_HOME: homes[i],
+            GROVE_PORT: "0",
+            GROVE_HOST: "127.0.0.1",
+            GROVE_LOG_LEVEL: "warn",
+            GROVE_DATABASE_URL: u.toString(),
+            GROVE_RUNNER_ID: id,
+            GROVE_CLUSTER_SECRET: secret,
+            GROVE_RUNNER_HEARTBEAT_MS: "1000",
+          },
           quiet: true,
         }),
       );

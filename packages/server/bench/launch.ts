@@ -31,7 +31,10 @@ export async function rawLaunch(repo: string, path: string, branch: string): Pro
 export async function launchBench(rounds: number): Promise<Row[]> {
   const repo = generatedRepo(10_000);
   const home = mkdtempSync(join(tmpdir(), "grove-bench-home-"));
-  const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
+  const server = await startServer({
+    env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" },
+    quiet: true,
+  });
   const api = (method: string, path: string, body?: unknown) => requestJson(method, `${server.url}/api/v1${path}`, body);
   const repoRow = await api("POST", "/repositories", { path: repo });
   const grove: number[] = [];

@@ -56,7 +56,10 @@ export async function massBench(rounds: number): Promise<Row[]> {
     }
     rows.push({
       benchmark: `mass: start-up, \`node scripts/start.mjs\` → listening (${taskLabel} tasks, 100 sessions to recover) [${rounds} rounds]`,
-      grove: fmtMs(series(starts)), raw: `node -e 0: ${fmtMs(series(raw))}`, ratio: ratio(starts, raw), target: "< 1000 ms",
+      grove: fmtMs(series(starts)),
+      raw: `node -e 0: ${fmtMs(series(raw))}`,
+      ratio: ratio(starts, raw),
+      target: "< 1000 ms",
       data: { grove: series(starts), raw: series(raw) },
     });
 
@@ -66,7 +69,11 @@ export async function massBench(rounds: number): Promise<Row[]> {
     try {
       // The board's first screen against the real API over `tasks` tasks (the page's column reads
       // and exact counts are what grows with the table), A B A B against the plain page.
-      const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--no-first-run"] });
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--no-first-run"],
+      });
       try {
         const firsts: number[] = [];
         const raws: number[] = [];
@@ -85,7 +92,10 @@ export async function massBench(rounds: number): Promise<Row[]> {
         }
         rows.push({
           benchmark: `mass: board first screen, ${taskLabel} tasks, real API [${rounds} rounds]`,
-          grove: fmtMs(series(firsts)), raw: `plain page, same 5 reads: ${fmtMs(series(raws))}`, ratio: ratio(firsts, raws), target: "< 1000 ms",
+          grove: fmtMs(series(firsts)),
+          raw: `plain page, same 5 reads: ${fmtMs(series(raws))}`,
+          ratio: ratio(firsts, raws),
+          target: "< 1000 ms",
           data: { grove: series(firsts), raw: series(raws), ratio: median(firsts) / median(raws) },
         });
       } finally {
@@ -106,15 +116,18 @@ export async function massBench(rounds: number): Promise<Row[]> {
       const perAgent = (rssN - rss0) / agents / 1024;
       rows.push({
         benchmark: `mass: server RSS with 0 / ${agents} live scripted agents (${taskLabel} tasks; median of 5 samples after a full GC)`,
-        grove: `${(rss0 / 1024).toFixed(0)} MiB / ${(rssN / 1024).toFixed(0)} MiB`, raw: "-",
-        ratio: `${perAgent.toFixed(3)} MiB per agent`, target: "< 0.2 MiB per agent",
+        grove: `${(rss0 / 1024).toFixed(0)} MiB / ${(rssN / 1024).toFixed(0)} MiB`,
+        raw: "-",
+        ratio: `${perAgent.toFixed(3)} MiB per agent`,
+        target: "< 0.2 MiB per agent",
         data: { rssKiB: [rss0, rssN], perAgentMiB: perAgent },
       });
       rows.push({
         benchmark: `mass: GET /health with ${agents} live agents (500 requests)`,
         grove: `p99 ${p99(healthN).toFixed(1)} ms, median ${median(healthN).toFixed(1)} ms`,
         raw: `no agents: p99 ${p99(health0).toFixed(1)} ms, median ${median(health0).toFixed(1)} ms`,
-        ratio: `${(p99(healthN) / Math.max(p99(health0), 0.1)).toFixed(2)}× at p99`, target: "p99 < 50 ms",
+        ratio: `${(p99(healthN) / Math.max(p99(health0), 0.1)).toFixed(2)}× at p99`,
+        target: "p99 < 50 ms",
         data: { p99: p99(healthN), p99NoAgents: p99(health0) },
       });
     } finally {

@@ -48,7 +48,14 @@ interface StartRun {
 async function startRun(root: string, repo: string, poolSize: number, rounds: number, parallelRounds: number): Promise<StartRun> {
   const home = mkdtempSync(join(root, `home-${poolSize}-`));
   const rawDir = mkdtempSync(join(root, `raw-${poolSize}-`));
-  const env = { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "", GROVE_WORKTREE_POOL_SIZE: String(poolSize) };
+  const env = {
+    ...process.env,
+    GROVE_HOME: home,
+    GROVE_PORT: "0",
+    GROVE_LOG_LEVEL: "warn",
+    GROVE_DATABASE_URL: "",
+    GROVE_WORKTREE_POOL_SIZE: String(poolSize),
+  };
   const server = await startServer({ env, quiet: true });
   const api = (method: string, path: string, body?: unknown) => requestJson(method, `${server.url}/api/v1${path}`, body);
   const orch = server.orchestrator;
@@ -86,7 +93,9 @@ async function startRun(root: string, repo: string, poolSize: number, rounds: nu
       out.serialRaw.push(shellLoop(repo, rawDir, `${poolSize}-${round}`));
       dropRaw(repo, rawDir);
       await quiet();
-      const tasks = await Promise.all(Array.from({ length: 20 }, (_, i) => api("POST", "/tasks", { title: `par ${round} ${i}`, repositories: [{ repositoryId: repoRow.id }] })));
+      const tasks = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => api("POST", "/tasks", { title: `par ${round} ${i}`, repositories: [{ repositoryId: repoRow.id }] })),
+      );
       const t0 = performance.now();
       const sessions = await Promise.all(tasks.map((t) => api("POST", `/tasks/${t.id}/sessions`, {})));
       out.parallel.push(performance.now() - t0);
@@ -158,10 +167,24 @@ export async function monorepoBench(rounds: number): Promise<Row[]> {
     const changes = await changesRun(repo, rounds);
     const failed = (n: number) => (n ? ` (${n} FAILED)` : "");
     return [
-      timedRow(`monorepo start, pool ${poolSize}: POST /sessions, agent up (${label})${failed(pooled.failed)}`, pooled.grove, pooled.raw, "≤ 0.3×", "`git worktree add`, same base: "),
+      timedRow(
+        `monorepo start, pool ${poolSize}: POST /sessions, agent up (${label})${failed(pooled.failed)}`,
+        pooled.grove,
+        pooled.raw,
+        "≤ 0.3×",
+        "`git worktree add`, same base: ",
+      ),
       timedRow(`monorepo start, pool off (${label})${failed(cold.failed)}`, cold.grove, cold.raw, "reported", "`git worktree add`, same base: "),
-      ...(pooled.parallel.length ? [timedRow(`monorepo: 20 parallel starts, pool ${poolSize} (${label})`, pooled.parallel, pooled.serialRaw, "≤ 0.3×", "20 serial `git worktree add`: ")] : []),
-      { benchmark: `monorepo attach: git processes spawned`, grove: `${Math.max(...pooled.attachGit, ...cold.attachGit)}`, raw: "-", ratio: "-", target: "≤ 3" },
+      ...(pooled.parallel.length
+        ? [timedRow(`monorepo: 20 parallel starts, pool ${poolSize} (${label})`, pooled.parallel, pooled.serialRaw, "≤ 0.3×", "20 serial `git worktree add`: ")]
+        : []),
+      {
+        benchmark: `monorepo attach: git processes spawned`,
+        grove: `${Math.max(...pooled.attachGit, ...cold.attachGit)}`,
+        raw: "-",
+        ratio: "-",
+        target: "≤ 3",
+      },
       timedRow(`monorepo changes: ${changes.files} changed (${label})`, changes.grove, changes.raw, "≤ 1.0×", "merge-base, then status ‖ diff --numstat: "),
       { benchmark: "monorepo changes: git processes per refresh", grove: String(changes.gitPerRound), raw: "3", ratio: "-", target: "reported" },
     ];

@@ -28,10 +28,22 @@ export async function parallelLaunchBench(rounds = 5): Promise<Row[]> {
   const minimal = await parallelLaunchRun(rounds, "minimal");
   const failed = (n: number) => (n ? ` (${n} FAILED)` : "");
   return [
-    timedRow(`20 parallel launches, scripted agent: 20 agents up${failed(scripted.failed)}`, scripted.grove, scripted.rawLaunches, "≤ 1.15×", "20 serial raw launches: "),
+    timedRow(
+      `20 parallel launches, scripted agent: 20 agents up${failed(scripted.failed)}`,
+      scripted.grove,
+      scripted.rawLaunches,
+      "≤ 1.15×",
+      "20 serial raw launches: ",
+    ),
     timedRow("20 parallel launches, scripted agent: 20 agents up", scripted.grove, scripted.raw, "-", "20 serial `git worktree add`: "),
     timedRow("20 parallel launches, scripted agent: 20 environments ready", scripted.prepared, scripted.raw, "-", "20 serial `git worktree add`: "),
-    timedRow(`20 parallel launches, minimal agent: 20 environments ready${failed(minimal.failed)}`, minimal.prepared, minimal.raw, "≤ 1.3×", "20 serial `git worktree add`: "),
+    timedRow(
+      `20 parallel launches, minimal agent: 20 environments ready${failed(minimal.failed)}`,
+      minimal.prepared,
+      minimal.raw,
+      "≤ 1.3×",
+      "20 serial `git worktree add`: ",
+    ),
     timedRow("20 parallel launches, minimal agent: 20 agents up", minimal.grove, minimal.raw, "-", "20 serial `git worktree add`: "),
   ];
 }
@@ -49,7 +61,10 @@ function dropRawWorktrees(repo: string, dir: string): void {
   gitIn(repo, "worktree", "prune");
 }
 
-async function parallelLaunchRun(rounds: number, agent: "scripted" | "minimal"): Promise<{ grove: number[]; prepared: number[]; raw: number[]; rawLaunches: number[]; failed: number }> {
+async function parallelLaunchRun(
+  rounds: number,
+  agent: "scripted" | "minimal",
+): Promise<{ grove: number[]; prepared: number[]; raw: number[]; rawLaunches: number[]; failed: number }> {
   const tmp = benchTmp();
   const saved = process.env.GROVE_BENCH_TMP;
   if (tmp) process.env.GROVE_BENCH_TMP = tmp;
@@ -60,9 +75,15 @@ async function parallelLaunchRun(rounds: number, agent: "scripted" | "minimal"):
   const rawDir = mkdtempSync(join(tmp ?? tmpdir(), "grove-bench-par-raw-"));
   if (agent === "minimal") {
     const script = fileURLToPath(new URL("./minimal-agent.mjs", import.meta.url));
-    writeFileSync(join(home, "agents.json"), JSON.stringify({ agents: [{ name: "minimal", command: process.execPath, args: [script], permissionPolicy: "auto_approve" }] }));
+    writeFileSync(
+      join(home, "agents.json"),
+      JSON.stringify({ agents: [{ name: "minimal", command: process.execPath, args: [script], permissionPolicy: "auto_approve" }] }),
+    );
   }
-  const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
+  const server = await startServer({
+    env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" },
+    quiet: true,
+  });
   const api = (method: string, path: string, body?: unknown) => requestJson(method, `${server.url}/api/v1${path}`, body);
   const grove: number[] = [];
   const prepared: number[] = [];
@@ -86,7 +107,9 @@ async function parallelLaunchRun(rounds: number, agent: "scripted" | "minimal"):
       if (agent === "scripted") rawLaunches.push(await serialRawLaunches(repo, rawDir, String(round)));
       dropRawWorktrees(repo, rawDir);
       await settle();
-      const tasks = await Promise.all(Array.from({ length: 20 }, (_, i) => api("POST", "/tasks", { title: `par ${round} ${i}`, repositories: [{ repositoryId: repoRow.id }] })));
+      const tasks = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => api("POST", "/tasks", { title: `par ${round} ${i}`, repositories: [{ repositoryId: repoRow.id }] })),
+      );
       const ids = new Set(tasks.map((t) => t.id as string));
       let readyAt = 0;
       let ready = 0;

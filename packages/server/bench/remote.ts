@@ -24,9 +24,16 @@ export async function remoteBench(rounds = Number(process.env.GROVE_BENCH_REMOTE
   for (let i = 0; i < rounds * 2; i++) gitIn(root, "clone", "-q", "--bare", "--no-local", source, join(root, "acme", `big${i}.git`));
   const http = await startGitHttpServer({ root, kind: "github", token });
   const home = mkdtempSync(join(tmp, "grove-bench-remote-home-"));
-  const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
+  const server = await startServer({
+    env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" },
+    quiet: true,
+  });
   const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${server.url}/api/v1${path}`, { method, headers: method === "GET" ? {} : { "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
+    const r = await fetch(`${server.url}/api/v1${path}`, {
+      method,
+      headers: method === "GET" ? {} : { "content-type": "application/json" },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return (await r.json()) as any;
   };
   const grove: number[] = [];

@@ -23,7 +23,10 @@ function smallProject(dir: string): void {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "small", version: "1.0.0", private: true, scripts: { test: "node --test test/" } }));
   writeFileSync(join(dir, "sum.js"), "exports.sum = (...xs) => xs.reduce((a, b) => a + b, 0);\n");
   for (let i = 0; i < 5; i++) {
-    writeFileSync(join(dir, "test", `t${i}.test.js`), `const { test } = require("node:test"); const assert = require("node:assert"); const { sum } = require("../sum.js");\ntest("sum ${i}", () => assert.strictEqual(sum(${i}, 1, 2), ${i + 3}));\n`);
+    writeFileSync(
+      join(dir, "test", `t${i}.test.js`),
+      `const { test } = require("node:test"); const assert = require("node:assert"); const { sum } = require("../sum.js");\ntest("sum ${i}", () => assert.strictEqual(sum(${i}, 1, 2), ${i + 3}));\n`,
+    );
   }
 }
 
@@ -39,8 +42,25 @@ export async function sandboxBench(rounds: number): Promise<Row[]> {
   const repo = generatedRepo(1_000, "grove-bench-sbx-");
   const home = mkdtempSync(join(tmpdir(), "grove-bench-sbx-home-"));
   const s = scriptedAgentCommand();
-  writeFileSync(join(home, "agents.json"), JSON.stringify({ agents: [{ name: "loose", command: s.command, args: s.args, env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", "loose") }, permissionPolicy: "auto_approve", sandbox: "off" }] }));
-  const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
+  writeFileSync(
+    join(home, "agents.json"),
+    JSON.stringify({
+      agents: [
+        {
+          name: "loose",
+          command: s.command,
+          args: s.args,
+          env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", "loose") },
+          permissionPolicy: "auto_approve",
+          sandbox: "off",
+        },
+      ],
+    }),
+  );
+  const server = await startServer({
+    env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" },
+    quiet: true,
+  });
   const api = (method: string, path: string, body?: unknown) => requestJson(method, `${server.url}/api/v1${path}`, body);
   const rows: Row[] = [];
   try {
@@ -66,7 +86,10 @@ export async function sandboxBench(rounds: number): Promise<Row[]> {
         await launch("scripted", i, inside);
       }
     }
-    rows.push({ ...timedRow("sandbox: launch, POST /sessions answered, agent up (confined vs sandbox off)", inside, outside, target(inside, outside), "unconfined: "), data: { inside, outside } });
+    rows.push({
+      ...timedRow("sandbox: launch, POST /sessions answered, agent up (confined vs sandbox off)", inside, outside, target(inside, outside), "unconfined: "),
+      data: { inside, outside },
+    });
 
     // npm test in a worktree, inside the mount plan a session gets, vs on the host.
     const wt = join(home, "tasks", "bench", "small");
@@ -82,7 +105,16 @@ export async function sandboxBench(rounds: number): Promise<Row[]> {
       const npm = spawnSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).stdout.trim();
       const wrapped = sandboxedCommand(
         bwrap.path,
-        { groveHome: home, personHome: process.env.HOME, agentDir, agentHome: join(agentDir, "home"), cwd: wt, worktrees: [{ workTree: wt, adminDir: admin, commonDir: common }], options: {}, egress: { socket: proxy.socketPath, inside: EGRESS_SOCKET_INSIDE } },
+        {
+          groveHome: home,
+          personHome: process.env.HOME,
+          agentDir,
+          agentHome: join(agentDir, "home"),
+          cwd: wt,
+          worktrees: [{ workTree: wt, adminDir: admin, commonDir: common }],
+          options: {},
+          egress: { socket: proxy.socketPath, inside: EGRESS_SOCKET_INSIDE },
+        },
         npm,
         ["test", "--silent"],
       );
@@ -90,7 +122,9 @@ export async function sandboxBench(rounds: number): Promise<Row[]> {
       for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
       const run = (sandboxed: boolean): number => {
         const t0 = performance.now();
-        const r = sandboxed ? spawnSync(wrapped.command, wrapped.args, { cwd: wt, env, stdio: ["ignore", "pipe", "pipe"] }) : spawnSync(npm, ["test", "--silent"], { cwd: wt, stdio: ["ignore", "pipe", "pipe"] });
+        const r = sandboxed
+          ? spawnSync(wrapped.command, wrapped.args, { cwd: wt, env, stdio: ["ignore", "pipe", "pipe"] })
+          : spawnSync(npm, ["test", "--silent"], { cwd: wt, stdio: ["ignore", "pipe", "pipe"] });
         const elapsed = performance.now() - t0;
         if (r.status !== 0) throw new Error(`npm test ${sandboxed ? "inside" : "outside"} failed (${r.status}): ${r.stderr}`);
         return elapsed;
@@ -108,7 +142,10 @@ export async function sandboxBench(rounds: number): Promise<Row[]> {
           inNpm.push(run(true));
         }
       }
-      rows.push({ ...timedRow("sandbox: npm test of a small project in the worktree (inside vs outside)", inNpm, outNpm, target(inNpm, outNpm), "outside: "), data: { inside: inNpm, outside: outNpm } });
+      rows.push({
+        ...timedRow("sandbox: npm test of a small project in the worktree (inside vs outside)", inNpm, outNpm, target(inNpm, outNpm), "outside: "),
+        data: { inside: inNpm, outside: outNpm },
+      });
     } finally {
       await proxy.close();
     }

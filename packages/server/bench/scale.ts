@@ -110,7 +110,10 @@ export async function scaleBench(rounds: number): Promise<Row[]> {
   const repo = generatedRepo(200, "grove-bench-scale-repo-");
   const { repositoryId } = await seedHome(home, { tasks: 10_000, live: 0, repoPath: repo });
   const streamer = fileURLToPath(new URL("./streaming-agent.mjs", import.meta.url));
-  writeFileSync(join(home, "agents.json"), JSON.stringify({ agents: [{ name: "streamer", command: process.execPath, args: [streamer], permissionPolicy: "auto_approve" }] }));
+  writeFileSync(
+    join(home, "agents.json"),
+    JSON.stringify({ agents: [{ name: "streamer", command: process.execPath, args: [streamer], permissionPolicy: "auto_approve" }] }),
+  );
   const { url, child, inspector } = await startChild(home);
   const pid = child.pid ?? 0;
   const api = `${url}/api/v1`;
@@ -137,8 +140,20 @@ export async function scaleBench(rounds: number): Promise<Row[]> {
     }
     const raw = `GET /health: ${fmtMs(series(health))}`;
     rows.push(
-      { benchmark: `lists: GET /tasks, 10,000 tasks (whole array, ${(fullBytes / 1e6).toFixed(1)} MB)`, grove: fmtMs(series(full)), raw, ratio: ratio(full, health), target: "-" },
-      { benchmark: `lists: GET /tasks?view=summary&limit=100 (one board page, ${(pageBytes / 1e3).toFixed(0)} kB)`, grove: fmtMs(series(page)), raw, ratio: ratio(page, health), target: "a few round trips" },
+      {
+        benchmark: `lists: GET /tasks, 10,000 tasks (whole array, ${(fullBytes / 1e6).toFixed(1)} MB)`,
+        grove: fmtMs(series(full)),
+        raw,
+        ratio: ratio(full, health),
+        target: "-",
+      },
+      {
+        benchmark: `lists: GET /tasks?view=summary&limit=100 (one board page, ${(pageBytes / 1e3).toFixed(0)} kB)`,
+        grove: fmtMs(series(page)),
+        raw,
+        ratio: ratio(page, health),
+        target: "a few round trips",
+      },
     );
 
     // A long session: 10,000 streamed chunks, twice; RSS (after a full GC) before and after each.

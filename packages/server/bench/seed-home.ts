@@ -17,19 +17,49 @@ export async function seedHome(home: string, opts: { tasks: number; live: number
     await store.transaction(async () => {
       const at = new Date(t0).toISOString();
       await store.insertRepository({
-        id: repositoryId, name: "seeded", path: opts.repoPath, url: null, provider: "local", defaultBranch: "main", pullBeforeWorktree: false,
-        credentialPolicy: "executor", hasCredential: false, branchTemplate: "grove/{title}-{suffix}", copyFiles: [], setupScript: null, createdAt: at, updatedAt: at,
+        id: repositoryId,
+        name: "seeded",
+        path: opts.repoPath,
+        url: null,
+        provider: "local",
+        defaultBranch: "main",
+        pullBeforeWorktree: false,
+        credentialPolicy: "executor",
+        hasCredential: false,
+        branchTemplate: "grove/{title}-{suffix}",
+        copyFiles: [],
+        setupScript: null,
+        createdAt: at,
+        updatedAt: at,
       });
       for (let i = 0; i < opts.tasks; i++) {
         const id = newId("task");
         const now = new Date(t0 + i * 1000).toISOString();
         const t: TaskRecord = {
-          id, title: `Seeded task ${i}: make the widget ${i % 7 === 0 ? "faster" : "nicer"}`, description: `Description of task ${i}, long enough to look like one a person wrote.`,
-          state: (["todo", "in_progress", "review", "done"] as const)[i % 4] ?? "todo", dirName: `seeded-${i}-${id}`, archivedAt: i % 5 === 0 ? now : null,
-          createdAt: now, updatedAt: now, repositories: [{ repositoryId, baseBranch: "main", checkoutBranch: null, prNumber: null, position: 0 }],
+          id,
+          title: `Seeded task ${i}: make the widget ${i % 7 === 0 ? "faster" : "nicer"}`,
+          description: `Description of task ${i}, long enough to look like one a person wrote.`,
+          state: (["todo", "in_progress", "review", "done"] as const)[i % 4] ?? "todo",
+          dirName: `seeded-${i}-${id}`,
+          archivedAt: i % 5 === 0 ? now : null,
+          createdAt: now,
+          updatedAt: now,
+          repositories: [{ repositoryId, baseBranch: "main", checkoutBranch: null, prNumber: null, position: 0 }],
         };
         await store.insertTask(t);
-        if (i < opts.live) await store.insertSession({ id: newId("ses"), taskId: id, agent: "scripted", state: "running", taskEnvironmentId: null, acpSessionId: null, lastError: null, createdAt: now, updatedAt: now, sandbox: "confined" });
+        if (i < opts.live)
+          await store.insertSession({
+            id: newId("ses"),
+            taskId: id,
+            agent: "scripted",
+            state: "running",
+            taskEnvironmentId: null,
+            acpSessionId: null,
+            lastError: null,
+            createdAt: now,
+            updatedAt: now,
+            sandbox: "confined",
+          });
       }
     });
   } finally {

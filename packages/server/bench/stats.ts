@@ -20,7 +20,10 @@ export function fmtMs(s: Series): string {
 /** The ratio of two medians, with the spread of per-round ratios when rounds pair up (A B A B). */
 export function ratio(grove: number[], raw: number[]): string {
   const r = median(grove) / median(raw);
-  const pairs = grove.slice(0, raw.length).map((g, i) => g / (raw[i] ?? NaN)).filter((x) => Number.isFinite(x));
+  const pairs = grove
+    .slice(0, raw.length)
+    .map((g, i) => g / (raw[i] ?? NaN))
+    .filter((x) => Number.isFinite(x));
   return pairs.length > 1 ? `${r.toFixed(2)}× (${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)})` : `${r.toFixed(2)}×`;
 }
 

@@ -49,8 +49,29 @@ export async function usageBench(): Promise<Row[]> {
   try {
     const now = () => new Date().toISOString();
     const at = now();
-    await store.insertTask({ id: "tsk_bench", title: "bench", description: "", state: "in_progress", dirName: "bench", archivedAt: null, createdAt: at, updatedAt: at, repositories: [] });
-    const session: SessionRecord = { id: "ses_bench", taskId: "tsk_bench", agent: "scripted", state: "running", taskEnvironmentId: null, acpSessionId: null, lastError: null, createdAt: at, updatedAt: at, sandbox: "unconfined" };
+    await store.insertTask({
+      id: "tsk_bench",
+      title: "bench",
+      description: "",
+      state: "in_progress",
+      dirName: "bench",
+      archivedAt: null,
+      createdAt: at,
+      updatedAt: at,
+      repositories: [],
+    });
+    const session: SessionRecord = {
+      id: "ses_bench",
+      taskId: "tsk_bench",
+      agent: "scripted",
+      state: "running",
+      taskEnvironmentId: null,
+      acpSessionId: null,
+      lastError: null,
+      createdAt: at,
+      updatedAt: at,
+      sandbox: "unconfined",
+    };
     await store.insertSession(session);
     await store.usage.setBudget("tsk_bench", { cost: 1e12 }, at);
     const deps = {

@@ -61,19 +61,23 @@ export const ms = (x: number) => `${x.toFixed(0)} ms`;
 export function requestJson(method: string, url: string, body?: unknown): Promise<any> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, agent: false, headers: method === "GET" ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload ?? "") } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        try {
-          resolve(text ? JSON.parse(text) : {});
-        } catch (e) {
-          reject(e instanceof Error ? e : new Error(String(e)));
-        }
-      });
-      res.on("error", reject);
-    });
+    const req = httpRequest(
+      url,
+      { method, agent: false, headers: method === "GET" ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload ?? "") } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          try {
+            resolve(text ? JSON.parse(text) : {});
+          } catch (e) {
+            reject(e instanceof Error ? e : new Error(String(e)));
+          }
+        });
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(payload);
   });

@@ -25,8 +25,24 @@ function initialJsGzip(): number {
 }
 
 const now = "2026-11-30T12:00:00.000Z";
-const task = (i: number) => ({ id: `task_${i}`, title: `Task number ${i} of the bench`, description: "", state: ["todo", "in_progress", "review", "done", "failed"][i % 5], archivedAt: null, createdAt: now, updatedAt: new Date(Date.parse(now) - i * 1000).toISOString(), repositories: [{ repositoryId: "repo_1", baseBranch: "main", position: 0 }] });
-const message = (i: number) => ({ id: `msg_${String(i).padStart(5, "0")}`, sessionId: "ses_1", role: i % 3 === 0 ? "user" : "agent", text: i % 3 === 0 ? `prompt ${i}` : `Answer ${i}: **some** text with \`code\` and a [link](https://example.invalid)\n\n- one\n- two`, data: null, createdAt: new Date(Date.parse(now) + i * 1000).toISOString() });
+const task = (i: number) => ({
+  id: `task_${i}`,
+  title: `Task number ${i} of the bench`,
+  description: "",
+  state: ["todo", "in_progress", "review", "done", "failed"][i % 5],
+  archivedAt: null,
+  createdAt: now,
+  updatedAt: new Date(Date.parse(now) - i * 1000).toISOString(),
+  repositories: [{ repositoryId: "repo_1", baseBranch: "main", position: 0 }],
+});
+const message = (i: number) => ({
+  id: `msg_${String(i).padStart(5, "0")}`,
+  sessionId: "ses_1",
+  role: i % 3 === 0 ? "user" : "agent",
+  text: i % 3 === 0 ? `prompt ${i}` : `Answer ${i}: **some** text with \`code\` and a [link](https://example.invalid)\n\n- one\n- two`,
+  data: null,
+  createdAt: new Date(Date.parse(now) + i * 1000).toISOString(),
+});
 
 /** The reference board: plain DOM, the same five column reads the page makes. */
 export const RAW_BOARD = `<!doctype html><meta charset="utf-8"><title>raw</title><div id="b"></div><script>
@@ -46,15 +62,32 @@ export async function webBench(rounds = 5): Promise<Row[]> {
   const load = (await import("node:os")).loadavg()[0]!.toFixed(1);
   rows.push({ benchmark: "web: initial JS (gzipped)", grove: `${(gz / 1024).toFixed(0)} KB`, raw: "-", ratio: "-", target: "< 250 KB" });
   const home = mkdtempSync(join(tmpdir(), "grove-bench-web-"));
-  const server = await startServer({ env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" }, quiet: true });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--no-first-run"] });
+  const server = await startServer({
+    env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" },
+    quiet: true,
+  });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--no-first-run"],
+  });
   try {
     // 10,000 real task rows (inserted through the store: creating them over HTTP checks git
     // 10,000 times, which is not what this row measures); the page reads them from the API.
     const store = server.orchestrator.deps.store;
     for (let i = 0; i < 10_000; i++) {
       const t = task(i);
-      const rec: TaskRecord = { id: t.id, title: t.title, description: "", state: t.state as TaskRecord["state"], dirName: `bench-${i}`, archivedAt: null, createdAt: t.createdAt, updatedAt: t.updatedAt, repositories: [] };
+      const rec: TaskRecord = {
+        id: t.id,
+        title: t.title,
+        description: "",
+        state: t.state as TaskRecord["state"],
+        dirName: `bench-${i}`,
+        archivedAt: null,
+        createdAt: t.createdAt,
+        updatedAt: t.updatedAt,
+        repositories: [],
+      };
       await store.insertTask(rec);
     }
     // The board's first screen against a reference in the same run: a hand-written page (no
@@ -97,11 +130,33 @@ export async function webBench(rounds = 5): Promise<Row[]> {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const t = { ...task(1), id: "task_1" };
     await json(page, "**/api/v1/tasks/task_1", t);
-    await json(page, "**/api/v1/tasks/task_1/sessions", [{ id: "ses_1", taskId: "task_1", agent: "scripted", state: "waiting_for_input", taskEnvironmentId: null, lastError: null, createdAt: now, updatedAt: now }]);
-    await json(page, "**/api/v1/sessions/ses_1/messages", Array.from({ length: Number(process.env.GROVE_BENCH_MESSAGES ?? 5000) }, (_, i) => message(i)));
+    await json(page, "**/api/v1/tasks/task_1/sessions", [
+      {
+        id: "ses_1",
+        taskId: "task_1",
+        agent: "scripted",
+        state: "waiting_for_input",
+        taskEnvironmentId: null,
+        lastError: null,
+        createdAt: now,
+        updatedAt: now,
+      },
+    ]);
+    await json(
+      page,
+      "**/api/v1/sessions/ses_1/messages",
+      Array.from({ length: Number(process.env.GROVE_BENCH_MESSAGES ?? 5000) }, (_, i) => message(i)),
+    );
     await json(page, "**/api/v1/tasks/task_1/changes", { taskId: "task_1", repositories: [] });
     await json(page, "**/api/v1/cleanup-jobs?taskId=task_1", []);
-    await json(page, "**/api/v1/tasks/task_1/environment", { id: "env_1", taskId: "task_1", status: "ready", workspacePath: "/x", runnerId: "r", repositories: [] });
+    await json(page, "**/api/v1/tasks/task_1/environment", {
+      id: "env_1",
+      taskId: "task_1",
+      status: "ready",
+      workspacePath: "/x",
+      runnerId: "r",
+      repositories: [],
+    });
     page.on("crash", () => process.stderr.write("page crashed\n"));
     page.on("pageerror", (e) => process.stderr.write(`page error: ${String(e)}\n`));
     page.on("console", (m) => m.type() === "error" && process.stderr.write(`console: ${m.text()}\n`));
@@ -138,10 +193,29 @@ export async function webBench(rounds = 5): Promise<Row[]> {
         last = t;
       }
       idle.sort((a, b) => a - b);
-      return { n: times.length, p95: times[Math.floor(times.length * 0.95)] ?? 0, max: times[times.length - 1] ?? 0, rendered: w.document.querySelectorAll(".messages.virtual .msg").length, idleP95: idle[Math.floor(idle.length * 0.95)] ?? 0 };
+      return {
+        n: times.length,
+        p95: times[Math.floor(times.length * 0.95)] ?? 0,
+        max: times[times.length - 1] ?? 0,
+        rendered: w.document.querySelectorAll(".messages.virtual .msg").length,
+        idleP95: idle[Math.floor(idle.length * 0.95)] ?? 0,
+      };
     });
-    rows.push({ benchmark: `web: session, 5,000 messages, open [${rounds} rounds]`, grove: fmtMs(series(opens)), raw: "-", ratio: "-", target: "-", data: { grove: series(opens) } });
-    rows.push({ benchmark: `web: 5,000-message scroll (${frames.n} steps)`, grove: `p95 ${frames.p95.toFixed(1)} ms/frame, max ${frames.max.toFixed(0)} ms, ${frames.rendered} rows in DOM`, raw: `idle p95 ${frames.idleP95.toFixed(1)} ms/frame`, ratio: (frames.p95 / Math.max(frames.idleP95, 1)).toFixed(2), target: "p95 < 50 ms" });
+    rows.push({
+      benchmark: `web: session, 5,000 messages, open [${rounds} rounds]`,
+      grove: fmtMs(series(opens)),
+      raw: "-",
+      ratio: "-",
+      target: "-",
+      data: { grove: series(opens) },
+    });
+    rows.push({
+      benchmark: `web: 5,000-message scroll (${frames.n} steps)`,
+      grove: `p95 ${frames.p95.toFixed(1)} ms/frame, max ${frames.max.toFixed(0)} ms, ${frames.rendered} rows in DOM`,
+      raw: `idle p95 ${frames.idleP95.toFixed(1)} ms/frame`,
+      ratio: (frames.p95 / Math.max(frames.idleP95, 1)).toFixed(2),
+      target: "p95 < 50 ms",
+    });
   } finally {
     await browser.close();
     await server.close();

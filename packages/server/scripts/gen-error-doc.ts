@@ -2,7 +2,7 @@
 import { ERROR_CATALOG } from "@grove/protocol";
 
 let out =
-  "# API error codes\n\nEvery error answer is `{\"error\": {\"code\", \"message\", \"details\"}}`. The catalog lives in\n" +
+  '# API error codes\n\nEvery error answer is `{"error": {"code", "message", "details"}}`. The catalog lives in\n' +
   "`packages/protocol/src/errors.ts`; `packages/server/test/api/error-catalog.test.ts` checks that this page lists\n" +
   "every code with its status. Regenerate with `node --import tsx packages/server/scripts/gen-error-doc.ts > docs/specs/api-errors.md`.\n\n" +
   "| code | HTTP | meaning |\n|---|---|---|\n";

@@ -97,7 +97,9 @@ async function claimRunnerId(config: Config): Promise<RunnerClaim | undefined> {
   const r = await claimRunner(config.databaseUrl, config.runnerId, { pid: process.pid, host: hostname() });
   if ("claim" in r) return r.claim;
   const { pid, host, url } = r.heldBy;
-  throw new AlreadyRunningError(`pid ${pid ?? "(unknown)"}${host ? ` on ${host}` : ""} serves runner ${config.runnerId} at ${url ?? "(an address it has not registered yet)"}`);
+  throw new AlreadyRunningError(
+    `pid ${pid ?? "(unknown)"}${host ? ` on ${host}` : ""} serves runner ${config.runnerId} at ${url ?? "(an address it has not registered yet)"}`,
+  );
 }
 
 async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, lock: HomeLock): Promise<RunningServer> {
@@ -109,11 +111,24 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   for (const name of ["GROVE_AUTH_TOKEN", "GROVE_CLUSTER_SECRET"]) scrubStartEnvironment(name);
   const profiles = agentProfiles(config.home);
   // CFG-2: a GROVE_* name nobody reads (a typo) stops the start-up; names a profile passes to its agent are known.
-  refuseUnknownVariables(opts.env ?? process.env, profiles.flatMap((p) => p.inheritEnv ?? []));
+  refuseUnknownVariables(
+    opts.env ?? process.env,
+    profiles.flatMap((p) => p.inheritEnv ?? []),
+  );
   secureHome(config.home);
   const logger = pino(
     // Headers are never logged by Grove; redacting them too keeps a future `log({ req })` safe (SEC-5).
-    { level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie", "headers.authorization", "headers.cookie", 'req.headers["x-grove-cluster-secret"]', 'headers["x-grove-cluster-secret"]'] },
+    {
+      level: config.logLevel,
+      redact: [
+        "req.headers.authorization",
+        "req.headers.cookie",
+        "headers.authorization",
+        "headers.cookie",
+        'req.headers["x-grove-cluster-secret"]',
+        'headers["x-grove-cluster-secret"]',
+      ],
+    },
     pino.destination({ dest: join(config.home, "logs", "server.log"), mkdir: true, sync: false, mode: 0o600 }),
   );
   // RR-8: provider plugins load before anything opens, so a broken plugin fails the start-up loudly.
@@ -162,9 +177,22 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
       refreshTimeoutMs: config.refreshTimeoutMs,
       cloneTimeoutMs: config.cloneTimeoutMs,
     },
-    runner: { url: runnerConfig.url, labels: runnerConfig.labels, maxAgents: runnerConfig.maxAgents, heartbeatMs: runnerConfig.heartbeatMs, host: hostname(), version: VERSION },
+    runner: {
+      url: runnerConfig.url,
+      labels: runnerConfig.labels,
+      maxAgents: runnerConfig.maxAgents,
+      heartbeatMs: runnerConfig.heartbeatMs,
+      host: hostname(),
+      version: VERSION,
+    },
   });
-  const mcpGateway = new McpGateway({ tokens: mcpTokens, backend: orchestrator.mcpTools, log: logger, version: VERSION, callsPerMinute: config.mcpCallsPerMinute });
+  const mcpGateway = new McpGateway({
+    tokens: mcpTokens,
+    backend: orchestrator.mcpTools,
+    log: logger,
+    version: VERSION,
+    callsPerMinute: config.mcpCallsPerMinute,
+  });
   let relay: Awaited<ReturnType<typeof startEventRelay>>;
   try {
     // Before recovery: an agent it resumes may call a tool at once.
@@ -190,7 +218,11 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     env,
     webDist: join(here, "..", "..", "web", "dist"),
     // Other runners reach this one by its advertised URL: that Host is this server too.
-    trust: { listenHost: config.host, allowedHosts: [...(config.allowedHosts ?? []), ...advertisedHost(runnerConfig.url)], allowedOrigins: config.allowedOrigins },
+    trust: {
+      listenHost: config.host,
+      allowedHosts: [...(config.allowedHosts ?? []), ...advertisedHost(runnerConfig.url)],
+      allowedOrigins: config.allowedOrigins,
+    },
     cluster: { secret: runnerConfig.clusterSecret, timeoutMs: runnerConfig.forwardTimeoutMs },
     wsLimits: config.wsLimits,
   });

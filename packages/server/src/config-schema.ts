@@ -32,7 +32,12 @@ const flag = z.enum(["1", "0", "true", "false"], "must be true, false, 1 or 0").
 export const VARIABLES = {
   GROVE_HOME: { readBy: "server+cli", default: "`~/.grove`", doc: "data dir: `grove.db`, `tasks/` (worktrees), `clones/`, `logs/`" },
   GROVE_HOST: { readBy: "server", default: "`127.0.0.1`", doc: "listen address" },
-  GROVE_PORT: { readBy: "server+cli", default: "`7420`", doc: "listen port (`0` = any free port; the chosen port is printed); the CLI finds the server by it", schema: whole("a port number", 0, 65535) },
+  GROVE_PORT: {
+    readBy: "server+cli",
+    default: "`7420`",
+    doc: "listen port (`0` = any free port; the chosen port is printed); the CLI finds the server by it",
+    schema: whole("a port number", 0, 65535),
+  },
   GROVE_DATABASE_URL: {
     readBy: "server",
     default: "unset",
@@ -46,11 +51,27 @@ export const VARIABLES = {
     doc: "when set, every `/api` request needs `Authorization: Bearer <token>`, the page's `grove_token` cookie, or `?token=` (at least 16 characters for a non-loopback bind); Grove removes it from its own start-time environment once read",
     secret: true,
   },
-  GROVE_AUTH_TOKEN_FILE: { readBy: "server+cli", default: "unset", doc: "instead of `GROVE_AUTH_TOKEN`: a `0600` file whose first line is the token, so it is in no process environment (recommended; the CLI reads it too)" },
-  GROVE_GIT_AUTHOR_NAME: { readBy: "server", default: "unset", doc: "with `GROVE_GIT_AUTHOR_EMAIL`: the identity of commits Grove makes for you (commit, update from base, merge) when git has no `user.name`/`user.email`; both or neither" },
+  GROVE_AUTH_TOKEN_FILE: {
+    readBy: "server+cli",
+    default: "unset",
+    doc: "instead of `GROVE_AUTH_TOKEN`: a `0600` file whose first line is the token, so it is in no process environment (recommended; the CLI reads it too)",
+  },
+  GROVE_GIT_AUTHOR_NAME: {
+    readBy: "server",
+    default: "unset",
+    doc: "with `GROVE_GIT_AUTHOR_EMAIL`: the identity of commits Grove makes for you (commit, update from base, merge) when git has no `user.name`/`user.email`; both or neither",
+  },
   GROVE_GIT_AUTHOR_EMAIL: { readBy: "server", default: "unset", doc: "see `GROVE_GIT_AUTHOR_NAME`" },
-  GROVE_ALLOWED_HOSTS: { readBy: "server", default: "unset", doc: "extra `Host` names (comma-separated, `name` or `name:port`) beyond `localhost`, `127.0.0.1`, `[::1]` and the listen address" },
-  GROVE_ALLOWED_ORIGINS: { readBy: "server", default: "unset", doc: "extra browser origins (comma-separated, e.g. `https://grove.example`) beyond the server's own" },
+  GROVE_ALLOWED_HOSTS: {
+    readBy: "server",
+    default: "unset",
+    doc: "extra `Host` names (comma-separated, `name` or `name:port`) beyond `localhost`, `127.0.0.1`, `[::1]` and the listen address",
+  },
+  GROVE_ALLOWED_ORIGINS: {
+    readBy: "server",
+    default: "unset",
+    doc: "extra browser origins (comma-separated, e.g. `https://grove.example`) beyond the server's own",
+  },
   GROVE_MAX_WS_CLIENTS: { readBy: "server", default: "64", doc: "concurrent WebSocket clients; one more gets `503 too_many_clients`", schema: whole("", 1) },
   GROVE_WS_MAX_BUFFERED_BYTES: { readBy: "server", default: "1 MiB", doc: "unread bytes after which a WebSocket client is dropped", schema: whole("bytes", 1) },
   GROVE_RUNNER_ID: { readBy: "server", default: "derived and stored in `GROVE_HOME`", doc: "this process's runner identity (PostgreSQL multi-process)" },
@@ -62,7 +83,10 @@ export const VARIABLES = {
     readBy: "server",
     default: "unset",
     doc: "USE-2: the global cap per UTC day over every runner, `<amount>[usd|tokens]` or both comma-separated (`20usd,5000000tokens`); past it running turns are cancelled and new prompts refused (`409 budget_exceeded`) until the next day, a raised cap, or a person's continue-once (see `docs/specs/usage.md`)",
-    schema: z.string().trim().regex(/^\d+(\.\d+)?(usd|tokens)?(,\d+(\.\d+)?(usd|tokens)?)?$/i, "must be <amount>[usd|tokens], or both comma-separated"),
+    schema: z
+      .string()
+      .trim()
+      .regex(/^\d+(\.\d+)?(usd|tokens)?(,\d+(\.\d+)?(usd|tokens)?)?$/i, "must be <amount>[usd|tokens], or both comma-separated"),
   },
   GROVE_TRASH_RETENTION_MS: {
     readBy: "server",
@@ -86,19 +110,56 @@ export const VARIABLES = {
     doc: "WT-10: prepared worktrees kept warm per repository and base branch, so a task start is a claim, a branch and the checkout of the difference to the refreshed base instead of a full checkout; `0` turns the pool off",
     schema: whole("", 0, 64),
   },
-  GROVE_WORKTREE_POOL_MAX_MB: { readBy: "server", default: "4096", doc: "WT-10: the pool's disk budget over all repositories (the checked-out files' sizes, MiB); a fill past it is skipped", schema: whole("MiB", 0) },
-  GROVE_MCP_CALLS_PER_MINUTE: { readBy: "server", default: "120", doc: "MCP calls one agent session may make per minute through Grove's MCP server; past it a call is `mcp_rate_limited` (MCP-2.4)", schema: whole("", 1) },
-  GROVE_EDITOR: { readBy: "server", default: "unset", doc: "the command \"open in editor\" starts on a worktree (e.g. `code`)" },
+  GROVE_WORKTREE_POOL_MAX_MB: {
+    readBy: "server",
+    default: "4096",
+    doc: "WT-10: the pool's disk budget over all repositories (the checked-out files' sizes, MiB); a fill past it is skipped",
+    schema: whole("MiB", 0),
+  },
+  GROVE_MCP_CALLS_PER_MINUTE: {
+    readBy: "server",
+    default: "120",
+    doc: "MCP calls one agent session may make per minute through Grove's MCP server; past it a call is `mcp_rate_limited` (MCP-2.4)",
+    schema: whole("", 1),
+  },
+  GROVE_EDITOR: { readBy: "server", default: "unset", doc: 'the command "open in editor" starts on a worktree (e.g. `code`)' },
   GROVE_BWRAP: { readBy: "server", default: "`bwrap` in `PATH`", doc: "the bubblewrap binary that confines agents and terminals" },
-  GROVE_RUNNER_URL: { readBy: "server", default: "the listen URL", doc: "the URL other runners reach this one at (`http(s)://`, no credentials; plain `http://` beyond loopback needs `GROVE_RUNNER_ALLOW_HTTP=1`)" },
-  GROVE_RUNNER_ALLOW_HTTP: { readBy: "server", default: "unset", doc: "`1`: accept a plain `http://` `GROVE_RUNNER_URL` beyond loopback (a private network you trust)" },
+  GROVE_RUNNER_URL: {
+    readBy: "server",
+    default: "the listen URL",
+    doc: "the URL other runners reach this one at (`http(s)://`, no credentials; plain `http://` beyond loopback needs `GROVE_RUNNER_ALLOW_HTTP=1`)",
+  },
+  GROVE_RUNNER_ALLOW_HTTP: {
+    readBy: "server",
+    default: "unset",
+    doc: "`1`: accept a plain `http://` `GROVE_RUNNER_URL` beyond loopback (a private network you trust)",
+  },
   GROVE_RUNNER_LABELS: { readBy: "server", default: "unset", doc: "comma-separated labels of this runner (a task's `runnerLabels` select runners by them)" },
   GROVE_RUNNER_MAX_AGENTS: { readBy: "server", default: "no limit", doc: "live agents this runner takes at most", schema: whole("", 1, 10_000) },
-  GROVE_RUNNER_HEARTBEAT_MS: { readBy: "server", default: "5 s", doc: "this runner's heartbeat; it counts as offline after three missed", schema: ms(50, 600_000) }, // below 50 ms heartbeats load the database for nothing
-  GROVE_CLUSTER_SECRET: { readBy: "server", default: "unset", doc: "signs runner-to-runner requests (the same value on every runner, at least 16 characters); removed from the start-time environment once read", secret: true },
+  GROVE_RUNNER_HEARTBEAT_MS: {
+    readBy: "server",
+    default: "5 s",
+    doc: "this runner's heartbeat; it counts as offline after three missed",
+    schema: ms(50, 600_000),
+  }, // below 50 ms heartbeats load the database for nothing
+  GROVE_CLUSTER_SECRET: {
+    readBy: "server",
+    default: "unset",
+    doc: "signs runner-to-runner requests (the same value on every runner, at least 16 characters); removed from the start-time environment once read",
+    secret: true,
+  },
   GROVE_CLUSTER_SECRET_FILE: { readBy: "server", default: "unset", doc: "instead of `GROVE_CLUSTER_SECRET`: a `0600` file whose first line is the secret" },
-  GROVE_FORWARD_TIMEOUT_MS: { readBy: "server", default: "120 s", doc: "a request forwarded to another runner without an answer by then fails `runner_unreachable`", schema: ms(100, 3_600_000) },
-  GROVE_FAULT: { readBy: "server", default: "unset", doc: "crash-test hook of the test suite (`<point>:exit` or `<point>:hang`, comma-separated); never set it in production" },
+  GROVE_FORWARD_TIMEOUT_MS: {
+    readBy: "server",
+    default: "120 s",
+    doc: "a request forwarded to another runner without an answer by then fails `runner_unreachable`",
+    schema: ms(100, 3_600_000),
+  },
+  GROVE_FAULT: {
+    readBy: "server",
+    default: "unset",
+    doc: "crash-test hook of the test suite (`<point>:exit` or `<point>:hang`, comma-separated); never set it in production",
+  },
   GROVE_CLI_BUNDLE: { readBy: "cli", default: "unset", doc: "the CLI's tests: `require` loads the bundled CLI the way the launcher does" },
   // Set by Grove for the programs it starts; harmless (and ignored) in the server's own environment.
   GROVE_SCRIPTED_STATE_DIR: { readBy: "child", default: "", doc: "the scripted agent's state dir (its profile's `env`)" },
@@ -149,7 +210,9 @@ export function refuseUnknownVariables(env: NodeJS.ProcessEnv, alsoKnown: readon
   for (const name of Object.keys(env).sort()) {
     if (!name.startsWith("GROVE_") || known.has(name) || HARNESS_PREFIXES.some((p) => name.startsWith(p))) continue;
     const near = nearest(name, [...Object.keys(VARIABLES)]);
-    throw new ConfigError(`${name} is not a Grove variable${near ? ` (did you mean ${near}?)` : ""}: README.md "Configuration" lists them; a new one is declared in packages/server/src/config-schema.ts`);
+    throw new ConfigError(
+      `${name} is not a Grove variable${near ? ` (did you mean ${near}?)` : ""}: README.md "Configuration" lists them; a new one is declared in packages/server/src/config-schema.ts`,
+    );
   }
 }
 

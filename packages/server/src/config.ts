@@ -89,7 +89,6 @@ export function readSecretFile(variable: string, path: string): string {
   return value;
 }
 
-
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 /** `GROVE_HOME` as an absolute path (default `~/.grove`), created `0700` if missing. */

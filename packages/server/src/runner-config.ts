@@ -40,7 +40,9 @@ export function loadRunnerConfig(env: NodeJS.ProcessEnv): RunnerConfig {
     // only loopback, or a network the operator vouches for with GROVE_RUNNER_ALLOW_HTTP=1.
     const loopback = /^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$/.test(u.hostname);
     if (u.protocol === "http:" && !loopback && raw(env, "GROVE_RUNNER_ALLOW_HTTP") !== "1") {
-      throw new ConfigError(`GROVE_RUNNER_URL ${u.host} is plain http:// beyond loopback: use https://, or set GROVE_RUNNER_ALLOW_HTTP=1 for a private network you trust`);
+      throw new ConfigError(
+        `GROVE_RUNNER_URL ${u.host} is plain http:// beyond loopback: use https://, or set GROVE_RUNNER_ALLOW_HTTP=1 for a private network you trust`,
+      );
     }
     url = u.toString().replace(/\/+$/, "");
   }

@@ -17,7 +17,11 @@ type Live = "connecting…" | "live" | "reconnecting…";
 function useLive(): Live {
   const [live, setLive] = useState<Live>(events.live ? "live" : "connecting…");
   useEffect(() => {
-    const offs = [events.on("connected", () => setLive("live")), events.on("reconnected", () => setLive("live")), events.on("disconnected", () => setLive("reconnecting…"))];
+    const offs = [
+      events.on("connected", () => setLive("live")),
+      events.on("reconnected", () => setLive("live")),
+      events.on("disconnected", () => setLive("reconnecting…")),
+    ];
     // The socket may have opened between the first render and this subscription.
     if (events.live) setLive("live");
     return () => offs.forEach((o) => o());

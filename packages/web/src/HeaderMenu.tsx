@@ -14,7 +14,11 @@ export function About({ health }: { health: Health | undefined }) {
     <details className="about" id="about">
       <summary>About</summary>
       <div className="about-panel">
-        <p id="about-info">{health ? `Grove ${health.version} · ${DATABASE_WORDS[health.database] ?? health.database} · runner ${health.runnerId}` : "Not connected to the server yet."}</p>
+        <p id="about-info">
+          {health
+            ? `Grove ${health.version} · ${DATABASE_WORDS[health.database] ?? health.database} · runner ${health.runnerId}`
+            : "Not connected to the server yet."}
+        </p>
       </div>
     </details>
   );

@@ -3,7 +3,16 @@
  * (each links to its task), "dismiss", and the opt-in for browser notifications.
  */
 import { useEffect, useRef, useState } from "react";
-import { ATTENTION_LABEL, answerQuestion, attention, disableNotifications, dismiss, enableNotifications, notificationsEnabled, type AttentionItem } from "./live/attention.js";
+import {
+  ATTENTION_LABEL,
+  answerQuestion,
+  attention,
+  disableNotifications,
+  dismiss,
+  enableNotifications,
+  notificationsEnabled,
+  type AttentionItem,
+} from "./live/attention.js";
 import { useStore } from "./live/store.js";
 import { Link, useLocation } from "./router.js";
 
@@ -34,8 +43,18 @@ export function Inbox() {
   }, [open]);
   return (
     <div className="inbox" ref={root}>
-      <button type="button" className="inbox-button" aria-expanded={open} aria-controls="inbox-panel" onClick={() => setOpen(!open)} aria-label={`Inbox ${items.length} (things that need you)`}>
-        Inbox <span className={`badge count ${items.length ? "hot" : ""}`} data-count={items.length}>{items.length}</span>
+      <button
+        type="button"
+        className="inbox-button"
+        aria-expanded={open}
+        aria-controls="inbox-panel"
+        onClick={() => setOpen(!open)}
+        aria-label={`Inbox ${items.length} (things that need you)`}
+      >
+        Inbox{" "}
+        <span className={`badge count ${items.length ? "hot" : ""}`} data-count={items.length}>
+          {items.length}
+        </span>
       </button>
       {open ? (
         <section id="inbox-panel" className="inbox-panel" aria-label="Attention inbox">
@@ -59,7 +78,10 @@ export function Inbox() {
           <ul className="plain">
             {items.map((i) => (
               <li key={i.id} className={`attention kind-${i.kind}`} data-kind={i.kind}>
-                <strong>{ATTENTION_LABEL[i.kind]}</strong> <Link href={`/tasks/${i.taskId}`} onClick={() => setOpen(false)}>{i.text}</Link>{" "}
+                <strong>{ATTENTION_LABEL[i.kind]}</strong>{" "}
+                <Link href={`/tasks/${i.taskId}`} onClick={() => setOpen(false)}>
+                  {i.text}
+                </Link>{" "}
                 <button type="button" className="secondary small" aria-label={`Dismiss: ${i.text}`} onClick={() => dismiss((x) => x.id === i.id)}>
                   Dismiss
                 </button>
@@ -102,7 +124,11 @@ function QuestionAnswer({ item }: { item: AttentionItem }) {
           </button>
         </form>
       )}
-      {error ? <p role="alert" className="error">{error}</p> : null}
+      {error ? (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      ) : null}
     </div>
   );
 }

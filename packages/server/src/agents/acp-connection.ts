@@ -6,7 +6,16 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentModes } from "@grove/protocol";
 import type { AgentConfigOption } from "../domain/agent-state.js";
 import type { AcpSdk } from "./acp-sdk.js";
-import { toAgentEvent, toConfigOptions, turnUsageOf, type AgentEvent, type ElicitationAnswer, type ElicitationAsk, type PermissionAsk, type TurnUsage } from "./agent-events.js";
+import {
+  toAgentEvent,
+  toConfigOptions,
+  turnUsageOf,
+  type AgentEvent,
+  type ElicitationAnswer,
+  type ElicitationAsk,
+  type PermissionAsk,
+  type TurnUsage,
+} from "./agent-events.js";
 
 export type { AgentEvent, PermissionAsk } from "./agent-events.js";
 
@@ -243,7 +252,10 @@ export class AcpClientConnection {
     const form = params as { mode?: unknown; requestedSchema?: unknown; toolCallId?: unknown };
     if (!this.opts.onElicitation || form.mode !== "form") return { action: "decline" };
     try {
-      return await this.opts.onElicitation({ message: params.message, requestedSchema: form.requestedSchema, ...(typeof form.toolCallId === "string" ? { toolCallId: form.toolCallId } : {}) }, signal);
+      return await this.opts.onElicitation(
+        { message: params.message, requestedSchema: form.requestedSchema, ...(typeof form.toolCallId === "string" ? { toolCallId: form.toolCallId } : {}) },
+        signal,
+      );
     } catch {
       return { action: "cancel" };
     }
@@ -332,7 +344,10 @@ function setupOf(res: { modes?: acp.SessionModeState | null; configOptions?: acp
   const mode = configOptions.find((o) => o.category === "mode");
   if (!mode) return { configOptions };
   return {
-    modes: { currentModeId: mode.currentValue, availableModes: mode.options.map((o) => ({ id: o.value, name: o.name, ...(o.description ? { description: o.description } : {}) })) },
+    modes: {
+      currentModeId: mode.currentValue,
+      availableModes: mode.options.map((o) => ({ id: o.value, name: o.name, ...(o.description ? { description: o.description } : {}) })),
+    },
     configOptions,
     modeOption: mode.id,
   };

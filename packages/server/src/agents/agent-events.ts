@@ -55,8 +55,14 @@ export function toConfigOptions(options: readonly unknown[] | null | undefined):
   for (const o of (options ?? []) as { id: string; name: string; type: string; category?: string | null; currentValue?: unknown; options?: unknown[] }[]) {
     if (o.type !== "select" || typeof o.currentValue !== "string") continue;
     const flat: { value: string; name: string; description?: string }[] = [];
-    for (const x of (o.options ?? []) as { value?: string; name: string; description?: string | null; options?: { value: string; name: string; description?: string | null }[] }[]) {
-      for (const v of x.options ?? [x]) if (typeof v.value === "string") flat.push({ value: v.value, name: v.name, ...(v.description ? { description: v.description } : {}) });
+    for (const x of (o.options ?? []) as {
+      value?: string;
+      name: string;
+      description?: string | null;
+      options?: { value: string; name: string; description?: string | null }[];
+    }[]) {
+      for (const v of x.options ?? [x])
+        if (typeof v.value === "string") flat.push({ value: v.value, name: v.name, ...(v.description ? { description: v.description } : {}) });
     }
     out.push({ id: o.id, name: o.name, ...(o.category ? { category: o.category } : {}), currentValue: o.currentValue, options: flat });
   }
@@ -138,4 +144,7 @@ export interface ElicitationAsk {
 }
 
 /** MCP-3: the answer to an elicitation, as ACP's `CreateElicitationResponse`. */
-export type ElicitationAnswer = { action: "accept"; content: Record<string, string | number | boolean | string[]> } | { action: "decline" } | { action: "cancel" };
+export type ElicitationAnswer =
+  | { action: "accept"; content: Record<string, string | number | boolean | string[]> }
+  | { action: "decline" }
+  | { action: "cancel" };

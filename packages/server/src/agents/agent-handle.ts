@@ -86,7 +86,10 @@ export class LiveAgentHandle implements AgentHandle {
    * agent may instead give up by itself (opencode: "Cannot connect to API" once its retries of its
    * vendor's hosts are spent): an error answer before any update means the same.
    */
-  private async progressOrAuthRequired(turn: Promise<{ stopReason: string; usage?: TurnUsage }>, bound: number): Promise<{ stopReason: string; usage?: TurnUsage }> {
+  private async progressOrAuthRequired(
+    turn: Promise<{ stopReason: string; usage?: TurnUsage }>,
+    bound: number,
+  ): Promise<{ stopReason: string; usage?: TurnUsage }> {
     let moved = false;
     const watch = this.conn.nextUpdate(bound).then((m) => (moved = m));
     let first: { r: { stopReason: string; usage?: TurnUsage } } | undefined;
@@ -94,13 +97,23 @@ export class LiveAgentHandle implements AgentHandle {
       first = await Promise.race([turn.then((r) => ({ r })), watch.then((m) => (m ? turn.then((r) => ({ r })) : undefined))]);
     } catch (e) {
       if (moved || this.proc.hasExited || this.conn.signal.aborted || isAuthRequired(e)) throw e;
-      throw authRequiredError(this.profile, new Error(`its first turn failed before any progress: ${e instanceof Error ? e.message : String(e)}`), this.authMethods, this.proc.stderrTail);
+      throw authRequiredError(
+        this.profile,
+        new Error(`its first turn failed before any progress: ${e instanceof Error ? e.message : String(e)}`),
+        this.authMethods,
+        this.proc.stderrTail,
+      );
     }
     if (first !== undefined) return first.r;
     await this.conn.cancel(this.acpSessionId).catch(() => undefined);
     // The cancelled turn's own answer no longer matters (it may never come).
     turn.catch(() => undefined);
-    throw authRequiredError(this.profile, new Error(`no progress within ${Math.round(bound / 1000)} s on its first turn`), this.authMethods, this.proc.stderrTail);
+    throw authRequiredError(
+      this.profile,
+      new Error(`no progress within ${Math.round(bound / 1000)} s on its first turn`),
+      this.authMethods,
+      this.proc.stderrTail,
+    );
   }
 
   async setMode(modeId: string): Promise<void> {

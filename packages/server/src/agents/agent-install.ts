@@ -26,7 +26,12 @@ export function installDir(home: string, name: string): string {
 
 /** The first `PATH` entry holding an executable `cmd` (or `cmd` itself when it is a path). */
 export function findCommand(cmd: string, path = process.env.PATH ?? ""): string | undefined {
-  const candidates = cmd.includes("/") ? [resolve(cmd)] : path.split(delimiter).filter(Boolean).map((d) => join(d, cmd));
+  const candidates = cmd.includes("/")
+    ? [resolve(cmd)]
+    : path
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, cmd));
   for (const c of candidates) {
     try {
       accessSync(c, constants.X_OK);
@@ -77,7 +82,9 @@ export function binLaunch(bin: string): { command: string; args: string[] } {
     const shebang = text.slice(2).split("\n")[0] ?? "";
     return /(^|[/\s])node(\s|$)/.test(shebang) ? { command: process.execPath, args: [bin] } : { command: bin, args: [] };
   }
-  const binary = n >= 4 && (text.startsWith("\x7fELF") || [0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe].includes(head.readUInt32BE(0)) || text.startsWith("MZ"));
+  const binary =
+    n >= 4 &&
+    (text.startsWith("\x7fELF") || [0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe].includes(head.readUInt32BE(0)) || text.startsWith("MZ"));
   return binary ? { command: bin, args: [] } : { command: process.execPath, args: [bin] };
 }
 
@@ -91,7 +98,13 @@ export function resolveLaunch(p: AgentProfileConfig, home: string): LaunchInfo {
     const fix = `grove agents install ${p.name}`;
     const got = installedPackage(installDir(home, p.name), p.install.package);
     if (!got) {
-      return { available: false, command: p.command, args: p.args, problem: `${p.install.package}@${p.install.version} is not installed in ${installDir(home, p.name)}`, fix };
+      return {
+        available: false,
+        command: p.command,
+        args: p.args,
+        problem: `${p.install.package}@${p.install.version} is not installed in ${installDir(home, p.name)}`,
+        fix,
+      };
     }
     const run = binLaunch(got.bin);
     const info: LaunchInfo = { available: true, command: run.command, args: [...run.args, ...p.install.args], version: got.version };
@@ -99,14 +112,22 @@ export function resolveLaunch(p: AgentProfileConfig, home: string): LaunchInfo {
     return info;
   }
   const found = findCommand(p.command);
-  if (!found) return { available: false, command: p.command, args: p.args, problem: `command ${JSON.stringify(p.command)} not found`, fix: `install ${p.command} or change agent ${p.name} in GROVE_HOME/agents.json` };
+  if (!found)
+    return {
+      available: false,
+      command: p.command,
+      args: p.args,
+      problem: `command ${JSON.stringify(p.command)} not found`,
+      fix: `install ${p.command} or change agent ${p.name} in GROVE_HOME/agents.json`,
+    };
   return { available: true, command: p.command, args: p.args };
 }
 
 /** The launch of an available profile, else AppError("agent_unavailable") naming the fix (AG-3). */
 export function requireLaunch(p: AgentProfileConfig, home: string): LaunchInfo {
   const l = resolveLaunch(p, home);
-  if (!l.available) throw new AppError("agent_unavailable", `agent ${p.name} is not available: ${l.problem}; fix: ${l.fix}`, { agent: p.name, problem: l.problem, fix: l.fix });
+  if (!l.available)
+    throw new AppError("agent_unavailable", `agent ${p.name} is not available: ${l.problem}; fix: ${l.fix}`, { agent: p.name, problem: l.problem, fix: l.fix });
   return l;
 }
 
@@ -116,7 +137,11 @@ export function requireLaunch(p: AgentProfileConfig, home: string): LaunchInfo {
  * (override with `npmCommand`); its registry, cache, proxy and CA settings are the person's own
  * (the variables of `BRIDGE_ENV` pass, on top of the SEC-7 allow-list).
  */
-export async function installAgent(p: AgentProfileConfig, home: string, opts: { npmCommand?: string; timeoutMs?: number } = {}): Promise<{ version: string; installed: boolean; dir: string }> {
+export async function installAgent(
+  p: AgentProfileConfig,
+  home: string,
+  opts: { npmCommand?: string; timeoutMs?: number } = {},
+): Promise<{ version: string; installed: boolean; dir: string }> {
   if (!p.install) throw new AppError("invalid_request", `agent ${p.name} is not a managed bridge; install its command yourself`, { agent: p.name });
   const dir = installDir(home, p.name);
   const have = installedPackage(dir, p.install.package);
@@ -131,7 +156,16 @@ export async function installAgent(p: AgentProfileConfig, home: string, opts: { 
       ["install", "--no-audit", "--no-fund", "--save-exact", "--loglevel=error", spec],
       { cwd: dir, env: childEnv(process.env, {}, BRIDGE_ENV), timeout: opts.timeoutMs ?? 600_000, maxBuffer: 16 * 1024 * 1024 },
       (err, _stdout, stderr) => {
-        if (err) reject(new AppError("agent_unavailable", `npm install ${spec} failed: ${String(stderr || err.message).trim().slice(-2000)}`, { agent: p.name, fix: `check npm's registry access, then grove agents install ${p.name}` }));
+        if (err)
+          reject(
+            new AppError(
+              "agent_unavailable",
+              `npm install ${spec} failed: ${String(stderr || err.message)
+                .trim()
+                .slice(-2000)}`,
+              { agent: p.name, fix: `check npm's registry access, then grove agents install ${p.name}` },
+            ),
+          );
         else resolvePromise();
       },
     );

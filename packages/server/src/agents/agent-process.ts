@@ -29,7 +29,12 @@ export class AgentProcess {
    * `env`: the environment the agent was started with (AG-3 reads it to choose an auth method;
    * it may hold secrets and never leaves the server).
    */
-  private constructor(readonly child: ChildProcessWithoutNullStreams, readonly pid: number, readonly startTime: string, readonly env: Readonly<Record<string, string | undefined>>) {
+  private constructor(
+    readonly child: ChildProcessWithoutNullStreams,
+    readonly pid: number,
+    readonly startTime: string,
+    readonly env: Readonly<Record<string, string | undefined>>,
+  ) {
     this.group = { pgid: pid, leaderStartTime: startTime };
     this.exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => {
@@ -57,7 +62,13 @@ export class AgentProcess {
    * `inheritEnv` from the server's, then `env`). Resolves once the process
    * exists; a command that cannot be started → AppError("agent_start_failed").
    */
-  static async spawn(command: string, args: string[], cwd: string, env: Record<string, string | undefined>, inheritEnv: readonly string[] = []): Promise<AgentProcess> {
+  static async spawn(
+    command: string,
+    args: string[],
+    cwd: string,
+    env: Record<string, string | undefined>,
+    inheritEnv: readonly string[] = [],
+  ): Promise<AgentProcess> {
     const agentEnv = childEnv(process.env, env, inheritEnv);
     const child = spawn(command, args, { cwd, env: agentEnv, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     await new Promise<void>((resolve, reject) => {

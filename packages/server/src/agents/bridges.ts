@@ -144,6 +144,8 @@ export function askProblem(p: AgentProfileConfig): string | undefined {
   }
   if (runsIn !== undefined || bridge.asksByDefault) return undefined;
   if (bridge.asksWithEnv && Object.entries(bridge.asksWithEnv).every(([k, v]) => p.env[k] === v)) return undefined;
-  const fix = bridge.asksWithEnv ? `set ${Object.keys(bridge.asksWithEnv).join(", ")} as the built-in ${bridge.vendor} profile does` : "set policyModes.ask to its asking mode";
+  const fix = bridge.asksWithEnv
+    ? `set ${Object.keys(bridge.asksWithEnv).join(", ")} as the built-in ${bridge.vendor} profile does`
+    : "set policyModes.ask to its asking mode";
   return `permissionPolicy is "ask" but ${bridge.package} never asks in the mode it starts in; ${fix}`;
 }

@@ -37,7 +37,15 @@ echo $? >"$d/exit.tmp" && mv "$d/exit.tmp" "$d/exit"`;
  * restarted server reads its result), and starting the same `dir` twice runs it once.
  * `env` is the command's own variables over the children's allow-list (SEC-7).
  */
-export async function startDetached(input: { dir: string; command: string; args: readonly string[]; cwd: string; env: Record<string, string | undefined>; inheritEnv?: readonly string[]; timeoutSeconds: number }): Promise<void> {
+export async function startDetached(input: {
+  dir: string;
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  inheritEnv?: readonly string[];
+  timeoutSeconds: number;
+}): Promise<void> {
   mkdirSync(input.dir, { recursive: true });
   const child = spawn("/bin/sh", ["-c", WRAPPER, "grove-run", input.dir, String(input.timeoutSeconds), input.command, ...input.args], {
     cwd: input.cwd,

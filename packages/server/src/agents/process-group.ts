@@ -44,7 +44,10 @@ function readStat(pid: number): ProcStat | null {
     return null;
   }
   // The command name (field 2) may contain spaces and ')': the last ')' ends it.
-  const f = text.slice(text.lastIndexOf(")") + 1).trim().split(/\s+/);
+  const f = text
+    .slice(text.lastIndexOf(")") + 1)
+    .trim()
+    .split(/\s+/);
   // f[0] is field 3 (state); pgrp is field 5, session field 6, starttime field 22.
   if (f.length < 20 || !/^\d+$/.test(f[19]!)) return null;
   return { pid, state: f[0]!, pgrp: Number(f[2]), session: Number(f[3]), startTime: BigInt(f[19]!) };

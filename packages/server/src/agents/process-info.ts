@@ -20,7 +20,10 @@ function statFields(pid: number): string[] | null {
   // last ')' ends it. What follows starts with field 3 (the state).
   const close = text.lastIndexOf(")");
   if (close < 0) return null;
-  return text.slice(close + 1).trim().split(/\s+/);
+  return text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
 }
 
 /**
@@ -48,4 +51,3 @@ export function isAlive(pid: number): boolean {
   const fields = statFields(pid);
   return fields !== null && fields[0] !== "Z";
 }
-

@@ -17,7 +17,15 @@ describe("SES-9 configured agent profiles ($GROVE_HOME/agents.json)", () => {
   afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 
   it("MCP-2.7 a Gemini CLI profile serves ask_user as ask_person (it hides tools named ask_user over ACP): the built-in, an entry extending it, and a profile of its own running the same package; a profile's own mcpToolNames wins", () => {
-    const h = home(JSON.stringify({ agents: [{ name: "gemini", env: { EXTRA: "1" } }, { name: "gem2", command: "node", args: ["/opt/x/node_modules/@google/gemini-cli", "--acp"] }, { name: "gem3", command: "node", args: ["/opt/x/node_modules/@google/gemini-cli"], mcpToolNames: { ask_user: "ask_human" } }] }));
+    const h = home(
+      JSON.stringify({
+        agents: [
+          { name: "gemini", env: { EXTRA: "1" } },
+          { name: "gem2", command: "node", args: ["/opt/x/node_modules/@google/gemini-cli", "--acp"] },
+          { name: "gem3", command: "node", args: ["/opt/x/node_modules/@google/gemini-cli"], mcpToolNames: { ask_user: "ask_human" } },
+        ],
+      }),
+    );
     const p = loadProfiles(h, builtInProfiles({ home: h }));
     const names = (n: string) => mcpToolNamesOf(p.find((x) => x.name === n)!);
     expect(names("gemini")).toEqual({ ask_user: "ask_person" });
@@ -33,7 +41,14 @@ describe("SES-9 configured agent profiles ($GROVE_HOME/agents.json)", () => {
   });
 
   it("SES-9 a configured agent is added; one named like a built-in with its own command replaces the program, keeping the rest", () => {
-    const h = home(JSON.stringify({ agents: [{ name: "mine", command: "/usr/bin/my-agent", args: ["--acp"], env: { TOKEN: "x" } }, { name: "codex", command: "codex-acp" }] }));
+    const h = home(
+      JSON.stringify({
+        agents: [
+          { name: "mine", command: "/usr/bin/my-agent", args: ["--acp"], env: { TOKEN: "x" } },
+          { name: "codex", command: "codex-acp" },
+        ],
+      }),
+    );
     const p = loadProfiles(h, builtInProfiles({ home: h }));
     expect(p.find((x) => x.name === "mine")).toMatchObject({ command: "/usr/bin/my-agent", args: ["--acp"], permissionPolicy: "ask", builtIn: false });
     const codex = p.filter((x) => x.name === "codex");
@@ -73,11 +88,26 @@ describe("SES-9 configured agent profiles ($GROVE_HOME/agents.json)", () => {
     expect(p.find((x) => x.name === "lookalike")!.policyModes).toBeUndefined();
   });
 
-  it("SBX-1 SBX-2: sandbox is \"off\" or {network, writable, readable, deny}; bad entries are refused naming the field", () => {
-    const h = home(JSON.stringify({ agents: [{ name: "a", command: "x", sandbox: "off" }, { name: "b", command: "y", sandbox: { network: ["api.example.com:443", "*.example.org", "[::1]:8080"], writable: ["/srv/cache"], deny: ["/srv/secret"] } }] }));
+  it('SBX-1 SBX-2: sandbox is "off" or {network, writable, readable, deny}; bad entries are refused naming the field', () => {
+    const h = home(
+      JSON.stringify({
+        agents: [
+          { name: "a", command: "x", sandbox: "off" },
+          {
+            name: "b",
+            command: "y",
+            sandbox: { network: ["api.example.com:443", "*.example.org", "[::1]:8080"], writable: ["/srv/cache"], deny: ["/srv/secret"] },
+          },
+        ],
+      }),
+    );
     const p = loadProfiles(h, builtInProfiles({ home: h }));
     expect(p.find((x) => x.name === "a")!.sandbox).toBe("off");
-    expect(p.find((x) => x.name === "b")!.sandbox).toEqual({ network: ["api.example.com:443", "*.example.org", "[::1]:8080"], writable: ["/srv/cache"], deny: ["/srv/secret"] });
+    expect(p.find((x) => x.name === "b")!.sandbox).toEqual({
+      network: ["api.example.com:443", "*.example.org", "[::1]:8080"],
+      writable: ["/srv/cache"],
+      deny: ["/srv/secret"],
+    });
     for (const [sandbox, why] of [
       ["on", "agents.0.sandbox"],
       [{ network: ["http://x"] }, "agents.0.sandbox.network.0"],
@@ -93,7 +123,14 @@ describe("SES-9 configured agent profiles ($GROVE_HOME/agents.json)", () => {
   });
 
   it("SEC-7 inheritEnv names pass through validated and de-duplicated; absent means none", () => {
-    const h = home(JSON.stringify({ agents: [{ name: "mine", command: "x", inheritEnv: ["GITHUB_TOKEN", "GROVE_EXTRA", "GITHUB_TOKEN"] }, { name: "bare", command: "y" }] }));
+    const h = home(
+      JSON.stringify({
+        agents: [
+          { name: "mine", command: "x", inheritEnv: ["GITHUB_TOKEN", "GROVE_EXTRA", "GITHUB_TOKEN"] },
+          { name: "bare", command: "y" },
+        ],
+      }),
+    );
     const p = loadProfiles(h, builtInProfiles({ home: h }));
     expect(p.find((x) => x.name === "mine")!.inheritEnv).toEqual(["GITHUB_TOKEN", "GROVE_EXTRA"]);
     expect(p.find((x) => x.name === "bare")!.inheritEnv).toEqual([]);
@@ -103,7 +140,15 @@ describe("SES-9 configured agent profiles ($GROVE_HOME/agents.json)", () => {
     for (const [content, why] of [
       ["{not json", "invalid"],
       [JSON.stringify({ agents: [{ name: "Bad Name", command: "x" }] }), "agents.0.name"],
-      [JSON.stringify({ agents: [{ name: "a", command: "x" }, { name: "a", command: "y" }] }), "twice"],
+      [
+        JSON.stringify({
+          agents: [
+            { name: "a", command: "x" },
+            { name: "a", command: "y" },
+          ],
+        }),
+        "twice",
+      ],
       [JSON.stringify({ agents: [{ name: "a", command: "x", permissionPolicy: "yolo" }] }), "permissionPolicy"],
       [JSON.stringify({ agents: [{ name: "a", command: "x", inheritEnv: "GITHUB_TOKEN" }] }), "agents.0.inheritEnv"],
       [JSON.stringify({ agents: [{ name: "a", command: "x", inheritEnv: ["NOT-A-NAME"] }] }), "agents.0.inheritEnv.0"],

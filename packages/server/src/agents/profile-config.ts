@@ -7,7 +7,10 @@ import { renameProblem } from "../mcp/tool-catalog.js";
 import { policyModesOf } from "./bridges.js";
 import type { AgentProfileConfig } from "./profiles.js";
 
-const absolutePath = z.string().min(1).refine((p) => isAbsolute(p), { message: "an absolute path" });
+const absolutePath = z
+  .string()
+  .min(1)
+  .refine((p) => isAbsolute(p), { message: "an absolute path" });
 
 /** SBX-1..3: `"off"` or the extras of a confined profile (domain/sandbox-profile.ts). */
 const SandboxEntry = z.union([
@@ -49,16 +52,26 @@ const ProfileEntry = z
         z
           .string()
           .regex(ENV_NAME, "an environment variable name (letters, digits, '_'; not starting with a digit)")
-          .refine((n) => !SERVER_SECRETS.includes(n), { message: "names a secret of the Grove server itself; set a value in env instead if the agent really needs it" }),
+          .refine((n) => !SERVER_SECRETS.includes(n), {
+            message: "names a secret of the Grove server itself; set a value in env instead if the agent really needs it",
+          }),
       )
       .max(256)
       .optional(),
     /** AG-2: pin the agent to one of its modes. */
     mode: z.string().min(1).optional(),
     /** AG-2: the agent's own mode for each permission policy. */
-    policyModes: z.object({ ask: z.string().min(1).optional(), auto_approve: z.string().min(1).optional() }).strict().optional(),
+    policyModes: z
+      .object({ ask: z.string().min(1).optional(), auto_approve: z.string().min(1).optional() })
+      .strict()
+      .optional(),
     /** LIVE-3: no agent update for this long (ms) and no running tool call → the turn is stalled. */
-    stallAfterMs: z.number().int().min(100).max(7 * 24 * 3600 * 1000).optional(),
+    stallAfterMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(7 * 24 * 3600 * 1000)
+      .optional(),
     sandbox: SandboxEntry.optional(),
     mcp: z.enum(["task", "none", "board"]).optional(),
     /** MCP-1: serve a grove tool under another name (`{"ask_user": "ask_person"}`). */

@@ -116,28 +116,84 @@ function isFresh(bundle: string, sourceDir: string): boolean {
  * API, and the XDG dirs where these tools keep their configuration and logins.
  */
 export const BRIDGE_ENV: readonly string[] = [
-  "npm_config_registry", "npm_config_cache", "npm_config_userconfig", "npm_config_offline", "npm_config_strict_ssl", "npm_config_cafile",
-  "NPM_CONFIG_REGISTRY", "NPM_CONFIG_CACHE", "NPM_CONFIG_USERCONFIG", "NPM_CONFIG_OFFLINE", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR",
-  "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY",
-  "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
+  "npm_config_registry",
+  "npm_config_cache",
+  "npm_config_userconfig",
+  "npm_config_offline",
+  "npm_config_strict_ssl",
+  "npm_config_cafile",
+  "NPM_CONFIG_REGISTRY",
+  "NPM_CONFIG_CACHE",
+  "NPM_CONFIG_USERCONFIG",
+  "NPM_CONFIG_OFFLINE",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "http_proxy",
+  "https_proxy",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "no_proxy",
+  "NO_PROXY",
+  "all_proxy",
+  "ALL_PROXY",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_STATE_HOME",
 ];
 
 /** The vendor credentials and settings each real agent reads from its environment (SEC-7). */
 const VENDOR_ENV: Record<string, readonly string[]> = {
-  claude: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER"],
+  claude: [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+    "DISABLE_TELEMETRY",
+    "DISABLE_AUTOUPDATER",
+  ],
   // OPENAI_BASE_URL does nothing for codex-acp 0.16 (openai_base_url in $CODEX_HOME/config.toml
   // does); it stays for the tools codex runs.
   codex: ["OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_HOME", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "RUST_LOG"],
   gemini: [
-    "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA", "GOOGLE_APPLICATION_CREDENTIALS",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_GENAI_USE_GCA",
+    "GOOGLE_APPLICATION_CREDENTIALS",
     // A gateway or proxy in front of the Gemini API (Gemini CLI then authenticates as `gateway`).
-    "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL", "GEMINI_MODEL", "GEMINI_CLI_HOME",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GOOGLE_VERTEX_BASE_URL",
+    "GEMINI_MODEL",
+    "GEMINI_CLI_HOME",
   ],
   opencode: [
     // The providers' keys opencode reads (its `{env:NAME}` config references may name others: list them in agents.json).
-    "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY", "MISTRAL_API_KEY", "OPENCODE_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_GENERATIVE_AI_API_KEY",
+    "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "XAI_API_KEY",
+    "MISTRAL_API_KEY",
+    "OPENCODE_API_KEY",
     // Its configuration: files, inline JSON, and the switches that keep it off the network.
-    "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "OPENCODE_CONFIG_CONTENT", "OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_DEFAULT_PLUGINS", "OPENCODE_DISABLE_SHARE", "OPENCODE_DISABLE_LSP_DOWNLOAD",
+    "OPENCODE_CONFIG",
+    "OPENCODE_CONFIG_DIR",
+    "OPENCODE_CONFIG_CONTENT",
+    "OPENCODE_DISABLE_MODELS_FETCH",
+    "OPENCODE_DISABLE_AUTOUPDATE",
+    "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+    "OPENCODE_DISABLE_SHARE",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD",
   ],
 };
 
@@ -193,7 +249,10 @@ export function builtInProfiles(opts: { home: string }): AgentProfileConfig[] {
       env: { IS_SANDBOX: "1" },
       // The bridge starts in Claude's own `auto` mode, which never asks: `default` is its asking mode.
       policyModes: { ask: "default", auto_approve: "acceptEdits" },
-      auth: { fix: "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) for the agent, or log in once with `claude /login`", env: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"] },
+      auth: {
+        fix: "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) for the agent, or log in once with `claude /login`",
+        env: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"],
+      },
     }),
     bridgeProfile("codex", {
       // codex-acp starts in `read-only`, which asks before every edit and command.
@@ -201,7 +260,7 @@ export function builtInProfiles(opts: { home: string }): AgentProfileConfig[] {
       auth: {
         // codex-acp signs in only through ACP `authenticate` (Grove sends it when the variable is
         // set) or `$CODEX_HOME/auth.json`; OPENAI_BASE_URL is ignored.
-        fix: "set OPENAI_API_KEY (or CODEX_API_KEY) for the agent (Grove signs Codex in with it), or log in once with `codex login`; for another endpoint than api.openai.com put `openai_base_url = \"https://…/v1\"` (or a [model_providers.NAME] with base_url, wire_api = \"responses\", env_key) in $CODEX_HOME/config.toml — OPENAI_BASE_URL has no effect",
+        fix: 'set OPENAI_API_KEY (or CODEX_API_KEY) for the agent (Grove signs Codex in with it), or log in once with `codex login`; for another endpoint than api.openai.com put `openai_base_url = "https://…/v1"` (or a [model_providers.NAME] with base_url, wire_api = "responses", env_key) in $CODEX_HOME/config.toml — OPENAI_BASE_URL has no effect',
         env: ["OPENAI_API_KEY", "CODEX_API_KEY"],
       },
     }),

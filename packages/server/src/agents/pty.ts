@@ -84,8 +84,16 @@ export function spawnShell(opts: { cwd: string; cols: number; rows: number; env:
   // as a unit when bwrap goes (`--die-with-parent`), so `nohup` and `setsid` jobs cannot outlive
   // the task. Without bubblewrap the shell runs in its process group only.
   const bwrap = bwrapPath(opts.env);
-  const [file, args] = bwrap ? [bwrap, ["--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--proc", "/proc", "--chdir", opts.cwd, "--", shell]] : [shell, []];
-  const p: IPty = spawnPtyProcess(file, args, { name: "xterm-256color", cwd: opts.cwd, cols: opts.cols, rows: opts.rows, env: childEnv(opts.env, { TERM: "xterm-256color" }) as Record<string, string> });
+  const [file, args] = bwrap
+    ? [bwrap, ["--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--proc", "/proc", "--chdir", opts.cwd, "--", shell]]
+    : [shell, []];
+  const p: IPty = spawnPtyProcess(file, args, {
+    name: "xterm-256color",
+    cwd: opts.cwd,
+    cols: opts.cols,
+    rows: opts.rows,
+    env: childEnv(opts.env, { TERM: "xterm-256color" }) as Record<string, string>,
+  });
   let exited = false;
   p.onExit(() => (exited = true));
   // The namespace, read once bwrap has forked its init; kept so `settled` can wait for its members.

@@ -11,7 +11,6 @@ export type { TurnUsage } from "./agent-events.js";
 export type { AgentCallbacks, AgentHandle, StartAgentInput } from "./agent-contract.js";
 import type { AgentHandle, StartAgentInput } from "./agent-contract.js";
 
-
 // JSON-RPC "request cancelled": what a request rejects with when its timeout signal fires.
 const REQUEST_CANCELLED = -32800;
 const EXIT_WAIT_MS = 1000;

@@ -12,7 +12,14 @@ export class ScriptedMcpClients {
   private readonly clients = new Map<string, Promise<Client>>();
 
   /** Calls `tool` on the session's server named `server`; the result's text, and whether it is an error. */
-  async call(sessionId: string, servers: readonly McpServer[], server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<{ text: string; isError: boolean }> {
+  async call(
+    sessionId: string,
+    servers: readonly McpServer[],
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ text: string; isError: boolean }> {
     const client = await this.client(sessionId, servers, server);
     // ask_user may wait for a person up to its own bound (30 minutes by default).
     const res = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: 36 * 60_000 });

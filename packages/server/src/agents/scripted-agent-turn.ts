@@ -36,9 +36,24 @@ export interface TurnContext {
 }
 
 const KINDS: Record<string, ToolKind> = {
-  say: "other", think: "think", write: "edit", append: "edit", delete: "delete",
-  commit: "execute", sleep: "other", ask: "other", fail: "other", crash: "other", read: "read",
-  dup: "edit", open: "other", mode: "other", run: "execute", mcp: "other", usage: "other", elicit: "other",
+  say: "other",
+  think: "think",
+  write: "edit",
+  append: "edit",
+  delete: "delete",
+  commit: "execute",
+  sleep: "other",
+  ask: "other",
+  fail: "other",
+  crash: "other",
+  read: "read",
+  dup: "edit",
+  open: "other",
+  mode: "other",
+  run: "execute",
+  mcp: "other",
+  usage: "other",
+  elicit: "other",
 };
 
 // Commands that change files: in mode `ask` each asks permission first, like a real agent's asking mode.
@@ -104,8 +119,7 @@ function runShell(command: string, cwd: string, signal: AbortSignal): Promise<{ 
 
 /** Runs `script` and returns the turn's stop reason. */
 export async function runScript(ctx: TurnContext, script: string): Promise<StopReason> {
-  const message = (text: string) =>
-    ctx.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text }, messageId: randomUUID() });
+  const message = (text: string) => ctx.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text }, messageId: randomUUID() });
 
   for (const raw of script.split(/\r?\n/)) {
     const line = raw.trim();
@@ -258,7 +272,8 @@ export async function runScript(ctx: TurnContext, script: string): Promise<StopR
           // MCP-3: asks the client's person a form, as an agent's question tool would.
           if (!ctx.elicit) throw new Error("elicit is not available here");
           const parsed: unknown = JSON.parse(rest);
-          if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("elicit needs a JSON object ({message, requestedSchema})");
+          if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+            throw new Error("elicit needs a JSON object ({message, requestedSchema})");
           const answer = JSON.stringify(await ctx.elicit(parsed as Record<string, unknown>));
           await message(`elicit: ${answer}`);
           await done("completed", { content: [textContent(answer)] });

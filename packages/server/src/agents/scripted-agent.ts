@@ -72,10 +72,10 @@ const app = acp
   .onRequest(acp.methods.agent.initialize, ({ params }) => {
     clientElicitsForms = params.clientCapabilities?.elicitation?.form !== undefined && params.clientCapabilities?.elicitation?.form !== null;
     return {
-    protocolVersion: acp.PROTOCOL_VERSION,
-    agentInfo: { name: "grove-scripted", version: "1.0.0" },
-    agentCapabilities: { loadSession: true },
-    authMethods: [],
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentInfo: { name: "grove-scripted", version: "1.0.0" },
+      agentCapabilities: { loadSession: true },
+      authMethods: [],
     };
   })
   .onRequest(acp.methods.agent.session.new, ({ params }) => {
@@ -106,7 +106,10 @@ const app = acp
     if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
     if (!MODES.some((m) => m.id === params.modeId)) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${params.modeId}`);
     s.mode = params.modeId;
-    await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: "current_mode_update", currentModeId: s.mode } });
+    await client.notify(acp.methods.client.session.update, {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: "current_mode_update", currentModeId: s.mode },
+    });
     log("session/set_mode", params.sessionId, s.mode);
     return {};
   })
@@ -114,7 +117,8 @@ const app = acp
     const s = live.get(params.sessionId);
     if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
     const value = (params as { value?: unknown }).value;
-    if (params.configId !== "model" || !MODELS.some((m) => m.value === value)) throw acp.RequestError.invalidParams({ configId: params.configId }, "unknown option or value");
+    if (params.configId !== "model" || !MODELS.some((m) => m.value === value))
+      throw acp.RequestError.invalidParams({ configId: params.configId }, "unknown option or value");
     s.model = String(value);
     return { configOptions: setupOf(s).configOptions };
   })
@@ -182,7 +186,12 @@ const app = acp
             turnUsage.inputTokens += tokensIn;
             turnUsage.outputTokens += tokensOut;
             s.contextTokens = (s.contextTokens ?? 0) + tokensIn + tokensOut;
-            await send({ sessionUpdate: "usage_update", used: s.contextTokens, size: CONTEXT_WINDOW, ...(cost !== undefined ? { cost: { amount: cost, currency: "USD" } } : {}) });
+            await send({
+              sessionUpdate: "usage_update",
+              used: s.contextTokens,
+              size: CONTEXT_WINDOW,
+              ...(cost !== undefined ? { cost: { amount: cost, currency: "USD" } } : {}),
+            });
           },
         },
         text,

@@ -56,7 +56,8 @@ export function installClusterAuth(app: FastifyInstance, opts: ClusterAuthOption
     const nonce = header(req, FORWARD_HEADERS.nonce);
     const signature = header(req, FORWARD_HEADERS.signature);
     const person = header(req, FORWARD_HEADERS.person);
-    if (!from || !target || !nonce || !signature || !Number.isSafeInteger(timestamp) || (person !== "0" && person !== "1")) throw refuse("unsigned or incomplete");
+    if (!from || !target || !nonce || !signature || !Number.isSafeInteger(timestamp) || (person !== "0" && person !== "1"))
+      throw refuse("unsigned or incomplete");
     if (!/^[0-9a-f]{32}$/.test(nonce)) throw refuse("malformed nonce");
     if (target !== opts.runnerId) throw refuse(`signed for runner ${target.slice(0, 100)}, not this one`);
     if (Math.abs(Date.now() - timestamp) > MAX_SKEW_MS) throw refuse("timestamp outside the allowed clock skew (30 s)");

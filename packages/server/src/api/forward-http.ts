@@ -38,9 +38,20 @@ export function forwardPath(url: string): string {
  * both runner ids, nonce, person flag — the secret itself never travels), no cookie, no Origin,
  * no bearer token.
  */
-export function forwardHeaders(target: string, call: Pick<ForwardCall, "method" | "path" | "body" | "from" | "secret" | "accept" | "person">, withBody: boolean): Record<string, string> {
+export function forwardHeaders(
+  target: string,
+  call: Pick<ForwardCall, "method" | "path" | "body" | "from" | "secret" | "accept" | "person">,
+  withBody: boolean,
+): Record<string, string> {
   return {
-    ...signForward(call.secret, { method: call.method, path: call.path, body: withBody ? (call.body ?? "") : "", from: call.from, target, person: call.person }),
+    ...signForward(call.secret, {
+      method: call.method,
+      path: call.path,
+      body: withBody ? (call.body ?? "") : "",
+      from: call.from,
+      target,
+      person: call.person,
+    }),
     accept: call.accept ?? "application/json",
     ...(withBody ? { "content-type": "application/json" } : {}),
   };
@@ -74,10 +85,14 @@ export function sendForward(target: ForwardTarget, call: ForwardCall): Promise<I
     req.setTimeout(call.timeoutMs, () => req.destroy(new Error(`no answer within ${call.timeoutMs} ms`)));
     req.on("error", (e: NodeJS.ErrnoException) =>
       reject(
-        new AppError("runner_unreachable", `runner ${target.runnerId} did not answer the forwarded request (${e.code ?? e.message}); it may or may not have run there`, {
-          runnerId: target.runnerId,
-          reason: e.code ?? "timeout",
-        }),
+        new AppError(
+          "runner_unreachable",
+          `runner ${target.runnerId} did not answer the forwarded request (${e.code ?? e.message}); it may or may not have run there`,
+          {
+            runnerId: target.runnerId,
+            reason: e.code ?? "timeout",
+          },
+        ),
       ),
     );
     if (hasBody) req.end(body);

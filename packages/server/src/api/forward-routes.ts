@@ -65,4 +65,3 @@ export function ruleOf(method: string, routeUrl: string | undefined): Rule | und
 
 /** The forwarded routes, for tests and docs (`METHOD /path`). */
 export const FORWARDED_ROUTES: readonly string[] = Object.keys(RULES);
-

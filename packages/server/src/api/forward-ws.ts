@@ -10,7 +10,9 @@ export function pipeWebSocket(client: WebSocket, target: ForwardTarget, reqUrl: 
   const path = forwardPath(reqUrl);
   const url = new URL(target.url.replace(/\/+$/, "") + path);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  const upstream = new WebSocket(url, { headers: forwardHeaders(target.runnerId, { method: "GET", path, body: undefined, from, secret, accept: undefined, person }, false) });
+  const upstream = new WebSocket(url, {
+    headers: forwardHeaders(target.runnerId, { method: "GET", path, body: undefined, from, secret, accept: undefined, person }, false),
+  });
   const pending: (Buffer | string)[] = [];
   client.on("message", (data: Buffer, isBinary: boolean) => {
     const frame = isBinary ? data : data.toString("utf8");

@@ -24,7 +24,10 @@ declare module "fastify" {
 }
 
 function offline(owner: TaskOwner, taskId: string): AppError {
-  return new AppError("runner_offline", `task ${taskId} lives on runner ${owner.runnerId}, which is offline; nothing was done. Start that runner again.`, { taskId, runnerId: owner.runnerId });
+  return new AppError("runner_offline", `task ${taskId} lives on runner ${owner.runnerId}, which is offline; nothing was done. Start that runner again.`, {
+    taskId,
+    runnerId: owner.runnerId,
+  });
 }
 
 /**
@@ -53,7 +56,10 @@ export function installForwarding(api: FastifyInstance, orch: Orchestrator, clus
     if (req.groveForwarded) {
       // Sent here by a runner that placed it here: only a first placement may run locally.
       if (!owner) return;
-      throw new AppError("no_runner_available", `task ${taskId} is already placed on runner ${owner.runnerId}`, { reason: "placed_elsewhere", runnerId: owner.runnerId });
+      throw new AppError("no_runner_available", `task ${taskId} is already placed on runner ${owner.runnerId}`, {
+        reason: "placed_elsewhere",
+        runnerId: owner.runnerId,
+      });
     }
     if (!owner) {
       if (rule.place) return place(req, reply, orch, cluster, taskId);
@@ -76,7 +82,11 @@ export function installForwarding(api: FastifyInstance, orch: Orchestrator, clus
 }
 
 function secretOrThrow(cluster: ClusterOptions): string {
-  if (!cluster.secret) throw new AppError("cluster_secret_missing", "this task lives on another runner; forwarding to it needs GROVE_CLUSTER_SECRET on this runner (the same value on every runner)");
+  if (!cluster.secret)
+    throw new AppError(
+      "cluster_secret_missing",
+      "this task lives on another runner; forwarding to it needs GROVE_CLUSTER_SECRET on this runner (the same value on every runner)",
+    );
   return cluster.secret;
 }
 
@@ -109,7 +119,11 @@ async function place(req: FastifyRequest, reply: FastifyReply, orch: Orchestrato
     const pick = await orch.placement.pick(taskId, typeof requested === "string" ? requested : undefined, tried);
     if (!pick) {
       if (refused.length > 0 && refused.every((r) => r.unreachable)) {
-        throw new AppError("runner_unreachable", `no runner that can hold task ${taskId} accepted a connection`, { runnerId: refused[0]!.runnerId, reason: "ECONNREFUSED", runners: refused });
+        throw new AppError("runner_unreachable", `no runner that can hold task ${taskId} accepted a connection`, {
+          runnerId: refused[0]!.runnerId,
+          reason: "ECONNREFUSED",
+          runners: refused,
+        });
       }
       throw new AppError("no_runner_available", `every runner that can hold task ${taskId} is at its GROVE_RUNNER_MAX_AGENTS; stop a session or add a runner`, {
         reason: "capacity",

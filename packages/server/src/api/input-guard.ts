@@ -53,10 +53,7 @@ function walk(value: unknown, path: string, allow: readonly string[], depth: num
 export function installInputGuard(app: FastifyInstance): void {
   app.addHook("preValidation", async (req) => {
     const allow = req.routeOptions.config?.arbitraryText ?? [];
-    const found =
-      walk(req.params, "params", [], 0) ??
-      walk(req.query, "query", [], 0) ??
-      walk(req.body, "body", allow, 0);
+    const found = walk(req.params, "params", [], 0) ?? walk(req.query, "query", [], 0) ?? walk(req.body, "body", allow, 0);
     if (found) {
       const field = found.field.replace(/^(body|params|query)\.?/, "") || found.field;
       throw new AppError("invalid_request", `${field}: ${found.problem}`, { field });

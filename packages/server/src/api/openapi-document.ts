@@ -89,7 +89,14 @@ function operation(op: Op): Record<string, unknown> {
           [String(status)]: {
             description: status === 204 ? "done, no body" : "success",
             ...(status !== 204
-              ? { content: { "application/json": { schema: op.response ? schema(op.response) : { type: "object" }, ...(example?.response !== undefined ? { example: example.response } : {}) } } }
+              ? {
+                  content: {
+                    "application/json": {
+                      schema: op.response ? schema(op.response) : { type: "object" },
+                      ...(example?.response !== undefined ? { example: example.response } : {}),
+                    },
+                  },
+                }
               : {}),
           },
         };
@@ -102,7 +109,12 @@ function operation(op: Op): Record<string, unknown> {
     security: [{ bearer: [] }, {}],
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(op.body
-      ? { requestBody: { required: true, content: { "application/json": { schema: schema(op.body), ...(example?.request !== undefined ? { example: example.request } : {}) } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: schema(op.body), ...(example?.request !== undefined ? { example: example.request } : {}) } },
+          },
+        }
       : {}),
     responses: { ...success, ...errorResponses(op) },
   };
@@ -118,7 +130,7 @@ export function openApiDocument(version: string): unknown {
       title: "Grove API",
       version,
       description:
-        "Run AI coding agents on many tasks at once, each in its own git worktree. Errors are `{\"error\": {code, message, details}}` with the codes of docs/specs/api-errors.md. State-changing requests carry `Content-Type: application/json`, body or not.",
+        'Run AI coding agents on many tasks at once, each in its own git worktree. Errors are `{"error": {code, message, details}}` with the codes of docs/specs/api-errors.md. State-changing requests carry `Content-Type: application/json`, body or not.',
     },
     servers: [{ url: "/api/v1", description: "this Grove server" }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),

@@ -26,7 +26,19 @@ const task: Task = {
   updatedAt: at,
   repositories: [{ repositoryId: repository.id, baseBranch: "main", position: 0 }],
 };
-const session: Session = { id: "ses_01jdemo", taskId: task.id, agent: "scripted", state: "running", taskEnvironmentId: "env_01jdemo", lastError: null, lastTurn: null, createdAt: at, updatedAt: at, sandbox: "confined", blockedConnections: 0 };
+const session: Session = {
+  id: "ses_01jdemo",
+  taskId: task.id,
+  agent: "scripted",
+  state: "running",
+  taskEnvironmentId: "env_01jdemo",
+  lastError: null,
+  lastTurn: null,
+  createdAt: at,
+  updatedAt: at,
+  sandbox: "confined",
+  blockedConnections: 0,
+};
 
 /**
  * Request and response examples of the main flow (register a repository, create a task, start a
@@ -39,7 +51,10 @@ export const EXAMPLES: Record<string, { request?: unknown; response?: unknown }>
   createTask: { request: { title: "Say hello", repositories: [{ repositoryId: repository.id, baseBranch: "main" }] } satisfies CreateTaskBody, response: task },
   listTasks: { response: [task] },
   getTask: { response: task },
-  startSession: { request: { agent: "scripted", prompt: "say Hello from the scripted agent\nwrite hello.txt Hello, Grove" } satisfies CreateSessionBody, response: { ...session, state: "waiting_for_input" } },
+  startSession: {
+    request: { agent: "scripted", prompt: "say Hello from the scripted agent\nwrite hello.txt Hello, Grove" } satisfies CreateSessionBody,
+    response: { ...session, state: "waiting_for_input" },
+  },
   getSession: { response: session },
   promptSession: { request: { prompt: "commit Add hello.txt" } satisfies PromptBody, response: session },
 };

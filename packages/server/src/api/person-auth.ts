@@ -46,7 +46,10 @@ export function installPersonGuard(api: FastifyInstance, token: string): void {
     const url = req.routeOptions.url;
     if (!url?.startsWith("/api/v1/") || !PERSON_ROUTES.has(`${req.method} ${url.slice("/api/v1".length)}`)) return;
     if (req.grovePerson) return;
-    throw new AppError("person_required", "only the person answers permission requests and changes an agent's mode, model or budget: use the page or the `grove` CLI (it sends the person token from GROVE_HOME)");
+    throw new AppError(
+      "person_required",
+      "only the person answers permission requests and changes an agent's mode, model or budget: use the page or the `grove` CLI (it sends the person token from GROVE_HOME)",
+    );
   });
 }
 

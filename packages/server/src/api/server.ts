@@ -106,7 +106,11 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
   installInputGuard(app);
   installRequestLog(app);
   // SBX-5: a forwarded request proves its signature (the bearer-token check does not apply to it).
-  installClusterAuth(app, { secret: opts.cluster?.secret, runnerId: opts.runnerId, senderOnline: async (id) => id !== opts.runnerId && (await opts.orchestrator.runners.stateOf(id)) === "online" });
+  installClusterAuth(app, {
+    secret: opts.cluster?.secret,
+    runnerId: opts.runnerId,
+    senderOnline: async (id) => id !== opts.runnerId && (await opts.orchestrator.runners.stateOf(id)) === "online",
+  });
   if (opts.authToken) installTokenCookie(app, opts.authToken);
   else installPersonCookie(app, opts.personToken);
   await app.register(
@@ -126,7 +130,11 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       usageRoutes(api, opts.orchestrator);
       workflowRoutes(api, opts.orchestrator);
       eventRoutes(api, opts.bus, opts.wsLimits);
-      terminalRoutes(api, opts.orchestrator, { editor: opts.editor, env: opts.env ?? process.env, cluster: { runnerId: opts.runnerId, secret: opts.cluster?.secret } });
+      terminalRoutes(api, opts.orchestrator, {
+        editor: opts.editor,
+        env: opts.env ?? process.env,
+        cluster: { runnerId: opts.runnerId, secret: opts.cluster?.secret },
+      });
     },
     { prefix: "/api/v1" },
   );

@@ -66,12 +66,17 @@ export function installTrustGuard(app: FastifyInstance, opts: TrustOptions): voi
   };
   app.addHook("onRequest", async (req: FastifyRequest) => {
     const host = (req.headers.host ?? "").toLowerCase();
-    if (!hostValues().has(host)) throw new AppError("host_not_allowed", "the Host header does not name this Grove server; add it to GROVE_ALLOWED_HOSTS if it should", { host: host.slice(0, 200) });
+    if (!hostValues().has(host))
+      throw new AppError("host_not_allowed", "the Host header does not name this Grove server; add it to GROVE_ALLOWED_HOSTS if it should", {
+        host: host.slice(0, 200),
+      });
     const origin = req.headers.origin;
     if (origin !== undefined) {
       const o = origin.toLowerCase();
       if (o !== `http://${host}` && o !== `https://${host}` && !origins.has(o)) {
-        throw new AppError("origin_not_allowed", "requests from another origin are refused; add it to GROVE_ALLOWED_ORIGINS if it should be trusted", { origin: origin.slice(0, 200) });
+        throw new AppError("origin_not_allowed", "requests from another origin are refused; add it to GROVE_ALLOWED_ORIGINS if it should be trusted", {
+          origin: origin.slice(0, 200),
+        });
       }
     }
     if (STATE_CHANGING.has(req.method) && mediaType(req.headers["content-type"]) !== "application/json") {

@@ -22,7 +22,8 @@ export function installWsLimit(app: FastifyInstance, limits: WsLimits): void {
   let open = 0;
   app.addHook("onRequest", async (req) => {
     if ((req.headers.upgrade ?? "").toLowerCase() !== "websocket") return;
-    if (open >= limits.maxClients) throw new AppError("too_many_clients", `at most ${limits.maxClients} WebSocket clients may be connected (GROVE_MAX_WS_CLIENTS)`);
+    if (open >= limits.maxClients)
+      throw new AppError("too_many_clients", `at most ${limits.maxClients} WebSocket clients may be connected (GROVE_MAX_WS_CLIENTS)`);
     open++;
     req.raw.socket.once("close", () => open--);
   });

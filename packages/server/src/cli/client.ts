@@ -124,7 +124,10 @@ export class GroveClient {
       res = await send(url, method, headers, payload);
     } catch (e) {
       const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-      throw new CliError("server_unreachable", `cannot reach the Grove server at ${url.origin} (${why}); start it with \`npm start\` or \`grove serve\`, or set GROVE_PORT to the port it listens on`);
+      throw new CliError(
+        "server_unreachable",
+        `cannot reach the Grove server at ${url.origin} (${why}); start it with \`npm start\` or \`grove serve\`, or set GROVE_PORT to the port it listens on`,
+      );
     }
 
     const text = res.text;
@@ -160,7 +163,12 @@ function errorFromResponse(status: number, body: unknown, what: string): CliErro
  * One HTTP exchange over node:http (https loaded only for an https server). Not `fetch`: its
  * implementation costs a short-lived CLI process a noticeable share of its start-up.
  */
-async function send(url: URL, method: string, headers: Record<string, string>, payload: string | undefined): Promise<{ status: number; ok: boolean; text: string }> {
+async function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  payload: string | undefined,
+): Promise<{ status: number; ok: boolean; text: string }> {
   const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
   const allHeaders = payload === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(payload)) };
   return new Promise((resolve, reject) => {

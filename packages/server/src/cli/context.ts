@@ -19,9 +19,7 @@ export interface CommandContext {
 
 /** Adds `--json` and `--server URL` to a command. */
 export function withCommonOptions(cmd: Command): Command {
-  return cmd
-    .option("--json", "machine output: one JSON document on stdout")
-    .option("--server <url>", `Grove server URL (default ${defaultServerHelp()})`);
+  return cmd.option("--json", "machine output: one JSON document on stdout").option("--server <url>", `Grove server URL (default ${defaultServerHelp()})`);
 }
 
 /**

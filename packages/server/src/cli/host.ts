@@ -8,7 +8,9 @@
 export interface ServerModules {
   startServer(opts: { env?: NodeJS.ProcessEnv }): Promise<{ close(): Promise<void> }>;
   /** Thrown by the configuration loader for a bad environment variable. */
-  ConfigError: abstract new (...args: never[]) => Error;
+  ConfigError: abstract new (
+    ...args: never[]
+  ) => Error;
 }
 
 export type ServerLoader = () => Promise<ServerModules>;

@@ -27,13 +27,41 @@ export const COMMANDS: readonly { name: string; summary: string; load: () => Pro
   { name: "repo", summary: "register, inspect and remove repositories", load: async () => (await import("./commands/repo.js")).registerRepoCommands },
   { name: "task", summary: "create, inspect and run tasks", load: async () => (await import("./commands/task.js")).registerTaskCommands },
   { name: "session", summary: "talk to and inspect agent sessions", load: async () => (await import("./commands/session.js")).registerSessionCommands },
-  { name: "agents", summary: "agent profiles: availability, install, check", load: async () => (await import("./commands/session-agent.js")).registerAgentsCommand },
-  { name: "doctor", summary: "read-only audit: database rows vs git worktrees on disk", load: async () => (await import("./commands/doctor.js")).registerDoctorCommand },
-  { name: "runners", summary: "list the runners sharing the database, with load and state", load: async () => (await import("./commands/runners.js")).registerRunnersCommand },
-  { name: "inbox", summary: "what needs you (durable attention inbox): list, done", load: async () => (await import("./commands/inbox.js")).registerInboxCommand },
-  { name: "usage", summary: "tokens and cost per task, repository, agent, runner or day", load: async () => (await import("./commands/usage.js")).registerUsageCommand },
-  { name: "workflow", summary: "workflows as YAML: ls, show, apply, export", load: async () => (await import("./commands/workflow.js")).registerWorkflowCommands },
-  { name: "completion", summary: "print a shell completion script (bash, zsh or fish)", load: async () => (await import("./commands/completion.js")).registerCompletionCommand },
+  {
+    name: "agents",
+    summary: "agent profiles: availability, install, check",
+    load: async () => (await import("./commands/session-agent.js")).registerAgentsCommand,
+  },
+  {
+    name: "doctor",
+    summary: "read-only audit: database rows vs git worktrees on disk",
+    load: async () => (await import("./commands/doctor.js")).registerDoctorCommand,
+  },
+  {
+    name: "runners",
+    summary: "list the runners sharing the database, with load and state",
+    load: async () => (await import("./commands/runners.js")).registerRunnersCommand,
+  },
+  {
+    name: "inbox",
+    summary: "what needs you (durable attention inbox): list, done",
+    load: async () => (await import("./commands/inbox.js")).registerInboxCommand,
+  },
+  {
+    name: "usage",
+    summary: "tokens and cost per task, repository, agent, runner or day",
+    load: async () => (await import("./commands/usage.js")).registerUsageCommand,
+  },
+  {
+    name: "workflow",
+    summary: "workflows as YAML: ls, show, apply, export",
+    load: async () => (await import("./commands/workflow.js")).registerWorkflowCommands,
+  },
+  {
+    name: "completion",
+    summary: "print a shell completion script (bash, zsh or fish)",
+    load: async () => (await import("./commands/completion.js")).registerCompletionCommand,
+  },
 ];
 
 /** The version is injected by the bundler; the TypeScript sources (tests) read package.json. */
@@ -110,7 +138,8 @@ export async function runCli(argv: readonly string[], opts: { stderr?: NodeJS.Wr
         return 1;
       }
       // SES-3 / WT-5 / REV-2: the server's `details.action` (or `details.fix`) says what fixes the error.
-      const action = typeof e.details?.action === "string" ? `\naction: ${e.details.action}` : typeof e.details?.fix === "string" ? `\nfix: ${e.details.fix}` : "";
+      const action =
+        typeof e.details?.action === "string" ? `\naction: ${e.details.action}` : typeof e.details?.fix === "string" ? `\nfix: ${e.details.fix}` : "";
       stderr.write(formatError(e.code, e.message) + action + agentStderr(e.details?.stderr) + "\n");
       return 1;
     }

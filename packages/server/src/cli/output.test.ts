@@ -31,11 +31,15 @@ describe("CLI output (UX-3)", () => {
   });
 
   it("UX-3 tables pad every column but the last", () => {
-    expect(formatTable([["a", "in_progress", "T 1"], ["bbb", "todo", "T 2"]], ["ID", "STATE", "TITLE"])).toEqual([
-      "ID   STATE        TITLE",
-      "a    in_progress  T 1",
-      "bbb  todo         T 2",
-    ]);
+    expect(
+      formatTable(
+        [
+          ["a", "in_progress", "T 1"],
+          ["bbb", "todo", "T 2"],
+        ],
+        ["ID", "STATE", "TITLE"],
+      ),
+    ).toEqual(["ID   STATE        TITLE", "a    in_progress  T 1", "bbb  todo         T 2"]);
     expect(formatTable([])).toEqual([]);
   });
 

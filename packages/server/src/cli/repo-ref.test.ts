@@ -27,7 +27,8 @@ describe("--repo <repoId|name>[@baseBranch] (UX-3)", () => {
 
 describe("repo add: path or URL", () => {
   it("UX-3 recognises https, ssh and scp-like URLs, and treats everything else as a path", () => {
-    for (const url of ["https://github.com/o/r.git", "ssh://git@host/o/r.git", "git@github.com:o/r.git", "http://127.0.0.1:9/r.git"]) expect(isRemoteUrl(url)).toBe(true);
+    for (const url of ["https://github.com/o/r.git", "ssh://git@host/o/r.git", "git@github.com:o/r.git", "http://127.0.0.1:9/r.git"])
+      expect(isRemoteUrl(url)).toBe(true);
     for (const path of ["/srv/repo", "repo", "./a:b", "../x", "dir/with:colon"]) expect(isRemoteUrl(path)).toBe(false);
   });
 });

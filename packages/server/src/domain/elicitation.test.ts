@@ -15,12 +15,21 @@ describe("MCP-3 form elicitation fields", () => {
       },
       required: ["f"],
     }) as FormField[];
-    expect(fields.map((f) => [f.key, f.kind, f.required])).toEqual([["a", "select", false], ["b", "select", false], ["c", "multi", false], ["d", "number", false], ["e", "boolean", false], ["f", "text", true]]);
+    expect(fields.map((f) => [f.key, f.kind, f.required])).toEqual([
+      ["a", "select", false],
+      ["b", "select", false],
+      ["c", "multi", false],
+      ["d", "number", false],
+      ["e", "boolean", false],
+      ["f", "text", true],
+    ]);
     expect(fields[1]!.options).toEqual([{ value: "1", title: "One" }]);
     expect(fields[4]!.label).toBe("Sure?");
     // Choices and required fields are asked; optional free text beside them is not.
     expect(fieldsToAsk(fields).map((f) => f.key)).toEqual(["a", "b", "c", "e", "f"]);
-    expect(fieldsToAsk(formFields({ type: "object", properties: { n: { type: "string" }, m: { type: "integer" } } }) as FormField[]).map((f) => f.key)).toEqual(["n", "m"]);
+    expect(fieldsToAsk(formFields({ type: "object", properties: { n: { type: "string" }, m: { type: "integer" } } }) as FormField[]).map((f) => f.key)).toEqual(
+      ["n", "m"],
+    );
   });
 
   it("refuses what it cannot ask, naming it", () => {

@@ -41,7 +41,8 @@ function optionsOf(p: Json): { value: string; title: string }[] | undefined {
  * (not an object schema, no fields, a field of an unknown type, a select without options).
  */
 export function formFields(schema: unknown): FormField[] | { unsupported: string } {
-  if (!isObject(schema) || (schema.type !== undefined && schema.type !== "object") || !isObject(schema.properties)) return { unsupported: "the requested schema is not an object with properties" };
+  if (!isObject(schema) || (schema.type !== undefined && schema.type !== "object") || !isObject(schema.properties))
+    return { unsupported: "the requested schema is not an object with properties" };
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === "string") : []);
   const fields: FormField[] = [];
   for (const [key, p] of Object.entries(schema.properties)) {
@@ -57,16 +58,33 @@ export function formFields(schema: unknown): FormField[] | { unsupported: string
           if (options.length === 0) return { unsupported: `field ${key} offers no options` };
           fields.push({ ...base, kind: "select", options });
         } else {
-          fields.push({ ...base, kind: "text", ...(num(p.minLength) !== undefined ? { minLength: num(p.minLength)! } : {}), ...(num(p.maxLength) !== undefined ? { maxLength: num(p.maxLength)! } : {}) });
+          fields.push({
+            ...base,
+            kind: "text",
+            ...(num(p.minLength) !== undefined ? { minLength: num(p.minLength)! } : {}),
+            ...(num(p.maxLength) !== undefined ? { maxLength: num(p.maxLength)! } : {}),
+          });
         }
         break;
       }
       case "number":
       case "integer":
-        fields.push({ ...base, kind: p.type, ...(num(p.minimum) !== undefined ? { minimum: num(p.minimum)! } : {}), ...(num(p.maximum) !== undefined ? { maximum: num(p.maximum)! } : {}) });
+        fields.push({
+          ...base,
+          kind: p.type,
+          ...(num(p.minimum) !== undefined ? { minimum: num(p.minimum)! } : {}),
+          ...(num(p.maximum) !== undefined ? { maximum: num(p.maximum)! } : {}),
+        });
         break;
       case "boolean":
-        fields.push({ ...base, kind: "boolean", options: [{ value: "true", title: "Yes" }, { value: "false", title: "No" }] });
+        fields.push({
+          ...base,
+          kind: "boolean",
+          options: [
+            { value: "true", title: "Yes" },
+            { value: "false", title: "No" },
+          ],
+        });
         break;
       case "array": {
         const options = isObject(p.items) ? optionsOf(p.items) : undefined;
@@ -118,7 +136,8 @@ export function parseAnswer(field: FormField, answer: string): { value: FieldVal
     case "number":
     case "integer": {
       const n = text === "" ? NaN : Number(text);
-      if (!Number.isFinite(n) || (field.kind === "integer" && !Number.isInteger(n))) return { invalid: field.kind === "integer" ? "a whole number" : "a number" };
+      if (!Number.isFinite(n) || (field.kind === "integer" && !Number.isInteger(n)))
+        return { invalid: field.kind === "integer" ? "a whole number" : "a number" };
       if (field.minimum !== undefined && n < field.minimum) return { invalid: `at least ${field.minimum}` };
       if (field.maximum !== undefined && n > field.maximum) return { invalid: `at most ${field.maximum}` };
       return { value: n };

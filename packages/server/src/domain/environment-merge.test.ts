@@ -38,23 +38,53 @@ describe("ENV-2 / ENV-3 merge of launch results", () => {
   });
 
   it("ENV-2 empty strings never clear the tuple", () => {
-    const out = apply([row({})], [
-      { repositoryId: "repo1", branchSlug: "main", baseBranch: "", position: 1, errorMessage: null, worktree: { worktreeId: "", worktreePath: "", worktreeBranch: "" } },
-    ]);
+    const out = apply(
+      [row({})],
+      [
+        {
+          repositoryId: "repo1",
+          branchSlug: "main",
+          baseBranch: "",
+          position: 1,
+          errorMessage: null,
+          worktree: { worktreeId: "", worktreePath: "", worktreeBranch: "" },
+        },
+      ],
+    );
     expect(out[0]).toMatchObject({ worktreeId: "W", worktreePath: "/p", worktreeBranch: "B", baseBranch: "main" });
   });
 
   it("ENV-2 a concrete result replaces id, path and branch together", () => {
-    const out = apply([row({})], [
-      { repositoryId: "repo1", branchSlug: "main", baseBranch: "main", position: 0, errorMessage: null, worktree: { worktreeId: "W2", worktreePath: "/p2", worktreeBranch: "B2" } },
-    ]);
+    const out = apply(
+      [row({})],
+      [
+        {
+          repositoryId: "repo1",
+          branchSlug: "main",
+          baseBranch: "main",
+          position: 0,
+          errorMessage: null,
+          worktree: { worktreeId: "W2", worktreePath: "/p2", worktreeBranch: "B2" },
+        },
+      ],
+    );
     expect(out[0]).toMatchObject({ worktreeId: "W2", worktreePath: "/p2", worktreeBranch: "B2" });
   });
 
   it("ENV-2 a concrete result revives a tombstoned row (unarchive)", () => {
-    const out = apply([row({ status: "deleted", deletedAt: "t0" })], [
-      { repositoryId: "repo1", branchSlug: "main", baseBranch: "main", position: 0, errorMessage: null, worktree: { worktreeId: "W", worktreePath: "/p", worktreeBranch: "B" } },
-    ]);
+    const out = apply(
+      [row({ status: "deleted", deletedAt: "t0" })],
+      [
+        {
+          repositoryId: "repo1",
+          branchSlug: "main",
+          baseBranch: "main",
+          position: 0,
+          errorMessage: null,
+          worktree: { worktreeId: "W", worktreePath: "/p", worktreeBranch: "B" },
+        },
+      ],
+    );
     expect(out[0]).toMatchObject({ status: "active", deletedAt: null });
   });
 

@@ -15,7 +15,10 @@ export interface SlotResult {
 }
 
 export type RowPatch = Partial<
-  Pick<EnvironmentRepoRecord, "branchSlug" | "baseBranch" | "position" | "errorMessage" | "worktreeId" | "worktreePath" | "worktreeBranch" | "status" | "deletedAt">
+  Pick<
+    EnvironmentRepoRecord,
+    "branchSlug" | "baseBranch" | "position" | "errorMessage" | "worktreeId" | "worktreePath" | "worktreeBranch" | "status" | "deletedAt"
+  >
 >;
 
 export type MergeOp =

@@ -17,7 +17,28 @@ describe("WT-1 / WT-2 layout and branch names", () => {
 
   it("WT-2 SEC-3 git ref rules, and nothing that could become an option (HEAD, refs/…)", () => {
     for (const ok of ["main", "grove/fix-1", "feature/a.b", "v1.2"]) expect(isValidBranchName(ok)).toBe(true);
-    for (const bad of ["", "-x", "--upload-pack=x", "a..b", "a b", "a~1", "x.lock", "a/.b", "a//b", "@", "a@{1}", "end.", "/a", "a/", "a\\b", "a:b", "a\u0001b", "HEAD", "refs/heads/main", "a\u0000b"]) {
+    for (const bad of [
+      "",
+      "-x",
+      "--upload-pack=x",
+      "a..b",
+      "a b",
+      "a~1",
+      "x.lock",
+      "a/.b",
+      "a//b",
+      "@",
+      "a@{1}",
+      "end.",
+      "/a",
+      "a/",
+      "a\\b",
+      "a:b",
+      "a\u0001b",
+      "HEAD",
+      "refs/heads/main",
+      "a\u0000b",
+    ]) {
       expect(isValidBranchName(bad), bad).toBe(false);
     }
   });

@@ -16,7 +16,10 @@ export function slugify(text: string, max = 24): string {
 
 /** `<title-slug>-<short id>`, fixed when the task is created. */
 export function taskDirName(title: string, taskId: string): string {
-  const short = taskId.replace(/^[a-z]+_/, "").slice(0, 8).toLowerCase();
+  const short = taskId
+    .replace(/^[a-z]+_/, "")
+    .slice(0, 8)
+    .toLowerCase();
   return `${slugify(title)}-${short}`;
 }
 
@@ -70,10 +73,7 @@ export const DEFAULT_BRANCH_TEMPLATE = "grove/{title}-{suffix}";
 
 /** Renders a branch template with `{title}`, `{taskId}`, `{suffix}` and validates the result. */
 export function renderBranchName(template: string, vars: { title: string; taskId: string; suffix: string }): string {
-  const out = template
-    .replaceAll("{title}", slugify(vars.title, 40))
-    .replaceAll("{taskId}", vars.taskId)
-    .replaceAll("{suffix}", vars.suffix);
+  const out = template.replaceAll("{title}", slugify(vars.title, 40)).replaceAll("{taskId}", vars.taskId).replaceAll("{suffix}", vars.suffix);
   assertBranchName(out, "branchTemplate");
   return out;
 }

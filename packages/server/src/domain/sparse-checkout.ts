@@ -13,7 +13,11 @@ export function assertSparseDirs(dirs: readonly string[]): void {
     const bad =
       d.startsWith("/") || d.startsWith("-") || /[\\*?[\]!\0\n\r\t]/.test(d) || segments.some((s) => s === ".." || s === "." || s === "" || s === ".git");
     if (bad) {
-      throw new AppError("invalid_request", `sparseCheckout entry ${JSON.stringify(d)} must be a directory relative to the top of the tree (no '..', '.git', leading '/' or '-', no glob characters)`, { field: "sparseCheckout" });
+      throw new AppError(
+        "invalid_request",
+        `sparseCheckout entry ${JSON.stringify(d)} must be a directory relative to the top of the tree (no '..', '.git', leading '/' or '-', no glob characters)`,
+        { field: "sparseCheckout" },
+      );
     }
     if (seen.has(d)) throw new AppError("invalid_request", `sparseCheckout lists ${JSON.stringify(d)} twice`, { field: "sparseCheckout" });
     seen.add(d);

@@ -8,7 +8,8 @@ import type { TaskRunner } from "./runner.js";
 import { effectiveSessionState } from "./turn-outcome.js";
 
 /** A session as the summary sees it. */
-export type SummarySession = Pick<SessionRecord, "id" | "state" | "createdAt"> & Partial<Pick<SessionRecord, "lastTurn" | "lastError">> & { usage?: SessionUsageBrief };
+export type SummarySession = Pick<SessionRecord, "id" | "state" | "createdAt"> &
+  Partial<Pick<SessionRecord, "lastTurn" | "lastError">> & { usage?: SessionUsageBrief };
 
 /** USE-1: a session's usage as the board shows it. */
 export interface SessionUsageBrief {
@@ -24,7 +25,11 @@ function usageOf(sessions: readonly SummarySession[]): TaskSummary["usage"] {
   if (withUsage.length === 0) return undefined;
   const cost = Math.round(withUsage.reduce((a, s) => a + s.usage!.cost, 0) * 1_000_000) / 1_000_000;
   const ctx = [...withUsage].reverse().find((s) => s.usage!.contextWindow)?.usage;
-  return { cost, estimated: withUsage.some((s) => s.usage!.estimated), ...(ctx?.contextWindow ? { contextUsed: ctx.contextUsed ?? 0, contextWindow: ctx.contextWindow } : {}) };
+  return {
+    cost,
+    estimated: withUsage.some((s) => s.usage!.estimated),
+    ...(ctx?.contextWindow ? { contextUsed: ctx.contextUsed ?? 0, contextWindow: ctx.contextWindow } : {}),
+  };
 }
 
 /** An active environment slot as the summary sees it. */
@@ -45,9 +50,18 @@ export function agentActivity(sessions: readonly SummarySession[], asking: Reado
   const pick = (state: AgentActivity, s: SummarySession | undefined) => (s ? { state, sessionId: s.id } : undefined);
   const last = sessions.at(-1);
   return (
-    pick("needs_permission", newest((s) => asking.has(s.id) && (s.state === "running" || s.state === "starting"))) ??
-    pick("running", newest((s) => s.state === "running" || s.state === "starting")) ??
-    pick("waiting", newest((s) => effectiveSessionState(s) === "waiting_for_input")) ??
+    pick(
+      "needs_permission",
+      newest((s) => asking.has(s.id) && (s.state === "running" || s.state === "starting")),
+    ) ??
+    pick(
+      "running",
+      newest((s) => s.state === "running" || s.state === "starting"),
+    ) ??
+    pick(
+      "waiting",
+      newest((s) => effectiveSessionState(s) === "waiting_for_input"),
+    ) ??
     (last && effectiveSessionState(last) === "failed" ? failedActivity(last) : undefined) ?? { state: "none" }
   );
 }
@@ -86,7 +100,11 @@ export function taskSummary(
     updatedAt: t.updatedAt,
     repositories: t.repositories.map((a) => {
       const slot = parts.slots.find((s) => s.repositoryId === a.repositoryId && s.branchSlug === slotSlug(a));
-      return { repositoryId: a.repositoryId, name: parts.repositoryNames.get(a.repositoryId) ?? a.repositoryId, branch: slot?.worktreeBranch ?? a.checkoutBranch ?? a.baseBranch };
+      return {
+        repositoryId: a.repositoryId,
+        name: parts.repositoryNames.get(a.repositoryId) ?? a.repositoryId,
+        branch: slot?.worktreeBranch ?? a.checkoutBranch ?? a.baseBranch,
+      };
     }),
     // An archived task's agents were stopped by its cleanup: its sessions keep their last state
     // (to be resumed after an unarchive), but nothing runs or waits on the board.

@@ -63,7 +63,8 @@ export function roundCost(x: number): number {
 
 /** Validates a parsed prices.json; the error names the first bad entry. */
 export function parsePriceTable(raw: unknown): PriceTable {
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new Error("prices.json must be an object of model → {input, output, cacheRead?, cacheWrite?}");
+  if (!raw || typeof raw !== "object" || Array.isArray(raw))
+    throw new Error("prices.json must be an object of model → {input, output, cacheRead?, cacheWrite?}");
   const out: PriceTable = {};
   for (const [model, v] of Object.entries(raw as Record<string, unknown>)) {
     const p = v as Record<string, unknown>;
@@ -75,7 +76,12 @@ export function parsePriceTable(raw: unknown): PriceTable {
     };
     const cacheRead = num("cacheRead", false);
     const cacheWrite = num("cacheWrite", false);
-    out[model] = { input: num("input", true)!, output: num("output", true)!, ...(cacheRead !== undefined ? { cacheRead } : {}), ...(cacheWrite !== undefined ? { cacheWrite } : {}) };
+    out[model] = {
+      input: num("input", true)!,
+      output: num("output", true)!,
+      ...(cacheRead !== undefined ? { cacheRead } : {}),
+      ...(cacheWrite !== undefined ? { cacheWrite } : {}),
+    };
   }
   return out;
 }

@@ -47,7 +47,17 @@ export function nextTick(s: Pick<ScheduleDef, "cron" | "timeZone">, nowMs: numbe
 /** The template fields of a tick: its local date (YYYY-MM-DD) and time (HH:MM) in the zone, and its UTC instant. */
 export function tickFields(tick: Date, zone: string): Record<"date" | "time" | "at", string> {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(tick).map((p) => [p.type, p.value]),
+    new Intl.DateTimeFormat("en-CA", {
+      timeZone: zone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    })
+      .formatToParts(tick)
+      .map((p) => [p.type, p.value]),
   );
   return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}`, at: tick.toISOString() };
 }

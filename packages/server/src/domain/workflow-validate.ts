@@ -149,17 +149,26 @@ export function parseWorkflow(source: string, ctx: WorkflowContext): ParsedWorkf
     const path = ["triggers", "schedule"];
     const problem = cronProblem(sched.cron);
     if (problem) at.fail([...path, "cron"], `invalid cron expression ${JSON.stringify(sched.cron)}: ${problem}`);
-    if (!isTimeZone(sched.timeZone)) at.fail([...path, "timeZone"], `unknown time zone ${JSON.stringify(sched.timeZone)} (an IANA name such as Europe/Berlin, or UTC)`);
+    if (!isTimeZone(sched.timeZone))
+      at.fail([...path, "timeZone"], `unknown time zone ${JSON.stringify(sched.timeZone)} (an IANA name such as Europe/Berlin, or UTC)`);
     template(at, [...path, "title"], sched.title, SCHEDULE_FIELDS);
     if (sched.brief) template(at, [...path, "brief"], sched.brief, SCHEDULE_FIELDS);
     const repositoryId = sched.repositoryId ?? raw.repositoryId ?? undefined;
     if (repositoryId === undefined) at.fail(["triggers"], "a schedule of a global workflow names the repository its tasks are for (repositoryId)", "schedule");
-    triggers.schedule = { cron: sched.cron, timeZone: sched.timeZone, title: sched.title, ...(sched.brief ? { brief: sched.brief } : {}), repositoryId, step: knownStep(at, [...path, "step"], sched.step) };
+    triggers.schedule = {
+      cron: sched.cron,
+      timeZone: sched.timeZone,
+      title: sched.title,
+      ...(sched.brief ? { brief: sched.brief } : {}),
+      repositoryId,
+      step: knownStep(at, [...path, "step"], sched.step),
+    };
   }
   const issues = raw.triggers.issues;
   if (issues) {
     const repositoryId = issues.repositoryId ?? raw.repositoryId ?? undefined;
-    if (repositoryId === undefined) at.fail(["triggers"], "an issues trigger of a global workflow names the repository whose issues it polls (repositoryId)", "issues");
+    if (repositoryId === undefined)
+      at.fail(["triggers"], "an issues trigger of a global workflow names the repository whose issues it polls (repositoryId)", "issues");
     triggers.issues = { label: issues.label, repositoryId, step: knownStep(at, ["triggers", "issues", "step"], issues.step), pollSeconds: issues.pollSeconds };
   }
   if (raw.budget && raw.budget.cost === undefined && raw.budget.tokens === undefined) at.fail(["budget"], "a budget names cost, tokens or both");
@@ -167,10 +176,16 @@ export function parseWorkflow(source: string, ctx: WorkflowContext): ParsedWorkf
   noUnguardedCycle(at, def);
   const repositoryId = raw.repositoryId ?? null;
   const scheduleRepository = triggers.schedule
-    ? { id: triggers.schedule.repositoryId, line: raw.triggers.schedule?.repositoryId ? at.lineOf(["triggers", "schedule"], "repositoryId") : at.lineOf([], "repositoryId") }
+    ? {
+        id: triggers.schedule.repositoryId,
+        line: raw.triggers.schedule?.repositoryId ? at.lineOf(["triggers", "schedule"], "repositoryId") : at.lineOf([], "repositoryId"),
+      }
     : undefined;
   const issuesRepository = triggers.issues
-    ? { id: triggers.issues.repositoryId, line: raw.triggers.issues?.repositoryId ? at.lineOf(["triggers", "issues"], "repositoryId") : at.lineOf([], "repositoryId") }
+    ? {
+        id: triggers.issues.repositoryId,
+        line: raw.triggers.issues?.repositoryId ? at.lineOf(["triggers", "issues"], "repositoryId") : at.lineOf([], "repositoryId"),
+      }
     : undefined;
   return {
     definition: def,

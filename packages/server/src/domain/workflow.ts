@@ -50,14 +50,27 @@ export type RunCommandAction = z.infer<typeof RunCommandAction>;
  * only `forcePush: true` allows (with a lease on Grove's last push); otherwise the run fails.
  */
 export const PullRequestAction = z
-  .object({ action: z.literal("pr"), title: text.optional(), body: z.string().optional(), draft: z.boolean().optional(), forcePush: z.boolean().default(false) })
+  .object({
+    action: z.literal("pr"),
+    title: text.optional(),
+    body: z.string().optional(),
+    draft: z.boolean().optional(),
+    forcePush: z.boolean().default(false),
+  })
   .strict();
 export type PullRequestAction = z.infer<typeof PullRequestAction>;
 
 export const ACTION_KINDS = ["start_session", "send_comments", "send_checks", "move", "run", "pr"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
-export const WorkflowAction = z.discriminatedUnion("action", [StartSessionAction, SendCommentsAction, SendChecksAction, MoveAction, RunCommandAction, PullRequestAction]);
+export const WorkflowAction = z.discriminatedUnion("action", [
+  StartSessionAction,
+  SendCommentsAction,
+  SendChecksAction,
+  MoveAction,
+  RunCommandAction,
+  PullRequestAction,
+]);
 export type WorkflowAction = z.infer<typeof WorkflowAction>;
 
 /** Turn outcomes a step may move on (LIVE-2's outcomes, as the workflow sees them). */
@@ -106,7 +119,10 @@ export const IssuesTrigger = z
 /** WF-2 triggers: of the pull request (failed checks → the agent, capped rounds; merged → a step) and of the clock. */
 export const WorkflowTriggers = z
   .object({
-    checksFailed: z.object({ maxRounds: z.number().int().min(1).max(20).default(3), prompt: text.optional() }).strict().optional(),
+    checksFailed: z
+      .object({ maxRounds: z.number().int().min(1).max(20).default(3), prompt: text.optional() })
+      .strict()
+      .optional(),
     merged: z.object({ to: text }).strict().optional(),
     schedule: ScheduleTrigger.optional(),
     issues: IssuesTrigger.optional(),

@@ -2,10 +2,32 @@ import { describe, expect, it } from "vitest";
 import type { EnvironmentRecord, EnvironmentRepoRecord } from "./records.js";
 import { projectWorkspace } from "./workspace-projection.js";
 
-const env: EnvironmentRecord = { id: "env1", taskId: "t", status: "ready", workspacePath: "/root/x", runnerId: "r", materializerSessionId: null, createdAt: "", updatedAt: "" };
+const env: EnvironmentRecord = {
+  id: "env1",
+  taskId: "t",
+  status: "ready",
+  workspacePath: "/root/x",
+  runnerId: "r",
+  materializerSessionId: null,
+  createdAt: "",
+  updatedAt: "",
+};
 const row = (over: Partial<EnvironmentRepoRecord>): EnvironmentRepoRecord => ({
-  id: "r1", environmentId: "env1", repositoryId: "repo1", branchSlug: "main", worktreeId: "W", worktreePath: "/root/x/api", worktreeBranch: "B",
-  baseBranch: "main", position: 0, status: "active", errorMessage: null, createdAt: "", updatedAt: "", deletedAt: null, ...over,
+  id: "r1",
+  environmentId: "env1",
+  repositoryId: "repo1",
+  branchSlug: "main",
+  worktreeId: "W",
+  worktreePath: "/root/x/api",
+  worktreeBranch: "B",
+  baseBranch: "main",
+  position: 0,
+  status: "active",
+  errorMessage: null,
+  createdAt: "",
+  updatedAt: "",
+  deletedAt: null,
+  ...over,
 });
 
 describe("ENV-5 workspace projection", () => {

@@ -52,7 +52,13 @@ export async function ignoredAmong(git: GitRunner, worktreePath: GitCwd, paths: 
  * The ref is moved compare-and-set from the value read here, so a concurrent save fails
  * instead of silently dropping the other one.
  */
-export async function saveWorkToRef(git: GitRunner, worktreePath: GitCwd, ref: string, message: string, extraPaths: readonly string[] = []): Promise<string | null> {
+export async function saveWorkToRef(
+  git: GitRunner,
+  worktreePath: GitCwd,
+  ref: string,
+  message: string,
+  extraPaths: readonly string[] = [],
+): Promise<string | null> {
   const cwd = worktreePath;
   const indexPath = (await git.run(["rev-parse", "--path-format=absolute", "--git-path", "index"], { cwd })).stdout.trim();
   const tmpIndex = `${indexPath}.grove-archive-${randomBytes(4).toString("hex")}`;
@@ -78,9 +84,10 @@ export async function saveWorkToRef(git: GitRunner, worktreePath: GitCwd, ref: s
     const previous = await readRef(git, cwd, ref);
     // A retried cleanup attempt saves the same work again: the existing save already holds it.
     if (previous && (await resolve(git, cwd, `${previous}^{tree}`)) === tree && (await resolve(git, cwd, `${previous}^1`)) === base) return previous;
-    const staged = stagedTree !== null && stagedTree !== baseTree
-      ? (await git.run(["commit-tree", stagedTree, "-p", base, "-m", "grove: staged part of the saved work"], { cwd, env: IDENTITY })).stdout.trim()
-      : null;
+    const staged =
+      stagedTree !== null && stagedTree !== baseTree
+        ? (await git.run(["commit-tree", stagedTree, "-p", base, "-m", "grove: staged part of the saved work"], { cwd, env: IDENTITY })).stdout.trim()
+        : null;
     const parents = ["-p", base, ...(staged ? ["-p", staged] : []), ...(previous ? ["-p", previous] : [])];
     const body = staged ? `${message}\n\n${STAGED_TRAILER}` : message;
     const commit = (await git.run(["commit-tree", tree, ...parents, "-m", body], { cwd, env: IDENTITY })).stdout.trim();
@@ -131,11 +138,18 @@ export async function readRef(git: GitRunner, repoPath: GitCwd, ref: string): Pr
  * A saved commit's base (first parent), its staged part (the index as saved, when the save
  * carries one) and the earlier save it carries, if any.
  */
-export async function savedParents(git: GitRunner, cwd: GitCwd, commit: string): Promise<{ base: string | null; staged: string | null; earlier: string | null }> {
+export async function savedParents(
+  git: GitRunner,
+  cwd: GitCwd,
+  commit: string,
+): Promise<{ base: string | null; staged: string | null; earlier: string | null }> {
   const raw = (await git.run(["cat-file", "commit", commit], { cwd })).stdout;
   const split = raw.indexOf("\n\n");
   const header = split < 0 ? raw : raw.slice(0, split);
-  const parents = header.split("\n").filter((l) => l.startsWith("parent ")).map((l) => l.slice(7).trim());
+  const parents = header
+    .split("\n")
+    .filter((l) => l.startsWith("parent "))
+    .map((l) => l.slice(7).trim());
   const hasStaged = split >= 0 && raw.slice(split).includes(STAGED_TRAILER);
   return {
     base: parents[0] ?? null,
@@ -165,13 +179,17 @@ interface Aside {
 export async function restoreWorkFromRef(git: GitRunner, worktreePath: GitCwd, commit: string): Promise<{ staged: "none" | "restored" | "left_unstaged" }> {
   const cwd = worktreePath;
   const dirty = await git.run(["status", "--porcelain", "-z", "--untracked-files=no"], { cwd });
-  if (dirty.stdoutBuffer.length > 0) throw new AppError("git_failed", `cannot restore ${commit}: ${workTreeOf(worktreePath)} has uncommitted changes`, { commit });
+  if (dirty.stdoutBuffer.length > 0)
+    throw new AppError("git_failed", `cannot restore ${commit}: ${workTreeOf(worktreePath)} has uncommitted changes`, { commit });
   // A save from before saves were parented has no base: its tree is the whole worktree state.
   const parents = await savedParents(git, cwd, commit);
   const base = parents.base ?? "HEAD";
-  const patch = (await git.run(["diff", "--no-ext-diff", "--no-textconv", "--binary", "--full-index", "--no-renames", base, commit, "--"], { cwd })).stdoutBuffer;
+  const patch = (await git.run(["diff", "--no-ext-diff", "--no-textconv", "--binary", "--full-index", "--no-renames", base, commit, "--"], { cwd }))
+    .stdoutBuffer;
   if (patch.length === 0) return { staged: "none" };
-  const added = (await git.run(["diff", "-z", "--name-only", "--no-renames", "--diff-filter=A", base, commit, "--"], { cwd })).stdout.split("\0").filter(Boolean);
+  const added = (await git.run(["diff", "-z", "--name-only", "--no-renames", "--diff-filter=A", base, commit, "--"], { cwd })).stdout
+    .split("\0")
+    .filter(Boolean);
   const aside = await moveAside(workTreeOf(cwd), added);
   try {
     await git.run(["apply", "--3way", "--whitespace=nowarn", "-"], { cwd, input: patch });
@@ -184,7 +202,9 @@ export async function restoreWorkFromRef(git: GitRunner, worktreePath: GitCwd, c
   if (parents.staged === null) return { staged: "none" };
   // The staged part goes back into the index only; if it no longer applies (the branch moved
   // on), everything stays unstaged — the work itself is back either way.
-  const stagedPatch = (await git.run(["diff", "--no-ext-diff", "--no-textconv", "--binary", "--full-index", "--no-renames", base, parents.staged, "--"], { cwd })).stdoutBuffer;
+  const stagedPatch = (
+    await git.run(["diff", "--no-ext-diff", "--no-textconv", "--binary", "--full-index", "--no-renames", base, parents.staged, "--"], { cwd })
+  ).stdoutBuffer;
   if (stagedPatch.length === 0) return { staged: "none" };
   const r = await git.run(["apply", "--cached", "--whitespace=nowarn", "-"], { cwd, input: stagedPatch, okExitCodes: [1] });
   return { staged: r.exitCode === 0 ? "restored" : "left_unstaged" };
@@ -207,7 +227,10 @@ async function putBack(aside: readonly Aside[]): Promise<void> {
   for (const a of aside) {
     await rm(a.path, { force: true }).catch(() => undefined);
     if (a.link !== undefined) await symlink(a.link, a.path).catch(() => undefined);
-    else if (a.data) await writeFile(a.path, a.data).then(() => chmod(a.path, a.mode & 0o777)).catch(() => undefined);
+    else if (a.data)
+      await writeFile(a.path, a.data)
+        .then(() => chmod(a.path, a.mode & 0o777))
+        .catch(() => undefined);
   }
 }
 

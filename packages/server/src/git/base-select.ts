@@ -20,9 +20,13 @@ export async function selectBase(git: GitRunner, repoPath: string, input: { loca
   if (local === fetched) return { startPoint: local, chose: "same" };
   if (await isAncestor(git, repoPath, local, fetched)) return { startPoint: fetched, chose: "fetched" };
   if (await isAncestor(git, repoPath, fetched, local)) return { startPoint: local, chose: "local" };
-  throw new AppError("refresh_base_diverged", `local ${branch} (${local.slice(0, 12)}) and origin's ${branch} (${fetched.slice(0, 12)}) have diverged; reconcile them first`, {
-    branch,
-    local,
-    fetched,
-  });
+  throw new AppError(
+    "refresh_base_diverged",
+    `local ${branch} (${local.slice(0, 12)}) and origin's ${branch} (${fetched.slice(0, 12)}) have diverged; reconcile them first`,
+    {
+      branch,
+      local,
+      fetched,
+    },
+  );
 }

@@ -83,7 +83,10 @@ export async function computeChanges(git: GitRunner, input: { worktreePath: GitC
   // the answer can hold; the critical path stays the slower of the two git walks.
   const untrackedRun = statusRun.then(async (run) => {
     const status = parseStatusV2(run.stdout);
-    const all = status.entries.filter((e) => e.kind === "untracked").map((e) => e.path).sort();
+    const all = status.entries
+      .filter((e) => e.kind === "untracked")
+      .map((e) => e.path)
+      .sort();
     return { status, all, counted: await countUntracked(top, all.slice(0, maxFiles)) };
   });
   // A missing base fails the three reads of it alike: only the merge-base read may reject for
@@ -136,7 +139,16 @@ export async function computeChanges(git: GitRunner, input: { worktreePath: GitC
   for (const c of missing.length > 0 ? await countUntracked(top, missing) : []) countOf.set(c.path, c);
   for (const path of untrackedKept) {
     const u = countOf.get(path);
-    kept.push({ path, status: "untracked", staged: false, unstaged: true, additions: u?.lines ?? 0, deletions: 0, binary: u?.binary ?? false, committed: false });
+    kept.push({
+      path,
+      status: "untracked",
+      staged: false,
+      unstaged: true,
+      additions: u?.lines ?? 0,
+      deletions: 0,
+      binary: u?.binary ?? false,
+      committed: false,
+    });
   }
   kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return {

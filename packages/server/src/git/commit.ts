@@ -20,7 +20,10 @@ export async function hasUncommitted(git: GitRunner, cwd: GitCwd, paths?: readon
  * `commit_rejected` with git's output, and the index is put back as it was: staging for the
  * attempt never outlives it.
  */
-export async function commitChanges(git: GitRunner, input: { cwd: GitCwd; message: string; paths?: readonly string[]; noVerify?: boolean; identity?: GitIdentity | undefined }): Promise<string | null> {
+export async function commitChanges(
+  git: GitRunner,
+  input: { cwd: GitCwd; message: string; paths?: readonly string[]; noVerify?: boolean; identity?: GitIdentity | undefined },
+): Promise<string | null> {
   const { cwd, paths } = input;
   if (!(await hasUncommitted(git, cwd, paths))) return null;
   const env = await personIdentityEnv(git, cwd, input.identity);
@@ -32,7 +35,9 @@ export async function commitChanges(git: GitRunner, input: { cwd: GitCwd; messag
   if (r.exitCode !== 0) {
     await git.run(["read-tree", indexBefore], { cwd });
     const output = `${r.stdout}${r.stderr}`.trim().slice(-4000);
-    throw new AppError("commit_rejected", `git refused the commit (exit ${r.exitCode}): ${output.split("\n").filter(Boolean).pop() ?? "no message"}`, { output });
+    throw new AppError("commit_rejected", `git refused the commit (exit ${r.exitCode}): ${output.split("\n").filter(Boolean).pop() ?? "no message"}`, {
+      output,
+    });
   }
   return (await git.run(["rev-parse", "--verify", "HEAD^{commit}"], { cwd })).stdout.trim();
 }

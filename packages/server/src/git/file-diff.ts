@@ -38,7 +38,10 @@ function toPatch(r: GitResult, maxBytes: number): FilePatch {
  * A renamed file shows as added under its new path (only one path is known here).
  * `scope` (RV-7) narrows the patch to the branch's commits or to the uncommitted part.
  */
-export async function fileDiff(git: GitRunner, input: { worktreePath: GitCwd; baseBranch: string; path: string; maxBytes?: number; scope?: "all" | "committed" | "uncommitted" }): Promise<FilePatch> {
+export async function fileDiff(
+  git: GitRunner,
+  input: { worktreePath: GitCwd; baseBranch: string; path: string; maxBytes?: number; scope?: "all" | "committed" | "uncommitted" },
+): Promise<FilePatch> {
   const { worktreePath: cwd, baseBranch, path } = input;
   const scope = input.scope ?? "all";
   const maxBytes = input.maxBytes ?? 512 * 1024;
@@ -54,6 +57,10 @@ export async function fileDiff(git: GitRunner, input: { worktreePath: GitCwd; ba
 
   const others = await git.run(["ls-files", "--others", "--exclude-standard", "-z", "--", path], { cwd, env: LITERAL });
   if (!others.stdout.split("\0").includes(path)) return { patch: "", binary: false, truncated: false };
-  const untracked = await git.run(["-c", "core.quotePath=false", "diff", ...DIFF_FLAGS, "--no-index", "--", "/dev/null", path], { cwd, okExitCodes: [1], ...limit });
+  const untracked = await git.run(["-c", "core.quotePath=false", "diff", ...DIFF_FLAGS, "--no-index", "--", "/dev/null", path], {
+    cwd,
+    okExitCodes: [1],
+    ...limit,
+  });
   return toPatch(untracked, maxBytes);
 }

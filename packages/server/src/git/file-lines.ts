@@ -51,14 +51,21 @@ export async function readConfinedText(root: string, rel: string): Promise<strin
  * Changes), read confined to the worktree every time; `old` = the file in `commit` (the
  * merge-base). null when the file does not exist there (or, on the new side, leads outside).
  */
-export async function linesOnSide(git: GitRunner, input: { worktreePath: GitCwd; path: string; side: "new" | "old"; commit: string | null }): Promise<string[] | null> {
+export async function linesOnSide(
+  git: GitRunner,
+  input: { worktreePath: GitCwd; path: string; side: "new" | "old"; commit: string | null },
+): Promise<string[] | null> {
   if (input.side === "new") {
     const text = await readConfinedText(workTreeOf(input.worktreePath), input.path);
     return text === null ? null : splitLines(text);
   }
   if (input.commit === null) return null;
   // `<commit>:<path>` is one argument git parses itself; the path was confined by the caller.
-  const r = await git.run(["show", "--no-textconv", `${input.commit}:${input.path}`], { cwd: input.worktreePath, okExitCodes: [128], maxStdoutBytes: MAX_FILE_BYTES });
+  const r = await git.run(["show", "--no-textconv", `${input.commit}:${input.path}`], {
+    cwd: input.worktreePath,
+    okExitCodes: [128],
+    maxStdoutBytes: MAX_FILE_BYTES,
+  });
   return r.exitCode === 0 ? splitLines(r.stdout) : null;
 }
 

@@ -28,8 +28,12 @@ export async function personIdentityEnv(git: GitRunner, cwd: GitCwd, fallback: G
     return { GIT_AUTHOR_NAME: fallback.name, GIT_AUTHOR_EMAIL: fallback.email, GIT_COMMITTER_NAME: fallback.name, GIT_COMMITTER_EMAIL: fallback.email };
   }
   const missing = [...(name ? [] : ["user.name"]), ...(email ? [] : ["user.email"])];
-  throw new AppError("git_identity_missing", `no git identity for the person's commit (${missing.join(" and ")} not configured); nothing was staged or committed`, {
-    missing,
-    fix: 'git config --global user.name "Your Name" && git config --global user.email you@example.com (or start Grove with GROVE_GIT_AUTHOR_NAME and GROVE_GIT_AUTHOR_EMAIL)',
-  });
+  throw new AppError(
+    "git_identity_missing",
+    `no git identity for the person's commit (${missing.join(" and ")} not configured); nothing was staged or committed`,
+    {
+      missing,
+      fix: 'git config --global user.name "Your Name" && git config --global user.email you@example.com (or start Grove with GROVE_GIT_AUTHOR_NAME and GROVE_GIT_AUTHOR_EMAIL)',
+    },
+  );
 }

@@ -14,7 +14,14 @@ export async function mergeTree(git: GitRunner, cwd: string, ours: string, their
   const lines = r.stdout.split("\n");
   const tree = lines[0]?.trim() ?? "";
   if (r.exitCode === 1) {
-    const conflicts = [...new Set(lines.slice(1).map((l) => l.trim()).filter(Boolean))].sort();
+    const conflicts = [
+      ...new Set(
+        lines
+          .slice(1)
+          .map((l) => l.trim())
+          .filter(Boolean),
+      ),
+    ].sort();
     throw new AppError("merge_conflict", `merging stops on conflicts in ${conflicts.join(", ")}; nothing moved`, { conflicts });
   }
   if (!SHA.test(tree)) throw new AppError("git_failed", "git merge-tree answered no tree", { args: ["merge-tree"] });
@@ -29,7 +36,14 @@ export async function treeOf(git: GitRunner, cwd: string, commit: string): Promi
 }
 
 /** A commit object for `tree` with `parents` and `message`, as the repository's configured identity. */
-export async function commitTree(git: GitRunner, cwd: string, tree: string, parents: readonly string[], message: string, env?: Record<string, string>): Promise<string> {
+export async function commitTree(
+  git: GitRunner,
+  cwd: string,
+  tree: string,
+  parents: readonly string[],
+  message: string,
+  env?: Record<string, string>,
+): Promise<string> {
   const args = ["commit-tree", tree, ...parents.flatMap((p) => ["-p", p]), "-F", "-"];
   const r = await git.run(args, { cwd, input: message, ...(env && { env }) });
   return r.stdout.trim();

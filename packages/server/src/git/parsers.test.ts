@@ -26,8 +26,21 @@ describe("-z parsers (CHG-1, WT-6)", () => {
   });
 
   it("CHG-1 pairs raw statuses with numstat records, renames and binaries included", () => {
-    const out = [":100644 100644 a b M", "m\tx.txt", ":100644 100644 a b R097", "old", "new", ":100644 100644 a b T", "t",
-      "1\t2\tm\tx.txt", "3\t0\t", "old", "new", "-\t-\tt", ""].join("\0");
+    const out = [
+      ":100644 100644 a b M",
+      "m\tx.txt",
+      ":100644 100644 a b R097",
+      "old",
+      "new",
+      ":100644 100644 a b T",
+      "t",
+      "1\t2\tm\tx.txt",
+      "3\t0\t",
+      "old",
+      "new",
+      "-\t-\tt",
+      "",
+    ].join("\0");
     expect(parseRawNumstat(out)).toEqual([
       { path: "m\tx.txt", status: "M", additions: 1, deletions: 2 },
       { path: "new", oldPath: "old", status: "R", additions: 3, deletions: 0 },
@@ -36,7 +49,19 @@ describe("-z parsers (CHG-1, WT-6)", () => {
   });
 
   it("WT-6 parses worktree list --porcelain -z", () => {
-    const out = ["worktree /r", "HEAD 1111", "branch refs/heads/main", "", "worktree /w/new\nline", "HEAD 2222", "detached", "locked", "prunable gitdir file points to non-existent location", "", ""].join("\0");
+    const out = [
+      "worktree /r",
+      "HEAD 1111",
+      "branch refs/heads/main",
+      "",
+      "worktree /w/new\nline",
+      "HEAD 2222",
+      "detached",
+      "locked",
+      "prunable gitdir file points to non-existent location",
+      "",
+      "",
+    ].join("\0");
     expect(parseWorktreeList(out)).toEqual([
       { path: "/r", head: "1111", branch: "main", locked: false, prunable: false },
       { path: "/w/new\nline", head: "2222", branch: null, locked: true, prunable: true },

@@ -16,7 +16,19 @@ const ANY_FAILURE = Array.from({ length: 255 }, (_, i) => i + 1);
  * overwritten. A refused push → `push_rejected`; other failures → the typed RR-7 codes, with
  * Grove's own wording (git's stderr may echo a URL).
  */
-export async function pushBranch(git: GitRunner, input: { cwd: GitCwd; branch: string; access: RemoteAccess; remote: string; lease?: string; timeoutMs: number; scope: Record<string, string>; repository: string }): Promise<void> {
+export async function pushBranch(
+  git: GitRunner,
+  input: {
+    cwd: GitCwd;
+    branch: string;
+    access: RemoteAccess;
+    remote: string;
+    lease?: string;
+    timeoutMs: number;
+    scope: Record<string, string>;
+    repository: string;
+  },
+): Promise<void> {
   assertBranchName(input.branch, "branch");
   const ref = `refs/heads/${input.branch}`;
   const lease = input.lease && /^[0-9a-f]{40,64}$/.test(input.lease) ? [`--force-with-lease=${ref}:${input.lease}`] : [];
@@ -32,7 +44,11 @@ export async function pushBranch(git: GitRunner, input: { cwd: GitCwd; branch: s
   if (r.exitCode === 0) return;
   const text = `${r.stdout}\n${r.stderr}`;
   if (/\[rejected\]|\[remote rejected\]|stale info|non-fast-forward|fetch first/i.test(text)) {
-    throw new AppError("push_rejected", `the host refused the push of ${input.branch} to repository ${input.repository}: its branch moved since Grove's last push; nothing was forced`, input.scope);
+    throw new AppError(
+      "push_rejected",
+      `the host refused the push of ${input.branch} to repository ${input.repository}: its branch moved since Grove's last push; nothing was forced`,
+      input.scope,
+    );
   }
   const { code, reason } = classifyRemoteFailure(new Error(text));
   throw new AppError(code, `push of repository ${input.repository} failed: ${reason}`, input.scope);

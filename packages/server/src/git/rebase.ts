@@ -61,14 +61,24 @@ export async function createBackupRef(git: GitRunner, cwd: GitCwd, taskId: strin
  * git's own autostash when asked. Answers whether it stopped on conflicts; any other failure
  * (e.g. an untracked file in the way) throws with nothing changed.
  */
-export async function integrateBase(git: GitRunner, cwd: GitCwd, base: string, opts: { mode: "rebase" | "merge"; autostash: boolean; env?: Record<string, string> }): Promise<{ stopped: boolean }> {
+export async function integrateBase(
+  git: GitRunner,
+  cwd: GitCwd,
+  base: string,
+  opts: { mode: "rebase" | "merge"; autostash: boolean; env?: Record<string, string> },
+): Promise<{ stopped: boolean }> {
   if (!/^[0-9a-f]{40,64}$/.test(base)) throw new Error("base must be a commit id");
   const stash = opts.autostash ? "--autostash" : "--no-autostash";
   const args = opts.mode === "rebase" ? ["rebase", stash, "--no-autosquash", base] : ["merge", "--no-edit", stash, "-m", "Merge base into task branch", base];
   const r = await git.run(args, { cwd, ...(opts.env && { env: opts.env }), okExitCodes: ANY_FAILURE, timeoutMs: 600_000, hooks: true });
   if (r.exitCode === 0) return { stopped: false };
   if ((await operationInProgress(git, cwd)) !== null) return { stopped: true };
-  const why = `${r.stdout}${r.stderr}`.split("\n").map((l) => l.trim()).filter(Boolean).pop() ?? "no message";
+  const why =
+    `${r.stdout}${r.stderr}`
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .pop() ?? "no message";
   throw new AppError("git_failed", `git ${opts.mode} refused to start (exit ${r.exitCode}): ${why}`, { args: [opts.mode], exitCode: r.exitCode });
 }
 
@@ -90,12 +100,23 @@ export async function unresolvedPaths(cwd: GitCwd, paths: readonly string[]): Pr
 }
 
 /** Stages the resolved paths and lets git go on; answers whether it stopped again (next commit conflicts). */
-export async function continueIntegration(git: GitRunner, cwd: GitCwd, kind: "rebase" | "merge", resolved: readonly string[], env?: Record<string, string>): Promise<{ stopped: boolean }> {
+export async function continueIntegration(
+  git: GitRunner,
+  cwd: GitCwd,
+  kind: "rebase" | "merge",
+  resolved: readonly string[],
+  env?: Record<string, string>,
+): Promise<{ stopped: boolean }> {
   if (resolved.length > 0) await git.run(["--literal-pathspecs", "add", "-A", "--", ...resolved], { cwd });
   const args = kind === "rebase" ? ["rebase", "--continue"] : ["commit", "--no-edit", "--no-verify"];
   const r = await git.run(args, { cwd, ...(env && { env }), okExitCodes: ANY_FAILURE, timeoutMs: 600_000, hooks: true });
   if (r.exitCode === 0) return { stopped: (await operationInProgress(git, cwd)) !== null };
   if ((await conflictedPaths(git, cwd)).length > 0) return { stopped: true };
-  const why = `${r.stdout}${r.stderr}`.split("\n").map((l) => l.trim()).filter(Boolean).pop() ?? "no message";
+  const why =
+    `${r.stdout}${r.stderr}`
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .pop() ?? "no message";
   throw new AppError("git_failed", `git ${kind} --continue failed (exit ${r.exitCode}): ${why}`, { args: [kind], exitCode: r.exitCode });
 }

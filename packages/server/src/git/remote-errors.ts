@@ -3,7 +3,8 @@ import { AppError, isAppError } from "../domain/errors.js";
 /** The typed refresh failures of RR-7. */
 export type RefreshErrorCode = "refresh_auth_failed" | "refresh_network_failed" | "refresh_timeout" | "refresh_missing_ref";
 
-const AUTH = /authentication failed|could not read (username|password)|http (basic: )?access denied|returned error: 40[13]|permission denied \((publickey|password)|invalid username or password/i;
+const AUTH =
+  /authentication failed|could not read (username|password)|http (basic: )?access denied|returned error: 40[13]|permission denied \((publickey|password)|invalid username or password/i;
 const MISSING = /couldn't find remote ref|remote ref does not exist|not our ref|repository .* not found|returned error: 404/i;
 
 /**
@@ -23,6 +24,8 @@ export function classifyRemoteFailure(e: unknown): { code: RefreshErrorCode; rea
 /** Builds the credential-safe AppError of RR-7: names the repository; details carry the ids. */
 export function refreshError(e: unknown, scope: { action: string; repository: string; ids: Record<string, string> }): AppError {
   const { code, reason } = classifyRemoteFailure(e);
-  const ids = Object.entries(scope.ids).map(([k, v]) => `${k} ${v}`).join(", ");
+  const ids = Object.entries(scope.ids)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
   return new AppError(code, `${scope.action} of repository ${scope.repository} failed: ${reason} (${ids})`, { ...scope.ids });
 }

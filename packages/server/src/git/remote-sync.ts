@@ -23,7 +23,8 @@ function accessOptions(access: RemoteAccess): { args: string[]; opts: Partial<Gi
 const FAILED = Array.from({ length: 255 }, (_, i) => i + 1);
 
 function failIfNonZero(r: GitResult, sub: string): void {
-  if (r.exitCode !== 0) throw new AppError("git_failed", `git ${sub} failed (exit ${r.exitCode}): ${r.stderr.replace(/\s+/g, " ").trim()}`, { args: [sub], exitCode: r.exitCode });
+  if (r.exitCode !== 0)
+    throw new AppError("git_failed", `git ${sub} failed (exit ${r.exitCode}): ${r.stderr.replace(/\s+/g, " ").trim()}`, { args: [sub], exitCode: r.exitCode });
 }
 
 /** One progress line of `git clone --progress`, e.g. `Receiving objects:  42% (420/1000)`. */
@@ -73,7 +74,8 @@ export async function fetchOrigin(
   assertBranchName(input.baseBranch, "baseBranch");
   const refspecs = [`+refs/heads/${input.baseBranch}:refs/remotes/origin/${input.baseBranch}`];
   if (input.pr) {
-    if (!Number.isInteger(input.pr.number) || input.pr.number <= 0 || !/^refs\/[A-Za-z0-9/_-]+$/.test(input.pr.ref)) throw new Error("invalid pull request ref");
+    if (!Number.isInteger(input.pr.number) || input.pr.number <= 0 || !/^refs\/[A-Za-z0-9/_-]+$/.test(input.pr.ref))
+      throw new Error("invalid pull request ref");
     refspecs.push(`+${input.pr.ref}:refs/remotes/origin/pr/${input.pr.number}`);
   }
   const { args, opts } = accessOptions(input.access);

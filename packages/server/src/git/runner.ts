@@ -69,8 +69,19 @@ const GIT_CONFIG_FILE_ENV: readonly string[] = ["GIT_CONFIG_GLOBAL", "GIT_CONFIG
 
 // What a fetch/clone/push needs to reach a server from behind a proxy or a private CA.
 const NETWORK_ENV: readonly string[] = [
-  "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
-  "GIT_SSL_CAINFO", "GIT_SSL_CAPATH", "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE",
+  "http_proxy",
+  "https_proxy",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "all_proxy",
+  "ALL_PROXY",
+  "no_proxy",
+  "NO_PROXY",
+  "GIT_SSL_CAINFO",
+  "GIT_SSL_CAPATH",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "CURL_CA_BUNDLE",
 ];
 
 // SBX-4: what every call in a pinned worktree runs with, whatever any config file says.
@@ -100,7 +111,10 @@ export function subcommandOf(args: readonly string[]): string[] {
 }
 
 function lastLine(text: string): string {
-  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+  const lines = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
   return lines[lines.length - 1] ?? "";
 }
 
@@ -223,7 +237,10 @@ export class GitRunner {
         child = spawn("git", args, {
           cwd,
           env: this.environment(opts),
-          stdio: opts.fd3 === undefined ? [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] : [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe", "pipe"],
+          stdio:
+            opts.fd3 === undefined
+              ? [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"]
+              : [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe", "pipe"],
           detached: true,
           windowsHide: true,
         });
@@ -257,9 +274,7 @@ export class GitRunner {
       const timer = setTimeout(() => {
         timedOut = true;
         killGroup();
-        finish(() =>
-          reject(new AppError("git_timeout", `git ${subText} timed out after ${timeoutMs} ms`, { args: sub, timeoutMs })),
-        );
+        finish(() => reject(new AppError("git_timeout", `git ${subText} timed out after ${timeoutMs} ms`, { args: sub, timeoutMs })));
       }, timeoutMs);
 
       child.stdout?.on("data", (chunk: Buffer) => {

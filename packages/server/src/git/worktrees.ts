@@ -50,10 +50,17 @@ export class WorktreeManager {
     if (l.state === "ok") return l.pin;
     if (l.state === "tampered") throw tamperedError(input.worktreePath, l.message);
     if (l.state === "unlinked") {
-      throw new AppError("workspace_reuse_unsafe", `${input.worktreePath} is not a git worktree any more (no .git link)`, { reason: "not_a_worktree", path: input.worktreePath });
+      throw new AppError("workspace_reuse_unsafe", `${input.worktreePath} is not a git worktree any more (no .git link)`, {
+        reason: "not_a_worktree",
+        path: input.worktreePath,
+      });
     }
-    if ((await pathKind(input.worktreePath)) === "missing") throw new AppError("workspace_missing", `the worktree ${input.worktreePath} does not exist`, { path: input.worktreePath });
-    throw new AppError("workspace_reuse_unsafe", `git records no worktree of this repository at ${input.worktreePath}`, { reason: "not_a_worktree", path: input.worktreePath });
+    if ((await pathKind(input.worktreePath)) === "missing")
+      throw new AppError("workspace_missing", `the worktree ${input.worktreePath} does not exist`, { path: input.worktreePath });
+    throw new AppError("workspace_reuse_unsafe", `git records no worktree of this repository at ${input.worktreePath}`, {
+      reason: "not_a_worktree",
+      path: input.worktreePath,
+    });
   }
 
   /**
@@ -76,7 +83,14 @@ export class WorktreeManager {
    * caller whose database write fails can undo exactly that (WT-7). If git fails half-way, what it
    * left behind is undone before the error is rethrown.
    */
-  async create(input: { repoPath: string; worktreePath: string; branch: string; startPoint: string; newBranch: boolean; noCheckout?: boolean }): Promise<{ createdBranch: boolean }> {
+  async create(input: {
+    repoPath: string;
+    worktreePath: string;
+    branch: string;
+    startPoint: string;
+    newBranch: boolean;
+    noCheckout?: boolean;
+  }): Promise<{ createdBranch: boolean }> {
     const { repoPath, worktreePath, branch, startPoint, newBranch } = input;
     // `git worktree add -b X` hands X to an internal `git branch X` without `--`, so a name
     // such as `--upload-pack=x` would become an option there: validate before git sees it.
@@ -104,7 +118,9 @@ export class WorktreeManager {
         // `-b` refused because the branch appeared after the check: nothing of ours to undo, and
         // that branch is not ours to delete.
         const raced = newBranch && e instanceof AppError && /a branch named .* already exists/.test(e.message);
-        await this.undoCreate({ repoPath, worktreePath, branch, createdBranch: !raced && newBranch && (await branchExists(this.git, repoPath, branch)) }).catch(() => undefined);
+        await this.undoCreate({ repoPath, worktreePath, branch, createdBranch: !raced && newBranch && (await branchExists(this.git, repoPath, branch)) }).catch(
+          () => undefined,
+        );
         if (raced) throw new AppError("branch_exists", `branch ${branch} already exists`, { branch });
         throw e;
       }
@@ -262,6 +278,7 @@ export function tamperedError(worktreePath: string, message: string, extra: Reco
   return new AppError("workspace_tampered", `${message}: Grove runs nothing in ${worktreePath} until it is restored`, {
     path: worktreePath,
     ...extra,
-    action: "restore the task's environment (POST /tasks/:id/environment/restore, `grove task restore <taskId>`): the .git link is written back to the recorded git dir",
+    action:
+      "restore the task's environment (POST /tasks/:id/environment/restore, `grove task restore <taskId>`): the .git link is written back to the recorded git dir",
   });
 }

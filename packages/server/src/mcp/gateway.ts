@@ -127,7 +127,9 @@ export class McpGateway {
     const served = servedToolNames(this.opts.tokens.check(hello.sessionId, hello.token)?.toolNames);
     for (const [name, tool] of served) {
       const spec = TOOL_CATALOG[tool];
-      server.registerTool(name, { description: spec.description, inputSchema: spec.input }, async (args: Record<string, unknown>) => this.call(hello, tool, args ?? {}, aborted.signal));
+      server.registerTool(name, { description: spec.description, inputSchema: spec.input }, async (args: Record<string, unknown>) =>
+        this.call(hello, tool, args ?? {}, aborted.signal),
+      );
     }
     // The SDK lists the tools with their schemas; calls are checked here instead, so malformed
     // arguments get a typed `invalid_request` like every other refusal (and unknown fields too).
@@ -141,9 +143,17 @@ export class McpGateway {
     socket.resume();
   }
 
-  private async call(hello: Hello, tool: ToolName, args: Record<string, unknown>, signal: AbortSignal): Promise<{ content: { type: "text"; text: string }[]; isError?: boolean }> {
+  private async call(
+    hello: Hello,
+    tool: ToolName,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ content: { type: "text"; text: string }[]; isError?: boolean }> {
     const grant = this.opts.tokens.check(hello.sessionId, hello.token);
-    if (!grant) return failure(new AppError("mcp_token_invalid", "this MCP token is not valid (its session ended, its task was archived, or it belongs to another session)"));
+    if (!grant)
+      return failure(
+        new AppError("mcp_token_invalid", "this MCP token is not valid (its session ended, its task was archived, or it belongs to another session)"),
+      );
     const wait = this.limit.take(grant.sessionId);
     if (wait > 0) {
       const e = new AppError("mcp_rate_limited", `too many MCP calls from this session; retry in ${wait} ms`, { retryAfterMs: wait });
@@ -164,7 +174,10 @@ export class McpGateway {
 }
 
 function failure(e: AppError): { content: { type: "text"; text: string }[]; isError: true } {
-  return { content: [{ type: "text", text: JSON.stringify({ error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } }) }], isError: true };
+  return {
+    content: [{ type: "text", text: JSON.stringify({ error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } }) }],
+    isError: true,
+  };
 }
 
 /** The arguments as the tool's schema reads them; `invalid_request` naming the first bad field. */

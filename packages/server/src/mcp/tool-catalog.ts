@@ -18,7 +18,7 @@ export const TOOL_CATALOG = {
     input: {
       taskId,
       title: z.string().trim().min(1).max(500).optional(),
-      state: z.enum(["review"]).optional().describe("Only \"review\""),
+      state: z.enum(["review"]).optional().describe('Only "review"'),
     },
   },
   report_progress: {
@@ -32,7 +32,8 @@ export const TOOL_CATALOG = {
     },
   },
   ask_user: {
-    description: "Ask the person a question (optionally with choices) and wait for the answer. It shows in Grove's inbox; after timeoutSeconds (default and at most 1800) the call fails with question_timeout.",
+    description:
+      "Ask the person a question (optionally with choices) and wait for the answer. It shows in Grove's inbox; after timeoutSeconds (default and at most 1800) the call fails with question_timeout.",
     input: {
       question: z.string().trim().min(1).max(2000),
       choices: z.array(z.string().trim().min(1).max(200)).max(20).optional(),
@@ -40,7 +41,8 @@ export const TOOL_CATALOG = {
     },
   },
   subtask_create: {
-    description: "Create a subtask of your task (on its repositories, or the named ones), optionally started at once with an agent profile and a prompt. Limited in depth, count and running agents (subtask_limit).",
+    description:
+      "Create a subtask of your task (on its repositories, or the named ones), optionally started at once with an agent profile and a prompt. Limited in depth, count and running agents (subtask_limit).",
     input: {
       taskId,
       title: z.string().trim().min(1).max(500),
@@ -59,7 +61,7 @@ export const TOOL_CATALOG = {
     input: { taskId: z.string().min(1).max(100) },
   },
   board_list: {
-    description: "Every task on the board (id, title, state, parent), read-only. Only for agent profiles with mcp: \"board\".",
+    description: 'Every task on the board (id, title, state, parent), read-only. Only for agent profiles with mcp: "board".',
     input: {},
   },
   comments_list: {

@@ -1,5 +1,15 @@
 import type { DailyBudget, DiffScope, ListTasksQuery, PutBudgetBody, PutDailyBudgetBody, TaskCountsQuery, UsageQuery, UsageReport } from "@grove/protocol";
-import type { AgentProfile, Task, CreateRepositoryBody, PatchRepositoryBody, CreateSessionBody, CreateTaskBody, Environment, PatchTaskBody, WorkspaceInfo } from "@grove/protocol";
+import type {
+  AgentProfile,
+  Task,
+  CreateRepositoryBody,
+  PatchRepositoryBody,
+  CreateSessionBody,
+  CreateTaskBody,
+  Environment,
+  PatchTaskBody,
+  WorkspaceInfo,
+} from "@grove/protocol";
 import { checkAgentProfile, installAgentProfile, listAgentProfiles, setSessionMode, setSessionModel } from "./sessions/agent-ops.js";
 import { AppError } from "../domain/errors.js";
 import type { MessageRecord, RepositoryRecord, SessionRecord, TaskRecord } from "../domain/records.js";
@@ -76,7 +86,8 @@ export class Orchestrator {
     this.mcpTools = new McpTools(deps, this.live, this.questions, new Subtasks(deps, (taskId, body) => this.startSession(taskId, body)));
     this.workflows = new Workflows(deps, {
       startSession: (taskId, body, opts) => this.startSession(taskId, body, opts),
-      promptComments: (sessionId, commentIds, prompt) => this.guardSessionLaunch(sessionId, () => this.review.prompt(sessionId, { commentIds, ...(prompt ? { prompt } : {}) })),
+      promptComments: (sessionId, commentIds, prompt) =>
+        this.guardSessionLaunch(sessionId, () => this.review.prompt(sessionId, { commentIds, ...(prompt ? { prompt } : {}) })),
       prompt: (sessionId, text) => this.prompt(sessionId, text),
       cancelTurn: (sessionId) => this.cancel(sessionId),
       sendFeedback: (taskId, sessionId) => this.guardSessionLaunch(sessionId, () => this.review.feedback(taskId, sessionId)),
@@ -163,7 +174,9 @@ export class Orchestrator {
     await this.review.stop();
     await this.deps.agents.stopAll({ graceMs: 2000 });
     // SEC-7: groups recorded for this runner without a live handle (survivors of an earlier stop).
-    await stopRunnerGroups(this.deps, { graceMs: 2000, killWaitMs: 1000 }).catch((err: unknown) => this.deps.log.warn({ err }, "shutdown: could not stop recorded agent groups"));
+    await stopRunnerGroups(this.deps, { graceMs: 2000, killWaitMs: 1000 }).catch((err: unknown) =>
+      this.deps.log.warn({ err }, "shutdown: could not stop recorded agent groups"),
+    );
     // LIVE-4: the asks the stop withdrew are written before the store closes.
     await this.inbox.flush();
     this.inbox.dispose();
@@ -211,7 +224,9 @@ export class Orchestrator {
   }
 
   /** A task with its environment's runner and that runner's state. */
-  async getTaskWithRunner(id: string): Promise<TaskRecord & { runnerId: string | null; runnerState: "online" | "offline" | null; runnerLabels: string[]; progress: Task["progress"] }> {
+  async getTaskWithRunner(
+    id: string,
+  ): Promise<TaskRecord & { runnerId: string | null; runnerState: "online" | "offline" | null; runnerLabels: string[]; progress: Task["progress"] }> {
     const task = await getTaskOr404(this.deps, id);
     const p = await this.deps.store.mcp.getProgress(id);
     const progress = p ? { status: p.status, plan: p.plan, updatedAt: p.updatedAt } : null;
@@ -229,7 +244,8 @@ export class Orchestrator {
   }
 
   changes = (taskId: string) => taskChanges(this.deps, taskId);
-  fileDiff = (taskId: string, repositoryId: string, path: string, worktreeId?: string, scope?: DiffScope) => taskFileDiff(this.deps, taskId, repositoryId, path, worktreeId, scope);
+  fileDiff = (taskId: string, repositoryId: string, path: string, worktreeId?: string, scope?: DiffScope) =>
+    taskFileDiff(this.deps, taskId, repositoryId, path, worktreeId, scope);
 
   // sessions
   async startSession(taskId: string, body: CreateSessionBody, opts: { sessionId?: string } = {}): Promise<SessionRecord> {

@@ -32,7 +32,10 @@ export class TerminalRegistry {
    * Attaches a page to the task's shell in `cwd`, starting one if none runs. `owner` is the
    * server that asked (its close kills its shells).
    */
-  attach(opts: { taskId: string; repositoryId: string; cwd: string; cols: number; rows: number; env: NodeJS.ProcessEnv; owner: object }, client: Client): { write(d: string): void; resize(c: number, r: number): void; detach(): void } {
+  attach(
+    opts: { taskId: string; repositoryId: string; cwd: string; cols: number; rows: number; env: NodeJS.ProcessEnv; owner: object },
+    client: Client,
+  ): { write(d: string): void; resize(c: number, r: number): void; detach(): void } {
     const key = `${opts.taskId}\0${opts.repositoryId}`;
     let e = this.entries.get(key);
     if (!e) {

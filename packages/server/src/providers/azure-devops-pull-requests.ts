@@ -2,7 +2,8 @@ import { httpBase } from "./provider.js";
 import { arr, obj, str, type PullRequestApi, type PullRequestStatus, type PullRequestTarget } from "./pull-requests.js";
 
 const V = "api-version=7.1";
-const repoApi = (t: PullRequestTarget) => `${t.apiUrl}/${t.loc.owner.split("/").map(encodeURIComponent).join("/")}/_apis/git/repositories/${encodeURIComponent(t.loc.name)}`;
+const repoApi = (t: PullRequestTarget) =>
+  `${t.apiUrl}/${t.loc.owner.split("/").map(encodeURIComponent).join("/")}/_apis/git/repositories/${encodeURIComponent(t.loc.name)}`;
 const webUrl = (t: PullRequestTarget, n: number) => `${httpBase(t.url)}/${t.loc.owner}/_git/${t.loc.name}/pullrequest/${n}`;
 
 function checksOf(statuses: unknown[]): PullRequestStatus["checks"] {
@@ -35,10 +36,15 @@ export const azureDevopsPullRequests: PullRequestApi = {
     const first = arr(obj(json).value)[0];
     return first === undefined ? null : azureDevopsPullRequests.parseCreated(t, first);
   },
-  statusRequests: (t, n) => [{ method: "GET", url: `${repoApi(t)}/pullrequests/${n}?${V}` }, { method: "GET", url: `${repoApi(t)}/pullrequests/${n}/statuses?${V}` }],
+  statusRequests: (t, n) => [
+    { method: "GET", url: `${repoApi(t)}/pullrequests/${n}?${V}` },
+    { method: "GET", url: `${repoApi(t)}/pullrequests/${n}/statuses?${V}` },
+  ],
   parseStatus: (t, n, [pr, statuses]) => {
     const p = obj(pr);
-    const votes = arr(p.reviewers).map(obj).map((r) => Number(r.vote));
+    const votes = arr(p.reviewers)
+      .map(obj)
+      .map((r) => Number(r.vote));
     const status = str(p.status);
     return {
       number: n,
@@ -50,7 +56,10 @@ export const azureDevopsPullRequests: PullRequestApi = {
       headCommit: str(obj(p.lastMergeSourceCommit).commitId),
     };
   },
-  feedbackRequests: (t, n) => [{ method: "GET", url: `${repoApi(t)}/pullrequests/${n}/statuses?${V}` }, { method: "GET", url: `${repoApi(t)}/pullrequests/${n}/threads?${V}` }],
+  feedbackRequests: (t, n) => [
+    { method: "GET", url: `${repoApi(t)}/pullrequests/${n}/statuses?${V}` },
+    { method: "GET", url: `${repoApi(t)}/pullrequests/${n}/threads?${V}` },
+  ],
   parseFeedback: ([statuses, threads]) => ({
     failedChecks: arr(obj(statuses).value)
       .map(obj)
@@ -62,8 +71,12 @@ export const azureDevopsPullRequests: PullRequestApi = {
       .flatMap((th) =>
         arr(th.comments)
           .map(obj)
-          .map((c) => ({ path: str(obj(th.threadContext).filePath).replace(/^\//, "") || null, line: typeof obj(obj(th.threadContext).rightFileStart).line === "number" ? (obj(obj(th.threadContext).rightFileStart).line as number) : null, author: str(obj(c.author).displayName) || null, body: str(c.content) })),
+          .map((c) => ({
+            path: str(obj(th.threadContext).filePath).replace(/^\//, "") || null,
+            line: typeof obj(obj(th.threadContext).rightFileStart).line === "number" ? (obj(obj(th.threadContext).rightFileStart).line as number) : null,
+            author: str(obj(c.author).displayName) || null,
+            body: str(c.content),
+          })),
       ),
   }),
 };
-

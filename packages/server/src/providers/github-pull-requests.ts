@@ -15,12 +15,19 @@ function checksOf(runs: unknown[]): PullRequestStatus["checks"] {
 export const githubPullRequests: PullRequestApi = {
   defaultApiUrl: (url) => (url.host === "github.com" ? "https://api.github.com" : `${httpBase(url)}/api/v3`),
   authorization: (c) => `Bearer ${c.token}`,
-  createRequest: (t, i) => ({ method: "POST", url: `${repoBase(t)}/pulls`, body: { title: i.title, body: i.body, head: i.head, base: i.base, draft: i.draft } }),
+  createRequest: (t, i) => ({
+    method: "POST",
+    url: `${repoBase(t)}/pulls`,
+    body: { title: i.title, body: i.body, head: i.head, base: i.base, draft: i.draft },
+  }),
   parseCreated: (_t, json) => {
     const j = obj(json);
     return { number: Number(j.number), url: str(j.html_url), state: "open", draft: j.draft === true, headCommit: str(obj(j.head).sha) };
   },
-  findOpenRequest: (t, i) => ({ method: "GET", url: `${repoBase(t)}/pulls?state=open&head=${encodeURIComponent(`${t.loc.owner}:${i.head}`)}&base=${encodeURIComponent(i.base)}` }),
+  findOpenRequest: (t, i) => ({
+    method: "GET",
+    url: `${repoBase(t)}/pulls?state=open&head=${encodeURIComponent(`${t.loc.owner}:${i.head}`)}&base=${encodeURIComponent(i.base)}`,
+  }),
   parseFound: (t, json) => {
     const first = arr(json)[0];
     return first === undefined ? null : githubPullRequests.parseCreated(t, first);
@@ -32,7 +39,10 @@ export const githubPullRequests: PullRequestApi = {
   ],
   parseStatus: (_t, n, [pr, runs, reviews]) => {
     const p = obj(pr);
-    const decisive = arr(reviews).map(obj).map((r) => str(r.state)).filter((s) => s === "APPROVED" || s === "CHANGES_REQUESTED");
+    const decisive = arr(reviews)
+      .map(obj)
+      .map((r) => str(r.state))
+      .filter((s) => s === "APPROVED" || s === "CHANGES_REQUESTED");
     return {
       number: n,
       url: str(p.html_url),
@@ -53,6 +63,8 @@ export const githubPullRequests: PullRequestApi = {
       .filter((c) => c.status === "completed" && !["success", "neutral", "skipped"].includes(str(c.conclusion)))
       .map((c) => ({ name: str(c.name), summary: [str(obj(c.output).title), str(obj(c.output).summary)].filter(Boolean).join(": ") })),
     // The REST API does not say whether a thread is resolved; every review comment is sent.
-    comments: arr(comments).map(obj).map((c) => ({ path: str(c.path) || null, line: typeof c.line === "number" ? c.line : null, author: str(obj(c.user).login) || null, body: str(c.body) })),
+    comments: arr(comments)
+      .map(obj)
+      .map((c) => ({ path: str(c.path) || null, line: typeof c.line === "number" ? c.line : null, author: str(obj(c.user).login) || null, body: str(c.body) })),
   }),
 };

@@ -24,12 +24,18 @@ export const gitlabPullRequests: PullRequestApi = {
     const j = obj(json);
     return { number: Number(j.iid), url: str(j.web_url), state: "open", draft: j.draft === true, headCommit: str(j.sha) };
   },
-  findOpenRequest: (t, i) => ({ method: "GET", url: `${project(t)}/merge_requests?state=opened&source_branch=${encodeURIComponent(i.head)}&target_branch=${encodeURIComponent(i.base)}` }),
+  findOpenRequest: (t, i) => ({
+    method: "GET",
+    url: `${project(t)}/merge_requests?state=opened&source_branch=${encodeURIComponent(i.head)}&target_branch=${encodeURIComponent(i.base)}`,
+  }),
   parseFound: (t, json) => {
     const first = arr(json)[0];
     return first === undefined ? null : gitlabPullRequests.parseCreated(t, first);
   },
-  statusRequests: (t, n) => [{ method: "GET", url: `${project(t)}/merge_requests/${n}` }, { method: "GET", url: `${project(t)}/merge_requests/${n}/approvals` }],
+  statusRequests: (t, n) => [
+    { method: "GET", url: `${project(t)}/merge_requests/${n}` },
+    { method: "GET", url: `${project(t)}/merge_requests/${n}/approvals` },
+  ],
   parseStatus: (_t, n, [mr, approvals]) => {
     const m = obj(mr);
     const state = str(m.state);
@@ -43,7 +49,10 @@ export const gitlabPullRequests: PullRequestApi = {
       headCommit: str(m.sha),
     };
   },
-  feedbackRequests: (t, n) => [{ method: "GET", url: `${project(t)}/merge_requests/${n}/pipelines` }, { method: "GET", url: `${project(t)}/merge_requests/${n}/discussions` }],
+  feedbackRequests: (t, n) => [
+    { method: "GET", url: `${project(t)}/merge_requests/${n}/pipelines` },
+    { method: "GET", url: `${project(t)}/merge_requests/${n}/discussions` },
+  ],
   parseFeedback: ([pipelines, discussions]) => ({
     failedChecks: arr(pipelines)
       .map(obj)
@@ -54,6 +63,11 @@ export const gitlabPullRequests: PullRequestApi = {
       .flatMap((d) => arr(obj(d).notes))
       .map(obj)
       .filter((n) => n.resolvable === true && n.resolved !== true)
-      .map((n) => ({ path: str(obj(n.position).new_path) || null, line: typeof obj(n.position).new_line === "number" ? (obj(n.position).new_line as number) : null, author: str(obj(n.author).username) || null, body: str(n.body) })),
+      .map((n) => ({
+        path: str(obj(n.position).new_path) || null,
+        line: typeof obj(n.position).new_line === "number" ? (obj(n.position).new_line as number) : null,
+        author: str(obj(n.author).username) || null,
+        body: str(n.body),
+      })),
   }),
 };

@@ -24,7 +24,10 @@ function importUrl(href: string): Promise<unknown> {
  */
 export async function loadProviderRegistry(pluginList: string | undefined): Promise<ProviderRegistry> {
   const registry = new ProviderRegistry();
-  for (const path of (pluginList ?? "").split(":").map((s) => s.trim()).filter((s) => s.length > 0)) {
+  for (const path of (pluginList ?? "")
+    .split(":")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)) {
     if (!isAbsolute(path)) throw new Error(`GROVE_PROVIDER_PLUGINS: ${path} is not an absolute path`);
     let mod: { default?: unknown; provider?: unknown };
     try {

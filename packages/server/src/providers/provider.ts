@@ -69,7 +69,10 @@ export interface GitProvider {
 
 /** Splits `a/b/c(.git)` into segments without empties; strips one trailing `.git`. */
 export function pathSegments(path: string): string[] {
-  return path.replace(/\.git$/, "").split("/").filter((s) => s.length > 0);
+  return path
+    .replace(/\.git$/, "")
+    .split("/")
+    .filter((s) => s.length > 0);
 }
 
 /** Rebuilds an http(s) base URL for a parsed URL: scheme, host and port kept, no path. */

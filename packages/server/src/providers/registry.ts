@@ -40,7 +40,8 @@ export class ProviderRegistry {
       return p;
     }
     const claimed = [...this.byId.values()].find((p) => p.claimsHost(url.host));
-    if (!claimed) throw new AppError("invalid_request", `host ${url.host} does not name a provider; pass provider (${this.ids().join(", ")})`, { field: "provider" });
+    if (!claimed)
+      throw new AppError("invalid_request", `host ${url.host} does not name a provider; pass provider (${this.ids().join(", ")})`, { field: "provider" });
     return claimed;
   }
 }

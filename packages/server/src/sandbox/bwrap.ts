@@ -10,7 +10,8 @@ import { delimiter, isAbsolute, join } from "node:path";
  */
 export type BwrapStatus = { available: true; path: string } | { available: false; reason: string; fix: string };
 
-export const BWRAP_FIX = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) or point GROVE_BWRAP at it; or set \"sandbox\": \"off\" in the agent's profile in GROVE_HOME/agents.json to run it unconfined";
+export const BWRAP_FIX =
+  'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) or point GROVE_BWRAP at it; or set "sandbox": "off" in the agent\'s profile in GROVE_HOME/agents.json to run it unconfined';
 
 const probed = new Map<string, BwrapStatus>();
 
@@ -39,13 +40,23 @@ export function bwrapStatus(env: NodeJS.ProcessEnv): BwrapStatus {
   const cached = probed.get(path);
   if (cached) return cached;
   // The same namespaces every agent gets: if this fails, no agent could start confined.
-  const r = spawnSync(path, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--die-with-parent", "--", "/bin/true"], {
-    stdio: ["ignore", "ignore", "pipe"],
-    timeout: 10_000,
-    encoding: "utf8",
-  });
+  const r = spawnSync(
+    path,
+    ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--die-with-parent", "--", "/bin/true"],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: 10_000,
+      encoding: "utf8",
+    },
+  );
   const status: BwrapStatus =
-    r.status === 0 ? { available: true, path } : { available: false, reason: `bubblewrap at ${path} cannot create a sandbox here: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim()}`, fix: BWRAP_FIX };
+    r.status === 0
+      ? { available: true, path }
+      : {
+          available: false,
+          reason: `bubblewrap at ${path} cannot create a sandbox here: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim()}`,
+          fix: BWRAP_FIX,
+        };
   probed.set(path, status);
   return status;
 }

@@ -43,7 +43,17 @@ function isLocal(address: string): boolean {
 }
 
 // Hop-by-hop: they describe one connection, never forwarded (RFC 9110 7.6.1).
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
 function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const named = String(headers.connection ?? "")
@@ -175,11 +185,14 @@ async function relay(req: IncomingMessage, res: ServerResponse, opts: EgressProx
     return refuseRequest(res, 403, blockedText(v.blocked));
   }
   if ("error" in v) return refuseRequest(res, 502, `${v.error}\n`);
-  const upstream = request({ host: v.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers: endToEnd(req.headers), agent: false, setHost: false }, (up) => {
-    res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEnd(up.headers));
-    up.pipe(res);
-    up.once("error", () => res.destroy());
-  });
+  const upstream = request(
+    { host: v.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers: endToEnd(req.headers), agent: false, setHost: false },
+    (up) => {
+      res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEnd(up.headers));
+      up.pipe(res);
+      up.once("error", () => res.destroy());
+    },
+  );
   upstream.once("error", (e) => refuseRequest(res, 502, `cannot connect to ${hostPort(host, port)}: ${e.message}\n`));
   res.once("close", () => upstream.destroy());
   req.pipe(upstream);

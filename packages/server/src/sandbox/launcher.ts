@@ -70,9 +70,27 @@ export function sandboxEnv(agentHome: string): Record<string, string | undefined
 }
 
 /** bwrap's command line: the mount plan, then the forwarder beside the agent's own command. */
-export function sandboxedCommand(bwrap: string, plan: MountPlanInput & { egress: { socket: string; inside: string } }, command: string, args: readonly string[]): { command: string; args: string[] } {
+export function sandboxedCommand(
+  bwrap: string,
+  plan: MountPlanInput & { egress: { socket: string; inside: string } },
+  command: string,
+  args: readonly string[],
+): { command: string; args: string[] } {
   return {
     command: bwrap,
-    args: [...mountPlan(plan), "--", "/bin/sh", "-c", START, "grove-sandbox", PERL_FORWARDER, NODE_FORWARDER, plan.egress.inside, String(FORWARDER_PORT), command, ...args],
+    args: [
+      ...mountPlan(plan),
+      "--",
+      "/bin/sh",
+      "-c",
+      START,
+      "grove-sandbox",
+      PERL_FORWARDER,
+      NODE_FORWARDER,
+      plan.egress.inside,
+      String(FORWARDER_PORT),
+      command,
+      ...args,
+    ],
   };
 }

@@ -33,6 +33,12 @@ export async function listAgentProcesses(db: Db, runnerId: string): Promise<Agen
  */
 export async function listAgentProcessesOfSessions(db: Db, sessionIds: readonly string[]): Promise<AgentProcessRecord[]> {
   if (sessionIds.length === 0) return [];
-  const rows = await db.selectFrom("agent_processes").selectAll().where("session_id", "in", [...sessionIds]).orderBy("created_at").orderBy("session_id").execute();
+  const rows = await db
+    .selectFrom("agent_processes")
+    .selectAll()
+    .where("session_id", "in", [...sessionIds])
+    .orderBy("created_at")
+    .orderBy("session_id")
+    .execute();
   return rows.map((r) => ({ sessionId: r.session_id, runnerId: r.runner_id, pid: r.pid, startTime: r.start_time, createdAt: r.created_at }));
 }

@@ -110,6 +110,11 @@ export async function mergeEnvironmentRepos(
 
 /** True when some row of the environment is tombstoned (ENV-4): its worktree must be recreated. */
 export async function hasTombstonedRows(db: Ctx["db"], environmentId: string): Promise<boolean> {
-  const row = await db.selectFrom("task_environment_repos").select("id").where("environment_id", "=", environmentId).where("status", "=", "deleted").executeTakeFirst();
+  const row = await db
+    .selectFrom("task_environment_repos")
+    .select("id")
+    .where("environment_id", "=", environmentId)
+    .where("status", "=", "deleted")
+    .executeTakeFirst();
   return row !== undefined;
 }

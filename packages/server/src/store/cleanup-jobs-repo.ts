@@ -87,7 +87,12 @@ export async function reserveCleanupJob(ctx: Ctx, input: ReserveCleanupInput): P
   if (input.refuseArchived && task.archived_at !== null) throw new AppError("task_archived", `task ${job.taskId} is archived`, { taskId: job.taskId });
   await assertNoActiveCleanup(ctx.db, job.taskId);
   if (input.refuseRunningSessions) {
-    const busy = await ctx.db.selectFrom("sessions").select(["id", "state"]).where("task_id", "=", job.taskId).where("state", "in", ["starting", "running"]).executeTakeFirst();
+    const busy = await ctx.db
+      .selectFrom("sessions")
+      .select(["id", "state"])
+      .where("task_id", "=", job.taskId)
+      .where("state", "in", ["starting", "running"])
+      .executeTakeFirst();
     if (busy) throw new AppError("session_running", `session ${busy.id} of task ${job.taskId} is ${busy.state}`, { sessionId: busy.id, taskId: job.taskId });
   }
   await ctx.db
@@ -113,7 +118,12 @@ export async function reserveCleanupJob(ctx: Ctx, input: ReserveCleanupInput): P
 
 /** FLOWS step 2: the inventory, written while the job is still `prepared`. */
 export async function setCleanupSnapshot(db: Db, id: string, snapshot: CleanupSnapshot, now: string): Promise<boolean> {
-  const r = await db.updateTable("cleanup_jobs").set({ snapshot: JSON.stringify(snapshot), updated_at: now }).where("id", "=", id).where("state", "=", "prepared").executeTakeFirst();
+  const r = await db
+    .updateTable("cleanup_jobs")
+    .set({ snapshot: JSON.stringify(snapshot), updated_at: now })
+    .where("id", "=", id)
+    .where("state", "=", "prepared")
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -232,7 +242,12 @@ export async function recoverCleanupJobs(db: Db, runnerId: string, now: string):
     const to = committed && row.snapshot !== null ? "pending" : "cancelled";
     const updated = await db
       .updateTable("cleanup_jobs")
-      .set({ state: to, next_run_at: to === "pending" ? now : null, ...(to === "cancelled" ? { last_error: "the server stopped before the task mutation committed" } : {}), updated_at: now })
+      .set({
+        state: to,
+        next_run_at: to === "pending" ? now : null,
+        ...(to === "cancelled" ? { last_error: "the server stopped before the task mutation committed" } : {}),
+        updated_at: now,
+      })
       .where("id", "=", row.id)
       .where("state", "=", "prepared")
       .returningAll()

@@ -60,7 +60,8 @@ export async function openPgEventRelay(opts: { databaseUrl: string; onPayload: (
   let chain: Promise<void> = Promise.resolve();
   return {
     publish(payload) {
-      if (Buffer.byteLength(payload) > MAX_RELAY_PAYLOAD_BYTES) return Promise.reject(new Error(`event payload of ${Buffer.byteLength(payload)} bytes exceeds the relay limit`));
+      if (Buffer.byteLength(payload) > MAX_RELAY_PAYLOAD_BYTES)
+        return Promise.reject(new Error(`event payload of ${Buffer.byteLength(payload)} bytes exceeds the relay limit`));
       const sent = chain.then(async () => {
         if (client) await client.query("SELECT pg_notify($1, $2)", [CHANNEL, payload]);
       });

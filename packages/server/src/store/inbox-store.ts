@@ -74,32 +74,60 @@ export class InboxStore {
 
   /** Compare-and-set open → done; undefined when it was done already (or does not exist). */
   async markDone(id: string, now: string): Promise<InboxItem | undefined> {
-    const row = await this.db().updateTable("inbox_items").set({ state: "done", resolved_at: now }).where("id", "=", id).where("state", "=", "open").returningAll().executeTakeFirst();
+    const row = await this.db()
+      .updateTable("inbox_items")
+      .set({ state: "done", resolved_at: now })
+      .where("id", "=", id)
+      .where("state", "=", "open")
+      .returningAll()
+      .executeTakeFirst();
     return row && toItem(row);
   }
 
   /** The first read only (a later read keeps the first time); undefined when already read. */
   async markRead(id: string, now: string): Promise<InboxItem | undefined> {
-    const row = await this.db().updateTable("inbox_items").set({ read_at: now }).where("id", "=", id).where("read_at", "is", null).returningAll().executeTakeFirst();
+    const row = await this.db()
+      .updateTable("inbox_items")
+      .set({ read_at: now })
+      .where("id", "=", id)
+      .where("read_at", "is", null)
+      .returningAll()
+      .executeTakeFirst();
     return row && toItem(row);
   }
 
   /** Resolves the open items of one cause (e.g. a permission request): the items done now. */
   /** The open items whose cause starts with `prefix` (a constant of Grove's own, no LIKE wildcards) are settled. */
   async resolveCausePrefix(prefix: string, now: string): Promise<InboxItem[]> {
-    const rows = await this.db().updateTable("inbox_items").set({ state: "done", resolved_at: now }).where("cause_key", "like", `${prefix}%`).where("state", "=", "open").returningAll().execute();
+    const rows = await this.db()
+      .updateTable("inbox_items")
+      .set({ state: "done", resolved_at: now })
+      .where("cause_key", "like", `${prefix}%`)
+      .where("state", "=", "open")
+      .returningAll()
+      .execute();
     return rows.map(toItem);
   }
 
   async resolveCause(causeKey: string, now: string): Promise<InboxItem[]> {
-    const rows = await this.db().updateTable("inbox_items").set({ state: "done", resolved_at: now }).where("cause_key", "=", causeKey).where("state", "=", "open").returningAll().execute();
+    const rows = await this.db()
+      .updateTable("inbox_items")
+      .set({ state: "done", resolved_at: now })
+      .where("cause_key", "=", causeKey)
+      .where("state", "=", "open")
+      .returningAll()
+      .execute();
     return rows.map(toItem);
   }
 
   /** Resolves a session's (or a task's) open items of these kinds: the items done now. */
   async resolveOf(scope: { sessionId: string } | { taskId: string }, kinds: readonly InboxKind[], now: string): Promise<InboxItem[]> {
     if (kinds.length === 0) return [];
-    let q = this.db().updateTable("inbox_items").set({ state: "done", resolved_at: now }).where("state", "=", "open").where("kind", "in", [...kinds]);
+    let q = this.db()
+      .updateTable("inbox_items")
+      .set({ state: "done", resolved_at: now })
+      .where("state", "=", "open")
+      .where("kind", "in", [...kinds]);
     q = "sessionId" in scope ? q.where("session_id", "=", scope.sessionId) : q.where("task_id", "=", scope.taskId);
     const rows = await q.returningAll().execute();
     return rows.map(toItem);

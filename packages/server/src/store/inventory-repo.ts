@@ -19,7 +19,14 @@ export async function listTaskInventory(db: Db): Promise<TaskInventory[]> {
   // All rows in one query (grouped here, in each environment's order), not one query per
   // environment: start-up and doctor read this with thousands of tasks.
   const rowsByEnv = new Map<string, EnvironmentRepoRecord[]>();
-  const allRows = await db.selectFrom("task_environment_repos").selectAll().orderBy("environment_id").orderBy("position").orderBy("created_at").orderBy("id").execute();
+  const allRows = await db
+    .selectFrom("task_environment_repos")
+    .selectAll()
+    .orderBy("environment_id")
+    .orderBy("position")
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
   for (const r of allRows) {
     const list = rowsByEnv.get(r.environment_id) ?? [];
     list.push(toEnvRepo(r));

@@ -66,7 +66,10 @@ function textMatch(ctx: Ctx, q: string) {
 
 /** The tasks a filter selects (no columns, no order): shared by the page read and the counts. */
 function filteredTasks(ctx: Ctx, f: TaskFilter) {
-  let q = ctx.db.selectFrom("tasks").where("tasks.archived_at", f.archived ? "is not" : "is", null).where("tasks.deleted_at", "is", null);
+  let q = ctx.db
+    .selectFrom("tasks")
+    .where("tasks.archived_at", f.archived ? "is not" : "is", null)
+    .where("tasks.deleted_at", "is", null);
   if (f.states && f.states.length > 0) q = q.where("tasks.state", "in", f.states);
   if (f.parentId !== undefined) q = q.where("tasks.parent_id", "=", f.parentId);
   const repositoryId = f.repositoryId;
@@ -127,7 +130,10 @@ async function attachmentsOf(db: Db, taskIds: readonly string[]): Promise<Map<st
 /** One page of full tasks (with their attachments), in (createdAt, id) order (or its reverse). */
 export async function listTaskPage(ctx: Ctx, f: TaskFilter, page: PageSpec<KeyCursor>): Promise<RowsPage<TaskRecord>> {
   const { rows, more } = cut(await taskPageQuery(ctx, f, page).execute(), page.limit);
-  const atts = await attachmentsOf(ctx.db, rows.map((t) => t.id));
+  const atts = await attachmentsOf(
+    ctx.db,
+    rows.map((t) => t.id),
+  );
   return { rows: rows.map((t) => toRecord(t, atts.get(t.id) ?? [])), more };
 }
 
@@ -146,7 +152,15 @@ export interface SummaryParts {
 }
 
 export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<SummaryParts> {
-  const parts: SummaryParts = { repositoryNames: new Map(), slots: new Map(), sessions: new Map(), diffStats: new Map(), pullRequests: new Map(), progress: new Map(), subtasks: new Map() };
+  const parts: SummaryParts = {
+    repositoryNames: new Map(),
+    slots: new Map(),
+    sessions: new Map(),
+    diffStats: new Map(),
+    pullRequests: new Map(),
+    progress: new Map(),
+    subtasks: new Map(),
+  };
   for (const r of await db.selectFrom("repositories").select(["id", "name"]).execute()) parts.repositoryNames.set(r.id, r.name);
   for (const ids of chunks(taskIds)) {
     const slots = await db
@@ -164,7 +178,22 @@ export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<
     }
     const sessions = await db
       .selectFrom("sessions")
-      .select(["id", "task_id", "state", "created_at", "last_turn", "last_error", "usage_cost", "usage_estimated", "usage_context_used", "usage_context_window"]).where("task_id", "in", ids).orderBy("created_at").orderBy("id").execute();
+      .select([
+        "id",
+        "task_id",
+        "state",
+        "created_at",
+        "last_turn",
+        "last_error",
+        "usage_cost",
+        "usage_estimated",
+        "usage_context_used",
+        "usage_context_window",
+      ])
+      .where("task_id", "in", ids)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
     for (const s of sessions) {
       const list = parts.sessions.get(s.task_id) ?? [];
       list.push({
@@ -175,7 +204,13 @@ export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<
         lastError: s.last_error ? (JSON.parse(s.last_error) as LastError) : null,
         // USE-1: what the board's card shows (cost and the context ring).
         ...(s.usage_cost || s.usage_context_used !== null
-          ? { usage: { cost: Number(s.usage_cost), estimated: Number(s.usage_estimated) === 1, ...(s.usage_context_used !== null ? { contextUsed: Number(s.usage_context_used), contextWindow: Number(s.usage_context_window ?? 0) } : {}) } }
+          ? {
+              usage: {
+                cost: Number(s.usage_cost),
+                estimated: Number(s.usage_estimated) === 1,
+                ...(s.usage_context_used !== null ? { contextUsed: Number(s.usage_context_used), contextWindow: Number(s.usage_context_window ?? 0) } : {}),
+              },
+            }
           : {}),
       });
       parts.sessions.set(s.task_id, list);
@@ -183,14 +218,24 @@ export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<
     for (const d of await db.selectFrom("task_diff_stats").selectAll().where("task_id", "in", ids).execute()) {
       parts.diffStats.set(d.task_id, { files: Number(d.files), additions: Number(d.additions), deletions: Number(d.deletions) });
     }
-    const prs = await db.selectFrom("pull_requests").select(["task_id", "repository_id", "number", "url", "state", "checks"]).where("task_id", "in", ids).orderBy("task_id").orderBy("repository_id").execute();
+    const prs = await db
+      .selectFrom("pull_requests")
+      .select(["task_id", "repository_id", "number", "url", "state", "checks"])
+      .where("task_id", "in", ids)
+      .orderBy("task_id")
+      .orderBy("repository_id")
+      .execute();
     for (const p of prs) {
       const list = parts.pullRequests.get(p.task_id) ?? [];
       list.push({ repositoryId: p.repository_id, number: Number(p.number), url: p.url, state: p.state, checks: p.checks });
       parts.pullRequests.set(p.task_id, list);
     }
     for (const p of await db.selectFrom("task_progress").select(["task_id", "status", "plan", "updated_at"]).where("task_id", "in", ids).execute()) {
-      parts.progress.set(p.task_id, { status: p.status, plan: p.plan ? (JSON.parse(p.plan) as { content: string; status: "pending" | "in_progress" | "completed" }[]) : null, updatedAt: p.updated_at });
+      parts.progress.set(p.task_id, {
+        status: p.status,
+        plan: p.plan ? (JSON.parse(p.plan) as { content: string; status: "pending" | "in_progress" | "completed" }[]) : null,
+        updatedAt: p.updated_at,
+      });
     }
     // One grouped count over the parent index: the card's "n subtasks · m done" without a read per card.
     const kids = await db
@@ -260,7 +305,11 @@ export function messagePageQuery(db: Db, sessionId: string, page: { before?: num
 }
 
 /** Messages of one page, oldest first, with the seq of the oldest (the next page's `before`). */
-export async function listMessagePage(db: Db, sessionId: string, page: { before?: number | undefined; limit: number }): Promise<RowsPage<MessageRecord> & { oldestSeq: number | null }> {
+export async function listMessagePage(
+  db: Db,
+  sessionId: string,
+  page: { before?: number | undefined; limit: number },
+): Promise<RowsPage<MessageRecord> & { oldestSeq: number | null }> {
   const { rows, more } = cut(await messagePageQuery(db, sessionId, page).execute(), page.limit);
   rows.reverse();
   return { rows: rows.map(toMessage), more, oldestSeq: rows.length > 0 ? Number(rows[0]?.seq) : null };

@@ -81,13 +81,23 @@ export class McpStore {
   /** The questions behind these inbox items (the inbox's `choices` and `answer`). */
   async questionsOfItems(itemIds: readonly string[]): Promise<QuestionRecord[]> {
     if (itemIds.length === 0) return [];
-    const rows = await this.db().selectFrom("questions").selectAll().where("inbox_item_id", "in", [...itemIds]).execute();
+    const rows = await this.db()
+      .selectFrom("questions")
+      .selectAll()
+      .where("inbox_item_id", "in", [...itemIds])
+      .execute();
     return rows.map(toQuestion);
   }
 
   /** Compare-and-set open → answered / timed_out; undefined when it was not open any more. */
   async closeQuestion(id: string, to: "answered" | "timed_out", answer: string | null, now: string): Promise<QuestionRecord | undefined> {
-    const r = await this.db().updateTable("questions").set({ state: to, answer, answered_at: now }).where("id", "=", id).where("state", "=", "open").returningAll().executeTakeFirst();
+    const r = await this.db()
+      .updateTable("questions")
+      .set({ state: to, answer, answered_at: now })
+      .where("id", "=", id)
+      .where("state", "=", "open")
+      .returningAll()
+      .executeTakeFirst();
     return r && toQuestion(r);
   }
 

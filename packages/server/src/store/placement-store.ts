@@ -10,14 +10,30 @@ export interface TaskOwnerRow {
 }
 
 /** A runner row's columns read through a join on `runners as r` (fromRow's input). */
-const RUNNER_COLUMNS = ["r.id", "r.host", "r.url", "r.labels", "r.max_agents", "r.live_agents", "r.version", "r.heartbeat_ms", "r.started_at", "r.last_seen_at", "r.stopped_at", "r.credential_key_id"] as const;
+const RUNNER_COLUMNS = [
+  "r.id",
+  "r.host",
+  "r.url",
+  "r.labels",
+  "r.max_agents",
+  "r.live_agents",
+  "r.version",
+  "r.heartbeat_ms",
+  "r.started_at",
+  "r.last_seen_at",
+  "r.stopped_at",
+  "r.credential_key_id",
+] as const;
 
 /** Persistence for placement (migration 013). Reached as `store.placement`. */
 export class PlacementStore {
   constructor(private readonly db: () => Db) {}
 
   async setTaskLabels(taskId: string, labels: string[]): Promise<void> {
-    await this.db().insertInto("task_runner_labels").values({ task_id: taskId, labels: JSON.stringify(labels) }).execute();
+    await this.db()
+      .insertInto("task_runner_labels")
+      .values({ task_id: taskId, labels: JSON.stringify(labels) })
+      .execute();
   }
 
   /** The labels a task requires (empty: none). */
@@ -88,7 +104,8 @@ export class PlacementStore {
         .select(["e.task_id", "e.runner_id as env_runner", ...RUNNER_COLUMNS])
         .where("e.task_id", "in", taskIds.slice(i, i + 500))
         .execute();
-      for (const { task_id, env_runner, ...runner } of rows) out.set(task_id, { runnerId: env_runner, runner: runner.id === null ? undefined : fromRow(runner as RunnersTable) });
+      for (const { task_id, env_runner, ...runner } of rows)
+        out.set(task_id, { runnerId: env_runner, runner: runner.id === null ? undefined : fromRow(runner as RunnersTable) });
     }
     return out;
   }

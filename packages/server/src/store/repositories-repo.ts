@@ -83,7 +83,12 @@ export interface RepositorySettingsPatch {
 }
 
 /** Applies a settings patch; answers the updated record, or undefined when there is no such repository. */
-export async function updateRepositorySettings({ db, dialect }: Ctx, id: string, patch: RepositorySettingsPatch, now: string): Promise<RepositoryRecord | undefined> {
+export async function updateRepositorySettings(
+  { db, dialect }: Ctx,
+  id: string,
+  patch: RepositorySettingsPatch,
+  now: string,
+): Promise<RepositoryRecord | undefined> {
   const res = await db
     .updateTable("repositories")
     .set({

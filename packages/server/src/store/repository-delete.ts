@@ -23,12 +23,7 @@ export async function deleteRepositoryIfUnused({ db, dialect }: Ctx, id: string)
     .select("task_environments.task_id")
     .where("task_environment_repos.repository_id", "=", id)
     .execute();
-  const jobs = await db
-    .selectFrom("cleanup_jobs")
-    .select("task_id")
-    .where("state", "in", ACTIVE_JOB_STATES)
-    .where("snapshot", "like", `%${id}%`)
-    .execute();
+  const jobs = await db.selectFrom("cleanup_jobs").select("task_id").where("state", "in", ACTIVE_JOB_STATES).where("snapshot", "like", `%${id}%`).execute();
   const taskIds = [...new Set([...attached, ...inEnvironments, ...jobs].map((r) => r.task_id))];
   if (taskIds.length > 0) throw inUse(id, taskIds);
   try {

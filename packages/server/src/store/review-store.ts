@@ -21,7 +21,12 @@ export class ReviewStore {
     return comments.listComments(this.ctx().db, taskId);
   }
   /** Compare-and-set on the comment's state; undefined when it lost. */
-  updateCommentIf(id: string, from: readonly CommentState[], patch: Parameters<typeof comments.updateCommentIf>[3], now: string): Promise<CommentRecord | undefined> {
+  updateCommentIf(
+    id: string,
+    from: readonly CommentState[],
+    patch: Parameters<typeof comments.updateCommentIf>[3],
+    now: string,
+  ): Promise<CommentRecord | undefined> {
     return comments.updateCommentIf(this.ctx().db, id, from, patch, now);
   }
   deleteComment(id: string): Promise<boolean> {

@@ -23,7 +23,11 @@ const PREFIX = "grove-runner:";
  * refused start can say who holds it. Taken before migrations and recovery; runners with their
  * own ids never contend.
  */
-export async function claimRunner(databaseUrl: string, runnerId: string, me: { pid: number; host: string }): Promise<{ claim: RunnerClaim } | { heldBy: RunnerHolder }> {
+export async function claimRunner(
+  databaseUrl: string,
+  runnerId: string,
+  me: { pid: number; host: string },
+): Promise<{ claim: RunnerClaim } | { heldBy: RunnerHolder }> {
   // application_name holds at most 63 bytes: the id is what the lookup needs, the rest is a hint.
   const appName = `${PREFIX}${runnerId}:${me.pid}@${me.host}`.slice(0, 63);
   const client = new (loadPg().Client)({ connectionString: databaseUrl, application_name: appName });
@@ -51,6 +55,8 @@ async function holderOf(client: InstanceType<ReturnType<typeof loadPg>["Client"]
   );
   const m = /^(\d+)@(.*)$/.exec(a.rows[0]?.application_name.slice(mine.length) ?? "");
   // The runners table exists once any server migrated this database; its URL is the holder's.
-  const u = await client.query<{ url: string | null }>("SELECT url FROM runners WHERE id = $1", [runnerId]).catch(() => ({ rows: [] as { url: string | null }[] }));
+  const u = await client
+    .query<{ url: string | null }>("SELECT url FROM runners WHERE id = $1", [runnerId])
+    .catch(() => ({ rows: [] as { url: string | null }[] }));
   return { pid: m ? Number(m[1]) : null, host: m?.[2] ?? null, url: u.rows[0]?.url ?? null };
 }

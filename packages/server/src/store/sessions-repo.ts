@@ -78,11 +78,7 @@ export async function setSessionSandbox(db: Db, id: string, sandbox: SessionSand
 
 /** SBX-2: one more refused connection, counted in the database (several proxies may count at once). */
 export async function countBlockedConnection(db: Db, id: string): Promise<number> {
-  await db
-    .updateTable("sessions")
-    .set({ blocked_connections: sql<number>`blocked_connections + 1` })
-    .where("id", "=", id)
-    .execute();
+  await db.updateTable("sessions").set({ blocked_connections: sql<number>`blocked_connections + 1` }).where("id", "=", id).execute();
   const row = await db.selectFrom("sessions").select("blocked_connections").where("id", "=", id).executeTakeFirst();
   return Number(row?.blocked_connections ?? 0);
 }
@@ -134,7 +130,13 @@ export async function casSessionState(
  * the read and the write. Answers the updated record, or undefined when nothing was written
  * (the session is gone, left `whileIn`, or `change` declined).
  */
-export async function changeQueuedPrompts(db: Db, id: string, change: (queue: QueuedPrompt[]) => QueuedPrompt[] | undefined, now: string, whileIn?: readonly SessionState[]): Promise<SessionRecord | undefined> {
+export async function changeQueuedPrompts(
+  db: Db,
+  id: string,
+  change: (queue: QueuedPrompt[]) => QueuedPrompt[] | undefined,
+  now: string,
+  whileIn?: readonly SessionState[],
+): Promise<SessionRecord | undefined> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const row = await db.selectFrom("sessions").select(["state", "queued_prompts"]).where("id", "=", id).executeTakeFirst();
     if (!row || (whileIn && !whileIn.includes(row.state as SessionState))) return undefined;
@@ -163,12 +165,20 @@ export async function deleteSession(db: Db, id: string): Promise<void> {
 
 /** AG-2: the agent's reported state of a session (only its own runner writes it). */
 export async function setSessionAgentState(db: Db, id: string, state: AgentState): Promise<void> {
-  await db.updateTable("sessions").set({ agent_state: JSON.stringify(state) }).where("id", "=", id).execute();
+  await db
+    .updateTable("sessions")
+    .set({ agent_state: JSON.stringify(state) })
+    .where("id", "=", id)
+    .execute();
 }
 
 /** Ids of the sessions in one of `states` (start-up recovery reads which turns were running). */
 export async function listSessionIdsInStates(db: Db, states: readonly SessionState[]): Promise<string[]> {
   if (states.length === 0) return [];
-  const rows = await db.selectFrom("sessions").select("id").where("state", "in", [...states]).execute();
+  const rows = await db
+    .selectFrom("sessions")
+    .select("id")
+    .where("state", "in", [...states])
+    .execute();
   return rows.map((r) => r.id);
 }

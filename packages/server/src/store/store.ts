@@ -287,7 +287,12 @@ export class Store {
     return sessions.casSessionState(this.q, id, from, to, patch, now);
   }
   /** WEB-37: compare-and-set of a session's queued follow-ups (see sessions-repo). */
-  changeQueuedPrompts(id: string, change: Parameters<typeof sessions.changeQueuedPrompts>[2], now: string, whileIn?: readonly SessionState[]): Promise<SessionRecord | undefined> {
+  changeQueuedPrompts(
+    id: string,
+    change: Parameters<typeof sessions.changeQueuedPrompts>[2],
+    now: string,
+    whileIn?: readonly SessionState[],
+  ): Promise<SessionRecord | undefined> {
     return sessions.changeQueuedPrompts(this.q, id, change, now, whileIn);
   }
   setSessionAcpId(id: string, acpSessionId: string, now: string): Promise<void> {
@@ -432,7 +437,10 @@ export class Store {
     return lists.listCleanupJobPage(this.q, taskId, page);
   }
   /** The `limit` messages before `before` (a seq), returned oldest first. */
-  listMessagePage(sessionId: string, page: { before?: number | undefined; limit: number }): Promise<lists.RowsPage<MessageRecord> & { oldestSeq: number | null }> {
+  listMessagePage(
+    sessionId: string,
+    page: { before?: number | undefined; limit: number },
+  ): Promise<lists.RowsPage<MessageRecord> & { oldestSeq: number | null }> {
     return lists.listMessagePage(this.q, sessionId, page);
   }
 

@@ -19,5 +19,7 @@ export function encodeText(s: string): string {
 /** The stored form → the original text. */
 export function decodeText(s: string): string {
   if (!s.includes(ESC)) return s;
-  return s.replace(/\uE000(0|\uE000|u[0-9a-f]{4})/g, (_, c: string) => (c === "0" ? "\u0000" : c === ESC ? ESC : String.fromCharCode(parseInt(c.slice(1), 16))));
+  return s.replace(/\uE000(0|\uE000|u[0-9a-f]{4})/g, (_, c: string) =>
+    c === "0" ? "\u0000" : c === ESC ? ESC : String.fromCharCode(parseInt(c.slice(1), 16)),
+  );
 }

@@ -73,7 +73,17 @@ export async function trashWithoutPurge(ctx: Ctx): Promise<string[]> {
     .selectFrom("tasks")
     .select("id")
     .where("deleted_at", "is not", null)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom("cleanup_jobs").select("cleanup_jobs.id").whereRef("cleanup_jobs.task_id", "=", "tasks.id").where("cleanup_jobs.state", "in", ["prepared", "pending", "running", "retry_wait"]))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("cleanup_jobs")
+            .select("cleanup_jobs.id")
+            .whereRef("cleanup_jobs.task_id", "=", "tasks.id")
+            .where("cleanup_jobs.state", "in", ["prepared", "pending", "running", "retry_wait"]),
+        ),
+      ),
+    )
     .execute();
   return rows.map((r) => r.id);
 }

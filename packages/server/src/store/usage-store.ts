@@ -99,7 +99,15 @@ export class UsageStore {
         const repositoryId =
           input.repositoryId !== undefined
             ? input.repositoryId
-            : ((await db.selectFrom("task_repositories").select("repository_id").where("task_id", "=", input.taskId).orderBy("position").limit(1).executeTakeFirst())?.repository_id ?? null);
+            : ((
+                await db
+                  .selectFrom("task_repositories")
+                  .select("repository_id")
+                  .where("task_id", "=", input.taskId)
+                  .orderBy("position")
+                  .limit(1)
+                  .executeTakeFirst()
+              )?.repository_id ?? null);
         await db
           .insertInto("usage_records")
           .values({
@@ -123,7 +131,9 @@ export class UsageStore {
         await db
           .insertInto("usage_days")
           .values({ day: input.day, tokens, cost })
-          .onConflict((oc) => oc.column("day").doUpdateSet({ tokens: sql<number>`usage_days.tokens + ${tokens}`, cost: sql<number>`usage_days.cost + ${cost}` }))
+          .onConflict((oc) =>
+            oc.column("day").doUpdateSet({ tokens: sql<number>`usage_days.tokens + ${tokens}`, cost: sql<number>`usage_days.cost + ${cost}` }),
+          )
           .execute();
       }
       return { usage: usageOf(row).usage ?? { tokensIn: 0, tokensOut: 0 }, added: { tokens, cost } };
@@ -138,8 +148,21 @@ export class UsageStore {
     const db = this.ctx().db;
     const r = await db
       .selectFrom("usage_records")
-      .select((eb) => [eb.fn.sum<number | string>("tokens_in").as("tin"), eb.fn.sum<number | string>("tokens_out").as("tout"), eb.fn.sum<number>("cost").as("cost")])
-      .where("session_id", "in", db.selectFrom("workflow_runs").select("session_id").where("workflow", "=", workflow).where("session_id", "is not", null).$narrowType<{ session_id: string }>())
+      .select((eb) => [
+        eb.fn.sum<number | string>("tokens_in").as("tin"),
+        eb.fn.sum<number | string>("tokens_out").as("tout"),
+        eb.fn.sum<number>("cost").as("cost"),
+      ])
+      .where(
+        "session_id",
+        "in",
+        db
+          .selectFrom("workflow_runs")
+          .select("session_id")
+          .where("workflow", "=", workflow)
+          .where("session_id", "is not", null)
+          .$narrowType<{ session_id: string }>(),
+      )
       .executeTakeFirst();
     return { tokens: num(r?.tin) + num(r?.tout), cost: roundCost(num(r?.cost)) };
   }
@@ -160,7 +183,10 @@ export class UsageStore {
     return r.rows.map((row) => {
       const cost = row.budget_cost ?? undefined;
       const tokens = row.budget_tokens === null ? undefined : Number(row.budget_tokens);
-      const budget = cost === undefined && tokens === undefined ? undefined : { ...(cost !== undefined ? { cost: Number(cost) } : {}), ...(tokens !== undefined ? { tokens } : {}) };
+      const budget =
+        cost === undefined && tokens === undefined
+          ? undefined
+          : { ...(cost !== undefined ? { cost: Number(cost) } : {}), ...(tokens !== undefined ? { tokens } : {}) };
       return { id: row.id, ...(budget ? { budget } : {}), setAt: row.budget_set_at };
     });
   }
@@ -173,7 +199,9 @@ export class UsageStore {
         UNION
         SELECT t.id FROM tasks t JOIN sub s ON t.parent_id = s.id
       )
-      SELECT sum(usage_tokens_in) AS tin, sum(usage_tokens_out) AS tout, sum(usage_cost) AS cost FROM tasks WHERE id IN (SELECT id FROM sub)`.execute(this.ctx().db);
+      SELECT sum(usage_tokens_in) AS tin, sum(usage_tokens_out) AS tout, sum(usage_cost) AS cost FROM tasks WHERE id IN (SELECT id FROM sub)`.execute(
+      this.ctx().db,
+    );
     const row = r.rows[0];
     return { tokens: num(row?.tin) + num(row?.tout), cost: roundCost(num(row?.cost)) };
   }
@@ -181,7 +209,11 @@ export class UsageStore {
   /** USE-2: ids of the tasks whose parent is one of these (trashed ones included: their spend counts). */
   async childrenOf(taskIds: readonly string[]): Promise<string[]> {
     if (taskIds.length === 0) return [];
-    const rows = await this.ctx().db.selectFrom("tasks").select("id").where("parent_id", "in", [...taskIds]).execute();
+    const rows = await this.ctx()
+      .db.selectFrom("tasks")
+      .select("id")
+      .where("parent_id", "in", [...taskIds])
+      .execute();
     return rows.map((r) => r.id);
   }
 
@@ -189,7 +221,10 @@ export class UsageStore {
   async dailyBudget(): Promise<{ budget: TaskBudget; setAt: string } | undefined> {
     const r = await this.ctx().db.selectFrom("usage_settings").selectAll().where("key", "=", "daily").executeTakeFirst();
     if (!r) return undefined;
-    return { budget: { ...(r.budget_cost !== null ? { cost: r.budget_cost } : {}), ...(r.budget_tokens !== null ? { tokens: Number(r.budget_tokens) } : {}) }, setAt: r.set_at };
+    return {
+      budget: { ...(r.budget_cost !== null ? { cost: r.budget_cost } : {}), ...(r.budget_tokens !== null ? { tokens: Number(r.budget_tokens) } : {}) },
+      setAt: r.set_at,
+    };
   }
 
   /** USE-2: the person's daily cap (a new version), or `undefined` to fall back to GROVE_DAILY_BUDGET. */
@@ -231,7 +266,12 @@ export class UsageStore {
 
   /** USE-2 compare-and-set: takes one continue-once grant; false when none is left (another prompt took it). */
   async takeContinue(taskId: string): Promise<boolean> {
-    const r = await this.ctx().db.updateTable("tasks").set({ budget_continue: sql<number>`budget_continue - 1` }).where("id", "=", taskId).where("budget_continue", ">", 0).executeTakeFirst();
+    const r = await this.ctx()
+      .db.updateTable("tasks")
+      .set({ budget_continue: sql<number>`budget_continue - 1` })
+      .where("id", "=", taskId)
+      .where("budget_continue", ">", 0)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 
@@ -244,7 +284,14 @@ export class UsageStore {
    * USE-1 `GET /usage`: the ledger summed per key, keys ascending, one keyset page (`after` the
    * last key of the previous page). `taskIds` limits it to those tasks; `from`/`to` are UTC days.
    */
-  async rollup(q: { groupBy: UsageGroupBy; from?: string | undefined; to?: string | undefined; taskIds?: readonly string[] | undefined; after?: string | undefined; limit: number }): Promise<{ rows: UsageRow[]; more: boolean }> {
+  async rollup(q: {
+    groupBy: UsageGroupBy;
+    from?: string | undefined;
+    to?: string | undefined;
+    taskIds?: readonly string[] | undefined;
+    after?: string | undefined;
+    limit: number;
+  }): Promise<{ rows: UsageRow[]; more: boolean }> {
     const col = GROUP_COLUMN[q.groupBy];
     const db: Db = this.ctx().db;
     let query = db
@@ -266,7 +313,10 @@ export class UsageStore {
     if (q.taskIds) query = q.taskIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where("task_id", "in", [...q.taskIds]);
     // A task without a repository groups under "" (sorted first), never as a null key.
     if (q.after !== undefined) query = query.where(sql<string>`coalesce(${sql.ref(col)}, '')`, ">", q.after);
-    const rows = await query.orderBy(sql`coalesce(${sql.ref(col)}, '')`).limit(q.limit + 1).execute();
+    const rows = await query
+      .orderBy(sql`coalesce(${sql.ref(col)}, '')`)
+      .limit(q.limit + 1)
+      .execute();
     return {
       more: rows.length > q.limit,
       rows: rows.slice(0, q.limit).map((r) => ({

@@ -67,7 +67,13 @@ export class WorkflowStore {
         .executeTakeFirst();
       return row && toWorkflow(row);
     }
-    const row = await this.db().updateTable("workflows").set({ ...values, version: expected + 1 }).where("name", "=", w.name).where("version", "=", expected).returningAll().executeTakeFirst();
+    const row = await this.db()
+      .updateTable("workflows")
+      .set({ ...values, version: expected + 1 })
+      .where("name", "=", w.name)
+      .where("version", "=", expected)
+      .returningAll()
+      .executeTakeFirst();
     return row && toWorkflow(row);
   }
 
@@ -77,7 +83,12 @@ export class WorkflowStore {
   }
 
   async setStopped(name: string, stopped: boolean, now: string): Promise<WorkflowRecord | undefined> {
-    const row = await this.db().updateTable("workflows").set({ stopped: stopped ? 1 : 0, updated_at: now }).where("name", "=", name).returningAll().executeTakeFirst();
+    const row = await this.db()
+      .updateTable("workflows")
+      .set({ stopped: stopped ? 1 : 0, updated_at: now })
+      .where("name", "=", name)
+      .returningAll()
+      .executeTakeFirst();
     return row && toWorkflow(row);
   }
 
@@ -152,7 +163,16 @@ export class WorkflowStore {
 
   /** Oldest first. */
   async listRuns(taskId: string): Promise<WorkflowRunRecord[]> {
-    return (await this.db().selectFrom("workflow_runs").selectAll().where("task_id", "=", taskId).orderBy("created_at").orderBy("action_index").orderBy("id").execute()).map(toRun);
+    return (
+      await this.db()
+        .selectFrom("workflow_runs")
+        .selectAll()
+        .where("task_id", "=", taskId)
+        .orderBy("created_at")
+        .orderBy("action_index")
+        .orderBy("id")
+        .execute()
+    ).map(toRun);
   }
 
   async runsOfEntry(entryId: string): Promise<WorkflowRunRecord[]> {
@@ -161,12 +181,16 @@ export class WorkflowStore {
 
   /** Every pending run, oldest first (the worker's queue). */
   async pendingRuns(): Promise<WorkflowRunRecord[]> {
-    return (await this.db().selectFrom("workflow_runs").selectAll().where("state", "=", "pending").orderBy("created_at").orderBy("action_index").execute()).map(toRun);
+    return (await this.db().selectFrom("workflow_runs").selectAll().where("state", "=", "pending").orderBy("created_at").orderBy("action_index").execute()).map(
+      toRun,
+    );
   }
 
   /** This runner's claimed runs (after a crash: the ones to finish or redo). */
   async runningRuns(runnerId: string): Promise<WorkflowRunRecord[]> {
-    return (await this.db().selectFrom("workflow_runs").selectAll().where("state", "=", "running").where("runner_id", "=", runnerId).orderBy("created_at").execute()).map(toRun);
+    return (
+      await this.db().selectFrom("workflow_runs").selectAll().where("state", "=", "running").where("runner_id", "=", runnerId).orderBy("created_at").execute()
+    ).map(toRun);
   }
 
   /** The running run that waits for this session's turn, if any. */
@@ -189,15 +213,32 @@ export class WorkflowStore {
 
   /** Records the session a run starts before it is started (set once), so a redo finds it. */
   async planSession(id: string, sessionId: string, now: string): Promise<WorkflowRunRecord | undefined> {
-    await this.db().updateTable("workflow_runs").set({ session_id: sessionId, updated_at: now }).where("id", "=", id).where("state", "=", "running").where("session_id", "is", null).execute();
+    await this.db()
+      .updateTable("workflow_runs")
+      .set({ session_id: sessionId, updated_at: now })
+      .where("id", "=", id)
+      .where("state", "=", "running")
+      .where("session_id", "is", null)
+      .execute();
     return this.getRun(id);
   }
 
   /** Ends a run, compare-and-set from `from` (running unless said); a `run` command's result with it. */
-  async finish(id: string, state: WorkflowRunState, outcome: string | null, now: string, from: readonly WorkflowRunState[] = ["running"], result?: CommandResult): Promise<WorkflowRunRecord | undefined> {
+  async finish(
+    id: string,
+    state: WorkflowRunState,
+    outcome: string | null,
+    now: string,
+    from: readonly WorkflowRunState[] = ["running"],
+    result?: CommandResult,
+  ): Promise<WorkflowRunRecord | undefined> {
     const row = await this.db()
       .updateTable("workflow_runs")
-      .set({ state, outcome, updated_at: now, ...(result ? { result: JSON.stringify(result) } : {}) }).where("id", "=", id).where("state", "in", from).returningAll().executeTakeFirst();
+      .set({ state, outcome, updated_at: now, ...(result ? { result: JSON.stringify(result) } : {}) })
+      .where("id", "=", id)
+      .where("state", "in", from)
+      .returningAll()
+      .executeTakeFirst();
     return row && toRun(row);
   }
 
@@ -207,20 +248,32 @@ export class WorkflowStore {
    * (a trigger's runs belong to no entry and outlive a move). Moves already running
    * are left to finish (they are what moved the task).
    */
-  async cancelRuns(filter: { taskId?: string; workflow?: string | undefined; exceptEntry?: string }, outcome: string, now: string): Promise<WorkflowRunRecord[]> {
+  async cancelRuns(
+    filter: { taskId?: string; workflow?: string | undefined; exceptEntry?: string },
+    outcome: string,
+    now: string,
+  ): Promise<WorkflowRunRecord[]> {
     let q = this.db().updateTable("workflow_runs").set({ state: "cancelled", outcome, updated_at: now }).where("state", "in", ACTIVE_RUN_STATES);
     if (filter.taskId !== undefined) q = q.where("task_id", "=", filter.taskId);
     if (filter.workflow !== undefined) q = q.where("workflow", "=", filter.workflow);
     if (filter.exceptEntry !== undefined) {
       const keep = filter.exceptEntry;
-      q = q.where("entry_id", "is not", null).where("entry_id", "!=", keep).where((eb) => eb.not(eb.and([eb("state", "=", "running"), eb("action", "like", '{"action":"move"%')])));
+      q = q
+        .where("entry_id", "is not", null)
+        .where("entry_id", "!=", keep)
+        .where((eb) => eb.not(eb.and([eb("state", "=", "running"), eb("action", "like", '{"action":"move"%')])));
     }
     return (await q.returningAll().execute()).map(toRun);
   }
 
   /** Runs of the task for one trigger kind (e.g. `checks_failed` rounds). */
   async countRuns(taskId: string, cause: string): Promise<number> {
-    const r = await this.db().selectFrom("workflow_runs").select((eb) => eb.fn.countAll().as("n")).where("task_id", "=", taskId).where("cause", "=", cause).executeTakeFirst();
+    const r = await this.db()
+      .selectFrom("workflow_runs")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("task_id", "=", taskId)
+      .where("cause", "=", cause)
+      .executeTakeFirst();
     return Number(r?.n ?? 0);
   }
 }

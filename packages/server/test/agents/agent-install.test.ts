@@ -41,7 +41,11 @@ describe("agent install and start (AG-3)", () => {
     expect(launch).toMatchObject({ available: true, command: join(native, "agents/nat/node_modules/nat-pkg/bin/nat.exe"), args: ["acp"], version: "1.0.0" });
 
     const script = installFake("js", "js-pkg", AGENT, "js.mjs");
-    expect(resolveLaunch(bridge("js", "js-pkg"), script)).toMatchObject({ available: true, command: process.execPath, args: [join(script, "agents/js/node_modules/js-pkg/bin/js.mjs"), "acp"] });
+    expect(resolveLaunch(bridge("js", "js-pkg"), script)).toMatchObject({
+      available: true,
+      command: process.execPath,
+      args: [join(script, "agents/js/node_modules/js-pkg/bin/js.mjs"), "acp"],
+    });
 
     const dir = tempDir("grove-bins-");
     writeFileSync(join(dir, "node-shebang"), "#!/usr/bin/env node\nconsole.log(1)\n");
@@ -62,13 +66,32 @@ describe("agent install and start (AG-3)", () => {
 
   it("AG-3 with the key in its environment the agent is signed in with ACP authenticate and starts; without it the start fails agent_auth_required naming the fix", async () => {
     const home = tempDir("grove-home-");
-    const profile = (env: Record<string, string>): AgentProfileConfig => ({ name: "envy", command: process.execPath, args: [AGENT], env, permissionPolicy: "ask", builtIn: false, auth: { fix: "set PROBE_KEY for the agent" } });
-    const h = await runtime.start({ sessionId: "ses_env_1", profile: profile({ PROBE_KEY: "k" }), cwd: makeRepo(), logFile: join(home, "a.jsonl"), callbacks: new Recorder() });
+    const profile = (env: Record<string, string>): AgentProfileConfig => ({
+      name: "envy",
+      command: process.execPath,
+      args: [AGENT],
+      env,
+      permissionPolicy: "ask",
+      builtIn: false,
+      auth: { fix: "set PROBE_KEY for the agent" },
+    });
+    const h = await runtime.start({
+      sessionId: "ses_env_1",
+      profile: profile({ PROBE_KEY: "k" }),
+      cwd: makeRepo(),
+      logFile: join(home, "a.jsonl"),
+      callbacks: new Recorder(),
+    });
     expect((await h.prompt("hi")).stopReason).toBe("end_turn");
-    const frames = readFileSync(join(home, "a.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).msg);
+    const frames = readFileSync(join(home, "a.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).msg);
     expect(frames.filter((m) => m.method === "authenticate").map((m) => m.params.methodId)).toEqual(["probe-key"]);
 
-    const err = await runtime.start({ sessionId: "ses_env_2", profile: profile({}), cwd: makeRepo(), logFile: join(home, "b.jsonl"), callbacks: new Recorder() }).catch((e: unknown) => e);
+    const err = await runtime
+      .start({ sessionId: "ses_env_2", profile: profile({}), cwd: makeRepo(), logFile: join(home, "b.jsonl"), callbacks: new Recorder() })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "agent_auth_required", details: { fix: "set PROBE_KEY for the agent" } });
   }, 30_000);
 

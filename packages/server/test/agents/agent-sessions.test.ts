@@ -46,26 +46,40 @@ describe.each(DATABASES)("AG agents in sessions (%s)", (kind) => {
     await waitForSession(srv.api, sid, ["waiting_for_input"]);
     const tools = (await messages(srv, sid)).filter((m) => m.role === "tool");
     expect(tools).toHaveLength(1);
-    expect(tools[0]).toMatchObject({ text: "dup hello world", data: { status: "completed", kind: "edit", input: { command: "dup", argument: "hello world" } } });
+    expect(tools[0]).toMatchObject({
+      text: "dup hello world",
+      data: { status: "completed", kind: "edit", input: { command: "dup", argument: "hello world" } },
+    });
   });
 
   it("AG-1 a tool call left open is closed when the turn ends, when it is cancelled (within 2 s) and when the agent dies", async () => {
     srv = await startTestServer(kind);
     const { sid } = await launch(srv, "open left open\nsay bye");
     await waitForSession(srv.api, sid, ["waiting_for_input"]);
-    await waitFor(async () => (await messages(srv!, sid)).find((m) => m.role === "tool")?.data?.status === "cancelled", "the open tool call closed at end_turn");
+    await waitFor(
+      async () => (await messages(srv!, sid)).find((m) => m.role === "tool")?.data?.status === "cancelled",
+      "the open tool call closed at end_turn",
+    );
 
     expect((await srv.api("POST", `/sessions/${sid}/prompt`, { prompt: "open waiting\nsleep 60000" })).status).toBe(202);
     await waitFor(async () => (await messages(srv!, sid)).some((m) => m.text === "sleep 60000"), "the sleep to start");
     const t0 = Date.now();
     expect((await srv.api("POST", `/sessions/${sid}/cancel`)).status).toBe(202);
     await waitForSession(srv.api, sid, ["waiting_for_input"], 2000);
-    await waitFor(async () => (await messages(srv!, sid)).filter((m) => m.role === "tool").every((m) => ["completed", "failed", "cancelled"].includes(m.data?.status ?? "")), "every tool row closed", 2000);
+    await waitFor(
+      async () =>
+        (await messages(srv!, sid)).filter((m) => m.role === "tool").every((m) => ["completed", "failed", "cancelled"].includes(m.data?.status ?? "")),
+      "every tool row closed",
+      2000,
+    );
     expect(Date.now() - t0).toBeLessThan(2000);
 
     expect((await srv.api("POST", `/sessions/${sid}/prompt`, { prompt: "open doomed\ncrash 3" })).status).toBe(202);
     await waitForSession(srv.api, sid, ["failed"]);
-    await waitFor(async () => (await messages(srv!, sid)).find((m) => m.text === "open doomed")?.data?.status === "interrupted", "the open tool call interrupted by the crash");
+    await waitFor(
+      async () => (await messages(srv!, sid)).find((m) => m.text === "open doomed")?.data?.status === "interrupted",
+      "the open tool call interrupted by the crash",
+    );
   });
 
   it("AG-2 modes and models reported over ACP are on the Session, switchable by API; mode `ask` makes the agent ask, answerable by API", async () => {
@@ -87,7 +101,11 @@ describe.each(DATABASES)("AG agents in sessions (%s)", (kind) => {
 
     expect((await srv.api("POST", `/sessions/${sid}/prompt`, { prompt: "mode\nwrite asked.txt hi" })).status).toBe(202);
     const asks = await waitFor(async () => {
-      const p = (await srv!.api("GET", `/sessions/${sid}/permissions`)).body as { requestId: string; toolKind?: string; options: { optionId: string; kind: string }[] }[];
+      const p = (await srv!.api("GET", `/sessions/${sid}/permissions`)).body as {
+        requestId: string;
+        toolKind?: string;
+        options: { optionId: string; kind: string }[];
+      }[];
       return p.length > 0 ? p : undefined;
     }, "the permission request");
     expect(asks[0]!.toolKind).toBe("edit");
@@ -109,7 +127,10 @@ describe.each(DATABASES)("AG agents in sessions (%s)", (kind) => {
     srv = await startTestServer(kind, { home, databaseUrl });
     expect((await srv.api("POST", `/sessions/${sid}/prompt`, { prompt: "mode" })).status).toBe(202);
     await waitForSession(srv.api, sid, ["waiting_for_input"]);
-    const log = readFileSync(join(home, "logs", `${sid}.acp.jsonl`), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).msg);
+    const log = readFileSync(join(home, "logs", `${sid}.acp.jsonl`), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).msg);
     expect(log.filter((m) => m.method === "session/load")).toHaveLength(1);
     const afterLoad = log.slice(log.findIndex((m) => m.method === "session/load"));
     expect(afterLoad.some((m) => m.method === "session/set_mode" && m.params.modeId === "ask")).toBe(true);
@@ -149,7 +170,10 @@ describe.each(DATABASES)("AG agents in sessions (%s)", (kind) => {
     srv = await startTestServer(kind, { home, databaseUrl }, { GROVE_LOG_LEVEL: "info" });
     expect((await srv.api("POST", `/sessions/${sid}/prompt`, { prompt: "say second turn" })).status).toBe(202);
     await waitForSession(srv.api, sid, ["waiting_for_input"]);
-    const frames = readFileSync(join(home, "logs", `${sid}.acp.jsonl`), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).msg);
+    const frames = readFileSync(join(home, "logs", `${sid}.acp.jsonl`), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).msg);
     const prompts = frames.filter((m) => m.method === "session/prompt");
     const last = prompts.at(-1).params.prompt as { type: string; text: string }[];
     expect(last).toHaveLength(2);
@@ -157,7 +181,9 @@ describe.each(DATABASES)("AG agents in sessions (%s)", (kind) => {
     expect(last[0]!.text).toContain("say first turn");
     expect(last[1]).toEqual({ type: "text", text: "say second turn" });
     await srv.stop();
-    const lines = readFileSync(join(home, "logs", "server.log"), "utf8").split("\n").filter(Boolean);
+    const lines = readFileSync(join(home, "logs", "server.log"), "utf8")
+      .split("\n")
+      .filter(Boolean);
     for (const l of lines) expect(l.match(/"pid":/g)?.length ?? 0, l).toBeLessThanOrEqual(1);
     expect(lines.some((l) => l.includes('"agent started"') && /"agentPid":\d+/.test(l))).toBe(true);
   });

@@ -12,7 +12,14 @@ const send = (m) => process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", ...
 createInterface({ input: process.stdin }).on("line", (line) => {
   const m = JSON.parse(line);
   if (m.method === "initialize") {
-    send({ id: m.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: false, _meta: { authStatus: {} } }, authMethods: [{ id: "login", name: "Log in", description: "log in once" }] } });
+    send({
+      id: m.id,
+      result: {
+        protocolVersion: 1,
+        agentCapabilities: { loadSession: false, _meta: { authStatus: {} } },
+        authMethods: [{ id: "login", name: "Log in", description: "log in once" }],
+      },
+    });
     if (pushMs !== "never") setTimeout(() => send({ method: "_auth/status_update", params: { authStatus: { kind, label: kind } } }), Number(pushMs));
   } else if (m.method === "session/new") {
     send({ id: m.id, result: { sessionId: "auth-status-session" } });

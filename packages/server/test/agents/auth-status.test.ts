@@ -18,7 +18,15 @@ afterAll(cleanup);
 let seq = 0;
 function start(env: { AUTH_KIND?: string; AUTH_PUSH_MS: string }) {
   const home = tempDir("grove-home-");
-  const profile: AgentProfileConfig = { name: "authy", command: process.execPath, args: [AGENT], env, permissionPolicy: "ask", builtIn: false, auth: { fix: "run `authy login` once" } };
+  const profile: AgentProfileConfig = {
+    name: "authy",
+    command: process.execPath,
+    args: [AGENT],
+    env,
+    permissionPolicy: "ask",
+    builtIn: false,
+    auth: { fix: "run `authy login` once" },
+  };
   return runtime.start({ sessionId: `ses_auth_${++seq}`, profile, cwd: makeRepo(), logFile: join(home, "acp.jsonl"), callbacks: new Recorder() });
 }
 
@@ -26,7 +34,10 @@ describe("agent start: auth status (AG-3.4)", () => {
   it("AG-3.4 a `none` push 3.5 s after initialize (long after session/new answered) fails the start with agent_auth_required naming the fix", async () => {
     const t0 = Date.now();
     const err = await start({ AUTH_PUSH_MS: "3500" }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: "agent_auth_required", details: { agent: "authy", fix: "run `authy login` once", authMethods: [{ id: "login", name: "Log in" }] } });
+    expect(err).toMatchObject({
+      code: "agent_auth_required",
+      details: { agent: "authy", fix: "run `authy login` once", authMethods: [{ id: "login", name: "Log in" }] },
+    });
     expect((err as Error).message).toContain("authy login");
     expect(Date.now() - t0).toBeLessThan(AUTH_STATUS_DEADLINE_MS + 3000);
   }, 30_000);

@@ -88,7 +88,9 @@ export class Recorder implements AgentCallbacks {
 }
 
 /** Parsed raw ACP log lines. */
-export function readLog(file: string): { at: string; dir: "in" | "out"; msg: { id?: number; method?: string; params?: Record<string, unknown>; result?: unknown } }[] {
+export function readLog(
+  file: string,
+): { at: string; dir: "in" | "out"; msg: { id?: number; method?: string; params?: Record<string, unknown>; result?: unknown } }[] {
   return readFileSync(file, "utf8")
     .split("\n")
     .filter(Boolean)

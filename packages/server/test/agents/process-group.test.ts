@@ -9,7 +9,12 @@ import { waitFor } from "../fixture/server.js";
 function pgrpOf(pid: number): number | null {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(text.slice(text.lastIndexOf(")") + 1).trim().split(/\s+/)[2]);
+    return Number(
+      text
+        .slice(text.lastIndexOf(")") + 1)
+        .trim()
+        .split(/\s+/)[2],
+    );
   } catch {
     return null;
   }

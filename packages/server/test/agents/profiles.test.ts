@@ -40,7 +40,15 @@ describe("agent profiles (SES-9)", () => {
 
   it("SES-9.10 the public view lists env names, never values", () => {
     const pub = toPublicProfile({ name: "x", command: "c", args: ["a"], env: { TOKEN: "s3cret", A: "1" }, permissionPolicy: "ask", builtIn: false });
-    expect(AgentProfile.parse(pub)).toEqual({ name: "x", command: "c", args: ["a"], env: ["A", "TOKEN"], permissionPolicy: "ask", builtIn: false, inheritEnv: [] });
+    expect(AgentProfile.parse(pub)).toEqual({
+      name: "x",
+      command: "c",
+      args: ["a"],
+      env: ["A", "TOKEN"],
+      permissionPolicy: "ask",
+      builtIn: false,
+      inheritEnv: [],
+    });
     expect(JSON.stringify(pub)).not.toContain("s3cret");
   });
 
@@ -54,7 +62,13 @@ describe("agent profiles (SES-9)", () => {
     const profilesUrl = new URL("../../src/agents/profiles.ts", import.meta.url).href;
     const out = execFileSync(
       process.execPath,
-      ["--import", here.args[1]!, "--input-type=module", "-e", `const m = await import(${JSON.stringify(profilesUrl)}); process.stdout.write(JSON.stringify(m.scriptedAgentCommand(${JSON.stringify(missing)})))`],
+      [
+        "--import",
+        here.args[1]!,
+        "--input-type=module",
+        "-e",
+        `const m = await import(${JSON.stringify(profilesUrl)}); process.stdout.write(JSON.stringify(m.scriptedAgentCommand(${JSON.stringify(missing)})))`,
+      ],
       { cwd: "/", encoding: "utf8" },
     );
     expect(JSON.parse(out)).toEqual(here);

@@ -13,8 +13,19 @@ afterEach(() => runtime.stopAll({ graceMs: 500 }));
 afterAll(cleanup);
 
 let seq = 0;
-interface Started { h: AgentHandle; rec: Recorder; logFile: string; sessionId: string }
-async function start(opts: { cwd: string; home: string; profile?: AgentProfileConfig; resume?: { acpSessionId: string }; rt?: AgentRuntime }): Promise<Started> {
+interface Started {
+  h: AgentHandle;
+  rec: Recorder;
+  logFile: string;
+  sessionId: string;
+}
+async function start(opts: {
+  cwd: string;
+  home: string;
+  profile?: AgentProfileConfig;
+  resume?: { acpSessionId: string };
+  rt?: AgentRuntime;
+}): Promise<Started> {
   const rec = new Recorder();
   const sessionId = `ses_rt_${++seq}`;
   const logFile = join(opts.home, "logs", `${sessionId}.jsonl`);
@@ -47,7 +58,9 @@ describe("agent runtime (SES-5)", () => {
     const pgrp = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2];
     expect(pgrp).toBe(String(h.pid)); // detached: leader of its own group
     expect(stateOf(home, h.acpSessionId).cwd).toBe(cwd);
-    const out = readLog(logFile).filter((l) => l.dir === "out").map((l) => l.msg.method);
+    const out = readLog(logFile)
+      .filter((l) => l.dir === "out")
+      .map((l) => l.msg.method);
     expect(out).toEqual(["initialize", "session/new"]);
     const init = readLog(logFile).find((l) => l.dir === "out" && l.msg.method === "initialize")!;
     expect(init.msg.params).toMatchObject({ protocolVersion: 1, clientCapabilities: {} });
@@ -61,7 +74,9 @@ describe("agent runtime (SES-5)", () => {
     await h.stop();
     const log = readLog(logFile);
     for (const l of log) expect(Number.isNaN(Date.parse(l.at))).toBe(false);
-    const updates = log.filter((l) => l.dir === "in" && l.msg.method === "session/update").map((l) => l.msg.params!.update as { sessionUpdate: string; toolCallId?: string; content?: { text?: string } });
+    const updates = log
+      .filter((l) => l.dir === "in" && l.msg.method === "session/update")
+      .map((l) => l.msg.params!.update as { sessionUpdate: string; toolCallId?: string; content?: { text?: string } });
     expect(updates.length).toBe(rec.events.length);
     expect(rec.events.length).toBe(10 * 3 + 10 * 3 + 10);
     rec.events.forEach((e, i) => {
@@ -92,7 +107,9 @@ describe("agent runtime (SES-5)", () => {
     expect(second.rec.events).toEqual([]);
     const state = stateOf(home, acpSessionId);
     expect(state.loads.map((l) => l.cwd)).toEqual([cwd]);
-    expect(state.history.some((u) => u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" && u.content.text === "remember the blue door")).toBe(true);
+    expect(
+      state.history.some((u) => u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" && u.content.text === "remember the blue door"),
+    ).toBe(true);
     // The replay did arrive on the wire (so it was suppressed, not absent).
     const log = readLog(second.logFile);
     const loadReq = log.find((l) => l.dir === "out" && l.msg.method === "session/load")!;
@@ -110,7 +127,11 @@ describe("agent runtime (SES-5)", () => {
     const { h, logFile } = await start({ cwd: makeRepo(), home, resume: { acpSessionId: "scripted-does-not-exist" } });
     expect(h.resumed).toBe(false);
     expect(h.acpSessionId).not.toBe("scripted-does-not-exist");
-    expect(readLog(logFile).filter((l) => l.dir === "out").map((l) => l.msg.method)).toEqual(["initialize", "session/load", "session/new"]);
+    expect(
+      readLog(logFile)
+        .filter((l) => l.dir === "out")
+        .map((l) => l.msg.method),
+    ).toEqual(["initialize", "session/load", "session/new"]);
     expect((await h.prompt("say fresh")).stopReason).toBe("end_turn");
   });
 
@@ -178,7 +199,14 @@ describe("agent runtime (SES-5)", () => {
     const pidFile = join(home, "slow.pid");
     const rt = new AgentRuntime({ startTimeoutMs: 60_000 });
     const silent = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`;
-    const profile: AgentProfileConfig = { name: "slow", command: process.execPath, args: ["-e", silent], env: {}, permissionPolicy: "auto_approve", builtIn: false };
+    const profile: AgentProfileConfig = {
+      name: "slow",
+      command: process.execPath,
+      args: ["-e", silent],
+      env: {},
+      permissionPolicy: "auto_approve",
+      builtIn: false,
+    };
     const sessionId = "ses_rt_starting";
     const started = rt.start({ sessionId, profile, cwd, logFile: join(home, "logs", "slow.jsonl"), callbacks: new Recorder() });
     const settled = started.then(
@@ -198,11 +226,20 @@ describe("agent runtime (SES-5)", () => {
   it("SES-5.5 start failures are agent_start_failed with the stderr tail, and leave no process behind", async () => {
     const home = tempDir("grove-home-");
     const cwd = makeRepo();
-    const profile = (command: string, args: string[]): AgentProfileConfig => ({ name: "broken", command, args, env: {}, permissionPolicy: "auto_approve", builtIn: false });
+    const profile = (command: string, args: string[]): AgentProfileConfig => ({
+      name: "broken",
+      command,
+      args,
+      env: {},
+      permissionPolicy: "auto_approve",
+      builtIn: false,
+    });
 
     await expect(start({ cwd, home, profile: profile("/nonexistent/agent-binary", []) })).rejects.toMatchObject({ code: "agent_start_failed" });
 
-    const err = await start({ cwd, home, profile: profile(process.execPath, ["-e", "console.error('no credentials here'); process.exit(2)"]) }).catch((e: unknown) => e);
+    const err = await start({ cwd, home, profile: profile(process.execPath, ["-e", "console.error('no credentials here'); process.exit(2)"]) }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code: "agent_start_failed", details: { exitCode: 2 } });
     expect((err as { details: { stderr: string } }).details.stderr).toContain("no credentials here");
 

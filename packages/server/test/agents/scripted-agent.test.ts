@@ -54,11 +54,18 @@ describe("scripted agent (SES-9)", () => {
   it("SES-9.2 write, append, delete change real files; \\n is a newline", async () => {
     const repo = makeRepo();
     const { h, rec } = await start(repo);
-    expect((await h.prompt("write notes/a.txt line one\\nline two\nappend notes/a.txt \\nline three\nwrite b.txt bye\ndelete README.md")).stopReason).toBe("end_turn");
+    expect((await h.prompt("write notes/a.txt line one\\nline two\nappend notes/a.txt \\nline three\nwrite b.txt bye\ndelete README.md")).stopReason).toBe(
+      "end_turn",
+    );
     expect(readFileSync(join(repo, "notes/a.txt"), "utf8")).toBe("line one\nline two\nline three");
     expect(readFileSync(join(repo, "b.txt"), "utf8")).toBe("bye");
     expect(existsSync(join(repo, "README.md"))).toBe(false);
-    expect(git(repo, "status", "--porcelain").split("\n").map((l) => l.trim()).sort()).toEqual(["?? b.txt", "?? notes/", "D README.md"]);
+    expect(
+      git(repo, "status", "--porcelain")
+        .split("\n")
+        .map((l) => l.trim())
+        .sort(),
+    ).toEqual(["?? b.txt", "?? notes/", "D README.md"]);
     const statuses = Object.values(toolStatuses(rec.events));
     expect(statuses).toHaveLength(4);
     for (const s of statuses) expect(s).toEqual(["pending", "completed"]);
@@ -201,7 +208,10 @@ describe("scripted agent (SES-9)", () => {
     child.stdin.end();
     const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
     expect(code).toBe(0);
-    const lines = out.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const lines = out
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([{ jsonrpc: "2.0", id: 0, result: expect.objectContaining({ protocolVersion: 1, agentCapabilities: { loadSession: true } }) }]);
   });
 

@@ -40,9 +40,11 @@ describe("the OpenAPI document real tools accept", () => {
   });
 
   it("`redocly lint --extends recommended` reports 0 errors on /api/v1/openapi.json", async () => {
-    const out = await run(join(BIN, "redocly"), ["lint", docPath, "--extends", "recommended", "--format", "json", "--max-problems", "1000"], { env: QUIET, cwd: dir, maxBuffer: 32 * 1024 * 1024 }).catch(
-      (e: { stdout: string; stderr: string }) => e,
-    );
+    const out = await run(join(BIN, "redocly"), ["lint", docPath, "--extends", "recommended", "--format", "json", "--max-problems", "1000"], {
+      env: QUIET,
+      cwd: dir,
+      maxBuffer: 32 * 1024 * 1024,
+    }).catch((e: { stdout: string; stderr: string }) => e);
     const report = JSON.parse(out.stdout) as { totals: { errors: number; warnings: number }; problems: LintProblem[] };
     const errors = report.problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ""}: ${p.message}`);
     expect(errors).toEqual([]);
@@ -99,9 +101,15 @@ export const l: Removed = { error: { code: "repository_in_use", message: "in use
     await writeFile(join(dir, "package.json"), JSON.stringify({ type: "module" }));
     await writeFile(
       join(dir, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", skipLibCheck: true, types: [] }, files: ["calls.ts"] }),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", skipLibCheck: true, types: [] },
+        files: ["calls.ts"],
+      }),
     );
-    const tsc = await run(join(BIN, "tsc"), ["-p", join(dir, "tsconfig.json")], { cwd: dir }).catch((e: { stdout: string }) => ({ stdout: e.stdout, failed: true }));
+    const tsc = await run(join(BIN, "tsc"), ["-p", join(dir, "tsconfig.json")], { cwd: dir }).catch((e: { stdout: string }) => ({
+      stdout: e.stdout,
+      failed: true,
+    }));
     expect(tsc.stdout).toBe("");
   }, 120_000);
 });

@@ -12,7 +12,9 @@ describe.each(DATABASES)("WEB-37 queued follow-ups (%s)", (kind) => {
     srv = undefined;
   });
 
-  it("WEB-37 a prompt queued during a turn is kept in order, can be taken back, and is sent when the turn ends (here: cancelled); a waiting session takes it at once", { timeout: 120_000 }, async () => {
+  it("WEB-37 a prompt queued during a turn is kept in order, can be taken back, and is sent when the turn ends (here: cancelled); a waiting session takes it at once", {
+    timeout: 120_000,
+  }, async () => {
     srv = await startTestServer(kind);
     const api = srv.api;
     const repo = (await api("POST", "/repositories", { path: (await makeRepo({ name: "queued" })).path })).body;

@@ -49,7 +49,8 @@ function logLines(home: string): LogLine[] {
 }
 
 // Fastify's own request lines carry req/res; ours (debug) method, url and statusCode.
-const isRequestLine = (l: LogLine) => l.req !== undefined || l.res !== undefined || l.statusCode !== undefined || /^(incoming request|request completed|request)$/.test(l.msg);
+const isRequestLine = (l: LogLine) =>
+  l.req !== undefined || l.res !== undefined || l.statusCode !== undefined || /^(incoming request|request completed|request)$/.test(l.msg);
 
 describe("logs keep lifecycle events at info, requests only at debug", () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -61,7 +62,10 @@ describe("logs keep lifecycle events at info, requests only at debug", () => {
     it(`light use at ${level} ${level === "info" ? "writes no per-request line" : "writes one line per request"}`, async () => {
       const repo = await makeRepo();
       const srv = await startTestServer("sqlite", undefined, { GROVE_LOG_LEVEL: level });
-      cleanups.push(() => srv.close(), () => repo.cleanup());
+      cleanups.push(
+        () => srv.close(),
+        () => repo.cleanup(),
+      );
       await lightUse(srv, repo);
       await srv.stop();
       const lines = logLines(srv.home);

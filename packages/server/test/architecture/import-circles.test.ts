@@ -104,9 +104,7 @@ describe("architecture: no import circles in packages/server/src", () => {
     expect([...orchestrator.get("sessions")!]).toEqual(expect.arrayContaining(["context.ts", "tasks", "worktrees", "lifecycle"]));
     expect(orchestrator.get("review")!.has("sessions")).toBe(true);
     expect(byFolder.get(".")!.get("api")!.has("orchestrator")).toBe(true);
-    const found = [...byFolder].flatMap(([folder, graph]) =>
-      circles(new Map([...graph].map(([k, v]) => [k, [...v]])), (child) => `${folder}/${child}`),
-    );
+    const found = [...byFolder].flatMap(([folder, graph]) => circles(new Map([...graph].map(([k, v]) => [k, [...v]])), (child) => `${folder}/${child}`));
     expect(found).toEqual([]);
   });
 });

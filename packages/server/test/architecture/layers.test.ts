@@ -27,14 +27,20 @@ describe("architecture: layer rules enforced by ESLint", () => {
   });
 
   it("api/ calls the orchestrator, never a lower layer; domain/ is pure", async () => {
-    expect((await lint("packages/server/src/api/x.ts", 'import { GitRunner } from "../git/runner.js";\nexport const y = GitRunner;\n'))[0]).toContain("api/ calls the orchestrator");
-    expect((await lint("packages/server/src/domain/x.ts", 'import { AgentRuntime } from "../agents/runtime.js";\nexport const y = AgentRuntime;\n'))[0]).toContain("domain/ is pure");
+    expect((await lint("packages/server/src/api/x.ts", 'import { GitRunner } from "../git/runner.js";\nexport const y = GitRunner;\n'))[0]).toContain(
+      "api/ calls the orchestrator",
+    );
+    expect(
+      (await lint("packages/server/src/domain/x.ts", 'import { AgentRuntime } from "../agents/runtime.js";\nexport const y = AgentRuntime;\n'))[0],
+    ).toContain("domain/ is pure");
     expect(await lint("packages/server/src/orchestrator/x.ts", 'import { GitRunner } from "../git/runner.js";\nexport const y = GitRunner;\n')).toEqual([]);
   });
 
   it("the orchestrator's use-case folders import only folders on lower levels; the floor files import none; nobody imports the facade", async () => {
     const probe = (path: string) => `import { x } from "${path}";\nexport const y = x;\n`;
-    expect((await lint("packages/server/src/orchestrator/tasks/x.ts", probe("../sessions/session-ops.js")))[0]).toContain("orchestrator/tasks/ imports only the folders below it");
+    expect((await lint("packages/server/src/orchestrator/tasks/x.ts", probe("../sessions/session-ops.js")))[0]).toContain(
+      "orchestrator/tasks/ imports only the folders below it",
+    );
     expect((await lint("packages/server/src/orchestrator/lifecycle/x.ts", probe("../review/review.js")))[0]).toContain("ORCHESTRATOR_LEVELS");
     expect((await lint("packages/server/src/orchestrator/changes/x.ts", probe("../lifecycle/lifecycle.js")))[0]).toContain("lifecycle");
     expect((await lint("packages/server/src/orchestrator/refresh/x.ts", probe("../inbox/inbox-ops.js")))[0]).toContain("inbox");

@@ -17,7 +17,10 @@ describe("agent stderr on a failed start (AG-3)", () => {
   it("AG-3 `grove agents check` and `grove session show` print the agent's stderr; the session's lastError keeps it", async () => {
     const db = await freshDatabase("sqlite");
     const said = "fatal: the agent's config file is unreadable";
-    writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "broken", command: process.execPath, args: [AGENT], env: { STDERR_AND_EXIT: said } }] }));
+    writeFileSync(
+      join(db.home, "agents.json"),
+      JSON.stringify({ agents: [{ name: "broken", command: process.execPath, args: [AGENT], env: { STDERR_AND_EXIT: said } }] }),
+    );
     const srv = await startTestServer("sqlite", db);
     try {
       const check = await runGrove(["agents", "check", "broken", "--server", srv.url]);

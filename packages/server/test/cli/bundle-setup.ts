@@ -37,8 +37,12 @@ const built = (path: string): number => statSync(path, { throwIfNoEntry: false }
 
 export default function setup(): void {
   if (!cliBundleIsFresh()) execFileSync(process.execPath, [`${SERVER_DIR}scripts/build-cli.mjs`], { stdio: "inherit" });
-  if (built(`${SERVER_DIR}dist/server/grove-server.cjs`) < Math.max(newest(`${SERVER_DIR}src`), newest(PROTOCOL_SRC), newest(`${SERVER_DIR}scripts/build-server.mjs`))) {
+  if (
+    built(`${SERVER_DIR}dist/server/grove-server.cjs`) <
+    Math.max(newest(`${SERVER_DIR}src`), newest(PROTOCOL_SRC), newest(`${SERVER_DIR}scripts/build-server.mjs`))
+  ) {
     execFileSync(process.execPath, [`${SERVER_DIR}scripts/build-server.mjs`], { stdio: "inherit" });
   }
-  if (built(`${SERVER_DIR}dist/scripted-agent.mjs`) < newest(`${SERVER_DIR}src/agents`)) execFileSync(process.execPath, [`${SERVER_DIR}scripts/build-agent.mjs`], { stdio: "inherit" });
+  if (built(`${SERVER_DIR}dist/scripted-agent.mjs`) < newest(`${SERVER_DIR}src/agents`))
+    execFileSync(process.execPath, [`${SERVER_DIR}scripts/build-agent.mjs`], { stdio: "inherit" });
 }

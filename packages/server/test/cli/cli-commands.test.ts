@@ -24,7 +24,9 @@ describe("grove CLI commands (UX-3)", () => {
     stub.on("GET /api/v1/sessions/ses_1/messages", { body: [message("m1", "user", "say hi"), message("m2", "agent", "hi")] });
     stub.on("POST /api/v1/tasks/task_1/sessions", { status: 201, body: session("ses_1", { state: "starting" }) });
     stub.on("GET /api/v1/sessions/ses_1", () => ({ body: session("ses_1", { state: ++polls < 2 ? "running" : "waiting_for_input" }) }));
-    stub.on("GET /api/v1/sessions/ses_2", { body: session("ses_2", { state: "failed", lastError: { code: "agent_crashed", message: "exit code 3", at: "2026-01-02T03:04:05.000Z" } }) });
+    stub.on("GET /api/v1/sessions/ses_2", {
+      body: session("ses_2", { state: "failed", lastError: { code: "agent_crashed", message: "exit code 3", at: "2026-01-02T03:04:05.000Z" } }),
+    });
     stub.on("GET /api/v1/sessions/ses_2/messages", { body: [message("m1", "user", "crash 3"), message("m2", "agent", "ok: hello")] });
     stub.on("POST /api/v1/sessions/ses_2/prompt", { status: 202 });
     stub.on("DELETE /api/v1/tasks/task_1", { status: 202, body: { jobId: "job_1" } });
@@ -44,16 +46,42 @@ describe("grove CLI commands (UX-3)", () => {
   });
 
   it("UX-3 repo add sends a remote URL as url, with provider", async () => {
-    const r = await runGrove(["repo", "add", "git@gitlab.example.com:team/app.git", "--provider", "gitlab", "--default-branch", "dev", "--json", "--server", stub.url]);
+    const r = await runGrove([
+      "repo",
+      "add",
+      "git@gitlab.example.com:team/app.git",
+      "--provider",
+      "gitlab",
+      "--default-branch",
+      "dev",
+      "--json",
+      "--server",
+      stub.url,
+    ]);
     expect(r.code).toBe(0);
     expect(lastBody()).toEqual({ url: "git@gitlab.example.com:team/app.git", provider: "gitlab", defaultBranch: "dev" });
     expect(JSON.parse(r.stdout)).toMatchObject({ id: "repo_new" });
   });
 
   it("UX-3 task create --repo name@branch resolves names (also names containing @) and ids", async () => {
-    const r = await runGrove(
-      ["task", "create", "--title", "T", "--description", "D", "--repo", "app@feature/x", "--repo", "lib@v2", "--repo", "repo_3@release@1", "--pr", "7", "--server", stub.url],
-    );
+    const r = await runGrove([
+      "task",
+      "create",
+      "--title",
+      "T",
+      "--description",
+      "D",
+      "--repo",
+      "app@feature/x",
+      "--repo",
+      "lib@v2",
+      "--repo",
+      "repo_3@release@1",
+      "--pr",
+      "7",
+      "--server",
+      stub.url,
+    ]);
     expect(r.code).toBe(0);
     expect(lastBody()).toEqual({
       title: "T",

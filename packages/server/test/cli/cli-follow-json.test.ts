@@ -107,7 +107,9 @@ describe("CLI-15 session show --follow, CLI-16 JSON errors, CLI-17 help text", (
   it("CLI-16 with --json usage errors, local errors and an unreachable server are JSON documents too", async () => {
     const usage = await grove("task", "create", "--title", "x", "--json");
     expect(usage.code).toBe(1);
-    expect(JSON.parse(usage.stderr)).toMatchObject({ error: { code: "invalid_arguments", message: "required option '--repo <repoIdOrName[@baseBranch]>' not specified" } });
+    expect(JSON.parse(usage.stderr)).toMatchObject({
+      error: { code: "invalid_arguments", message: "required option '--repo <repoIdOrName[@baseBranch]>' not specified" },
+    });
     const local = await grove("task", "edit", "task_x", "--json");
     expect(JSON.parse(local.stderr)).toMatchObject({ error: { code: "invalid_arguments" } });
     const down = await runGrove(["task", "ls", "--json", "--server", "http://127.0.0.1:1"]);

@@ -10,9 +10,15 @@ describe("grove CLI output and exit codes (UX-3)", () => {
   beforeAll(async () => {
     stub = await startStubServer();
     stub.on("GET /api/v1/tasks", (req) => ({
-      body: req.query.archived === "true" ? [task("task_old", "Old work", { archivedAt: "2026-01-03T00:00:00.000Z" })] : [task("task_1", "Fix the login bug", { state: "in_progress" }), task("task_2", "Write docs")],
+      body:
+        req.query.archived === "true"
+          ? [task("task_old", "Old work", { archivedAt: "2026-01-03T00:00:00.000Z" })]
+          : [task("task_1", "Fix the login bug", { state: "in_progress" }), task("task_2", "Write docs")],
     }));
-    stub.on("GET /api/v1/tasks/task_missing", { status: 404, body: { error: { code: "not_found", message: "task task_missing not found", details: { id: "task_missing" } } } });
+    stub.on("GET /api/v1/tasks/task_missing", {
+      status: 404,
+      body: { error: { code: "not_found", message: "task task_missing not found", details: { id: "task_missing" } } },
+    });
     stub.on("GET /api/v1/tasks/task_gateway", { status: 502, raw: "<html>bad gateway</html>" });
   });
   afterAll(() => stub.close());
@@ -21,7 +27,10 @@ describe("grove CLI output and exit codes (UX-3)", () => {
     const r = await runGrove(["task", "ls", "--json", "--server", stub.url]);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as { id: string; state: string }[];
-    expect(doc.map((t) => [t.id, t.state])).toEqual([["task_1", "in_progress"], ["task_2", "todo"]]);
+    expect(doc.map((t) => [t.id, t.state])).toEqual([
+      ["task_1", "in_progress"],
+      ["task_2", "todo"],
+    ]);
     expect(stub.requests.at(-1)?.query).toEqual({ archived: "false", order: "newest" });
   });
 

@@ -37,8 +37,19 @@ describe("every read command survives a closed pipe", () => {
   beforeAll(async () => {
     stub = await startStubServer();
     const repos = Array.from({ length: MANY }, (_, i) => repository(`repo_${i}`, `name-${i}`));
-    const files = Array.from({ length: MANY }, (_, i) => ({ path: `src/file-${i}.ts`, status: "modified", staged: false, unstaged: true, additions: 1, deletions: 1, binary: false }));
-    const changes = { taskId: "task_1", repositories: [{ repositoryId: "repo_0", worktreePath: "/w", branch: "grove/x", baseBranch: "main", mergeBase: "abc", ahead: 0, behind: 0, files }] };
+    const files = Array.from({ length: MANY }, (_, i) => ({
+      path: `src/file-${i}.ts`,
+      status: "modified",
+      staged: false,
+      unstaged: true,
+      additions: 1,
+      deletions: 1,
+      binary: false,
+    }));
+    const changes = {
+      taskId: "task_1",
+      repositories: [{ repositoryId: "repo_0", worktreePath: "/w", branch: "grove/x", baseBranch: "main", mergeBase: "abc", ahead: 0, behind: 0, files }],
+    };
     const sessions = Array.from({ length: MANY }, (_, i) => session(`ses_${i}`, { state: "waiting_for_input" }));
     stub.on("GET /api/v1/repositories", { body: repos });
     stub.on("GET /api/v1/repositories/repo_0", { body: repository("repo_0", "name-0", { setupScript: "x".repeat(200_000) }) });
@@ -46,10 +57,18 @@ describe("every read command survives a closed pipe", () => {
     stub.on("GET /api/v1/tasks/task_1", { body: task("task_1", "T", { description: "d".repeat(200_000) }) });
     stub.on("GET /api/v1/tasks/task_1/sessions", { body: sessions });
     stub.on("GET /api/v1/tasks/task_1/changes", { body: changes });
-    stub.on("GET /api/v1/tasks/task_1/changes/diff", { body: { repositoryId: "repo_0", path: "src/file-1.ts", patch: "+line\n".repeat(40_000), binary: false, truncated: false } });
+    stub.on("GET /api/v1/tasks/task_1/changes/diff", {
+      body: { repositoryId: "repo_0", path: "src/file-1.ts", patch: "+line\n".repeat(40_000), binary: false, truncated: false },
+    });
     stub.on("GET /api/v1/sessions/ses_1", { body: session("ses_1") });
     stub.on("GET /api/v1/sessions/ses_1/messages", { body: Array.from({ length: MANY }, (_, i) => message(`m${i}`, "agent", `message number ${i}`)) });
-    stub.on("GET /api/v1/doctor", { body: { ok: false, checked: { environmentRows: 1, repositories: 1, taskDirectories: 1 }, findings: Array.from({ length: MANY }, (_, i) => ({ kind: "orphan", path: `/tmp/wt-${i}`, message: "not in the database" })) } });
+    stub.on("GET /api/v1/doctor", {
+      body: {
+        ok: false,
+        checked: { environmentRows: 1, repositories: 1, taskDirectories: 1 },
+        findings: Array.from({ length: MANY }, (_, i) => ({ kind: "orphan", path: `/tmp/wt-${i}`, message: "not in the database" })),
+      },
+    });
   });
   afterAll(() => stub.close());
 

@@ -57,7 +57,14 @@ describe("grove commands against a real server", () => {
     expect(q.code, q.stderr).toBe(0);
     expect(q.stdout).toBe(`queued for session ${sessionId} (1 waiting for the turn to end)\n`);
     expect(((await srv.api("GET", `/sessions/${sessionId}`)).body.queued as { text: string }[]).map((x) => x.text)).toEqual(["say from the queue"]);
-    await waitFor(async () => ((await srv.api("GET", `/sessions/${sessionId}/messages`)).body as { role: string; text: string }[]).some((m) => m.role === "agent" && m.text.includes("from the queue")), "the queued prompt's turn", 60_000);
+    await waitFor(
+      async () =>
+        ((await srv.api("GET", `/sessions/${sessionId}/messages`)).body as { role: string; text: string }[]).some(
+          (m) => m.role === "agent" && m.text.includes("from the queue"),
+        ),
+      "the queued prompt's turn",
+      60_000,
+    );
     await waitForSession(srv.api, sessionId, ["waiting_for_input"], 60_000);
     const bad = await grove("session", "prompt", sessionId, "say x", "--queue", "--wait");
     expect(bad.code).toBe(1);
@@ -112,7 +119,13 @@ describe("grove commands against a real server", () => {
     const r = await grove("task", "reset", taskId, "--json");
     expect(r.code).toBe(0);
     const { jobId } = JSON.parse(r.stdout) as { jobId: string };
-    await waitFor(async () => ((await srv.api("GET", `/cleanup-jobs?taskId=${taskId}`)).body as { id: string; state: string }[]).find((j) => j.id === jobId && j.state === "succeeded"), "reset job");
+    await waitFor(
+      async () =>
+        ((await srv.api("GET", `/cleanup-jobs?taskId=${taskId}`)).body as { id: string; state: string }[]).find(
+          (j) => j.id === jobId && j.state === "succeeded",
+        ),
+      "reset job",
+    );
     const show = await grove("repo", "show", "alpha");
     expect(show.stdout).toContain("name: alpha");
     expect(show.stdout).toContain(`location: ${alpha.path}`);

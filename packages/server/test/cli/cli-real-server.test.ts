@@ -7,7 +7,12 @@ import { makeRepo, tempDir, type TestRepo } from "../fixture/git.js";
 import { runGrove } from "./run-cli.js";
 
 const LAUNCHER = fileURLToPath(new URL("../../bin/grove.mjs", import.meta.url));
-const GIT_IDENTITY = { GIT_AUTHOR_NAME: "Grove Test", GIT_AUTHOR_EMAIL: "test@grove.invalid", GIT_COMMITTER_NAME: "Grove Test", GIT_COMMITTER_EMAIL: "test@grove.invalid" };
+const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: "Grove Test",
+  GIT_AUTHOR_EMAIL: "test@grove.invalid",
+  GIT_COMMITTER_NAME: "Grove Test",
+  GIT_COMMITTER_EMAIL: "test@grove.invalid",
+};
 
 /** `grove serve` as a real process on a free port; resolves with its URL once it listens. */
 function serve(home: string): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
@@ -52,7 +57,11 @@ describe("grove CLI against grove serve (UX-3)", () => {
 
   it("UX-3 repo add, task create, task start with the scripted agent, session show, task diff", async () => {
     // A relative path, resolved against the caller's cwd (not the server's).
-    const added = JSON.parse((await grove(["repo", "add", basename(repo.path), "--json"], dirname(repo.path))).stdout) as { id: string; path: string; name: string };
+    const added = JSON.parse((await grove(["repo", "add", basename(repo.path), "--json"], dirname(repo.path))).stdout) as {
+      id: string;
+      path: string;
+      name: string;
+    };
     expect(added.path).toBe(repo.path);
 
     const created = JSON.parse((await grove(["task", "create", "--title", "Say hello", "--repo", `${added.name}@main`, "--json"])).stdout) as { id: string };
@@ -69,9 +78,16 @@ describe("grove CLI against grove serve (UX-3)", () => {
     expect(shown).toContain("lastError: none");
     expect(shown).toMatch(/^agent: Hello from the scripted agent$/m);
 
-    const changes = JSON.parse((await grove(["task", "diff", created.id, "--json"])).stdout) as { repositories: { ahead: number; files: { path: string; status: string }[] }[] };
+    const changes = JSON.parse((await grove(["task", "diff", created.id, "--json"])).stdout) as {
+      repositories: { ahead: number; files: { path: string; status: string }[] }[];
+    };
     expect(changes.repositories[0]?.ahead).toBe(1);
-    expect(changes.repositories[0]?.files.map((f) => [f.path, f.status])).toEqual(expect.arrayContaining([["hello.txt", "added"], ["notes.md", "untracked"]]));
+    expect(changes.repositories[0]?.files.map((f) => [f.path, f.status])).toEqual(
+      expect.arrayContaining([
+        ["hello.txt", "added"],
+        ["notes.md", "untracked"],
+      ]),
+    );
     expect((await grove(["task", "diff", created.id, "--path", "notes.md"])).stdout).toContain("+draft");
   });
 

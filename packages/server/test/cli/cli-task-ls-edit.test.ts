@@ -98,7 +98,10 @@ describe("CLI-12 task ls filters, CLI-13 task show worktrees, CLI-14 task edit",
     expect(before.stdout).toMatch(/^ {4}worktree: none yet/m);
     const started = await grove("task", "start", ids.parser, "--agent", "scripted", "--prompt", "say hi", "--wait", "--quiet");
     expect(started.code).toBe(0);
-    const env = (await srv.api("GET", `/tasks/${ids.parser}/environment`)).body as { workspacePath: string; repositories: { worktreePath: string; worktreeBranch: string }[] };
+    const env = (await srv.api("GET", `/tasks/${ids.parser}/environment`)).body as {
+      workspacePath: string;
+      repositories: { worktreePath: string; worktreeBranch: string }[];
+    };
     const wt = env.repositories[0]!;
     const shown = await grove("task", "show", ids.parser);
     expect(shown.stdout).toMatch(/^ {2}alpha \(repo_\S+\) {2}base main$/m);
@@ -117,7 +120,10 @@ describe("CLI-12 task ls filters, CLI-13 task show worktrees, CLI-14 task edit",
     expect((await grove("task", "edit", ids.login, "--description", "after login, go back where you were")).code).toBe(0);
     t = (await srv.api("GET", `/tasks/${ids.login}`)).body;
     expect(t).toMatchObject({ title: "Fix the login redirect", description: "after login, go back where you were" });
-    const both = JSON.parse((await grove("task", "edit", ids.login, "--title", "Login redirect", "--description", "", "--json")).stdout) as { title: string; description: string };
+    const both = JSON.parse((await grove("task", "edit", ids.login, "--title", "Login redirect", "--description", "", "--json")).stdout) as {
+      title: string;
+      description: string;
+    };
     expect(both).toMatchObject({ title: "Login redirect", description: "" });
   });
 

@@ -18,7 +18,11 @@ describe("MCP-2/MCP-3 grove task show: parent, progress and subtasks; task ls --
     const sid = await runSession(
       srv,
       task.id,
-      ['mcp report_progress {"status":"docs next","plan":[{"content":"code the glow","status":"completed"},{"content":"write the docs","status":"in_progress"}]}', 'mcp subtask_create {"title":"Lantern code"}', 'mcp subtask_create {"title":"Lantern docs"}'].join("\n"),
+      [
+        'mcp report_progress {"status":"docs next","plan":[{"content":"code the glow","status":"completed"},{"content":"write the docs","status":"in_progress"}]}',
+        'mcp subtask_create {"title":"Lantern code"}',
+        'mcp subtask_create {"title":"Lantern docs"}',
+      ].join("\n"),
     );
     const [, a, b] = await mcpAnswers(srv, sid);
     ids.code = a.task.id;
@@ -50,7 +54,13 @@ describe("MCP-2/MCP-3 grove task show: parent, progress and subtasks; task ls --
 
     const j = await grove("task", "show", ids.parent, "--json");
     const shown = JSON.parse(j.stdout) as { progress: { status: string; plan: unknown[] }; subtasks: { id: string; state: string; parentId: string }[] };
-    expect(shown.progress).toMatchObject({ status: "docs next", plan: [{ content: "code the glow", status: "completed" }, { content: "write the docs", status: "in_progress" }] });
+    expect(shown.progress).toMatchObject({
+      status: "docs next",
+      plan: [
+        { content: "code the glow", status: "completed" },
+        { content: "write the docs", status: "in_progress" },
+      ],
+    });
     expect(shown.subtasks.map((s) => [s.id, s.state, s.parentId])).toEqual([
       [ids.code, "done", ids.parent],
       [ids.docs, "todo", ids.parent],

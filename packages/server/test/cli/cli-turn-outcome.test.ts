@@ -34,7 +34,9 @@ describe("LIVE-2 grove shows how a turn ended", () => {
     expect(ls.code).toBe(0);
     const [header, row] = ls.stdout.split("\n");
     expect(header).toMatch(/^ID\s+AGENT\s+STATE\s+LAST TURN\s+UPDATED\s+LAST ERROR$/);
-    expect(row).toMatch(new RegExp(`^${sessionId}\\s+scripted\\s+waiting_for_input\\s+refused\\s+.*turn_refused: the turn ended with refusal: the tests are not mine to change$`));
+    expect(row).toMatch(
+      new RegExp(`^${sessionId}\\s+scripted\\s+waiting_for_input\\s+refused\\s+.*turn_refused: the turn ended with refusal: the tests are not mine to change$`),
+    );
     const json = JSON.parse((await grove("session", "ls", taskId, "--json")).stdout) as { lastTurn: { outcome: string; reason: string } }[];
     expect(json[0]!.lastTurn).toMatchObject({ outcome: "refused", reason: "the tests are not mine to change" });
   });

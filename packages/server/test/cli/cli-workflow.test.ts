@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../fixture/server.js";
 import { runGrove } from "./run-cli.js";
 
-const GOOD = "steps:\n  - id: review\n    onEnter:\n      - action: start_session\n        agent: scripted\n        prompt: \"review {{title}}\"\n    on:\n      completed: in_progress\n";
+const GOOD =
+  'steps:\n  - id: review\n    onEnter:\n      - action: start_session\n        agent: scripted\n        prompt: "review {{title}}"\n    on:\n      completed: in_progress\n';
 const BAD = "steps:\n  - id: review\n    onEnter:\n      - action: start_session\n        agent: nobody\n        prompt: go\n";
 
 // WF-1 with the bundled CLI: apply a YAML file, list, show and export it; a bad file names its line.

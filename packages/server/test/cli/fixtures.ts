@@ -34,7 +34,20 @@ export function task(id: string, title: string, extra: Partial<Task> = {}): Task
 }
 
 export function session(id: string, extra: Partial<Session> = {}): Session {
-  return { id, taskId: "task_1", agent: "scripted", state: "running", taskEnvironmentId: "env_1", lastError: null, lastTurn: null, createdAt: at, updatedAt: at, sandbox: "confined", blockedConnections: 0, ...extra };
+  return {
+    id,
+    taskId: "task_1",
+    agent: "scripted",
+    state: "running",
+    taskEnvironmentId: "env_1",
+    lastError: null,
+    lastTurn: null,
+    createdAt: at,
+    updatedAt: at,
+    sandbox: "confined",
+    blockedConnections: 0,
+    ...extra,
+  };
 }
 
 export function message(id: string, role: Message["role"], text: string): Message {

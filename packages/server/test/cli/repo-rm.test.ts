@@ -36,7 +36,10 @@ for (const kind of ["sqlite", "postgres"] as const) {
       expect(api.body.error).toMatchObject({ code: "repository_in_use", details: { taskIds: [task.id] } });
 
       expect((await w.srv.api("POST", `/tasks/${task.id}/archive`, {})).status).toBe(202);
-      await waitFor(async () => ((await w.srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { state: string }[]).every((j) => j.state === "succeeded"), "archive job");
+      await waitFor(
+        async () => ((await w.srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { state: string }[]).every((j) => j.state === "succeeded"),
+        "archive job",
+      );
       const archived = await grove("repo", "rm", repo.id);
       expect(archived.code).toBe(1);
       expect(archived.stderr).toMatch(/^error: repository_in_use: /);

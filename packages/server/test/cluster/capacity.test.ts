@@ -37,7 +37,10 @@ describe("capacity across runners (PostgreSQL)", { timeout: 300_000 }, () => {
       placed[t.runnerId] = (placed[t.runnerId] ?? 0) + 1;
     }
     expect(placed).toEqual({ runner_a: 2, runner_b: 2, runner_c: 2 });
-    const agents = await sql<{ runner_id: string; n: string }>(databaseUrl, "SELECT runner_id, count(*) AS n FROM agent_processes GROUP BY runner_id ORDER BY runner_id");
+    const agents = await sql<{ runner_id: string; n: string }>(
+      databaseUrl,
+      "SELECT runner_id, count(*) AS n FROM agent_processes GROUP BY runner_id ORDER BY runner_id",
+    );
     expect(agents.map((r) => [r.runner_id, Number(r.n)])).toEqual([
       ["runner_a", 2],
       ["runner_b", 2],

@@ -32,7 +32,9 @@ describe("the cluster secret (PostgreSQL)", { timeout: 300_000 }, () => {
   it("RUN-12 SBX-5: a forwarded request without a signature, with a wrong secret or with the secret itself is 401 before anything runs; the secret is in no log, no home file and no response", async () => {
     const { secret, homes, a, b, c } = await threeRunners(cleanups, { env: { GROVE_LOG_LEVEL: "debug" } });
     const reg = await c.api("POST", "/repositories", { path: (await makeRepo()).path });
-    const task = (await a.api("POST", "/tasks", { title: "Secret", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as { id: string };
+    const task = (await a.api("POST", "/tasks", { title: "Secret", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as {
+      id: string;
+    };
     const started = await a.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write a.txt x" });
     expect(started.status).toBe(201);
     await waitForSession(b.api, started.body.id, ["waiting_for_input"], 60_000);
@@ -58,10 +60,17 @@ describe("the cluster secret (PostgreSQL)", { timeout: 300_000 }, () => {
       expect({ what, status: r.status, code: code ?? text }).toEqual({ what, status: 401, code: "unauthorized" });
     }
     // A request signed with the right secret is accepted (what a runner sends), and so is the same request through B, forwarded.
-    const ok = await direct(signForward(secret, { method: "GET", path: `/api/v1/tasks/${task.id}/changes`, body: "", from: "runner_a", target: "runner_c", person: false }));
+    const ok = await direct(
+      signForward(secret, { method: "GET", path: `/api/v1/tasks/${task.id}/changes`, body: "", from: "runner_a", target: "runner_c", person: false }),
+    );
     expect(ok.status).toBe(200);
     responses.push(await ok.text());
-    for (const r of [await b.api("GET", `/tasks/${task.id}/changes`), await b.api("GET", `/tasks/${task.id}/environment`), await a.api("GET", "/runners"), await b.api("GET", "/health")]) {
+    for (const r of [
+      await b.api("GET", `/tasks/${task.id}/changes`),
+      await b.api("GET", `/tasks/${task.id}/environment`),
+      await a.api("GET", "/runners"),
+      await b.api("GET", "/health"),
+    ]) {
       expect(r.status).toBe(200);
       responses.push(JSON.stringify(r.body));
     }

@@ -34,7 +34,9 @@ describe("an owner runner dies and returns (PostgreSQL)", { timeout: 300_000 }, 
   it("RUN-11: kill -9 runner C mid-turn → its task shows runner_offline through A and B within the bound; every file operation is 409 runner_offline; nothing deleted; C restarted → the session resumes with session/load in the same cwd, usable through A", async () => {
     const { databaseUrl, homes, a, b, c, restartC } = await threeRunners(cleanups, { trace: true });
     const reg = await c.api("POST", "/repositories", { path: (await makeRepo()).path });
-    const task = (await a.api("POST", "/tasks", { title: "Dies mid-turn", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as { id: string };
+    const task = (await a.api("POST", "/tasks", { title: "Dies mid-turn", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as {
+      id: string;
+    };
     const started = await a.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write first.txt before the crash" });
     expect(started.status).toBe(201);
     const sessionId = started.body.id as string;
@@ -65,7 +67,12 @@ describe("an owner runner dies and returns (PostgreSQL)", { timeout: 300_000 }, 
       archive: await a.api("POST", `/tasks/${task.id}/archive`),
     };
     for (const [what, r] of Object.entries(refused)) {
-      expect({ what, status: r.status, code: r.body?.error?.code, runnerId: r.body?.error?.details?.runnerId }).toEqual({ what, status: 409, code: "runner_offline", runnerId: "runner_c" });
+      expect({ what, status: r.status, code: r.body?.error?.code, runnerId: r.body?.error?.details?.runnerId }).toEqual({
+        what,
+        status: 409,
+        code: "runner_offline",
+        runnerId: "runner_c",
+      });
     }
     expect(await upgradeStatus(`${a.url.replace("http", "ws")}/api/v1/tasks/${task.id}/terminal?repositoryId=${reg.body.id}`)).toBe(409);
     // Nothing deleted or created.
@@ -80,12 +87,18 @@ describe("an owner runner dies and returns (PostgreSQL)", { timeout: 300_000 }, 
     await waitFor(async () => (await a.api("GET", `/sessions/${sessionId}`)).body.state !== "running", "C's recovery of the interrupted turn", 30_000);
     const again = await a.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "write after.txt after the restart" });
     expect(again.status).toBe(202);
-    await waitFor(async () => (await a.api("GET", `/sessions/${sessionId}`)).body.state === "waiting_for_input" && existsSync(join(worktree, "after.txt")), "the resumed turn on C", 60_000);
+    await waitFor(
+      async () => (await a.api("GET", `/sessions/${sessionId}`)).body.state === "waiting_for_input" && existsSync(join(worktree, "after.txt")),
+      "the resumed turn on C",
+      60_000,
+    );
     const acp = (await sql<{ acp_session_id: string }>(databaseUrl, "SELECT acp_session_id FROM sessions WHERE id = $1", [sessionId]))[0]!.acp_session_id;
     const state = JSON.parse(readFileSync(join(homes.c, "agents", "scripted", `${acp}.json`), "utf8")) as { cwd: string; loads: { cwd: string }[] };
     expect(state.loads.length).toBeGreaterThanOrEqual(1);
     expect(state.loads.at(-1)!.cwd).toBe(state.cwd);
-    expect(state.cwd).toBe((await sql<{ workspace_path: string }>(databaseUrl, "SELECT workspace_path FROM task_environments WHERE task_id = $1", [task.id]))[0]!.workspace_path);
+    expect(state.cwd).toBe(
+      (await sql<{ workspace_path: string }>(databaseUrl, "SELECT workspace_path FROM task_environments WHERE task_id = $1", [task.id]))[0]!.workspace_path,
+    );
     const changes = await a.api("GET", `/tasks/${task.id}/changes`);
     expect((changes.body.repositories[0].files as { path: string }[]).map((f) => f.path).sort()).toEqual(["after.txt", "first.txt"]);
     expect(c2.id).toBe("runner_c");

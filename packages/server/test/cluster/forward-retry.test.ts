@@ -34,7 +34,9 @@ describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 },
     // than the 300 ms forward timeout, so the 502 and the retry both fall inside it even when a
     // loaded machine is slow to answer.
     expect((await c.api("PATCH", `/repositories/${reg.body.id}`, { setupScript: "sleep 15" })).status).toBe(200);
-    const task = (await a.api("POST", "/tasks", { title: "Slow launch", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as { id: string };
+    const task = (await a.api("POST", "/tasks", { title: "Slow launch", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as {
+      id: string;
+    };
 
     const t0 = Date.now();
     const first = await a.api("POST", `/tasks/${task.id}/sessions`, { prompt: "append once.txt x" });
@@ -52,21 +54,29 @@ describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 },
     expect(retry.body.error.code).toBe("workspace_preparing");
 
     // The first launch finishes on C: one session, one agent, the prompt ran once.
-    const [session] = await waitFor(async () => {
-      const list = (await a.api("GET", `/tasks/${task.id}/sessions`)).body as { id: string; state: string }[];
-      return Array.isArray(list) && list.length === 1 && list[0]!.state === "waiting_for_input" ? list : undefined;
-    }, "the first launch done on C", 60_000);
+    const [session] = await waitFor(
+      async () => {
+        const list = (await a.api("GET", `/tasks/${task.id}/sessions`)).body as { id: string; state: string }[];
+        return Array.isArray(list) && list.length === 1 && list[0]!.state === "waiting_for_input" ? list : undefined;
+      },
+      "the first launch done on C",
+      60_000,
+    );
     expect((await a.api("GET", `/tasks/${task.id}`)).body.runnerId).toBe("runner_c");
     expect(c.server.orchestrator.deps.agents.liveCount()).toBe(1);
     expect(a.server.orchestrator.deps.agents.liveCount()).toBe(0);
     // Reads through A are forwarded to C under the same 300 ms timeout: on a loaded machine one
     // may time out (502, never resent), so each is read until C answers.
     const throughA = (path: string) =>
-      waitFor(async () => {
-        const r = await a.api("GET", path);
-        if (r.status === 502) return undefined;
-        return r;
-      }, `GET ${path} through A`, 30_000);
+      waitFor(
+        async () => {
+          const r = await a.api("GET", path);
+          if (r.status === 502) return undefined;
+          return r;
+        },
+        `GET ${path} through A`,
+        30_000,
+      );
     const env = (await throughA(`/tasks/${task.id}/environment`)).body;
     const diff = await throughA(`/tasks/${task.id}/changes/diff?repositoryId=${reg.body.id}&path=once.txt`);
     expect(diff.status).toBe(200);
@@ -90,7 +100,21 @@ describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 },
     const a = await inProcessRunner(cleanups, databaseUrl, "runner_a");
     const c = await inProcessRunner(cleanups, databaseUrl, "runner_c", { GROVE_RUNNER_LABELS: "gpu,big" });
     const reg = await c.api("POST", "/repositories", { path: (await makeRepo()).path });
-    const created = await runGrove(["task", "create", "--title", "cli", "--repo", reg.body.id, "--runner-label", "GPU", "--runner-label", "big", "--quiet", "--server", a.url]);
+    const created = await runGrove([
+      "task",
+      "create",
+      "--title",
+      "cli",
+      "--repo",
+      reg.body.id,
+      "--runner-label",
+      "GPU",
+      "--runner-label",
+      "big",
+      "--quiet",
+      "--server",
+      a.url,
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const taskId = created.stdout.trim();
     expect((await a.api("GET", `/tasks/${taskId}`)).body.runnerLabels).toEqual(["gpu", "big"]);
@@ -111,7 +135,9 @@ describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 },
     const reg = await a.api("POST", "/repositories", { path: (await makeRepo()).path });
     // As if registered before the placement tables existed: no holder, so every runner holds it.
     await sql(databaseUrl, "DELETE FROM repository_runners WHERE repository_id = $1", [reg.body.id]);
-    const task = (await a.api("POST", "/tasks", { title: "gpu anywhere", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as { id: string };
+    const task = (await a.api("POST", "/tasks", { title: "gpu anywhere", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as {
+      id: string;
+    };
     // B dies; for the next 15 s (3 × 5 s heartbeats) it still counts as online, and sorts first.
     b.child.kill("SIGKILL");
     await b.exited;

@@ -80,7 +80,11 @@ describe("placement and forwarding across isolated runners (PostgreSQL)", { time
     expect(env.body.repositories[0].worktreeState).toBe("ok");
     const prompted = await b.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "write second.txt prompted through B" });
     expect(prompted.status).toBe(202);
-    await waitFor(async () => (await b.api("GET", `/sessions/${sessionId}`)).body.state === "waiting_for_input" && existsSync(`${worktree}/second.txt`), "the prompt's turn on C", 60_000);
+    await waitFor(
+      async () => (await b.api("GET", `/sessions/${sessionId}`)).body.state === "waiting_for_input" && existsSync(`${worktree}/second.txt`),
+      "the prompt's turn on C",
+      60_000,
+    );
     const changes = await b.api("GET", `/tasks/${task.id}/changes`);
     expect(changes.status).toBe(200);
     expect((changes.body.repositories[0].files as { path: string }[]).map((f) => f.path).sort()).toEqual(["hello.txt", "second.txt"]);
@@ -96,13 +100,20 @@ describe("placement and forwarding across isolated runners (PostgreSQL)", { time
     expect(edited.body).toMatchObject({ body: "check this twice", outdated: false });
 
     // The terminal through A: a shell on C, in C's worktree (the WebSocket is piped A → C).
-    const out = await terminalOutput(`${a.url.replace("http", "ws")}/api/v1/tasks/${task.id}/terminal?repositoryId=${reg.body.id}`, "pwd -P; ls\n", "second.txt");
+    const out = await terminalOutput(
+      `${a.url.replace("http", "ws")}/api/v1/tasks/${task.id}/terminal?repositoryId=${reg.body.id}`,
+      "pwd -P; ls\n",
+      "second.txt",
+    );
     expect(out).toContain(realpathSync(worktree));
 
     // Two prompts at once through A and B: the owner's reservation admits one, the other is session_busy.
     // Each turn holds the session for seconds, so the later request meets a running turn even when
     // a loaded machine delays its forwarding (a turn that ended first would admit it too).
-    const both = await Promise.all([a.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "sleep 5000\nsay once" }), b.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "sleep 5000\nsay twice" })]);
+    const both = await Promise.all([
+      a.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "sleep 5000\nsay once" }),
+      b.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "sleep 5000\nsay twice" }),
+    ]);
     expect(both.map((r) => r.status).sort()).toEqual([202, 409]);
     expect(both.find((r) => r.status === 409)!.body.error.code).toBe("session_busy");
     await waitForSession(a.api, sessionId, ["waiting_for_input"], 30_000);
@@ -115,12 +126,18 @@ describe("placement and forwarding across isolated runners (PostgreSQL)", { time
     // Archive through B: C runs the job on its own worktree.
     const archived = await b.api("POST", `/tasks/${task.id}/archive`);
     expect(archived.status).toBe(202);
-    const job = await waitFor(async () => {
-      const jobs = (await b.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { id: string; state: string; runnerId?: string }[];
-      return jobs.find((j) => j.id === archived.body.jobId && j.state === "succeeded");
-    }, "the archive job done by C", 60_000);
+    const job = await waitFor(
+      async () => {
+        const jobs = (await b.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { id: string; state: string; runnerId?: string }[];
+        return jobs.find((j) => j.id === archived.body.jobId && j.state === "succeeded");
+      },
+      "the archive job done by C",
+      60_000,
+    );
     expect(job).toBeDefined();
-    expect((await sql<{ runner_id: string }>(databaseUrl, "SELECT runner_id FROM cleanup_jobs WHERE id = $1", [archived.body.jobId]))[0]?.runner_id).toBe("runner_c");
+    expect((await sql<{ runner_id: string }>(databaseUrl, "SELECT runner_id FROM cleanup_jobs WHERE id = $1", [archived.body.jobId]))[0]?.runner_id).toBe(
+      "runner_c",
+    );
     expect(existsSync(worktree)).toBe(false);
     expect((await a.api("GET", `/tasks/${task.id}`)).body.archivedAt).not.toBeNull();
 

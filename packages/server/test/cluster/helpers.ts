@@ -27,10 +27,18 @@ export async function inProcessRunner(cleanups: Cleanups, databaseUrl: string, i
 }
 
 /** `grove serve` as a child process on the shared database (a runner that can be killed -9). */
-export async function childRunner(cleanups: Cleanups, databaseUrl: string, id: string, env: Record<string, string> = {}): Promise<ChildServer & { home: string; api: ReturnType<typeof apiClient> }> {
+export async function childRunner(
+  cleanups: Cleanups,
+  databaseUrl: string,
+  id: string,
+  env: Record<string, string> = {},
+): Promise<ChildServer & { home: string; api: ReturnType<typeof apiClient> }> {
   const home = await tempHome();
   cleanups.push(() => rm(home, { recursive: true, force: true }));
-  const c = await spawnServer({ GROVE_HOME: home, GROVE_DATABASE_URL: databaseUrl, GROVE_RUNNER_ID: id, GROVE_CLUSTER_SECRET: TEST_CLUSTER_SECRET, GROVE_LOG_LEVEL: "warn", ...env }, { startTimeoutMs: 120_000 });
+  const c = await spawnServer(
+    { GROVE_HOME: home, GROVE_DATABASE_URL: databaseUrl, GROVE_RUNNER_ID: id, GROVE_CLUSTER_SECRET: TEST_CLUSTER_SECRET, GROVE_LOG_LEVEL: "warn", ...env },
+    { startTimeoutMs: 120_000 },
+  );
   cleanups.push(async () => {
     if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
     await c.exited;

@@ -34,7 +34,10 @@ export function canUnshare(): boolean {
  * process it starts) runs under `strace -f -e trace=%file`, so a test can prove it never named
  * a path under a hidden home.
  */
-export async function isolatedRunner(cleanups: Cleanups, o: { id: string; home: string; hide: string[]; databaseUrl: string; env?: Record<string, string>; trace?: string }): Promise<IsolatedRunner> {
+export async function isolatedRunner(
+  cleanups: Cleanups,
+  o: { id: string; home: string; hide: string[]; databaseUrl: string; env?: Record<string, string>; trace?: string },
+): Promise<IsolatedRunner> {
   const mounts = o.hide.map((h) => `mount -t tmpfs -o size=1m,mode=0555 grove-hidden ${quote(h)}`).join(" && ");
   const serve = `${o.trace ? `strace -f -qq -e trace=%file -o ${quote(o.trace)} ` : ""}${[process.execPath, ...serveArgs()].map(quote).join(" ")}`;
   const script = `${mounts ? `${mounts} && ` : ""}exec ${serve}`;

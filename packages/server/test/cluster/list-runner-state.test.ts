@@ -39,16 +39,54 @@ describe.each(DATABASES)("task lists show the runner of each task's environment 
     // Another runner's row, seen a moment ago with a long interval: online until aged below.
     const now = new Date().toISOString();
     await srv.server.orchestrator.deps.store.runners.register({
-      id: "runner_ghost", host: "elsewhere", url: "http://127.0.0.1:9", labels: [], maxAgents: null, liveAgents: 0, version: "0.0.0", heartbeatMs: 60_000, startedAt: now, lastSeenAt: now, stoppedAt: null, credentialKeyId: null,
+      id: "runner_ghost",
+      host: "elsewhere",
+      url: "http://127.0.0.1:9",
+      labels: [],
+      maxAgents: null,
+      liveAgents: 0,
+      version: "0.0.0",
+      heartbeatMs: 60_000,
+      startedAt: now,
+      lastSeenAt: now,
+      stoppedAt: null,
+      credentialKeyId: null,
     });
     // Environments written as placement would have (the files are not what this test is about).
     await onDb(srv, (db) =>
       db
         .insertInto("task_environments")
         .values([
-          { id: "env_here", task_id: here, status: "ready", workspace_path: null, runner_id: "runner_here", materializer_session_id: null, created_at: now, updated_at: now },
-          { id: "env_ghost", task_id: ghost, status: "ready", workspace_path: null, runner_id: "runner_ghost", materializer_session_id: null, created_at: now, updated_at: now },
-          { id: "env_unknown", task_id: unknown, status: "ready", workspace_path: null, runner_id: "runner_nowhere", materializer_session_id: null, created_at: now, updated_at: now },
+          {
+            id: "env_here",
+            task_id: here,
+            status: "ready",
+            workspace_path: null,
+            runner_id: "runner_here",
+            materializer_session_id: null,
+            created_at: now,
+            updated_at: now,
+          },
+          {
+            id: "env_ghost",
+            task_id: ghost,
+            status: "ready",
+            workspace_path: null,
+            runner_id: "runner_ghost",
+            materializer_session_id: null,
+            created_at: now,
+            updated_at: now,
+          },
+          {
+            id: "env_unknown",
+            task_id: unknown,
+            status: "ready",
+            workspace_path: null,
+            runner_id: "runner_nowhere",
+            materializer_session_id: null,
+            created_at: now,
+            updated_at: now,
+          },
         ])
         .execute(),
     );
@@ -61,7 +99,10 @@ describe.each(DATABASES)("task lists show the runner of each task's environment 
       const paged: Row[] = [];
       let cursor: string | null = null;
       do {
-        const page: { body: { items: Row[]; nextCursor: string | null } } = await srv.api("GET", `/tasks?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+        const page: { body: { items: Row[]; nextCursor: string | null } } = await srv.api(
+          "GET",
+          `/tasks?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        );
         paged.push(...page.body.items);
         cursor = page.body.nextCursor;
       } while (cursor);
@@ -104,14 +145,21 @@ describe.each(DATABASES)("task lists show the runner of each task's environment 
     await onDb(srv, (db) => db.updateTable("runners").set({ last_seen_at: old }).where("id", "=", "runner_ghost").execute());
     expect((await everyView())[ghost]).toEqual(["runner_ghost", "offline"]);
     // Clients hear it from this runner's own watch of the registry (one frame, not relayed).
-    const offlineFrames = await waitFor(() => {
-      const f = events.frames.filter((x) => x.type === "runner.updated" && x.data.runner.id === "runner_ghost");
-      return f.length > 0 && f;
-    }, "runner.updated offline", 60_000);
+    const offlineFrames = await waitFor(
+      () => {
+        const f = events.frames.filter((x) => x.type === "runner.updated" && x.data.runner.id === "runner_ghost");
+        return f.length > 0 && f;
+      },
+      "runner.updated offline",
+      60_000,
+    );
     expect(offlineFrames.map((f) => f.data.runner.state)).toEqual(["offline"]);
     // A summary frame of that task (any change to it) carries the state too.
     expect((await srv.api("PATCH", `/tasks/${ghost}`, { title: "renamed while its runner is away" })).status).toBe(200);
-    const summary = await waitFor(() => events.frames.find((x) => x.type === "task.summary" && x.data.summary.id === ghost && x.data.summary.title.startsWith("renamed")), "task.summary");
+    const summary = await waitFor(
+      () => events.frames.find((x) => x.type === "task.summary" && x.data.summary.id === ghost && x.data.summary.title.startsWith("renamed")),
+      "task.summary",
+    );
     expect(summary.data.summary).toMatchObject({ runnerId: "runner_ghost", runnerState: "offline" });
 
     // The CLI says what the API will answer operations on it: runner_offline.
@@ -129,13 +177,22 @@ describe.each(DATABASES)("task lists show the runner of each task's environment 
     );
     const show = await runGrove(["task", "show", ghost, "--server", srv.url]);
     expect(show.stdout).toMatch(/^runner: runner_ghost runner_offline \(/m);
-    expect(JSON.parse((await runGrove(["task", "ls", "--json", "--server", srv.url])).stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ id: ghost, runnerState: "offline" })]));
+    expect(JSON.parse((await runGrove(["task", "ls", "--json", "--server", srv.url])).stdout)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: ghost, runnerState: "offline" })]),
+    );
 
     // It beats again: the next read and a runner.updated frame say online.
     await onDb(srv, (db) => db.updateTable("runners").set({ last_seen_at: new Date().toISOString() }).where("id", "=", "runner_ghost").execute());
     expect((await everyView())[ghost]).toEqual(["runner_ghost", "online"]);
-    await waitFor(() => events.frames.some((x) => x.type === "runner.updated" && x.data.runner.id === "runner_ghost" && x.data.runner.state === "online"), "runner.updated online", 60_000);
-    expect(events.frames.filter((x) => x.type === "runner.updated" && x.data.runner.id === "runner_ghost").map((f) => f.data.runner.state)).toEqual(["offline", "online"]);
+    await waitFor(
+      () => events.frames.some((x) => x.type === "runner.updated" && x.data.runner.id === "runner_ghost" && x.data.runner.state === "online"),
+      "runner.updated online",
+      60_000,
+    );
+    expect(events.frames.filter((x) => x.type === "runner.updated" && x.data.runner.id === "runner_ghost").map((f) => f.data.runner.state)).toEqual([
+      "offline",
+      "online",
+    ]);
     expect((await runGrove(["task", "show", ghost, "--server", srv.url])).stdout).toMatch(/^runner: runner_ghost online$/m);
   });
 });

@@ -28,14 +28,20 @@ describe("placement by load (PostgreSQL)", { timeout: 300_000 }, () => {
     };
     const runnerOf = async (id: string) => ((await b.api("GET", `/tasks/${id}`)).body as { runnerId: string }).runnerId;
     const loadSeenBy = (via: typeof a, want: Record<string, number>) =>
-      waitFor(async () => {
-        const rows = (await via.api("GET", "/runners")).body as { id: string; liveAgents: number }[];
-        const got = Object.fromEntries(rows.map((r) => [r.id, r.liveAgents]));
-        return JSON.stringify(got) === JSON.stringify(want);
-      }, `load ${JSON.stringify(want)} seen through ${via.id}`);
+      waitFor(
+        async () => {
+          const rows = (await via.api("GET", "/runners")).body as { id: string; liveAgents: number }[];
+          const got = Object.fromEntries(rows.map((r) => [r.id, r.liveAgents]));
+          return JSON.stringify(got) === JSON.stringify(want);
+        },
+        `load ${JSON.stringify(want)} seen through ${via.id}`,
+      );
 
     // A and C each run one agent (placed there by name); B runs none.
-    for (const [title, runnerId] of [["busy a", "runner_a"], ["busy c", "runner_c"]] as const) {
+    for (const [title, runnerId] of [
+      ["busy a", "runner_a"],
+      ["busy c", "runner_c"],
+    ] as const) {
       const id = await newTask(title);
       expect((await a.api("POST", `/tasks/${id}/sessions`, { runnerId })).status).toBe(201);
       expect(await runnerOf(id)).toBe(runnerId);
@@ -53,7 +59,10 @@ describe("placement by load (PostgreSQL)", { timeout: 300_000 }, () => {
     const second = await newTask("goes to the idle runner too");
     expect((await c.api("POST", `/tasks/${second}/sessions`, {})).status).toBe(201);
     expect(await runnerOf(second)).toBe("runner_b");
-    const agents = await sql<{ runner_id: string; n: string }>(databaseUrl, "SELECT runner_id, count(*) AS n FROM agent_processes GROUP BY runner_id ORDER BY runner_id");
+    const agents = await sql<{ runner_id: string; n: string }>(
+      databaseUrl,
+      "SELECT runner_id, count(*) AS n FROM agent_processes GROUP BY runner_id ORDER BY runner_id",
+    );
     expect(agents.map((r) => [r.runner_id, Number(r.n)])).toEqual([
       ["runner_a", 1],
       ["runner_b", 1],

@@ -60,10 +60,26 @@ describe("runner variables are validated at start-up", () => {
       [{ GROVE_FORWARD_TIMEOUT_MS: "5" }, /GROVE_FORWARD_TIMEOUT_MS must be an integer from 100/],
     ];
     // A refused secret is never echoed back.
-    expect(() => loadRunnerConfig({ GROVE_CLUSTER_SECRET: "tooshort-secret" })).toThrow(expect.objectContaining({ message: expect.not.stringContaining("tooshort-secret") }));
+    expect(() => loadRunnerConfig({ GROVE_CLUSTER_SECRET: "tooshort-secret" })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining("tooshort-secret") }),
+    );
     for (const [env, message] of bad) expect(() => loadRunnerConfig(env), JSON.stringify(env)).toThrow(message);
-    expect(loadRunnerConfig({})).toEqual({ url: undefined, labels: [], maxAgents: null, heartbeatMs: 5000, clusterSecret: undefined, forwardTimeoutMs: 120_000 });
-    expect(loadRunnerConfig({ GROVE_RUNNER_URL: "https://r1.lan:7420/", GROVE_RUNNER_LABELS: " GPU,big,gpu ", GROVE_RUNNER_MAX_AGENTS: "2", GROVE_RUNNER_HEARTBEAT_MS: "1000" })).toEqual({
+    expect(loadRunnerConfig({})).toEqual({
+      url: undefined,
+      labels: [],
+      maxAgents: null,
+      heartbeatMs: 5000,
+      clusterSecret: undefined,
+      forwardTimeoutMs: 120_000,
+    });
+    expect(
+      loadRunnerConfig({
+        GROVE_RUNNER_URL: "https://r1.lan:7420/",
+        GROVE_RUNNER_LABELS: " GPU,big,gpu ",
+        GROVE_RUNNER_MAX_AGENTS: "2",
+        GROVE_RUNNER_HEARTBEAT_MS: "1000",
+      }),
+    ).toEqual({
       url: "https://r1.lan:7420",
       labels: ["gpu", "big"],
       maxAgents: 2,

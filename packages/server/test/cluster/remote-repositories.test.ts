@@ -67,7 +67,8 @@ describe("remote repositories on every runner (PostgreSQL)", { timeout: 300_000 
     // Two first launches at once, through A: both placed on C, which has no clone yet.
     const started = await Promise.all(first.map((id) => a.api("POST", `/tasks/${id}/sessions`, { prompt: "say hi" })));
     expect(started.map((s) => s.status)).toEqual([201, 201]);
-    for (const s of started) expect((await waitForSession(b.api, s.body.id as string, ["waiting_for_input", "failed"], 90_000)).state).toBe("waiting_for_input");
+    for (const s of started)
+      expect((await waitForSession(b.api, s.body.id as string, ["waiting_for_input", "failed"], 90_000)).state).toBe("waiting_for_input");
     for (const id of first) expect((await b.api("GET", `/tasks/${id}`)).body).toMatchObject({ runnerId: "runner_c", runnerState: "online" });
 
     // C's own clone, under C's home, with the provider's origin (no credential in it).
@@ -95,7 +96,11 @@ describe("remote repositories on every runner (PostgreSQL)", { timeout: 300_000 
     expect(pids).toHaveLength(2);
     for (const pid of pids) expect(readlinkSync(`/proc/${pid}/cwd`).startsWith(`${cHome}/`)).toBe(true);
     // C's worktrees hang off C's clone; A's clone knows none of them.
-    expect(gitSync(cClone, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree ")).length).toBe(3);
+    expect(
+      gitSync(cClone, "worktree", "list", "--porcelain")
+        .split("\n")
+        .filter((l) => l.startsWith("worktree ")).length,
+    ).toBe(3);
     expect(gitSync(repo.path, "worktree", "list", "--porcelain")).toBe(aWorktreesBefore);
     expect(existsSync(join(homes.a, "tasks")) ? readdirSync(join(homes.a, "tasks")) : []).toEqual([]);
 
@@ -127,12 +132,17 @@ describe("remote repositories on every runner (PostgreSQL)", { timeout: 300_000 
     const named = await task("named B");
     const refused = await a.api("POST", `/tasks/${named}/sessions`, { prompt: "say hi", runnerId: "runner_b" });
     expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({ code: "no_runner_available", details: { reason: "credential_key", runnerId: "runner_b", repositoryId: repo.id, registeredBy: "runner_a" } });
+    expect(refused.body.error).toMatchObject({
+      code: "no_runner_available",
+      details: { reason: "credential_key", runnerId: "runner_b", repositoryId: repo.id, registeredBy: "runner_a" },
+    });
     expect(refused.body.error.details.credentialKeyId).toMatch(/^[0-9a-f]{16}$/);
     expect(refused.body.error.details.runnerCredentialKeyId).not.toBe(refused.body.error.details.credentialKeyId);
     expect(refused.body.error.message).toContain("credential.key");
     // GET /runners tells an operator which runners share a key (the id, never the key).
-    const keyIds = Object.fromEntries(((await b.api("GET", "/runners")).body as { id: string; credentialKeyId: string }[]).map((r) => [r.id, r.credentialKeyId]));
+    const keyIds = Object.fromEntries(
+      ((await b.api("GET", "/runners")).body as { id: string; credentialKeyId: string }[]).map((r) => [r.id, r.credentialKeyId]),
+    );
     expect(keyIds.runner_a).toBe(refused.body.error.details.credentialKeyId);
     expect(keyIds.runner_c).toBe(keyIds.runner_a);
     expect(keyIds.runner_b).toBe(refused.body.error.details.runnerCredentialKeyId);
@@ -152,7 +162,12 @@ describe("remote repositories on every runner (PostgreSQL)", { timeout: 300_000 
     // Executor access (no stored credential) fits every runner: B clones it into B's home.
     const open = await startGitHttpServer({ root, kind: "github" });
     cleanups.push(() => open.close());
-    const reg = await a.api("POST", "/repositories", { url: `${open.url}/acme/widget.git`, provider: "github", credentialPolicy: "executor", name: "widget-open" });
+    const reg = await a.api("POST", "/repositories", {
+      url: `${open.url}/acme/widget.git`,
+      provider: "github",
+      credentialPolicy: "executor",
+      name: "widget-open",
+    });
     expect(reg.status).toBe(201);
     const t = await a.api("POST", "/tasks", { title: "executor on B", repositories: [{ repositoryId: reg.body.id }] });
     const s = await a.api("POST", `/tasks/${t.body.id}/sessions`, { prompt: "say hi", runnerId: "runner_b" });

@@ -7,8 +7,19 @@ import { childRunner, inProcessRunner, killGroups, sharedDatabase, type Cleanups
 
 const BEAT = "200"; // ms: offline after 600 ms without a heartbeat
 
-type RunnerRow = { id: string; host: string; url: string; labels: string[]; maxAgents: number | null; liveAgents: number; state: string; version: string; lastSeenAt: string };
-const byId = async (api: TestServer["api"], id: string): Promise<RunnerRow | undefined> => ((await api("GET", "/runners")).body as RunnerRow[]).find((r) => r.id === id);
+type RunnerRow = {
+  id: string;
+  host: string;
+  url: string;
+  labels: string[];
+  maxAgents: number | null;
+  liveAgents: number;
+  state: string;
+  version: string;
+  lastSeenAt: string;
+};
+const byId = async (api: TestServer["api"], id: string): Promise<RunnerRow | undefined> =>
+  ((await api("GET", "/runners")).body as RunnerRow[]).find((r) => r.id === id);
 
 // PostgreSQL only: several runners share one database only there.
 describe("runners registry on PostgreSQL", { timeout: 240_000 }, () => {
@@ -36,7 +47,11 @@ describe("runners registry on PostgreSQL", { timeout: 240_000 }, () => {
     // Through the other process, the same registry.
     expect(await byId(c.api, "runner_a")).toMatchObject({ url: "http://a.internal:7420", labels: ["gpu", "big"], maxAgents: 3, state: "online" });
     // runner.updated of C's registration reached A's clients over the event relay.
-    await waitFor(() => events.frames.some((f) => f.type === "runner.updated" && f.data.runner.id === "runner_c" && f.data.runner.state === "online"), "runner.updated for runner_c on A", 10_000);
+    await waitFor(
+      () => events.frames.some((f) => f.type === "runner.updated" && f.data.runner.id === "runner_c" && f.data.runner.state === "online"),
+      "runner.updated for runner_c on A",
+      10_000,
+    );
 
     // Heartbeats move lastSeenAt forward.
     const first = Date.parse(seenThroughA.lastSeenAt);
@@ -45,10 +60,14 @@ describe("runners registry on PostgreSQL", { timeout: 240_000 }, () => {
     c.child.kill("SIGKILL");
     await c.exited;
     const killedAt = Date.now();
-    const offline = await waitFor(async () => {
-      const r = await byId(a.api, "runner_c");
-      return r?.state === "offline" ? r : undefined;
-    }, "runner_c offline through A", 5_000);
+    const offline = await waitFor(
+      async () => {
+        const r = await byId(a.api, "runner_c");
+        return r?.state === "offline" ? r : undefined;
+      },
+      "runner_c offline through A",
+      5_000,
+    );
     // Never before 3 heartbeats passed since its last one; its row stays, with the last beat.
     expect(Date.now() - Date.parse(offline.lastSeenAt)).toBeGreaterThan(3 * Number(BEAT));
     expect(Date.now() - killedAt).toBeLessThan(5_000);

@@ -39,8 +39,18 @@ async function recordingRelay(cleanups: Cleanups, target: () => string): Promise
 }
 
 /** Sends a request to a runner as another runner would, with the given headers. */
-async function send(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; code: string | undefined }> {
-  const r = await fetch(`${url}${path}`, { method, headers: { accept: "application/json", ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers }, ...(body !== undefined ? { body } : {}) });
+async function send(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; code: string | undefined }> {
+  const r = await fetch(`${url}${path}`, {
+    method,
+    headers: { accept: "application/json", ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+    ...(body !== undefined ? { body } : {}),
+  });
   const text = await r.text();
   let code: string | undefined;
   try {
@@ -81,14 +91,21 @@ describe("SBX-5 runner-to-runner requests are signed, not a bearer (PostgreSQL)"
     expect(relay.seen.length).toBeGreaterThanOrEqual(2);
     expect(JSON.stringify(relay.seen)).not.toContain(TEST_CLUSTER_SECRET);
     const forward = relay.seen.find((s) => s.method === "POST" && s.url.endsWith("/prompt"))!;
-    expect(forward.headers).toMatchObject({ "x-grove-forwarded-by": "runner_a", "x-grove-forward-target": "runner_b", "x-grove-forward-signature": expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(forward.headers).toMatchObject({
+      "x-grove-forwarded-by": "runner_a",
+      "x-grove-forward-target": "runner_b",
+      "x-grove-forward-signature": expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(forward.headers["x-grove-cluster-secret"]).toBeUndefined();
 
     // Replayed straight to B: its nonce was used.
     const replayHeaders = Object.fromEntries(Object.entries(forward.headers).filter(([k]) => !DROPPED.has(k)));
     expect(await send(b.url, forward.method, forward.url, replayHeaders, forward.body)).toEqual({ status: 401, code: "unauthorized" });
     const get = relay.seen.find((s) => s.method === "GET")!;
-    expect(await send(b.url, "GET", get.url, Object.fromEntries(Object.entries(get.headers).filter(([k]) => !DROPPED.has(k))))).toEqual({ status: 401, code: "unauthorized" });
+    expect(await send(b.url, "GET", get.url, Object.fromEntries(Object.entries(get.headers).filter(([k]) => !DROPPED.has(k))))).toEqual({
+      status: 401,
+      code: "unauthorized",
+    });
 
     const path = `/api/v1/tasks/${task.id}/changes`;
     const signed = (over: Partial<Parameters<typeof signForward>[1]> = {}, secret = TEST_CLUSTER_SECRET) =>
@@ -101,8 +118,20 @@ describe("SBX-5 runner-to-runner requests are signed, not a bearer (PostgreSQL)"
       ["signed for another path", send(b.url, "GET", path, signed({ path: "/api/v1/tasks" }))],
       ["older than the skew", send(b.url, "GET", path, signed({ timestamp: Date.now() - 60_000 }))],
       ["from a runner nobody registered", send(b.url, "GET", path, signed({ from: "runner_ghost" }))],
-      ["a route no runner forwards", send(b.url, "POST", "/api/v1/repositories", signed({ method: "POST", path: "/api/v1/repositories", body: '{"path":"/tmp"}' }), '{"path":"/tmp"}')],
-      ["a body other than the signed one", send(b.url, "POST", `/api/v1/sessions/${started.body.id}/prompt`, signed({ method: "POST", path: `/api/v1/sessions/${started.body.id}/prompt`, body: '{"prompt":"say a"}' }), '{"prompt":"say b"}')],
+      [
+        "a route no runner forwards",
+        send(b.url, "POST", "/api/v1/repositories", signed({ method: "POST", path: "/api/v1/repositories", body: '{"path":"/tmp"}' }), '{"path":"/tmp"}'),
+      ],
+      [
+        "a body other than the signed one",
+        send(
+          b.url,
+          "POST",
+          `/api/v1/sessions/${started.body.id}/prompt`,
+          signed({ method: "POST", path: `/api/v1/sessions/${started.body.id}/prompt`, body: '{"prompt":"say a"}' }),
+          '{"prompt":"say b"}',
+        ),
+      ],
     ];
     for (const [what, p] of refusals) expect({ what, ...(await p) }).toEqual({ what, status: 401, code: "unauthorized" });
 

@@ -10,7 +10,10 @@ export const BEAT = "200";
  * Three runners on one PostgreSQL, each in its own mount namespace where the others' homes are
  * hidden (empty tmpfs). C has the label `gpu`. `beforeStart` may seed the (empty) homes, e.g. with a shared credential key.
  */
-export async function threeRunners(cleanups: Cleanups, o: { trace?: boolean; env?: Record<string, string>; beforeStart?: (homes: { a: string; b: string; c: string }) => Promise<void> } = {}) {
+export async function threeRunners(
+  cleanups: Cleanups,
+  o: { trace?: boolean; env?: Record<string, string>; beforeStart?: (homes: { a: string; b: string; c: string }) => Promise<void> } = {},
+) {
   const { databaseUrl, home: scratch } = await sharedDatabase(cleanups);
   // Agents a kill -9'd runner left behind (their groups outlive it by design).
   cleanups.push(async () => killGroups((await sql<{ pid: number }>(databaseUrl, "SELECT pid FROM agent_processes")).map((r) => Number(r.pid))));
@@ -37,4 +40,3 @@ export async function threeRunners(cleanups: Cleanups, o: { trace?: boolean; env
 export async function agentPids(databaseUrl: string, runnerId: string): Promise<number[]> {
   return (await sql<{ pid: number }>(databaseUrl, "SELECT pid FROM agent_processes WHERE runner_id = $1", [runnerId])).map((r) => Number(r.pid));
 }
-

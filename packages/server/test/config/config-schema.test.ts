@@ -36,9 +36,12 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
       for (const [name, spec] of typed) {
         expect(() => loadAll({ GROVE_HOME: home, [name]: "x1" }), name).toThrow(ConfigError);
         expect(() => loadAll({ GROVE_HOME: home, [name]: "x1" }), name).toThrow(new RegExp(`^${name} `));
-        if (spec.secret) expect(() => loadAll({ GROVE_HOME: home, [name]: "x1" })).toThrow(expect.objectContaining({ message: expect.not.stringContaining("x1") }));
+        if (spec.secret)
+          expect(() => loadAll({ GROVE_HOME: home, [name]: "x1" })).toThrow(expect.objectContaining({ message: expect.not.stringContaining("x1") }));
       }
-      expect(() => loadAll({ GROVE_HOME: home, GROVE_DATABASE_URL: "mysql://u:hunter2@db/grove" })).toThrow(expect.objectContaining({ message: expect.not.stringContaining("hunter2") }));
+      expect(() => loadAll({ GROVE_HOME: home, GROVE_DATABASE_URL: "mysql://u:hunter2@db/grove" })).toThrow(
+        expect.objectContaining({ message: expect.not.stringContaining("hunter2") }),
+      );
       expect(() => loadAll({ GROVE_HOME: home, GROVE_PORT: "70000" })).toThrow(/GROVE_PORT must be an integer from 0 to 65535/);
       expect(() => loadAll({ GROVE_HOME: home, GROVE_PR_REFRESH_MS: "-1" })).toThrow(/GROVE_PR_REFRESH_MS must be an integer ≥ 0/);
       expect(() => loadAll({ GROVE_HOME: home, GROVE_REVIEW_DONE_ON_MERGE: "no" })).toThrow(/GROVE_REVIEW_DONE_ON_MERGE must be true, false, 1 or 0/);
@@ -49,7 +52,13 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
   it("CFG-1: the values are typed, with their defaults when unset or empty", async () => {
     await withHome(async (home) => {
       const dflt = loadConfig({ GROVE_HOME: home, GROVE_PR_REFRESH_MS: "", GROVE_MAX_WS_CLIENTS: "" });
-      expect(dflt.tuning).toEqual({ prRefreshMs: 60_000, reviewDoneOnMerge: true, setupScriptTimeoutMs: 600_000, watchMaxDirs: 4000, worktreePool: { size: 0, maxBytes: 4096 * 1024 * 1024 } });
+      expect(dflt.tuning).toEqual({
+        prRefreshMs: 60_000,
+        reviewDoneOnMerge: true,
+        setupScriptTimeoutMs: 600_000,
+        watchMaxDirs: 4000,
+        worktreePool: { size: 0, maxBytes: 4096 * 1024 * 1024 },
+      });
       expect(dflt.wsLimits).toEqual({ maxClients: 64, maxBufferedBytes: 1024 * 1024 });
       expect([dflt.port, dflt.gitMaxConcurrency, dflt.refreshTimeoutMs, dflt.cloneTimeoutMs, dflt.logLevel]).toEqual([7420, 8, 120_000, 1_800_000, "info"]);
       const set = loadConfig({
@@ -65,7 +74,13 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
         GROVE_WORKTREE_POOL_SIZE: "3",
         GROVE_WORKTREE_POOL_MAX_MB: "10",
       });
-      expect(set.tuning).toEqual({ prRefreshMs: 0, reviewDoneOnMerge: false, setupScriptTimeoutMs: 1500, watchMaxDirs: 12, worktreePool: { size: 3, maxBytes: 10 * 1024 * 1024 } });
+      expect(set.tuning).toEqual({
+        prRefreshMs: 0,
+        reviewDoneOnMerge: false,
+        setupScriptTimeoutMs: 1500,
+        watchMaxDirs: 12,
+        worktreePool: { size: 3, maxBytes: 10 * 1024 * 1024 },
+      });
       expect(() => loadConfig({ GROVE_HOME: home, GROVE_WORKTREE_POOL_SIZE: "65" })).toThrow(/GROVE_WORKTREE_POOL_SIZE must be an integer from 0 to 64/);
       expect([set.gitMaxConcurrency, set.wsLimits.maxClients, set.editor, set.logLevel]).toEqual([3, 5, "code", "debug"]);
     });
@@ -84,7 +99,16 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
   });
 
   it("CFG-2: harness families and the names an agent profile passes on are known; anything else is not", () => {
-    expect(() => refuseUnknownVariables({ GROVE_TEST_PG_URL: "x", GROVE_BENCH_ONLY: "x", GROVE_MODEL_SEEDS: "1", GROVE_CI_NODE24: "1", GROVE_INTEROP_CACHE: "/c", PATH: "/bin" })).not.toThrow();
+    expect(() =>
+      refuseUnknownVariables({
+        GROVE_TEST_PG_URL: "x",
+        GROVE_BENCH_ONLY: "x",
+        GROVE_MODEL_SEEDS: "1",
+        GROVE_CI_NODE24: "1",
+        GROVE_INTEROP_CACHE: "/c",
+        PATH: "/bin",
+      }),
+    ).not.toThrow();
     expect(() => refuseUnknownVariables({ GROVE_EXTRA_SETTING: "x" }, ["GITHUB_TOKEN", "GROVE_EXTRA_SETTING"])).not.toThrow();
     expect(() => refuseUnknownVariables({ GROVE_EXTRA_SETTING: "x" })).toThrow(/^GROVE_EXTRA_SETTING is not a Grove variable:/);
     expect(() => refuseUnknownVariables({ GROVE_PROT: "1" })).toThrow(/did you mean GROVE_PORT\?/);
@@ -95,10 +119,16 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
     const start = text.indexOf(CONFIG_TABLE_START);
     const end = text.indexOf(CONFIG_TABLE_END);
     expect(start, "README.md has the table's start marker").toBeGreaterThan(0);
-    expect(text.slice(start + CONFIG_TABLE_START.length, end).trim(), "regenerate: node --import tsx packages/server/scripts/gen-config-table.ts").toBe(configurationTable());
+    expect(text.slice(start + CONFIG_TABLE_START.length, end).trim(), "regenerate: node --import tsx packages/server/scripts/gen-config-table.ts").toBe(
+      configurationTable(),
+    );
     // Every server or CLI variable has its row; every GROVE_* name README's table names is declared.
     const rows = [...configurationTable().matchAll(/^\| `(GROVE_[A-Z0-9_]+)` \|/gm)].map((m) => m[1]);
-    expect(rows).toEqual(Object.entries(SPECS).filter(([, v]) => v.readBy !== "child" && v.readBy !== "harness").map(([k]) => k));
+    expect(rows).toEqual(
+      Object.entries(SPECS)
+        .filter(([, v]) => v.readBy !== "child" && v.readBy !== "harness")
+        .map(([k]) => k),
+    );
   });
 
   it("CFG-4: no GROVE_* variable is read outside the config module but for the documented exceptions", () => {
@@ -117,7 +147,9 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
     };
     const READ = /\benv(?:\.|\?\.)(GROVE_[A-Z0-9_]+)|\benv\[["'`](GROVE_[A-Z0-9_]+)["'`]\]/g;
     const files = (dir: string): string[] =>
-      readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : n.endsWith(".ts") && !n.endsWith(".test.ts") ? [join(dir, n)] : []));
+      readdirSync(dir).flatMap((n) =>
+        statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : n.endsWith(".ts") && !n.endsWith(".test.ts") ? [join(dir, n)] : [],
+      );
     const reads: string[] = [];
     const stray: string[] = [];
     for (const path of files(SRC)) {

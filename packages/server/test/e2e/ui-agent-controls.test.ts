@@ -15,11 +15,13 @@ describe("AG-2 on the task page: mode switch, slash commands, latest plan (Chrom
 
     // The plan: three entries, the first completed.
     const plan = page.getByRole("region", { name: /^Plan/ });
-    await eventually(() => plan.locator(".plan-entry").evaluateAll((els) => els.map((e) => `${e.getAttribute("data-status")}: ${e.textContent?.replace(e.querySelector(".plan-status")?.textContent ?? "", "").trim()}`))).toEqual([
-      "completed: read the code",
-      "pending: write the fix",
-      "pending: run the tests",
-    ]);
+    await eventually(() =>
+      plan
+        .locator(".plan-entry")
+        .evaluateAll((els) =>
+          els.map((e) => `${e.getAttribute("data-status")}: ${e.textContent?.replace(e.querySelector(".plan-status")?.textContent ?? "", "").trim()}`),
+        ),
+    ).toEqual(["completed: read the code", "pending: write the fix", "pending: run the tests"]);
     expect(await plan.getByRole("heading").textContent()).toContain("1 of 3 done");
 
     // The mode: shown and switched through POST /sessions/:id/mode; the agent works in it.

@@ -5,7 +5,12 @@ import { eventually, openPage, serverWithAgents, uiSuite, uniqueRepoAndTask } fr
 
 /** AG-3.8: the page shows what an agent wrote on stderr when it failed to start. */
 const SAID = "fatal: the agent's config file is unreadable";
-const BROKEN = { name: "broken", command: process.execPath, args: [resolve(import.meta.dirname, "../agents/env-auth-agent.mjs")], env: { STDERR_AND_EXIT: SAID } };
+const BROKEN = {
+  name: "broken",
+  command: process.execPath,
+  args: [resolve(import.meta.dirname, "../agents/env-auth-agent.mjs")],
+  env: { STDERR_AND_EXIT: SAID },
+};
 
 describe("AG-3 web UI: a failed agent start shows the agent's stderr (Chromium)", () => {
   const ui = uiSuite(() => serverWithAgents(() => [BROKEN]));

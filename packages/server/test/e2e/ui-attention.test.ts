@@ -55,7 +55,9 @@ describe("attention: notifications, inbox badge and tab title (Chromium)", () =>
       expect(n).toMatchObject({ title: "Grove: Permission requested", closed: false });
       expect(n!.body).toContain("Needs a yes: may I write?");
       // The card says so too.
-      await eventually(() => page.locator(`.task-card[data-task-id="${task.id}"] [data-agent-state]`).getAttribute("data-agent-state")).toBe("needs_permission");
+      await eventually(() => page.locator(`.task-card[data-task-id="${task.id}"] [data-agent-state]`).getAttribute("data-agent-state")).toBe(
+        "needs_permission",
+      );
       await page.getByRole("button", { name: /^Inbox \d/ }).click();
       await shot(page, "ui-attention-inbox", false);
 

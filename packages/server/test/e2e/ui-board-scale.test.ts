@@ -44,7 +44,13 @@ describe("board: drag and drop, search among 500, combined filters (Chromium)", 
       await page.mouse.move(to.x + to.width / 2, to.y + 60, { steps: 12 });
       if (attempt === 0) await shot(page, "ui-board-dragging", false);
       await page.mouse.up();
-      if (await inReview.waitFor({ timeout: 5_000 }).then(() => true, () => false)) break;
+      if (
+        await inReview.waitFor({ timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
     }
     await inReview.waitFor();
     await eventually(() => stateOf(ui.srv, id)).toBe("review");
@@ -60,7 +66,13 @@ describe("board: drag and drop, search among 500, combined filters (Chromium)", 
         await page.keyboard.press(key);
         await page.waitForTimeout(150);
       }
-      if (await inTodo.waitFor({ timeout: 5_000 }).then(() => true, () => false)) break;
+      if (
+        await inTodo.waitFor({ timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
     }
     await inTodo.waitFor();
     await eventually(() => stateOf(ui.srv, id)).toBe("todo");
@@ -78,7 +90,17 @@ describe("board: drag and drop, search among 500, combined filters (Chromium)", 
     for (let i = 0; i < 500; i++) {
       const id = `task_bulk${String(i).padStart(3, "0")}`;
       const when = new Date(at + i * 1000).toISOString();
-      const rec: TaskRecord = { id, title: i === 417 ? "Fix the needle in the haystack" : `Routine chore number ${i}`, description: "", state: "todo", dirName: `bulk-${i}`, archivedAt: null, createdAt: when, updatedAt: when, repositories: [{ repositoryId: repos[i % 2]!.id, baseBranch: "main", checkoutBranch: null, prNumber: null, position: 0 }] };
+      const rec: TaskRecord = {
+        id,
+        title: i === 417 ? "Fix the needle in the haystack" : `Routine chore number ${i}`,
+        description: "",
+        state: "todo",
+        dirName: `bulk-${i}`,
+        archivedAt: null,
+        createdAt: when,
+        updatedAt: when,
+        repositories: [{ repositoryId: repos[i % 2]!.id, baseBranch: "main", checkoutBranch: null, prNumber: null, position: 0 }],
+      };
       await store.insertTask(rec);
       ids.push(id);
     }
@@ -132,16 +154,25 @@ describe("board: drag and drop, search among 500, combined filters (Chromium)", 
     await page.getByRole("button", { name: "Clear filters" }).click();
     await eventually(() => page.locator(".column[data-state=todo] .count").textContent()).toBe(String(exact.counts.todo));
     const newestTodo = (await ui.srv.api("GET", "/tasks?state=todo&order=newest&limit=2")).body.items.map((t: { id: string }) => t.id);
-    expect(await page.locator(".column[data-state=todo] .task-card").evaluateAll((els) => els.slice(0, 2).map((e) => e.getAttribute("data-task-id")))).toEqual(newestTodo);
+    expect(await page.locator(".column[data-state=todo] .task-card").evaluateAll((els) => els.slice(0, 2).map((e) => e.getAttribute("data-task-id")))).toEqual(
+      newestTodo,
+    );
     const todo = page.locator(".column[data-state=todo] .column-body");
     for (let i = 0; i < 3; i++) {
       await todo.evaluate((el) => (el.scrollTop = el.scrollHeight));
       await page.waitForTimeout(200);
     }
     // Scrolling reads further pages (more cards loaded), the exact count stays.
-    await eventually(() => page.locator(".column[data-state=todo] .task-card").evaluateAll((els) => Math.max(...els.map((e) => Number(e.parentElement!.getAttribute("data-index")))))).toBeGreaterThan(50);
+    await eventually(() =>
+      page
+        .locator(".column[data-state=todo] .task-card")
+        .evaluateAll((els) => Math.max(...els.map((e) => Number(e.parentElement!.getAttribute("data-index"))))),
+    ).toBeGreaterThan(50);
     expect(await page.locator(".column[data-state=todo] .count").textContent()).toBe(String(exact.counts.todo));
-    const heights = await page.evaluate(() => ({ doc: (globalThis as any).document.documentElement.scrollHeight, col: (globalThis as any).document.querySelector(".column[data-state=todo] .column-body").scrollHeight }));
+    const heights = await page.evaluate(() => ({
+      doc: (globalThis as any).document.documentElement.scrollHeight,
+      col: (globalThis as any).document.querySelector(".column[data-state=todo] .column-body").scrollHeight,
+    }));
     expect(heights.col).toBeGreaterThan(heights.doc);
     expect(await page.locator(".column[data-state=todo] .task-card").count()).toBeLessThan(40);
     // Every list read is a page of summaries with server-side filters; nothing is read per card.

@@ -48,7 +48,13 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/");
     await page.waitForSelector(".board .column[data-state=todo]");
     // Every column of the state machine is on the board.
-    expect(await page.locator(".board .column").evaluateAll((cols) => cols.map((c) => c.getAttribute("data-state")))).toEqual(["todo", "in_progress", "review", "done", "failed"]);
+    expect(await page.locator(".board .column").evaluateAll((cols) => cols.map((c) => c.getAttribute("data-state")))).toEqual([
+      "todo",
+      "in_progress",
+      "review",
+      "done",
+      "failed",
+    ]);
 
     await page.getByRole("button", { name: "New task" }).click();
     const form = page.getByRole("form", { name: "Create a task" });
@@ -138,9 +144,9 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
       // The board's form opens from its New task button (WEB-25).
       if (path === "/") await page.getByRole("button", { name: "New task" }).click();
       await page.waitForSelector("main form");
-      const unlabelled = await page.locator("main input, main select, main textarea").evaluateAll((els) =>
-        els.filter((el) => (el as any).labels?.length === 0 && !el.getAttribute("aria-label")).map((el) => el.outerHTML),
-      );
+      const unlabelled = await page
+        .locator("main input, main select, main textarea")
+        .evaluateAll((els) => els.filter((el) => (el as any).labels?.length === 0 && !el.getAttribute("aria-label")).map((el) => el.outerHTML));
       expect(unlabelled, path).toEqual([]);
       const clickableNonButtons = await page.locator("main [onclick], main div[role=button], main span[role=button]").count();
       expect(clickableNonButtons, path).toBe(0);
@@ -202,7 +208,14 @@ describe("UX-2 web UI across a server restart", () => {
       expect(await page.locator(`.task-card[data-task-id="${before.id}"]`).count()).toBe(1);
       // While the server was down, the browser logs its refused reconnect attempts, and a read that
       // reached the stopping server its 503 (a stopping server answers 503 to new requests); nothing else.
-      expect(pageErrors.filter((e) => !/ERR_CONNECTION_REFUSED|WebSocket connection to .* failed|network_error|Failed to fetch|^http 503 GET |status of 503 \(Service Unavailable\)/.test(e))).toEqual([]);
+      expect(
+        pageErrors.filter(
+          (e) =>
+            !/ERR_CONNECTION_REFUSED|WebSocket connection to .* failed|network_error|Failed to fetch|^http 503 GET |status of 503 \(Service Unavailable\)/.test(
+              e,
+            ),
+        ),
+      ).toEqual([]);
     } finally {
       await browser.close();
       await srv.close();

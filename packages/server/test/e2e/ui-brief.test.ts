@@ -11,7 +11,11 @@ describe("BRIEF-1 web UI: the new-session form is pre-filled with the task's bri
   it("BRIEF-1: the brief is pre-filled and editable; what the person sends is the first prompt; cleared, the session starts idle", async () => {
     const repo = await makeRepo({ name: "briefed" });
     const r = await ui.srv.api("POST", "/repositories", { path: repo.path });
-    const t = await ui.srv.api("POST", "/tasks", { title: "Write the notes", description: "write notes.txt from the brief", repositories: [{ repositoryId: r.body.id }] });
+    const t = await ui.srv.api("POST", "/tasks", {
+      title: "Write the notes",
+      description: "write notes.txt from the brief",
+      repositories: [{ repositoryId: r.body.id }],
+    });
     const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${t.body.id}`);
     const box = page.getByLabel("First prompt (the task's brief; edit or clear it)");
     await eventually(() => box.inputValue()).toBe("Write the notes\n\nwrite notes.txt from the brief");

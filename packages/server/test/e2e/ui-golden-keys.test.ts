@@ -41,7 +41,9 @@ async function palette(page: Page, words: string, id: string): Promise<void> {
 describe("WEB-36 golden path by keyboard alone (Chromium 1280×800, scripted agent)", () => {
   const ui = uiSuite(() => serverWithCarefulAgent());
 
-  it("WEB-36 c → title, Enter → palette opens the task → palette: Start a session → Tab/Enter → palette: Answer the permission → palette: Review changes → Tab to Merge…, Enter, Enter", { timeout: 180_000 }, async () => {
+  it("WEB-36 c → title, Enter → palette opens the task → palette: Start a session → Tab/Enter → palette: Answer the permission → palette: Review changes → Tab to Merge…, Enter, Enter", {
+    timeout: 180_000,
+  }, async () => {
     const repo = await makeRepo({ name: "keys" });
     expect((await ui.srv.api("POST", "/repositories", { path: repo.path })).status).toBe(201);
     const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/", { width: 1280, height: 800 });
@@ -71,7 +73,7 @@ describe("WEB-36 golden path by keyboard alone (Chromium 1280×800, scripted age
     await page.keyboard.type("careful");
     await eventually(() => agent.inputValue()).toBe("careful");
     await tabTo(page, start.getByLabel(/First prompt/));
-    await page.keyboard.type("ask May I write src/app.ts?\nwrite src/app.ts export const greeting = \"keys\";\ncommit Greet by keys\nsay done by keys");
+    await page.keyboard.type('ask May I write src/app.ts?\nwrite src/app.ts export const greeting = "keys";\ncommit Greet by keys\nsay done by keys');
     await tabTo(page, start.getByRole("button", { name: "Start session" }));
     await shot(page, "keys-2-start", false);
     await page.keyboard.press("Enter");

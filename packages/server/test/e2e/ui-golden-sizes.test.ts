@@ -46,7 +46,9 @@ describe.each(SIZES)("WEB-35 golden path at $name size ($viewport.width×$viewpo
     // 2. Start a session with the careful agent: it asks before it writes.
     const start = page.getByRole("form", { name: "Start a session" });
     await start.getByLabel("Agent").selectOption("careful");
-    await start.getByLabel(/First prompt/).fill('ask May I write src/app.ts?\nwrite src/app.ts export const greeting = "hello";\ncommit Greet the world\nsay wrote **the greeting**');
+    await start
+      .getByLabel(/First prompt/)
+      .fill('ask May I write src/app.ts?\nwrite src/app.ts export const greeting = "hello";\ncommit Greet the world\nsay wrote **the greeting**');
     await start.getByRole("button", { name: "Start session" }).click();
 
     // 3. The permission, answered on this layout.

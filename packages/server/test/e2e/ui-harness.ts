@@ -17,7 +17,16 @@ export async function launchBrowser(env?: Record<string, string | undefined>): P
     executablePath: CHROMIUM,
     ...(env ? { env } : {}),
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-dev-shm-usage",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-quic",
+      "--no-first-run",
+    ],
   });
 }
 
@@ -69,7 +78,10 @@ export async function serverWithAgents(agents: (home: string) => Record<string, 
  */
 export async function serverWithCarefulAgent(extraEnv: Record<string, string> = {}): Promise<TestServer> {
   const { command, args } = scriptedAgentCommand();
-  return serverWithAgents((home) => [{ name: "careful", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", "careful") }, permissionPolicy: "ask" }], extraEnv);
+  return serverWithAgents(
+    (home) => [{ name: "careful", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", "careful") }, permissionPolicy: "ask" }],
+    extraEnv,
+  );
 }
 
 /** `planner`: test/fixture/planning-agent.mjs, an ACP agent that reports modes, slash commands and plans (AG-2). */
@@ -80,7 +92,12 @@ export const PLANNING_AGENT = { name: "planner", command: process.execPath, args
  * is a console error in Chromium), so a test can assert the UI never threw nor asked for
  * something that does not exist.
  */
-export async function openPage(browser: Browser, url: string, size = { width: 1400, height: 900 }, colorScheme: "light" | "dark" = "light"): Promise<{ page: Page; pageErrors: string[] }> {
+export async function openPage(
+  browser: Browser,
+  url: string,
+  size = { width: 1400, height: 900 },
+  colorScheme: "light" | "dark" = "light",
+): Promise<{ page: Page; pageErrors: string[] }> {
   const page = await browser.newPage({ viewport: size, colorScheme });
   const pageErrors: string[] = [];
   page.on("pageerror", (e) => pageErrors.push(String(e)));
@@ -105,7 +122,9 @@ export async function axeSerious(page: Page): Promise<string[]> {
     const r = await axe.run((globalThis as any).document, { resultTypes: ["violations"] });
     return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(" ")).slice(0, 3) }));
   });
-  return (found as { id: string; impact: string; nodes: string[] }[]).filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.join(", ")}`);
+  return (found as { id: string; impact: string; nodes: string[] }[])
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.join(", ")}`);
 }
 
 export async function shot(page: Page, name: string, fullPage = true): Promise<void> {

@@ -17,7 +17,10 @@ describe("LIVE-4 the inbox's own address (Chromium)", () => {
     expect(manifest.shortcuts?.map((x) => x.url)).toContain("/inbox");
     const browser = await launchBrowser();
     try {
-      for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+      for (const size of [
+        { width: 1280, height: 800 },
+        { width: 390, height: 844 },
+      ]) {
         const { page, pageErrors } = await openPage(browser, srv.url + "/inbox", size);
         const panel = page.getByRole("region", { name: "Attention inbox" });
         await eventually(() => panel.isVisible()).toBe(true);

@@ -11,7 +11,8 @@ const kinds = async (page: Page) => {
   return found;
 };
 /** Page errors except the refused reconnects while the server is down. */
-const realErrors = (errors: string[]) => errors.filter((e) => !/ERR_CONNECTION_REFUSED|WebSocket connection to .* failed|network_error|Failed to fetch/.test(e));
+const realErrors = (errors: string[]) =>
+  errors.filter((e) => !/ERR_CONNECTION_REFUSED|WebSocket connection to .* failed|network_error|Failed to fetch/.test(e));
 
 describe("LIVE-4 the page's inbox is the server's (Chromium)", () => {
   it("LIVE-4 items survive a reload, show in a second tab and after a server restart, and clear when answered or dismissed in any tab", async () => {

@@ -20,7 +20,13 @@ describe("WEB-27 an installable web app with an offline page (Chromium)", () => 
     try {
       const manifest = await fetch(srv.url + "/manifest.webmanifest");
       expect(manifest.status).toBe(200);
-      const m = (await manifest.json()) as { name: string; start_url: string; display: string; theme_color: string; icons: { src: string; sizes: string; type: string }[] };
+      const m = (await manifest.json()) as {
+        name: string;
+        start_url: string;
+        display: string;
+        theme_color: string;
+        icons: { src: string; sizes: string; type: string }[];
+      };
       expect(m).toMatchObject({ name: "Grove", start_url: "/", display: "standalone" });
       expect(m.theme_color).toMatch(/^#[0-9a-f]{6}$/i);
       for (const size of [192, 512]) {
@@ -39,7 +45,10 @@ describe("WEB-27 an installable web app with an offline page (Chromium)", () => 
       // Chromium's own verdict: the same checks its install prompt makes. Playwright's browser
       // contexts are incognito, which Chromium never installs from; every other check must pass.
       const cdp = await page.context().newCDPSession(page);
-      const installErrors = async () => ((await cdp.send("Page.getInstallabilityErrors")) as { installabilityErrors: { errorId: string }[] }).installabilityErrors.map((e) => e.errorId).filter((id) => id !== "in-incognito");
+      const installErrors = async () =>
+        ((await cdp.send("Page.getInstallabilityErrors")) as { installabilityErrors: { errorId: string }[] }).installabilityErrors
+          .map((e) => e.errorId)
+          .filter((id) => id !== "in-incognito");
       await eventually(installErrors).toEqual([]);
       const appManifest = (await cdp.send("Page.getAppManifest")) as { url: string; errors: unknown[] };
       expect(appManifest.url).toBe(srv.url + "/manifest.webmanifest");

@@ -26,7 +26,11 @@ describe("UX-2 the page at phone width (Chromium, 390 px)", () => {
 
     // The review page: the file list and the landing actions stack instead of squeezing.
     const review = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}/review`, phone);
-    await review.page.locator(".file-tree a").filter({ hasText: `${long}.txt` }).first().waitFor();
+    await review.page
+      .locator(".file-tree a")
+      .filter({ hasText: `${long}.txt` })
+      .first()
+      .waitFor();
     await review.page.locator(".review-files").first().waitFor();
     await shot(review.page, "ui-phone-review");
     expect(await review.page.evaluate(overflow)).toBeLessThanOrEqual(0);

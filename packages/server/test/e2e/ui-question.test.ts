@@ -11,7 +11,9 @@ describe("MCP-3 an agent's question answered in the page's inbox (Chromium)", ()
       const { page, pageErrors } = await openPage(browser, srv.url + "/");
       await eventually(() => page.locator("#live").textContent()).toBe("live");
       const { task } = await uniqueRepoAndTask(srv, "Colours");
-      const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: 'mcp ask_user {"question":"Blue or red?","choices":["blue","red"]}\nmcp ask_user {"question":"Why?"}' });
+      const s = await srv.api("POST", `/tasks/${task.id}/sessions`, {
+        prompt: 'mcp ask_user {"question":"Blue or red?","choices":["blue","red"]}\nmcp ask_user {"question":"Why?"}',
+      });
       await eventually(() => page.locator(".inbox-button .badge").getAttribute("data-count")).toBe("1");
       await page.getByRole("button", { name: /^Inbox \d/ }).click();
       const group = page.getByRole("group", { name: /^Answer: Colours: Blue or red\?/ });

@@ -12,7 +12,13 @@ describe("repositories page: edit and remove (Chromium, the repositories API)", 
     expect((await ui.srv.api("POST", "/tasks", { title: "Uses settled", repositories: [{ repositoryId: repo.id }] })).status).toBe(201);
     const spareCheckout = await makeRepo({ name: "spare" });
     const spare = (await ui.srv.api("POST", "/repositories", { path: spareCheckout.path })).body as { id: string };
-    const read = async () => (await ui.srv.api("GET", `/repositories/${repo.id}`)).body as { defaultBranch: string; setupScript?: string | null; copyFiles?: string[]; pullBeforeWorktree: boolean };
+    const read = async () =>
+      (await ui.srv.api("GET", `/repositories/${repo.id}`)).body as {
+        defaultBranch: string;
+        setupScript?: string | null;
+        copyFiles?: string[];
+        pullBeforeWorktree: boolean;
+      };
 
     const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/repositories`, { width: 1280, height: 800 });
     await page.getByRole("button", { name: "Edit settled" }).click();

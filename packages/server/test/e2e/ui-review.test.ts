@@ -20,7 +20,13 @@ describe("review: all files of a task, diffs, markers, viewed ticks; axe on ever
     taskId = t.body.id;
     const big = Array.from({ length: 500 }, (_, i) => `line ${i}`).join("\\n");
     const s = await ui.srv.api("POST", `/tasks/${taskId}/sessions`, {
-      prompt: ["write src/app.ts export const answer = 43;\\nexport function hello(name: string): string {\\n  return `hi ${name}`;\\n}", "commit change app", "write notes.md hello notes", `write big.txt ${big}`, "say **done**"].join("\n"),
+      prompt: [
+        "write src/app.ts export const answer = 43;\\nexport function hello(name: string): string {\\n  return `hi ${name}`;\\n}",
+        "commit change app",
+        "write notes.md hello notes",
+        `write big.txt ${big}`,
+        "say **done**",
+      ].join("\n"),
     });
     await waitForSession(ui.srv.api, s.body.id, ["waiting_for_input"]);
     // What a person does by hand in the worktree: a rename and a binary file.
@@ -38,7 +44,8 @@ describe("review: all files of a task, diffs, markers, viewed ticks; axe on ever
     await tree.getByText("src/app.ts").waitFor();
     const section = (title: string) => page.getByRole("region", { name: title });
     await section("Committed on the branch").locator(`.review-file[data-path="src/app.ts"]`).waitFor();
-    for (const p of ["notes.md", "big.txt", "logo.png", "docs/new-name.md"]) await section("Uncommitted changes").locator(`.review-file[data-path="${p}"]`).waitFor();
+    for (const p of ["notes.md", "big.txt", "logo.png", "docs/new-name.md"])
+      await section("Uncommitted changes").locator(`.review-file[data-path="${p}"]`).waitFor();
     expect(await tree.textContent()).toMatch(/src\/app\.ts\s*\+4\s*−1/);
 
     // Syntax highlighting of the TypeScript file, unified first.

@@ -16,8 +16,35 @@ describe("runner offline on the board and the task page (Chromium)", () => {
     const { task: local } = await uniqueRepoAndTask(srv, "Has no environment");
     // Another runner, online for now, holds the task's environment (as placement would have written it).
     const now = new Date().toISOString();
-    await store.runners.register({ id: "runner_far", host: "far", url: "http://127.0.0.1:9", labels: [], maxAgents: null, liveAgents: 0, version: "0.0.0", heartbeatMs: 60_000, startedAt: now, lastSeenAt: now, stoppedAt: null, credentialKeyId: null });
-    await onDb((db) => db.insertInto("task_environments").values({ id: "env_far", task_id: task.id, status: "ready", workspace_path: null, runner_id: "runner_far", materializer_session_id: null, created_at: now, updated_at: now }).execute());
+    await store.runners.register({
+      id: "runner_far",
+      host: "far",
+      url: "http://127.0.0.1:9",
+      labels: [],
+      maxAgents: null,
+      liveAgents: 0,
+      version: "0.0.0",
+      heartbeatMs: 60_000,
+      startedAt: now,
+      lastSeenAt: now,
+      stoppedAt: null,
+      credentialKeyId: null,
+    });
+    await onDb((db) =>
+      db
+        .insertInto("task_environments")
+        .values({
+          id: "env_far",
+          task_id: task.id,
+          status: "ready",
+          workspace_path: null,
+          runner_id: "runner_far",
+          materializer_session_id: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute(),
+    );
     const setLastSeen = (at: string) => onDb((db) => db.updateTable("runners").set({ last_seen_at: at }).where("id", "=", "runner_far").execute());
 
     const board = await openPage(browser, `${srv.url}/`);

@@ -8,7 +8,9 @@ import { eventually, openPage, serverWithAgents, uiSuite, uniqueRepoAndTask } fr
 describe("SBX-2 SBX-3 web UI: unconfined badge and blocked connections (Chromium)", () => {
   const ui = uiSuite(() => {
     const { command, args } = scriptedAgentCommand();
-    return serverWithAgents((home) => [{ name: "loose", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", "loose") }, permissionPolicy: "auto_approve", sandbox: "off" }]);
+    return serverWithAgents((home) => [
+      { name: "loose", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", "loose") }, permissionPolicy: "auto_approve", sandbox: "off" },
+    ]);
   });
 
   it("SBX-3 an unconfined session carries the badge in the list and the panel, a confined one does not; SBX-2 the panel counts what the proxy blocked", async () => {

@@ -8,9 +8,16 @@ const screen = (page: Page) => page.locator(".terminal-box .xterm-rows").textCon
 /** Whether the tab still shows Grove (not the browser's "This site can't be reached"). */
 const inApp = async (page: Page) => (await page.evaluate(() => location.href)).startsWith("http") && (await page.locator("header.top #live").count()) === 1;
 /** What the browser logs while the server is down: its refused requests and sockets; nothing else may appear. */
-const unexpected = (errors: string[]) => errors.filter((e) => !/ERR_CONNECTION_REFUSED|ERR_FAILED|WebSocket connection to .* failed|network_error|Failed to fetch|Failed to load resource|dynamically imported module/.test(e));
+const unexpected = (errors: string[]) =>
+  errors.filter(
+    (e) =>
+      !/ERR_CONNECTION_REFUSED|ERR_FAILED|WebSocket connection to .* failed|network_error|Failed to fetch|Failed to load resource|dynamically imported module/.test(
+        e,
+      ),
+  );
 
-const restartOnSamePort = (srv: TestServer) => startTestServer("sqlite", { home: srv.home, databaseUrl: srv.databaseUrl }, { GROVE_PORT: new URL(srv.url).port });
+const restartOnSamePort = (srv: TestServer) =>
+  startTestServer("sqlite", { home: srv.home, databaseUrl: srv.databaseUrl }, { GROVE_PORT: new URL(srv.url).port });
 
 // WEB-18…WEB-21 (docs/specs/web.md): the server stops and starts again while the page is open.
 describe("UX-2 the page survives the server (Chromium)", () => {
@@ -128,7 +135,9 @@ describe("UX-2 states in the person's words (Chromium)", () => {
     expect(await badge.textContent()).toBe("Waiting for you");
     expect(await page.locator(`.session-list li[data-session-id="${s.body.id}"] .badge`).textContent()).toBe("Waiting for you");
     const taskState = await page.locator("#task-state").getAttribute("data-state");
-    expect(await page.locator("#task-state").textContent()).toBe({ todo: "To do", in_progress: "In progress", review: "Review", done: "Done", failed: "Failed" }[taskState!]);
+    expect(await page.locator("#task-state").textContent()).toBe(
+      { todo: "To do", in_progress: "In progress", review: "Review", done: "Done", failed: "Failed" }[taskState!],
+    );
     expect(await page.locator("main").textContent()).not.toMatch(/waiting_for_input|in_progress/);
     expect(pageErrors).toEqual([]);
   });

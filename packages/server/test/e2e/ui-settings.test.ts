@@ -8,7 +8,9 @@ import { axeSerious, eventually, openPage, serverWithCarefulAgent, shot, uiSuite
 describe("WEB-38 Settings (Chromium)", () => {
   const ui = uiSuite(() => serverWithCarefulAgent());
 
-  it("WEB-38 the header's Settings lists the agents (careful asks first), Check answers through the API; axe clean in both themes at both sizes", { timeout: 120_000 }, async () => {
+  it("WEB-38 the header's Settings lists the agents (careful asks first), Check answers through the API; axe clean in both themes at both sizes", {
+    timeout: 120_000,
+  }, async () => {
     const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/", { width: 1280, height: 800 });
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
     await page.waitForURL("**/settings");
@@ -24,7 +26,10 @@ describe("WEB-38 Settings (Chromium)", () => {
     await eventually(() => careful.getByRole("status").textContent(), 60_000).toMatch(/^Answered in \d+ ms/);
     await shot(page, "settings-desktop-light");
 
-    for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    for (const size of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
       for (const scheme of ["light", "dark"] as const) {
         const other = await openPage(ui.browser, ui.srv.url + "/settings", size, scheme);
         await other.page.locator('.agent-profile[data-agent="careful"]').waitFor();

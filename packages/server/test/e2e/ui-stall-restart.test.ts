@@ -8,7 +8,9 @@ import { eventually, openPage, serverWithAgents, uniqueRepoAndTask, uiSuite } fr
 describe("LIVE-3 a stalled session on the page (Chromium)", () => {
   const ui = uiSuite(() => {
     const { command, args } = scriptedAgentCommand();
-    return serverWithAgents((home) => [{ name: "quick", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", "quick") }, permissionPolicy: "auto_approve", stallAfterMs: 1000 }]);
+    return serverWithAgents((home) => [
+      { name: "quick", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", "quick") }, permissionPolicy: "auto_approve", stallAfterMs: 1000 },
+    ]);
   });
 
   it("LIVE-3 the session panel shows the stalled turn and its reason; Restart agent brings the session back to waiting, with a new agent", async () => {

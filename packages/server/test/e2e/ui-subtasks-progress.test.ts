@@ -49,18 +49,31 @@ describe("MCP-2/MCP-3 progress and subtasks on the board and the task page (Chro
       ["pending", "To do polish"],
     ]);
     const subtasks = page.getByRole("region", { name: "Subtasks" });
-    await eventually(() => subtasks.locator("li").evaluateAll((els) => els.map((e) => [e.getAttribute("data-task-id"), e.getAttribute("data-state")]))).toEqual([
-      [codeId, "done"],
-      [docsId, "todo"],
-    ]);
-    expect(await subtasks.getByRole("link").evaluateAll((els) => els.map((e) => [e.textContent, (e as { getAttribute(n: string): string | null }).getAttribute("href")]))).toEqual([
+    await eventually(() => subtasks.locator("li").evaluateAll((els) => els.map((e) => [e.getAttribute("data-task-id"), e.getAttribute("data-state")]))).toEqual(
+      [
+        [codeId, "done"],
+        [docsId, "todo"],
+      ],
+    );
+    expect(
+      await subtasks
+        .getByRole("link")
+        .evaluateAll((els) => els.map((e) => [e.textContent, (e as { getAttribute(n: string): string | null }).getAttribute("href")])),
+    ).toEqual([
       ["Lantern code", `/tasks/${codeId}`],
       ["Lantern docs", `/tasks/${docsId}`],
     ]);
     expect(await subtasks.textContent()).toContain("2 subtasks · 1 done");
 
     // Live on the page: the agent's next report and a subtask's move arrive without a reload.
-    expect((await srv.api("POST", `/sessions/${sid}/prompt`, { prompt: 'mcp report_progress {"status":"polishing","plan":[{"content":"code the glow","status":"completed"},{"content":"write the docs","status":"completed"},{"content":"polish","status":"in_progress"}]}' })).status).toBe(202);
+    expect(
+      (
+        await srv.api("POST", `/sessions/${sid}/prompt`, {
+          prompt:
+            'mcp report_progress {"status":"polishing","plan":[{"content":"code the glow","status":"completed"},{"content":"write the docs","status":"completed"},{"content":"polish","status":"in_progress"}]}',
+        })
+      ).status,
+    ).toBe(202);
     await eventually(() => progress.locator("#progress-status").textContent()).toBe("polishing");
     expect(await progress.locator("#progress-count").textContent()).toBe("2 of 3 done");
     // A change of the task that is not a report (its frame carries no progress) keeps the section.

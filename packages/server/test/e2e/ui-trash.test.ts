@@ -9,7 +9,9 @@ describe("LIVE-5 web UI: delete asks, the task goes to the trash, Restore brings
 
   it("LIVE-5: delete → confirm → trash page → Restore: the task with its transcript, then its worktree with the saved work", async () => {
     const { task } = await uniqueRepoAndTask(ui.srv, "Undo my delete");
-    const s = await ui.srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write done.txt committed\ncommit add done\nwrite wip.txt uncommitted\nsay all written" });
+    const s = await ui.srv.api("POST", `/tasks/${task.id}/sessions`, {
+      prompt: "write done.txt committed\ncommit add done\nwrite wip.txt uncommitted\nsay all written",
+    });
     await waitForSession(ui.srv.api, s.body.id, ["waiting_for_input"]);
     const slot = (await ui.srv.api("GET", `/sessions/${s.body.id}/workspace`)).body.repositories[0];
     const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
@@ -33,7 +35,10 @@ describe("LIVE-5 web UI: delete asks, the task goes to the trash, Restore brings
     await row.waitFor();
     expect(await row.textContent()).toContain("Undo my delete");
     // The delete job finishes first (a running one refuses a restore with task_cleanup_in_progress).
-    await eventually(async () => ((await ui.srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { trigger: string; state: string }[]).find((j) => j.trigger === "delete")?.state).toBe("succeeded");
+    await eventually(
+      async () =>
+        ((await ui.srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { trigger: string; state: string }[]).find((j) => j.trigger === "delete")?.state,
+    ).toBe("succeeded");
     await row.getByRole("button", { name: "Restore Undo my delete" }).click();
     const done = page.getByRole("status").filter({ hasText: "Restored:" });
     await done.waitFor();

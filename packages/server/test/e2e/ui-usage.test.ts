@@ -19,7 +19,11 @@ describe.each(["sqlite", "postgres"] as const)("USE-1 web UI: usage on the card,
     expect(await badge.locator(".usage-cost").textContent()).toBe("$0.500");
     expect(await badge.getByRole("img").getAttribute("aria-label")).toBe("context 1 % used (1234 of 200000 tokens)");
     // The Usage page's code (and its charting library) is not part of the board's first load.
-    const scripts = await page.evaluate(() => Array.from(document.scripts).map((x) => x.src).filter(Boolean));
+    const scripts = await page.evaluate(() =>
+      Array.from(document.scripts)
+        .map((x) => x.src)
+        .filter(Boolean),
+    );
     expect(scripts.length).toBeGreaterThan(0);
     for (const src of scripts) expect(await (await fetch(src)).text(), src).not.toContain("u-over");
 

@@ -62,7 +62,10 @@ describe.each(DATABASES)("WF-2 reviewer workflow from the page (Chromium, %s)", 
     const card = (state: string) => page.locator(`.column[data-state=${state}] .task-card[data-task-id="${taskId}"]`);
     await card("todo").waitFor();
     await page.getByRole("button", { name: `Move to… (${title})` }).click();
-    await page.getByRole("menu", { name: `Move ${title} to` }).getByRole("menuitem", { name: "Review" }).click();
+    await page
+      .getByRole("menu", { name: `Move ${title} to` })
+      .getByRole("menuitem", { name: "Review" })
+      .click();
     await card("review").waitFor();
 
     // 3 (seen on the board): the reviewer's end brings the card back to In Progress, live, no reload.
@@ -118,7 +121,10 @@ describe.each(DATABASES)("WF-2 reviewer workflow from the page (Chromium, %s)", 
     await page.getByRole("link", { name: "Board" }).first().click();
     await card("in_progress").waitFor();
     await page.getByRole("button", { name: `Move to… (${title})` }).click();
-    await page.getByRole("menu", { name: `Move ${title} to` }).getByRole("menuitem", { name: "Review" }).click();
+    await page
+      .getByRole("menu", { name: `Move ${title} to` })
+      .getByRole("menuitem", { name: "Review" })
+      .click();
     await card("review").waitFor();
 
     // The clean review asks for Done; the guard refuses it until the merge: the card stays in Review.

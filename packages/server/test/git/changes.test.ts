@@ -81,7 +81,12 @@ describe("computeChanges (CHG-1)", () => {
     expect(c.files.map((f) => f.path).sort()).toEqual([...expected.keys()].sort());
     for (const f of c.files) {
       const e = expected.get(f.path)!;
-      expect({ path: f.path, additions: f.additions, deletions: f.deletions, binary: f.binary }).toEqual({ path: f.path, additions: e.additions, deletions: e.deletions, binary: e.binary });
+      expect({ path: f.path, additions: f.additions, deletions: f.deletions, binary: f.binary }).toEqual({
+        path: f.path,
+        additions: e.additions,
+        deletions: e.deletions,
+        binary: e.binary,
+      });
       if (e.oldPath !== undefined) expect(f.oldPath).toBe(e.oldPath);
     }
     for (const odd of ODD) expect(c.files.some((f) => f.path === odd)).toBe(true);

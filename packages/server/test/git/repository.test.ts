@@ -43,7 +43,11 @@ describe("inspectRepository (SEC-3 input validation of repository paths)", () =>
     await writeFile(join(d, "file"), "x");
     await mkdir(join(d, "plain"));
     gitSync(d, "init", "-q", "--bare", "bare.git");
-    const code = (p: string) => inspectRepository(git, p).then(() => "ok", (e: { code: string }) => e.code);
+    const code = (p: string) =>
+      inspectRepository(git, p).then(
+        () => "ok",
+        (e: { code: string }) => e.code,
+      );
     expect(await code("relative/path")).toBe("path_not_absolute");
     expect(await code(join(d, "missing"))).toBe("path_not_found");
     expect(await code(join(d, "file"))).toBe("not_a_git_repository");

@@ -49,7 +49,9 @@ describe("WorktreeManager create/validate/remove (WT-1, WT-2, SES-3)", () => {
     }
     const wt = new WorktreeManager(new RacingGit());
     const path = join(home, "tasks", "raced", "repo");
-    const err = await wt.create({ repoPath: repo.path, worktreePath: path, branch: "grove/raced", startPoint: "main", newBranch: true }).catch((e: unknown) => e);
+    const err = await wt
+      .create({ repoPath: repo.path, worktreePath: path, branch: "grove/raced", startPoint: "main", newBranch: true })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "branch_exists" });
     expect(repo.git("rev-parse", "refs/heads/grove/raced").trim()).toBe(theirs);
     expect(existsSync(path)).toBe(false);
@@ -69,9 +71,13 @@ describe("WorktreeManager create/validate/remove (WT-1, WT-2, SES-3)", () => {
     const { repo, home, wt } = await setup();
     repo.git("branch", "feature/x");
     const path = join(home, "t", "repo-feature-x");
-    expect(await wt.create({ repoPath: repo.path, worktreePath: path, branch: "feature/x", startPoint: "main", newBranch: false })).toEqual({ createdBranch: false });
+    expect(await wt.create({ repoPath: repo.path, worktreePath: path, branch: "feature/x", startPoint: "main", newBranch: false })).toEqual({
+      createdBranch: false,
+    });
     expect(await wt.validate({ repoPath: repo.path, worktreePath: path, branch: "feature/x" })).toEqual({ ok: true });
-    const err = await wt.create({ repoPath: repo.path, worktreePath: join(home, "t", "y"), branch: "nope", startPoint: "main", newBranch: false }).catch((e: unknown) => e);
+    const err = await wt
+      .create({ repoPath: repo.path, worktreePath: join(home, "t", "y"), branch: "nope", startPoint: "main", newBranch: false })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "base_branch_not_found" });
   });
 
@@ -89,7 +95,9 @@ describe("WorktreeManager create/validate/remove (WT-1, WT-2, SES-3)", () => {
   it("SEC-3 an option-looking branch is refused before git sees it", async () => {
     const { repo, home, wt } = await setup();
     const path = join(home, "inj");
-    const err = await wt.create({ repoPath: repo.path, worktreePath: path, branch: "--upload-pack=x", startPoint: "main", newBranch: true }).catch((e: unknown) => e);
+    const err = await wt
+      .create({ repoPath: repo.path, worktreePath: path, branch: "--upload-pack=x", startPoint: "main", newBranch: true })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "invalid_branch_name" });
     expect(existsSync(path)).toBe(false);
     expect(branches(repo)).toEqual(["main"]);

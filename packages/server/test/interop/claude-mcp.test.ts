@@ -81,11 +81,16 @@ function toolResultSeen(prompt?: string): string | undefined {
 
 /** Waits for `cond`, allowing any permission the bridge asks on the way (whether MCP calls ask is the bridge's mode, not what is tested here). */
 async function allowingUntil<T>(api: Api, sid: string, cond: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
-  return waitFor(async () => {
-    const asks = (await api("GET", `/sessions/${sid}/permissions`)).body as { requestId: string; options: { optionId: string; kind: string }[] }[];
-    for (const a of asks) await api("POST", `/sessions/${sid}/permissions/${a.requestId}`, { optionId: a.options.find((o) => o.kind === "allow_once")!.optionId });
-    return cond();
-  }, what, 120_000);
+  return waitFor(
+    async () => {
+      const asks = (await api("GET", `/sessions/${sid}/permissions`)).body as { requestId: string; options: { optionId: string; kind: string }[] }[];
+      for (const a of asks)
+        await api("POST", `/sessions/${sid}/permissions/${a.requestId}`, { optionId: a.options.find((o) => o.kind === "allow_once")!.optionId });
+      return cond();
+    },
+    what,
+    120_000,
+  );
 }
 
 describe("MCP-1 interop: the real Claude bridge calls Grove's MCP tools (fake Anthropic API)", () => {
@@ -95,7 +100,11 @@ describe("MCP-1 interop: the real Claude bridge calls Grove's MCP tools (fake An
     try {
       const srv = await server.bare();
       const { repository } = await repoAndTask(srv, { title: "Unused" });
-      const t = await srv.api("POST", "/tasks", { title: "Polish the lantern", description: "BRIEF-LANTERN-7: make it glow", repositories: [{ repositoryId: repository.id }] });
+      const t = await srv.api("POST", "/tasks", {
+        title: "Polish the lantern",
+        description: "BRIEF-LANTERN-7: make it glow",
+        repositories: [{ repositoryId: repository.id }],
+      });
       expect(t.status, JSON.stringify(t.body)).toBe(201);
       fake.requests.length = 0;
       fake.script = callThenText("Read your task.", "task_get", {}, "I read the task.");
@@ -122,7 +131,8 @@ describe("MCP-1 interop: the real Claude bridge calls Grove's MCP tools (fake An
       const item = await allowingUntil(
         api,
         sid,
-        async () => ((await api("GET", "/inbox")).body as { id: string; kind: string; detail?: string; choices?: string[] }[]).find((i) => i.kind === "question"),
+        async () =>
+          ((await api("GET", "/inbox")).body as { id: string; kind: string; detail?: string; choices?: string[] }[]).find((i) => i.kind === "question"),
         "the question in the inbox",
       );
       expect(item).toMatchObject({ detail: "Blue or red?", choices: ["blue", "red"] });
@@ -140,7 +150,12 @@ describe("MCP-1 interop: the real Claude bridge calls Grove's MCP tools (fake An
     try {
       fake.requests.length = 0;
       const childPrompt = "write docs/lantern.md how the lantern glows\ncommit lantern docs";
-      fake.script = callThenText("Split off the docs.", "subtask_create", { title: "Write the lantern docs", agent: "scripted", prompt: childPrompt }, "Split.");
+      fake.script = callThenText(
+        "Split off the docs.",
+        "subtask_create",
+        { title: "Write the lantern docs", agent: "scripted", prompt: childPrompt },
+        "Split.",
+      );
       const { sid, api, taskId } = await server.launch("Split off the docs.");
       const seen = await allowingUntil(api, sid, () => toolResultSeen("Split off the docs."), "the model's request after subtask_create");
       const children = (await api("GET", `/tasks?parentId=${taskId}`)).body as { id: string; title: string; parentId: string }[];
@@ -177,7 +192,19 @@ describe("MCP-1 interop: the real Claude bridge calls Grove's MCP tools (fake An
         return {
           toolUse: {
             name: "AskUserQuestion",
-            input: { questions: [{ question: "Which database?", header: "Database", multiSelect: false, options: [{ label: "PostgreSQL", description: "a server" }, { label: "SQLite", description: "a file" }] }] },
+            input: {
+              questions: [
+                {
+                  question: "Which database?",
+                  header: "Database",
+                  multiSelect: false,
+                  options: [
+                    { label: "PostgreSQL", description: "a server" },
+                    { label: "SQLite", description: "a file" },
+                  ],
+                },
+              ],
+            },
           },
         };
       };
@@ -185,7 +212,10 @@ describe("MCP-1 interop: the real Claude bridge calls Grove's MCP tools (fake An
       const item = await allowingUntil(
         api,
         sid,
-        async () => ((await api("GET", "/inbox")).body as { id: string; kind: string; sessionId?: string; detail?: string; choices?: string[] }[]).find((i) => i.kind === "question" && i.sessionId === sid),
+        async () =>
+          ((await api("GET", "/inbox")).body as { id: string; kind: string; sessionId?: string; detail?: string; choices?: string[] }[]).find(
+            (i) => i.kind === "question" && i.sessionId === sid,
+          ),
         "the elicitation's question in the inbox",
       );
       expect(fake.main.flatMap((r) => (r.body.tools ?? []).map((x) => x.name))).toContain("AskUserQuestion");
@@ -201,7 +231,7 @@ describe("MCP-1 interop: the real Claude bridge calls Grove's MCP tools (fake An
         "the model's request after AskUserQuestion",
       );
       expect(seen).toContain("SQLite");
-      expect(seen).not.toContain("PostgreSQL\"");
+      expect(seen).not.toContain('PostgreSQL"');
       await waitForSession(api, sid, ["waiting_for_input"], 120_000);
     } finally {
       await server.close();

@@ -51,7 +51,8 @@ describe.each(DATABASES)("USE-1 interop: Claude Code's usage against a fake Anth
       // bridge reports a turn's tokens only for the person's turns.
       let n = 0;
       const suggestion = (seen: SeenRequest) => contentText(seen.body.messages?.at(-1)?.content).includes("[SUGGESTION MODE");
-      fake.usageFor = (seen) => (seen.main && !suggestion(seen) ? { input: 1000 + 100 * ++n, output: 20 + n, cacheRead: 5 * n, cacheWrite: 3 } : { input: 0, output: 0 });
+      fake.usageFor = (seen) =>
+        seen.main && !suggestion(seen) ? { input: 1000 + 100 * ++n, output: 20 + n, cacheRead: 5 * n, cacheWrite: 3 } : { input: 0, output: 0 };
       const { sid, taskId, api, url } = await server.launch("Say counted.");
       await waitForSession(api, sid, ["waiting_for_input"], 180_000);
       expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "Say counted again." })).status).toBe(202);
@@ -66,7 +67,11 @@ describe.each(DATABASES)("USE-1 interop: Claude Code's usage against a fake Anth
       expect(session.usage.cost).toBeGreaterThan(0);
       expect(session.usage.contextWindow).toBeGreaterThan(0);
       const day = new Date().toISOString().slice(0, 10);
-      for (const [groupBy, key] of [["task", taskId], ["day", day], ["agent", "claude"]] as const) {
+      for (const [groupBy, key] of [
+        ["task", taskId],
+        ["day", day],
+        ["agent", "claude"],
+      ] as const) {
         const rows = (await api("GET", `/usage?groupBy=${groupBy}`)).body.rows;
         expect(rows, groupBy).toEqual([expect.objectContaining({ key, ...tokens, cost: session.usage.cost, estimated: false })]);
       }

@@ -8,7 +8,19 @@ import { startTestServer, waitForSession } from "../fixture/server.js";
 import { ensureBridge, linkBridge } from "./bridges.js";
 import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import { contentText, FakeAnthropic, lastIsToolResult, type ModelReply, type SeenRequest } from "./fake-anthropic.js";
-import { agentNetworkEnv, authFixWorks, hostPortOf, pendingAsk, cancelEndsTurnFast, InteropServer, killRestartResume, RefusingProxy, setEnv, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness.js";
+import {
+  agentNetworkEnv,
+  authFixWorks,
+  hostPortOf,
+  pendingAsk,
+  cancelEndsTurnFast,
+  InteropServer,
+  killRestartResume,
+  RefusingProxy,
+  setEnv,
+  shellAskAnsweredByCli,
+  writeLandsInWorktree,
+} from "./harness.js";
 
 /**
  * Issue 10 interop suite: the real Claude Code ACP bridge (pinned, installed with npm into the
@@ -23,7 +35,10 @@ let restoreEnv = () => undefined as void;
 let agentHome = "";
 
 function userTexts(req: SeenRequest): string {
-  return (req.body.messages ?? []).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n");
+  return (req.body.messages ?? [])
+    .filter((m) => m.role === "user")
+    .map((m) => contentText(m.content))
+    .join("\n");
 }
 
 /** The model's script for one test: a tool call when the person asks, then a text answer. */
@@ -74,7 +89,8 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
   it("AG-2 CLI: a Bash tool call asks too and is answered with `grove session answer … allow`; `session show` prints tool status and the pending request", async () => {
     try {
       await shellAskAnsweredByCli(server, {
-        script: () => (fake.script = toolThenText({ name: "Bash", input: { command: "echo from-bash > bash.txt", description: "write bash.txt" } }, "Bash done.")),
+        script: () =>
+          (fake.script = toolThenText({ name: "Bash", input: { command: "echo from-bash > bash.txt", description: "write bash.txt" } }, "Bash done.")),
         file: "bash.txt",
         content: "from-bash\n",
       });
@@ -95,12 +111,16 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
   }, 240_000);
 
   it("AG-1 SES-6 kill -9 of the server mid-turn → restart marks the interrupted turn → the next prompt resumes with session/load in the same cwd and the model sees the history", async () => {
-    await killRestartResume("claude", {
-      streamSlowly: (text) => (fake.script = () => ({ text, chunks: 600, chunkDelayMs: 100 })),
-      answer: (text) => (fake.script = () => ({ text })),
-      mainCount: () => fake.main.length,
-      userTextsSince: () => userTexts(fake.main.at(-1)!),
-    }, { modelUrl: () => fake.url, home: () => agentHome });
+    await killRestartResume(
+      "claude",
+      {
+        streamSlowly: (text) => (fake.script = () => ({ text, chunks: 600, chunkDelayMs: 100 })),
+        answer: (text) => (fake.script = () => ({ text })),
+        mainCount: () => fake.main.length,
+        userTextsSince: () => userTexts(fake.main.at(-1)!),
+      },
+      { modelUrl: () => fake.url, home: () => agentHome },
+    );
   }, 400_000);
 
   it("AG-3 the bridge with no credentials fails with agent_auth_required naming the fix; setting ANTHROPIC_API_KEY (and the model's address) as it says makes the next session work", async () => {
@@ -127,7 +147,19 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
     const inherit = ["ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"];
     writeFileSync(
       join(db.home, "agents.json"),
-      JSON.stringify({ agents: [{ name: "my-claude", command: process.execPath, args: [bin], env: { IS_SANDBOX: "1", HOME: agentHome }, inheritEnv: inherit, permissionPolicy: "ask", sandbox: { network: [hostPortOf(fake.url)], writable: [agentHome] } }] }),
+      JSON.stringify({
+        agents: [
+          {
+            name: "my-claude",
+            command: process.execPath,
+            args: [bin],
+            env: { IS_SANDBOX: "1", HOME: agentHome },
+            inheritEnv: inherit,
+            permissionPolicy: "ask",
+            sandbox: { network: [hostPortOf(fake.url)], writable: [agentHome] },
+          },
+        ],
+      }),
     );
     const srv = await startTestServer("sqlite", db);
     try {

@@ -7,7 +7,17 @@ import { ensureBridge } from "./bridges.js";
 import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import type { ModelReply } from "./fake-model-api.js";
 import { FakeOpenAiResponses, lastIsToolOutput, responsesTexts, type ResponsesRequest } from "./fake-openai-responses.js";
-import { agentNetworkEnv, authFixWorks, cancelEndsTurnFast, InteropServer, killRestartResume, RefusingProxy, setEnv, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness.js";
+import {
+  agentNetworkEnv,
+  authFixWorks,
+  cancelEndsTurnFast,
+  InteropServer,
+  killRestartResume,
+  RefusingProxy,
+  setEnv,
+  shellAskAnsweredByCli,
+  writeLandsInWorktree,
+} from "./harness.js";
 
 /**
  * Interop suite, third agent: the real Codex ACP bridge (`@zed-industries/codex-acp`, pinned,
@@ -57,7 +67,11 @@ describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () =>
   it("AG-2 SES-5 CHG-1 policy ask in the default configuration: apply_patch asks Grove (answered by API), lands in the worktree only, one row per tool call ending completed, Changes equal git", async () => {
     try {
       await writeLandsInWorktree(server, {
-        script: () => (fake.script = toolThenText({ name: "apply_patch", input: { input: "*** Begin Patch\n*** Add File: hello.txt\n+hello from codex\n*** End Patch\n" } }, "I wrote hello.txt.")),
+        script: () =>
+          (fake.script = toolThenText(
+            { name: "apply_patch", input: { input: "*** Begin Patch\n*** Add File: hello.txt\n+hello from codex\n*** End Patch\n" } },
+            "I wrote hello.txt.",
+          )),
         doneText: "I wrote hello.txt.",
         agentHome,
         expectMode: "read-only",
@@ -72,7 +86,11 @@ describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () =>
   it("AG-2 CLI: a shell command asks too and is answered with `grove session answer … allow`; `session show` prints tool status and the pending request", async () => {
     try {
       await shellAskAnsweredByCli(server, {
-        script: () => (fake.script = toolThenText({ name: "exec_command", input: { cmd: "echo from-shell > shell.txt", sandbox_permissions: "require_escalated", justification: "write shell.txt" } }, "Ran it.")),
+        script: () =>
+          (fake.script = toolThenText(
+            { name: "exec_command", input: { cmd: "echo from-shell > shell.txt", sandbox_permissions: "require_escalated", justification: "write shell.txt" } },
+            "Ran it.",
+          )),
         file: "shell.txt",
         content: "from-shell\n",
       });
@@ -97,7 +115,11 @@ describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () =>
     try {
       await cancelEndsTurnFast(server, {
         streamSlowly: (text) => (fake.script = () => ({ text, chunks: 300, chunkDelayMs: 100 })),
-        runForever: () => (fake.script = toolThenText({ name: "exec_command", input: { cmd: "tail -f /dev/null", sandbox_permissions: "require_escalated", justification: "wait for input" } }, "slept")),
+        runForever: () =>
+          (fake.script = toolThenText(
+            { name: "exec_command", input: { cmd: "tail -f /dev/null", sandbox_permissions: "require_escalated", justification: "wait for input" } },
+            "slept",
+          )),
       });
     } finally {
       await server.close();
@@ -105,12 +127,20 @@ describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () =>
   }, 240_000);
 
   it("AG-1 SES-6 kill -9 of the server mid-turn → restart marks the interrupted turn → the next prompt resumes with session/load in the same cwd and the model sees the history", async () => {
-    await killRestartResume("codex", {
-      streamSlowly: (text) => (fake.script = () => ({ text, chunks: 600, chunkDelayMs: 100 })),
-      answer: (text) => (fake.script = () => ({ text })),
-      mainCount: () => fake.main.length,
-      userTextsSince: (i) => fake.main.slice(i).map((r) => responsesTexts(r)).join("\n"),
-    }, { modelUrl: () => fake.url, home: () => agentHome });
+    await killRestartResume(
+      "codex",
+      {
+        streamSlowly: (text) => (fake.script = () => ({ text, chunks: 600, chunkDelayMs: 100 })),
+        answer: (text) => (fake.script = () => ({ text })),
+        mainCount: () => fake.main.length,
+        userTextsSince: (i) =>
+          fake.main
+            .slice(i)
+            .map((r) => responsesTexts(r))
+            .join("\n"),
+      },
+      { modelUrl: () => fake.url, home: () => agentHome },
+    );
   }, 400_000);
 
   it("AG-3 Codex with no key fails at start with agent_auth_required naming the fix; setting OPENAI_API_KEY as it says makes the next session work", async () => {
@@ -141,7 +171,16 @@ describe("interop: Codex (codex-acp) against a fake OpenAI Responses API", () =>
       {
         script: (tools, text) => (fake.script = toolSequence(lastIsToolOutput, tools, text)),
         shell: (cmd) => ({ name: "exec_command", input: { cmd, sandbox_permissions: "require_escalated", justification: "run a command" } }),
-        write: (path, content) => ({ name: "apply_patch", input: { input: `*** Begin Patch\n*** Add File: ${path}\n${content.split("\n").filter((l, i, a) => i < a.length - 1 || l !== "").map((l) => `+${l}`).join("\n")}\n*** End Patch\n` } }),
+        write: (path, content) => ({
+          name: "apply_patch",
+          input: {
+            input: `*** Begin Patch\n*** Add File: ${path}\n${content
+              .split("\n")
+              .filter((l, i, a) => i < a.length - 1 || l !== "")
+              .map((l) => `+${l}`)
+              .join("\n")}\n*** End Patch\n`,
+          },
+        }),
         askMode: "read-only",
         autoMode: "full-access",
       },

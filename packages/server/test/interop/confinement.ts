@@ -146,7 +146,18 @@ export async function attacksFailAndWorkWorks(server: InteropServer, bridge: Con
     const commonDir = gitSync(repoPath, "rev-parse", "--absolute-git-dir").trim();
     const configBefore = readFileSync(join(commonDir, "config"), "utf8");
     const refsBefore = gitSync(repoPath, "for-each-ref");
-    const table = attackTable({ groveHome: home, personHome, serverUrl: url, serverPid: process.pid, sessionId: sid, worktree, commonDir, otherWorktree, outsideFile, autoMode: bridge.autoMode });
+    const table = attackTable({
+      groveHome: home,
+      personHome,
+      serverUrl: url,
+      serverPid: process.pid,
+      sessionId: sid,
+      worktree,
+      commonDir,
+      otherWorktree,
+      outsideFile,
+      autoMode: bridge.autoMode,
+    });
     const lines = table.map((a) => `if ( ${a.command} ) > /dev/null 2>&1; then echo "SUCCEEDED ${a.label}"; else echo "DENIED ${a.label}"; fi`);
     bridge.script([bridge.shell(`{\n${lines.join("\n")}\n} > attacks.txt 2>&1`)], "Probed.");
     await prompt(api, sid, "Probe the sandbox");
@@ -174,7 +185,9 @@ export async function attacksFailAndWorkWorks(server: InteropServer, bridge: Con
       [
         bridge.write(join(worktree, "package.json"), `${pkg}\n`),
         bridge.write(join(worktree, "test.js"), "require('node:fs').writeFileSync('answer.txt', String(6 * 7));\nconsole.log('tests passed');\n"),
-        bridge.shell("npm test --no-update-notifier > npm-test.txt 2>&1 && node -e \"process.stdout.write(require('node:fs').readFileSync('answer.txt', 'utf8'))\" > node.txt && git add package.json test.js && git commit -q -m 'agent commit'"),
+        bridge.shell(
+          "npm test --no-update-notifier > npm-test.txt 2>&1 && node -e \"process.stdout.write(require('node:fs').readFileSync('answer.txt', 'utf8'))\" > node.txt && git add package.json test.js && git commit -q -m 'agent commit'",
+        ),
       ],
       "Worked.",
     );

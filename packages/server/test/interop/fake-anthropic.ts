@@ -4,7 +4,13 @@ import { FakeModelApi, type ModelReply, type ModelRequest } from "./fake-model-a
 export type { ModelReply } from "./fake-model-api.js";
 
 /** One request as the fake received it (the conversation the model was shown). */
-export type SeenRequest = ModelRequest<{ model?: string; system?: unknown; messages?: { role: string; content: unknown }[]; tools?: { name: string }[]; stream?: boolean }>;
+export type SeenRequest = ModelRequest<{
+  model?: string;
+  system?: unknown;
+  messages?: { role: string; content: unknown }[];
+  tools?: { name: string }[];
+  stream?: boolean;
+}>;
 
 /**
  * A fake Anthropic Messages API on loopback (test-only: there is no model here). Streams SSE
@@ -20,7 +26,9 @@ export class FakeAnthropic extends FakeModelApi<SeenRequest["body"]> {
 
   protected async respond(req: IncomingMessage, res: ServerResponse, path: string, body: SeenRequest["body"]): Promise<void> {
     if (req.method !== "POST" || !path.startsWith("/v1/messages")) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not found" } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not found" } }));
       return;
     }
     if (path.endsWith("/count_tokens")) {
@@ -40,7 +48,8 @@ export class FakeAnthropic extends FakeModelApi<SeenRequest["body"]> {
   private json(model: string, reply: ModelReply, usage: FakeUsage): unknown {
     const content: unknown[] = [];
     if (reply.text) content.push({ type: "text", text: reply.text });
-    if ("toolUse" in reply) content.push({ type: "tool_use", id: `toolu_${Math.random().toString(36).slice(2)}`, name: reply.toolUse.name, input: reply.toolUse.input });
+    if ("toolUse" in reply)
+      content.push({ type: "tool_use", id: `toolu_${Math.random().toString(36).slice(2)}`, name: reply.toolUse.name, input: reply.toolUse.input });
     return {
       id: `msg_${Math.random().toString(36).slice(2)}`,
       type: "message",
@@ -62,7 +71,16 @@ export class FakeAnthropic extends FakeModelApi<SeenRequest["body"]> {
     const id = `msg_${Math.random().toString(36).slice(2)}`;
     send("message_start", {
       type: "message_start",
-      message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input, output_tokens: 1, ...cacheFields(usage) } },
+      message: {
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input, output_tokens: 1, ...cacheFields(usage) },
+      },
     });
     let index = 0;
     if (reply.text) {
@@ -86,7 +104,11 @@ export class FakeAnthropic extends FakeModelApi<SeenRequest["body"]> {
       send("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: json.slice(half) } });
       send("content_block_stop", { type: "content_block_stop", index });
     }
-    send("message_delta", { type: "message_delta", delta: { stop_reason: "toolUse" in reply ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output } });
+    send("message_delta", {
+      type: "message_delta",
+      delta: { stop_reason: "toolUse" in reply ? "tool_use" : "end_turn", stop_sequence: null },
+      usage: { output_tokens: usage.output },
+    });
     send("message_stop", { type: "message_stop" });
     res.end();
   }
@@ -97,7 +119,9 @@ export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((b: { type?: string; text?: string; content?: unknown }) => (b.type === "text" ? (b.text ?? "") : b.type === "tool_result" ? contentText(b.content) : ""))
+    .map((b: { type?: string; text?: string; content?: unknown }) =>
+      b.type === "text" ? (b.text ?? "") : b.type === "tool_result" ? contentText(b.content) : "",
+    )
     .join("\n");
 }
 
@@ -116,5 +140,8 @@ export interface FakeUsage {
 }
 
 function cacheFields(u: FakeUsage): Record<string, number> {
-  return { ...(u.cacheRead !== undefined ? { cache_read_input_tokens: u.cacheRead } : {}), ...(u.cacheWrite !== undefined ? { cache_creation_input_tokens: u.cacheWrite } : {}) };
+  return {
+    ...(u.cacheRead !== undefined ? { cache_read_input_tokens: u.cacheRead } : {}),
+    ...(u.cacheWrite !== undefined ? { cache_creation_input_tokens: u.cacheWrite } : {}),
+  };
 }

@@ -36,11 +36,16 @@ export class FakeGemini extends FakeModelApi<GeminiRequest["body"]> {
     const seen: GeminiRequest = { path, main, body, ...this.authOf(req) };
     this.requests.push(seen);
     // The router wants `model_choice`, the next-speaker check `next_speaker`: one answer for both.
-    const reply: ModelReply = main ? this.script(seen, this.main.length - 1) : { text: JSON.stringify({ reasoning: "ok", model_choice: "flash", next_speaker: "user", title: "ok" }) };
+    const reply: ModelReply = main
+      ? this.script(seen, this.main.length - 1)
+      : { text: JSON.stringify({ reasoning: "ok", model_choice: "flash", next_speaker: "user", title: "ok" }) };
     const usage = this.usageFor(seen);
     this.reported.push({ ...usage, main });
     if (action === "streamGenerateContent") await this.stream(res, reply, usage);
-    else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(chunk(reply.text ? [{ text: reply.text }, ...calls(reply)] : calls(reply), true, usage)));
+    else
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify(chunk(reply.text ? [{ text: reply.text }, ...calls(reply)] : calls(reply), true, usage)));
   }
 
   private async stream(res: ServerResponse, reply: ModelReply, usage: { input: number; output: number }): Promise<void> {

@@ -4,7 +4,12 @@ import { FakeModelApi, type ModelReply, type ModelRequest } from "./fake-model-a
 type ChatMessage = { role: string; content?: unknown; tool_calls?: unknown[]; tool_call_id?: string };
 
 /** One request as the fake received it (the conversation the model was shown). */
-export type ChatRequest = ModelRequest<{ model?: string; messages?: ChatMessage[]; tools?: { type?: string; function?: { name: string } }[]; stream?: boolean }>;
+export type ChatRequest = ModelRequest<{
+  model?: string;
+  messages?: ChatMessage[];
+  tools?: { type?: string; function?: { name: string } }[];
+  stream?: boolean;
+}>;
 
 /**
  * A fake OpenAI-compatible chat-completions API on loopback (test-only: there is no model
@@ -17,7 +22,9 @@ export type ChatRequest = ModelRequest<{ model?: string; messages?: ChatMessage[
 export class FakeOpenAiChat extends FakeModelApi<ChatRequest["body"]> {
   protected async respond(req: IncomingMessage, res: ServerResponse, path: string, body: ChatRequest["body"]): Promise<void> {
     if (req.method === "GET" && path.endsWith("/models")) {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model", owned_by: "grove" }] }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model", owned_by: "grove" }] }));
       return;
     }
     if (req.method !== "POST" || !path.endsWith("/chat/completions")) {
@@ -33,13 +40,22 @@ export class FakeOpenAiChat extends FakeModelApi<ChatRequest["body"]> {
   }
 
   private json(model: string, reply: ModelReply): unknown {
-    const toolCalls = "toolUse" in reply ? [{ id: `call_${rand()}`, type: "function", function: { name: reply.toolUse.name, arguments: JSON.stringify(reply.toolUse.input) } }] : undefined;
+    const toolCalls =
+      "toolUse" in reply
+        ? [{ id: `call_${rand()}`, type: "function", function: { name: reply.toolUse.name, arguments: JSON.stringify(reply.toolUse.input) } }]
+        : undefined;
     return {
       id: `chatcmpl-${rand()}`,
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
       model,
-      choices: [{ index: 0, message: { role: "assistant", content: reply.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: toolCalls ? "tool_calls" : "stop" }],
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: reply.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+          finish_reason: toolCalls ? "tool_calls" : "stop",
+        },
+      ],
       usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
     };
   }
@@ -50,7 +66,10 @@ export class FakeOpenAiChat extends FakeModelApi<ChatRequest["body"]> {
     const id = `chatcmpl-${rand()}`;
     const created = Math.floor(Date.now() / 1000);
     const send = (choice: Record<string, unknown> | null, extra: Record<string, unknown> = {}) => {
-      if (!res.destroyed) res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: choice ? [{ index: 0, ...choice }] : [], ...extra })}\n\n`);
+      if (!res.destroyed)
+        res.write(
+          `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: choice ? [{ index: 0, ...choice }] : [], ...extra })}\n\n`,
+        );
     };
     send({ delta: { role: "assistant", content: "" }, finish_reason: null });
     if (reply.text) {
@@ -65,7 +84,10 @@ export class FakeOpenAiChat extends FakeModelApi<ChatRequest["body"]> {
     if ("toolUse" in reply) {
       const args = JSON.stringify(reply.toolUse.input);
       const half = Math.floor(args.length / 2);
-      send({ delta: { tool_calls: [{ index: 0, id: `call_${rand()}`, type: "function", function: { name: reply.toolUse.name, arguments: args.slice(0, half) } }] }, finish_reason: null });
+      send({
+        delta: { tool_calls: [{ index: 0, id: `call_${rand()}`, type: "function", function: { name: reply.toolUse.name, arguments: args.slice(0, half) } }] },
+        finish_reason: null,
+      });
       send({ delta: { tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }, finish_reason: null });
     }
     send({ delta: {}, finish_reason: "toolUse" in reply ? "tool_calls" : "stop" });

@@ -4,7 +4,13 @@ import { FakeModelApi, type ModelReply, type ModelRequest } from "./fake-model-a
 type InputItem = { type?: string; role?: string; content?: unknown; output?: unknown; call_id?: string; name?: string };
 
 /** One request as the fake received it (the conversation the model was shown). */
-export type ResponsesRequest = ModelRequest<{ model?: string; input?: InputItem[]; instructions?: string; tools?: { type?: string; name?: string }[]; stream?: boolean }>;
+export type ResponsesRequest = ModelRequest<{
+  model?: string;
+  input?: InputItem[];
+  instructions?: string;
+  tools?: { type?: string; name?: string }[];
+  stream?: boolean;
+}>;
 
 /**
  * A fake OpenAI Responses API on loopback (test-only: there is no model here), as Codex speaks
@@ -45,7 +51,11 @@ export class FakeOpenAiResponses extends FakeModelApi<ResponsesRequest["body"]> 
     let index = 0;
     if (reply.text) {
       const itemId = `msg_${rand()}`;
-      send({ type: "response.output_item.added", output_index: index, item: { type: "message", id: itemId, role: "assistant", status: "in_progress", content: [] } });
+      send({
+        type: "response.output_item.added",
+        output_index: index,
+        item: { type: "message", id: itemId, role: "assistant", status: "in_progress", content: [] },
+      });
       const n = "chunks" in reply && reply.chunks ? reply.chunks : 1;
       const delay = "chunkDelayMs" in reply ? (reply.chunkDelayMs ?? 0) : 0;
       let text = "";
@@ -65,15 +75,42 @@ export class FakeOpenAiResponses extends FakeModelApi<ResponsesRequest["body"]> 
       const custom = (body.tools ?? []).some((t) => t.name === reply.toolUse.name && t.type === "custom");
       const callId = `call_${rand()}`;
       const item = custom
-        ? { type: "custom_tool_call", id: `ctc_${rand()}`, call_id: callId, name: reply.toolUse.name, input: String(reply.toolUse.input.input ?? ""), status: "completed" }
-        : { type: "function_call", id: `fc_${rand()}`, call_id: callId, name: reply.toolUse.name, arguments: JSON.stringify(reply.toolUse.input), status: "completed" };
+        ? {
+            type: "custom_tool_call",
+            id: `ctc_${rand()}`,
+            call_id: callId,
+            name: reply.toolUse.name,
+            input: String(reply.toolUse.input.input ?? ""),
+            status: "completed",
+          }
+        : {
+            type: "function_call",
+            id: `fc_${rand()}`,
+            call_id: callId,
+            name: reply.toolUse.name,
+            arguments: JSON.stringify(reply.toolUse.input),
+            status: "completed",
+          };
       send({ type: "response.output_item.added", output_index: index, item: { ...item, status: "in_progress" } });
       send({ type: "response.output_item.done", output_index: index, item });
       output.push(item);
     }
     send({
       type: "response.completed",
-      response: { id, object: "response", status: "completed", model, output, usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 20 } },
+      response: {
+        id,
+        object: "response",
+        status: "completed",
+        model,
+        output,
+        usage: {
+          input_tokens: 10,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 10,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 20,
+        },
+      },
     });
     res.end();
   }

@@ -82,11 +82,16 @@ function toolResultSeen(prompt?: string): string | undefined {
 
 /** Waits for `cond`, allowing any permission Gemini CLI asks on the way (whether MCP calls ask is its mode, not what is tested here). */
 async function allowingUntil<T>(api: Api, sid: string, cond: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
-  return waitFor(async () => {
-    const asks = (await api("GET", `/sessions/${sid}/permissions`)).body as { requestId: string; options: { optionId: string; kind: string }[] }[];
-    for (const a of asks) await api("POST", `/sessions/${sid}/permissions/${a.requestId}`, { optionId: a.options.find((o) => o.kind === "allow_once")!.optionId });
-    return cond();
-  }, what, 120_000);
+  return waitFor(
+    async () => {
+      const asks = (await api("GET", `/sessions/${sid}/permissions`)).body as { requestId: string; options: { optionId: string; kind: string }[] }[];
+      for (const a of asks)
+        await api("POST", `/sessions/${sid}/permissions/${a.requestId}`, { optionId: a.options.find((o) => o.kind === "allow_once")!.optionId });
+      return cond();
+    },
+    what,
+    120_000,
+  );
 }
 
 describe("MCP-1 interop: the real Gemini CLI calls Grove's MCP tools (fake Gemini API)", () => {
@@ -96,7 +101,11 @@ describe("MCP-1 interop: the real Gemini CLI calls Grove's MCP tools (fake Gemin
     try {
       const srv = await server.bare();
       const { repository } = await repoAndTask(srv, { title: "Unused" });
-      const t = await srv.api("POST", "/tasks", { title: "Polish the lantern", description: "BRIEF-LANTERN-7: make it glow", repositories: [{ repositoryId: repository.id }] });
+      const t = await srv.api("POST", "/tasks", {
+        title: "Polish the lantern",
+        description: "BRIEF-LANTERN-7: make it glow",
+        repositories: [{ repositoryId: repository.id }],
+      });
       expect(t.status, JSON.stringify(t.body)).toBe(201);
       fake.requests.length = 0;
       fake.script = callThenText("Read your task.", "task_get", {}, "I read the task.");
@@ -121,7 +130,8 @@ describe("MCP-1 interop: the real Gemini CLI calls Grove's MCP tools (fake Gemin
       const item = await allowingUntil(
         api,
         sid,
-        async () => ((await api("GET", "/inbox")).body as { id: string; kind: string; detail?: string; choices?: string[] }[]).find((i) => i.kind === "question"),
+        async () =>
+          ((await api("GET", "/inbox")).body as { id: string; kind: string; detail?: string; choices?: string[] }[]).find((i) => i.kind === "question"),
         "the question in the inbox",
       );
       expect(offered(fake.main[0]!)).toContain("mcp_grove_ask_person");
@@ -143,7 +153,10 @@ describe("MCP-1 interop: the real Gemini CLI calls Grove's MCP tools (fake Gemin
       const hookRan = join(agentHome, "repo-hook-ran");
       const serverRan = join(agentHome, "repo-mcp-server-ran");
       const repoSettings = {
-        hooks: { BeforeAgent: [{ hooks: [{ type: "command", command: `touch ${hookRan}` }] }], BeforeTool: [{ matcher: "*", hooks: [{ type: "command", command: `touch ${hookRan}` }] }] },
+        hooks: {
+          BeforeAgent: [{ hooks: [{ type: "command", command: `touch ${hookRan}` }] }],
+          BeforeTool: [{ matcher: "*", hooks: [{ type: "command", command: `touch ${hookRan}` }] }],
+        },
         mcpServers: { repo: { command: "/bin/sh", args: ["-c", `touch ${serverRan}`] } },
       };
       const { task } = await repoAndTask(srv, { title: "Polish the lantern", files: { ".gemini/settings.json": JSON.stringify(repoSettings) } });
@@ -167,7 +180,12 @@ describe("MCP-1 interop: the real Gemini CLI calls Grove's MCP tools (fake Gemin
     try {
       fake.requests.length = 0;
       const childPrompt = "write docs/lantern.md how the lantern glows\ncommit lantern docs";
-      fake.script = callThenText("Split off the docs.", "subtask_create", { title: "Write the lantern docs", agent: "scripted", prompt: childPrompt }, "Split.");
+      fake.script = callThenText(
+        "Split off the docs.",
+        "subtask_create",
+        { title: "Write the lantern docs", agent: "scripted", prompt: childPrompt },
+        "Split.",
+      );
       const { sid, api, taskId } = await server.launch("Split off the docs.");
       const seen = await allowingUntil(api, sid, () => toolResultSeen("Split off the docs."), "the model's request after subtask_create");
       const children = (await api("GET", `/tasks?parentId=${taskId}`)).body as { id: string; title: string; parentId: string }[];

@@ -58,7 +58,11 @@ describe.each(DATABASES)("USE-1 interop: Gemini CLI's usage against a fake Gemin
       expect(session.usage).toMatchObject({ ...tokens, estimated: true });
       expect(session.usage.cost).toBeGreaterThan(0);
       const day = new Date().toISOString().slice(0, 10);
-      for (const [groupBy, key] of [["task", taskId], ["day", day], ["agent", "gemini"]] as const) {
+      for (const [groupBy, key] of [
+        ["task", taskId],
+        ["day", day],
+        ["agent", "gemini"],
+      ] as const) {
         const rows = (await api("GET", `/usage?groupBy=${groupBy}`)).body.rows;
         expect(rows, groupBy).toEqual([expect.objectContaining({ key, ...tokens, cost: session.usage.cost, estimated: true })]);
       }

@@ -8,7 +8,17 @@ import { ensureBridge } from "./bridges.js";
 import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import type { ModelReply } from "./fake-anthropic.js";
 import { FakeGemini, geminiTexts, lastIsFunctionResponse, type GeminiRequest } from "./fake-gemini.js";
-import { agentNetworkEnv, authFixWorks, cancelEndsTurnFast, InteropServer, killRestartResume, pendingAsk, RefusingProxy, setEnv, writeLandsInWorktree } from "./harness.js";
+import {
+  agentNetworkEnv,
+  authFixWorks,
+  cancelEndsTurnFast,
+  InteropServer,
+  killRestartResume,
+  pendingAsk,
+  RefusingProxy,
+  setEnv,
+  writeLandsInWorktree,
+} from "./harness.js";
 
 /**
  * Issue 10 interop suite, second agent: the real Gemini CLI in ACP mode (`gemini --acp`,
@@ -52,7 +62,8 @@ describe("interop: Gemini CLI (ACP) against a fake Gemini API (issue 10)", () =>
   it("AG-2 SES-5 CHG-1 policy ask in the default configuration: write_file asks Grove (answered by API), lands in the worktree only, one row per tool call ending completed, Changes equal git", async () => {
     try {
       await writeLandsInWorktree(server, {
-        script: (target) => (fake.script = toolThenText({ name: "write_file", input: { file_path: target, content: "hello from gemini\n" } }, "I wrote hello.txt.")),
+        script: (target) =>
+          (fake.script = toolThenText({ name: "write_file", input: { file_path: target, content: "hello from gemini\n" } }, "I wrote hello.txt.")),
         doneText: "I wrote hello.txt.",
         agentHome,
         expectMode: "default",
@@ -70,7 +81,13 @@ describe("interop: Gemini CLI (ACP) against a fake Gemini API (issue 10)", () =>
       fake.script = (req) => {
         if (!lastIsFunctionResponse(req)) step = 0;
         step++;
-        if (step === 1) return { toolUse: { name: "replace", input: { file_path: join(worktree, "notes.txt"), old_string: "old line", new_string: "new line", instruction: "update the line" } } };
+        if (step === 1)
+          return {
+            toolUse: {
+              name: "replace",
+              input: { file_path: join(worktree, "notes.txt"), old_string: "old line", new_string: "new line", instruction: "update the line" },
+            },
+          };
         if (step === 2) return { toolUse: { name: "run_shell_command", input: { command: "echo from-shell > shell.txt", description: "write shell.txt" } } };
         return { text: "Edited and ran." };
       };
@@ -85,7 +102,11 @@ describe("interop: Gemini CLI (ACP) against a fake Gemini API (issue 10)", () =>
         expect(answered.code, answered.stderr).toBe(0);
         await waitForSession(api, sid, ["running", "waiting_for_input"], 10_000);
         // The next ask must be a new one (the answered one is gone).
-        await expect.poll(async () => ((await api("GET", `/sessions/${sid}/permissions`)).body as { requestId: string }[]).some((p) => p.requestId === ask.requestId), { timeout: 10_000 }).toBe(false);
+        await expect
+          .poll(async () => ((await api("GET", `/sessions/${sid}/permissions`)).body as { requestId: string }[]).some((p) => p.requestId === ask.requestId), {
+            timeout: 10_000,
+          })
+          .toBe(false);
       }
       await waitForSession(api, sid, ["waiting_for_input"], 60_000);
       expect(readFileSync(join(worktree, "notes.txt"), "utf8")).toBe("new line\n");
@@ -102,7 +123,8 @@ describe("interop: Gemini CLI (ACP) against a fake Gemini API (issue 10)", () =>
     try {
       await cancelEndsTurnFast(server, {
         streamSlowly: (text) => (fake.script = () => ({ text, chunks: 300, chunkDelayMs: 100 })),
-        runForever: () => (fake.script = toolThenText({ name: "run_shell_command", input: { command: "tail -f /dev/null", description: "wait for input" } }, "slept")),
+        runForever: () =>
+          (fake.script = toolThenText({ name: "run_shell_command", input: { command: "tail -f /dev/null", description: "wait for input" } }, "slept")),
       });
     } finally {
       await server.close();
@@ -110,12 +132,20 @@ describe("interop: Gemini CLI (ACP) against a fake Gemini API (issue 10)", () =>
   }, 240_000);
 
   it("AG-1 SES-6 kill -9 of the server mid-turn → restart marks the interrupted turn → the next prompt resumes with session/load in the same cwd and the model sees the history", async () => {
-    await killRestartResume("gemini", {
-      streamSlowly: (text) => (fake.script = () => ({ text, chunks: 600, chunkDelayMs: 100 })),
-      answer: (text) => (fake.script = () => ({ text })),
-      mainCount: () => fake.main.length,
-      userTextsSince: (i) => fake.main.slice(i).map((r) => geminiTexts(r, "user")).join("\n"),
-    }, { modelUrl: () => fake.url, home: () => agentHome });
+    await killRestartResume(
+      "gemini",
+      {
+        streamSlowly: (text) => (fake.script = () => ({ text, chunks: 600, chunkDelayMs: 100 })),
+        answer: (text) => (fake.script = () => ({ text })),
+        mainCount: () => fake.main.length,
+        userTextsSince: (i) =>
+          fake.main
+            .slice(i)
+            .map((r) => geminiTexts(r, "user"))
+            .join("\n"),
+      },
+      { modelUrl: () => fake.url, home: () => agentHome },
+    );
   }, 400_000);
 
   it("AG-3 Gemini CLI with no credentials fails with agent_auth_required naming the fix; setting GEMINI_API_KEY (and the gateway) as it says makes the next session work", async () => {

@@ -39,7 +39,14 @@ export class RefusingProxy {
 
 /** Every way an agent may pick up a proxy, pointed at `proxyUrl`; loopback goes direct. */
 export function proxyEnv(proxyUrl: string): Record<string, string> {
-  return { HTTPS_PROXY: proxyUrl, HTTP_PROXY: proxyUrl, https_proxy: proxyUrl, http_proxy: proxyUrl, NO_PROXY: "127.0.0.1,localhost", no_proxy: "127.0.0.1,localhost" };
+  return {
+    HTTPS_PROXY: proxyUrl,
+    HTTP_PROXY: proxyUrl,
+    https_proxy: proxyUrl,
+    http_proxy: proxyUrl,
+    NO_PROXY: "127.0.0.1,localhost",
+    no_proxy: "127.0.0.1,localhost",
+  };
 }
 
 /**
@@ -99,7 +106,11 @@ export function gitStatus(dir: string): string {
 export function runningIn(dir: string, cmdline: string): boolean {
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ") === cmdline && realpathSync(readlinkSync(`/proc/${pid}/cwd`)) === realpathSync(dir)) return true;
+      if (
+        readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ") === cmdline &&
+        realpathSync(readlinkSync(`/proc/${pid}/cwd`)) === realpathSync(dir)
+      )
+        return true;
     } catch {
       // gone meanwhile
     }
@@ -159,7 +170,16 @@ export class InteropServer {
     expect(s.status, JSON.stringify(s.body)).toBe(201);
     expect(s.body.lastError).toBeNull();
     const ws = (await this.srv.api("GET", `/sessions/${s.body.id}/workspace`)).body;
-    return { sid: s.body.id as string, taskId: task.id as string, worktree: ws.workspacePath as string, repoPath: repo.path as string, repositoryId: repository.id as string, api: this.srv.api, url: this.srv.url, home: db.home };
+    return {
+      sid: s.body.id as string,
+      taskId: task.id as string,
+      worktree: ws.workspacePath as string,
+      repoPath: repo.path as string,
+      repositoryId: repository.id as string,
+      api: this.srv.api,
+      url: this.srv.url,
+      home: db.home,
+    };
   }
 
   /** A server with the bridge installed and no session (the caller starts one). */
@@ -207,7 +227,12 @@ export async function writeLandsInWorktree(
   expect(msgs.some((m) => m.role === "agent" && m.text.includes(opts.doneText))).toBe(true);
   const changes = (await api("GET", `/tasks/${taskId}/changes`)).body;
   const files = changes.repositories[0].files.map((f: { path: string; status: string }) => `${f.status} ${f.path}`);
-  expect(files).toEqual(gitStatus(worktree).trim().split("\n").map((l) => `untracked ${l.slice(3)}`));
+  expect(files).toEqual(
+    gitStatus(worktree)
+      .trim()
+      .split("\n")
+      .map((l) => `untracked ${l.slice(3)}`),
+  );
 }
 
 /**
@@ -235,7 +260,11 @@ export async function killRestartResume(
     const cwd = (await api("GET", `/sessions/${sid}/workspace`)).body.workspacePath as string;
     model.streamSlowly("thinking out loud");
     await api("POST", `/sessions/${sid}/prompt`, { prompt: "Remember the word PAPAYA." });
-    await waitFor(async () => (await messages(api, sid)).some((m) => m.role === "agent" && m.text.includes("thinking out loud")), "the streamed answer", 60_000);
+    await waitFor(
+      async () => (await messages(api, sid)).some((m) => m.role === "agent" && m.text.includes("thinking out loud")),
+      "the streamed answer",
+      60_000,
+    );
     server.child.kill("SIGKILL");
     await server.exited;
 
@@ -252,7 +281,10 @@ export async function killRestartResume(
     await waitForSession(api2, sid, ["waiting_for_input"], 60_000);
     expect(model.mainCount()).toBeGreaterThan(before);
     expect(model.userTextsSince(before)).toContain("Remember the word PAPAYA.");
-    const frames = readFileSync(`${db.home}/logs/${sid}.acp.jsonl`, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).msg);
+    const frames = readFileSync(`${db.home}/logs/${sid}.acp.jsonl`, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).msg);
     const loads = frames.filter((m) => m.method === "session/load");
     expect(loads).toHaveLength(1);
     expect(loads[0].params.cwd).toBe(cwd);
@@ -285,7 +317,11 @@ export async function cancelEndsTurnFast(server: InteropServer, model: { streamS
   const { sid, api, worktree } = await server.launch();
   model.streamSlowly("streaming slowly");
   expect((await api("POST", `/sessions/${sid}/prompt`, { prompt: "talk for a long time" })).status).toBe(202);
-  await waitFor(async () => (await messages(api, sid)).some((m) => m.role === "agent" && m.text.includes("streaming slowly")), "the first streamed chunk", 60_000);
+  await waitFor(
+    async () => (await messages(api, sid)).some((m) => m.role === "agent" && m.text.includes("streaming slowly")),
+    "the first streamed chunk",
+    60_000,
+  );
   let t0 = Date.now();
   expect((await api("POST", `/sessions/${sid}/cancel`)).status).toBe(202);
   await waitForSession(api, sid, ["waiting_for_input"], CANCEL_BOUND_MS);
@@ -336,7 +372,14 @@ export async function shellAskAnsweredByCli(server: InteropServer, opts: { scrip
 export async function authFixWorks(
   server: InteropServer,
   agent: Agent,
-  opts: { withoutCredentials(): () => void; mentions: string[]; follow(): void; answer(text: string): void; sawPrompt(text: string): boolean; boundMs?: number },
+  opts: {
+    withoutCredentials(): () => void;
+    mentions: string[];
+    follow(): void;
+    answer(text: string): void;
+    sawPrompt(text: string): boolean;
+    boundMs?: number;
+  },
 ): Promise<{ api: Api; failedSessionId: string }> {
   const srv = await server.bare();
   const { task } = await repoAndTask(srv);

@@ -6,7 +6,18 @@ import { ensureBridge } from "./bridges.js";
 import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import { chatTexts, FakeOpenAiChat, lastIsToolMessage, type ChatRequest } from "./fake-openai-chat.js";
 import type { ModelReply } from "./fake-model-api.js";
-import { agentNetworkEnv, authFixWorks, messages, cancelEndsTurnFast, InteropServer, killRestartResume, RefusingProxy, setEnv, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness.js";
+import {
+  agentNetworkEnv,
+  authFixWorks,
+  messages,
+  cancelEndsTurnFast,
+  InteropServer,
+  killRestartResume,
+  RefusingProxy,
+  setEnv,
+  shellAskAnsweredByCli,
+  writeLandsInWorktree,
+} from "./harness.js";
 
 /**
  * Interop suite, fourth agent: the real opencode in ACP mode (`opencode acp`: the `opencode-ai`
@@ -26,7 +37,14 @@ let agentHome = "";
 function providerConfig(url: string): string {
   return JSON.stringify({
     $schema: "https://opencode.ai/config.json",
-    provider: { fake: { npm: "@ai-sdk/openai-compatible", name: "Fake", options: { baseURL: `${url}/v1`, apiKey: "{env:OPENAI_API_KEY}" }, models: { "fake-model": { name: "Fake Model" } } } },
+    provider: {
+      fake: {
+        npm: "@ai-sdk/openai-compatible",
+        name: "Fake",
+        options: { baseURL: `${url}/v1`, apiKey: "{env:OPENAI_API_KEY}" },
+        models: { "fake-model": { name: "Fake Model" } },
+      },
+    },
     model: "fake/fake-model",
   });
 }
@@ -64,7 +82,8 @@ describe("interop: opencode (ACP) against a fake OpenAI-compatible chat-completi
   it("AG-2 SES-5 CHG-1 policy ask in the default configuration: write asks Grove (answered by API), lands in the worktree only, one row per tool call ending completed, Changes equal git", async () => {
     try {
       await writeLandsInWorktree(server, {
-        script: (target) => (fake.script = toolThenText({ name: "write", input: { filePath: target, content: "hello from opencode\n" } }, "I wrote hello.txt.")),
+        script: (target) =>
+          (fake.script = toolThenText({ name: "write", input: { filePath: target, content: "hello from opencode\n" } }, "I wrote hello.txt.")),
         doneText: "I wrote hello.txt.",
         agentHome,
         expectMode: "build",
@@ -84,7 +103,10 @@ describe("interop: opencode (ACP) against a fake OpenAI-compatible chat-completi
       const switched = await api("POST", `/sessions/${sid}/mode`, { modeId: "plan" });
       expect(switched.status, JSON.stringify(switched.body)).toBe(200);
       expect((await api("GET", `/sessions/${sid}`)).body.modes.currentModeId).toBe("plan");
-      const frames = readFileSync(`${home}/logs/${sid}.acp.jsonl`, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).msg);
+      const frames = readFileSync(`${home}/logs/${sid}.acp.jsonl`, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).msg);
       expect(frames.some((m) => m.method === "session/set_config_option" && m.params.configId === "mode" && m.params.value === "plan")).toBe(true);
       expect(frames.some((m) => m.method === "session/set_mode")).toBe(false);
     } finally {
@@ -95,7 +117,8 @@ describe("interop: opencode (ACP) against a fake OpenAI-compatible chat-completi
   it("AG-2 CLI: a bash command asks too and is answered with `grove session answer … allow`; `session show` prints tool status and the pending request", async () => {
     try {
       await shellAskAnsweredByCli(server, {
-        script: () => (fake.script = toolThenText({ name: "bash", input: { command: "echo from-shell > shell.txt", description: "write shell.txt" } }, "Ran it.")),
+        script: () =>
+          (fake.script = toolThenText({ name: "bash", input: { command: "echo from-shell > shell.txt", description: "write shell.txt" } }, "Ran it.")),
         file: "shell.txt",
         content: "from-shell\n",
       });
@@ -116,12 +139,20 @@ describe("interop: opencode (ACP) against a fake OpenAI-compatible chat-completi
   }, 240_000);
 
   it("AG-1 SES-6 kill -9 of the server mid-turn → restart marks the interrupted turn → the next prompt resumes with session/load in the same cwd and the model sees the history", async () => {
-    await killRestartResume("opencode", {
-      streamSlowly: (text) => (fake.script = () => ({ text, chunks: 600, chunkDelayMs: 100 })),
-      answer: (text) => (fake.script = () => ({ text })),
-      mainCount: () => fake.main.length,
-      userTextsSince: (i) => fake.main.slice(i).map((r) => chatTexts(r)).join("\n"),
-    }, { modelUrl: () => fake.url, home: () => agentHome });
+    await killRestartResume(
+      "opencode",
+      {
+        streamSlowly: (text) => (fake.script = () => ({ text, chunks: 600, chunkDelayMs: 100 })),
+        answer: (text) => (fake.script = () => ({ text })),
+        mainCount: () => fake.main.length,
+        userTextsSince: (i) =>
+          fake.main
+            .slice(i)
+            .map((r) => chatTexts(r))
+            .join("\n"),
+      },
+      { modelUrl: () => fake.url, home: () => agentHome },
+    );
   }, 400_000);
 
   it("AG-3 opencode with no provider (its vendor's free model, unreachable) fails its first turn with agent_auth_required instead of hanging; configuring a provider as the fix says makes the next session work", async () => {
@@ -144,7 +175,10 @@ describe("interop: opencode (ACP) against a fake OpenAI-compatible chat-completi
       expect(proxy.attempts.slice(before)).toEqual([]);
       const tried = (await messages(api, failedSessionId)).filter((m) => m.role === "system" && m.text.startsWith("blocked: ")).map((m) => m.text);
       expect(tried.length).toBeGreaterThan(0);
-      expect(tried.every((t) => /^blocked: ([a-z0-9-]+\.)*opencode\.ai:443$/.test(t)), tried.join("; ")).toBe(true);
+      expect(
+        tried.every((t) => /^blocked: ([a-z0-9-]+\.)*opencode\.ai:443$/.test(t)),
+        tried.join("; "),
+      ).toBe(true);
     } finally {
       restoreHome();
       await server.close();

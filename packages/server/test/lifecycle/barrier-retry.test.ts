@@ -16,7 +16,21 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
     const { store, runnerId, now } = srv.server.orchestrator.deps;
     const t = now();
     await store.reserveCleanupJob({
-      job: { id: newId("job"), taskId: task.id, trigger: "archive", state: "prepared", runnerId, attempts: 0, maxAttempts: 6, lastError: null, discardChanges: false, snapshot: null, nextRunAt: null, createdAt: t, updatedAt: t },
+      job: {
+        id: newId("job"),
+        taskId: task.id,
+        trigger: "archive",
+        state: "prepared",
+        runnerId,
+        attempts: 0,
+        maxAttempts: 6,
+        lastError: null,
+        discardChanges: false,
+        snapshot: null,
+        nextRunAt: null,
+        createdAt: t,
+        updatedAt: t,
+      },
       refuseArchived: true,
       refuseRunningSessions: false,
     });

@@ -42,7 +42,10 @@ describe.each(DATABASES)("LC-7 branches on delete (%s)", (kind) => {
     const srv = await perTest.start();
     const { repo, repository } = await personRepo(srv);
     const tip = repo.git("rev-parse", "refs/heads/develop").trim();
-    const t = await srv.api("POST", "/tasks", { title: "On develop", repositories: [{ repositoryId: repository.id, baseBranch: "develop", checkoutBranch: "develop" }] });
+    const t = await srv.api("POST", "/tasks", {
+      title: "On develop",
+      repositories: [{ repositoryId: repository.id, baseBranch: "develop", checkoutBranch: "develop" }],
+    });
     expect(t.status).toBe(201);
     const slot = await deleteAfterSession(srv, t.body.id);
     expect(slot.worktreeBranch).toBe("develop");
@@ -53,7 +56,10 @@ describe.each(DATABASES)("LC-7 branches on delete (%s)", (kind) => {
     const srv = await perTest.start();
     const { repo, repository } = await personRepo(srv);
     const tip = repo.git("rev-parse", "refs/heads/feature/x").trim();
-    const t = await srv.api("POST", "/tasks", { title: "On feature x", repositories: [{ repositoryId: repository.id, baseBranch: "main", checkoutBranch: "feature/x" }] });
+    const t = await srv.api("POST", "/tasks", {
+      title: "On feature x",
+      repositories: [{ repositoryId: repository.id, baseBranch: "main", checkoutBranch: "feature/x" }],
+    });
     expect(t.status).toBe(201);
     const slot = await deleteAfterSession(srv, t.body.id);
     expect(slot.worktreeBranch).toBe("feature/x");

@@ -14,10 +14,14 @@ export async function jobsOf(api: Api, taskId: string): Promise<any[]> {
 
 /** Waits until the job reaches one of `states`; returns it. */
 export async function waitForJob(api: Api, taskId: string, jobId: string, states: string[], timeoutMs = 30_000): Promise<any> {
-  return waitFor(async () => {
-    const job = (await jobsOf(api, taskId)).find((j) => j.id === jobId);
-    return job && states.includes(job.state) ? job : undefined;
-  }, `job ${jobId} in ${states.join("|")}`, timeoutMs);
+  return waitFor(
+    async () => {
+      const job = (await jobsOf(api, taskId)).find((j) => j.id === jobId);
+      return job && states.includes(job.state) ? job : undefined;
+    },
+    `job ${jobId} in ${states.join("|")}`,
+    timeoutMs,
+  );
 }
 
 /** A task with one session that ran `prompt` and now waits for input; returns its slot and agent pid. */

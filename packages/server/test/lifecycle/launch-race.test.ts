@@ -43,11 +43,15 @@ describe.each(DATABASES)("LC-1 a prompt that brings a worktree back never outliv
     const archive = await srv.api("POST", `/tasks/${t.body.id}/archive`);
     expect(archive.status).toBe(202);
     expect((await prompt).status).toBe(202);
-    const job = await waitFor(async () => {
-      const jobs = (await srv!.api("GET", `/cleanup-jobs?taskId=${t.body.id}`)).body as { id: string; state: string }[];
-      const j = jobs.find((x) => x.id === archive.body.jobId);
-      return j && ["succeeded", "failed", "retry_wait"].includes(j.state) ? j : undefined;
-    }, "the archive job", 30_000);
+    const job = await waitFor(
+      async () => {
+        const jobs = (await srv!.api("GET", `/cleanup-jobs?taskId=${t.body.id}`)).body as { id: string; state: string }[];
+        const j = jobs.find((x) => x.id === archive.body.jobId);
+        return j && ["succeeded", "failed", "retry_wait"].includes(j.state) ? j : undefined;
+      },
+      "the archive job",
+      30_000,
+    );
     expect(job.state).toBe("succeeded");
     const session = await waitForSession(srv.api, s.body.id, ["failed", "waiting_for_input"]);
     expect(session.state).toBe("failed");
@@ -67,7 +71,13 @@ describe.each(DATABASES)("LC-1 a prompt that brings a worktree back never outliv
     const t = await srv.api("POST", "/tasks", { title: "Archived restore", repositories: [{ repositoryId: r.body.id }] });
     await srv.api("POST", `/tasks/${t.body.id}/sessions`, {});
     const archive = await srv.api("POST", `/tasks/${t.body.id}/archive`);
-    await waitFor(async () => ((await srv!.api("GET", `/cleanup-jobs?taskId=${t.body.id}`)).body as { id: string; state: string }[]).some((j) => j.id === archive.body.jobId && j.state === "succeeded"), "the archive");
+    await waitFor(
+      async () =>
+        ((await srv!.api("GET", `/cleanup-jobs?taskId=${t.body.id}`)).body as { id: string; state: string }[]).some(
+          (j) => j.id === archive.body.jobId && j.state === "succeeded",
+        ),
+      "the archive",
+    );
     const res = await srv.api("POST", `/tasks/${t.body.id}/environment/restore`);
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("task_archived");

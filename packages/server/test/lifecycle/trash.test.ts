@@ -16,7 +16,9 @@ describe.each(DATABASES)("LIVE-5 deletes are undoable: trash, restore, purge (%s
   it("LIVE-5: delete → trash → restore brings back the task with its transcripts, branch and saved work", async () => {
     const srv = await perTest.start();
     const { task, repo } = await repoAndTask(srv);
-    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "write done.txt committed work\ncommit add done.txt\nwrite wip.txt uncommitted work\nsay finished" });
+    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, {
+      prompt: "write done.txt committed work\ncommit add done.txt\nwrite wip.txt uncommitted work\nsay finished",
+    });
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
     const ws = (await srv.api("GET", `/sessions/${s.body.id}/workspace`)).body;
     const slot = ws.repositories[0];
@@ -75,7 +77,10 @@ describe.each(DATABASES)("LIVE-5 deletes are undoable: trash, restore, purge (%s
     const slot = (await srv.api("GET", `/sessions/${s.body.id}/workspace`)).body.repositories[0];
     const del = await srv.api("DELETE", `/tasks/${task.id}?discardChanges=true`);
     await waitForJob(srv.api, task.id, del.body.jobId, ["succeeded"]);
-    const purge = await waitFor(async () => (await jobsOf(srv.api, task.id)).find((j) => j.trigger === "purge" && j.state === "succeeded"), "the purge job to succeed");
+    const purge = await waitFor(
+      async () => (await jobsOf(srv.api, task.id)).find((j) => j.trigger === "purge" && j.state === "succeeded"),
+      "the purge job to succeed",
+    );
     expect(purge.attempts).toBe(1);
     expect((await srv.api("GET", "/trash")).body).toEqual([]);
     expect((await srv.api("POST", `/tasks/${task.id}/restore-deleted`)).status).toBe(404);

@@ -35,7 +35,11 @@ describe.each(DATABASES)("list indexes on %s", (kind) => {
     await t.store.transaction(async () => {
       for (let i = 0; i < 3000; i++) {
         await t.store.insertTask(
-          task([repos[i % 30 === 0 ? 1 : 0]?.id ?? ""], { title: `task number ${i} ${i % 97 === 0 ? "needle" : "hay"}`, state: i % 50 === 7 ? "failed" : (states[i % 4] ?? "todo"), archivedAt: i % 10 === 0 ? "2030-02-01T00:00:00.000Z" : null }),
+          task([repos[i % 30 === 0 ? 1 : 0]?.id ?? ""], {
+            title: `task number ${i} ${i % 97 === 0 ? "needle" : "hay"}`,
+            state: i % 50 === 7 ? "failed" : (states[i % 4] ?? "todo"),
+            archivedAt: i % 10 === 0 ? "2030-02-01T00:00:00.000Z" : null,
+          }),
         );
       }
     });

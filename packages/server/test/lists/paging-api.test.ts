@@ -62,7 +62,10 @@ describe.each(DATABASES)("paged lists over HTTP (%s)", (kind) => {
         }
         created.push((await task(`created during page ${page}`, [repo.id])).id);
       };
-      const [r]: [{ status: number; body: any }, void] = await Promise.all([srv.api("GET", `/tasks?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`), churn()]);
+      const [r]: [{ status: number; body: any }, void] = await Promise.all([
+        srv.api("GET", `/tasks?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`),
+        churn(),
+      ]);
       expect(r.status).toBe(200);
       seen.push(...r.body.items.map((t: { id: string }) => t.id));
       cursor = r.body.nextCursor;
@@ -158,7 +161,9 @@ describe.each(DATABASES)("paged lists over HTTP (%s)", (kind) => {
       TaskSummary.parse(sum);
       const t = full[i];
       for (const k of ["id", "title", "state", "archivedAt", "createdAt", "updatedAt"] as const) expect(sum[k]).toEqual(t[k]);
-      expect(sum.repositories.map((r: { repositoryId: string }) => r.repositoryId)).toEqual(t.repositories.map((r: { repositoryId: string }) => r.repositoryId));
+      expect(sum.repositories.map((r: { repositoryId: string }) => r.repositoryId)).toEqual(
+        t.repositories.map((r: { repositoryId: string }) => r.repositoryId),
+      );
     }
     const idleSum = summaries.find((x) => x.id === idle.id);
     expect(idleSum.repositories).toEqual([
@@ -203,7 +208,12 @@ describe.each(DATABASES)("paged lists over HTTP (%s)", (kind) => {
     const newest = (await allPages(srv, "/tasks?view=summary&order=newest", 3)).flat().map((t) => t.id);
     expect(newest).toEqual([...oldest].reverse());
     const onlyB = (await allPages(srv, `/tasks?order=newest&repositoryId=${b.id}`, 2)).flat().map((t) => t.id);
-    expect(onlyB).toEqual(made.filter((_, i) => i % 2).map((t) => t.id).reverse());
+    expect(onlyB).toEqual(
+      made
+        .filter((_, i) => i % 2)
+        .map((t) => t.id)
+        .reverse(),
+    );
     expect((await srv.api("GET", "/tasks?order=sideways")).status).toBe(400);
   });
 

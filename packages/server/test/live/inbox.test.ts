@@ -6,7 +6,17 @@ import { DATABASES, freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { openEvents, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 
-type Item = { id: string; kind: string; taskId: string; sessionId?: string; title: string; detail?: string; state: string; readAt?: string; resolvedAt?: string };
+type Item = {
+  id: string;
+  kind: string;
+  taskId: string;
+  sessionId?: string;
+  title: string;
+  detail?: string;
+  state: string;
+  readAt?: string;
+  resolvedAt?: string;
+};
 
 // LIVE-4: the attention inbox is durable and server-side: raised by the events that need a
 // person, shared by every client, kept across restarts, cleared with its cause.
@@ -21,7 +31,12 @@ describe.each(DATABASES)("LIVE-4 durable inbox (%s)", (kind) => {
     const db = await freshDatabase(kind);
     mkdirSync(db.home, { recursive: true });
     const { command, args } = scriptedAgentCommand();
-    writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "careful", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(db.home, "agents", "careful") }, permissionPolicy: "ask" }] }));
+    writeFileSync(
+      join(db.home, "agents.json"),
+      JSON.stringify({
+        agents: [{ name: "careful", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(db.home, "agents", "careful") }, permissionPolicy: "ask" }],
+      }),
+    );
     return startTestServer(kind, db);
   }
   const inbox = async (state = "open") => (await srv!.api("GET", `/inbox?state=${state}`)).body as Item[];

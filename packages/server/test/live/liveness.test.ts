@@ -25,7 +25,12 @@ describe.each(DATABASES)("LIVE-3 liveness (%s)", (kind) => {
     mkdirSync(db.home, { recursive: true });
     const stateDir = join(db.home, "agents", "quick");
     const { command, args } = scriptedAgentCommand();
-    writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "quick", command, args, env: { GROVE_SCRIPTED_STATE_DIR: stateDir }, permissionPolicy: "auto_approve", stallAfterMs: STALL_MS }] }));
+    writeFileSync(
+      join(db.home, "agents.json"),
+      JSON.stringify({
+        agents: [{ name: "quick", command, args, env: { GROVE_SCRIPTED_STATE_DIR: stateDir }, permissionPolicy: "auto_approve", stallAfterMs: STALL_MS }],
+      }),
+    );
     return { srv: await startTestServer(kind, db), stateDir };
   }
 
@@ -33,13 +38,21 @@ describe.each(DATABASES)("LIVE-3 liveness (%s)", (kind) => {
     srv = await startTestServer(kind);
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say working\nsleep 60000" });
-    await waitFor(async () => ((await srv!.api("GET", `/sessions/${s.body.id}/messages`)).body as { text: string }[]).some((m) => m.text === "working"), "the turn to run");
+    await waitFor(
+      async () => ((await srv!.api("GET", `/sessions/${s.body.id}/messages`)).body as { text: string }[]).some((m) => m.text === "working"),
+      "the turn to run",
+    );
     const events = await openEvents(srv.url);
     try {
       const pid = srv.server.orchestrator.deps.agents.get(s.body.id)!.pid;
       const killedAt = Date.now();
       process.kill(-pid, "SIGKILL");
-      const frame = await waitFor(() => events.frames.find((f) => f.type === "session.state_changed" && f.data.session.id === s.body.id && f.data.session.state === "failed"), "a failed frame", 5000, 20);
+      const frame = await waitFor(
+        () => events.frames.find((f) => f.type === "session.state_changed" && f.data.session.id === s.body.id && f.data.session.state === "failed"),
+        "a failed frame",
+        5000,
+        20,
+      );
       expect(Date.now() - killedAt).toBeLessThan(5000);
       expect(frame.data.from).toBe("running");
       expect(frame.data.session.lastTurn).toMatchObject({ outcome: "failed" });
@@ -60,13 +73,27 @@ describe.each(DATABASES)("LIVE-3 liveness (%s)", (kind) => {
     // ends (docs/specs/liveness.md).
     const marker = String(600_000 + Math.floor(Math.random() * 90_000));
     const line = [command, ...args].map((a) => `'${a}'`).join(" ") + `; exec sleep ${marker} >/dev/null`;
-    writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "deaf", command: "/bin/sh", args: ["-c", line], permissionPolicy: "auto_approve", sandbox: "off" }] }));
+    writeFileSync(
+      join(db.home, "agents.json"),
+      JSON.stringify({ agents: [{ name: "deaf", command: "/bin/sh", args: ["-c", line], permissionPolicy: "auto_approve", sandbox: "off" }] }),
+    );
     srv = await startTestServer(kind, db);
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "deaf" });
     expect(s.status).toBe(201);
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
-    const sleepers = () => readdirSync("/proc").filter((n) => /^\d+$/.test(n) && (() => { try { return readFileSync(`/proc/${n}/cmdline`, "utf8").split("\0").join(" ").trim() === `sleep ${marker}`; } catch { return false; } })());
+    const sleepers = () =>
+      readdirSync("/proc").filter(
+        (n) =>
+          /^\d+$/.test(n) &&
+          (() => {
+            try {
+              return readFileSync(`/proc/${n}/cmdline`, "utf8").split("\0").join(" ").trim() === `sleep ${marker}`;
+            } catch {
+              return false;
+            }
+          })(),
+      );
     expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say going\ncrash 3" })).status).toBe(202);
     await waitFor(() => sleepers().length === 1, "the shell to live on after the ACP program exited");
     const failed = await waitForSession(srv.api, s.body.id, ["failed"], 5000);
@@ -93,10 +120,16 @@ describe.each(DATABASES)("LIVE-3 liveness (%s)", (kind) => {
     expect(stalled.lastTurn).toMatchObject({ outcome: "stalled" });
     expect(stalled.lastTurn.reason).toMatch(/no update from the agent for 2 s|no update from the agent for 1 s/);
     expect(stalled.lastError).toMatchObject({ code: "turn_stalled", action: `POST /api/v1/sessions/${busy.body.id}/restart` });
-    const summary = ((await srv.api("GET", "/tasks?view=summary")).body as { id: string; agent: { state: string; outcome?: string } }[]).find((t) => t.id === task.id)!;
+    const summary = ((await srv.api("GET", "/tasks?view=summary")).body as { id: string; agent: { state: string; outcome?: string } }[]).find(
+      (t) => t.id === task.id,
+    )!;
     expect(summary.agent).toMatchObject({ state: "failed", outcome: "stalled" });
     // LIVE-4: the stall is an inbox item of its own kind.
-    await waitFor(async () => ((await srv!.api("GET", "/inbox")).body as { kind: string; sessionId?: string }[]).some((i) => i.kind === "stalled" && i.sessionId === busy.body.id), "a stalled inbox item");
+    await waitFor(
+      async () =>
+        ((await srv!.api("GET", "/inbox")).body as { kind: string; sessionId?: string }[]).some((i) => i.kind === "stalled" && i.sessionId === busy.body.id),
+      "a stalled inbox item",
+    );
     // The agent is still attached inside its silent turn, for the person to cancel or restart.
     expect(srv.server.orchestrator.deps.agents.get(busy.body.id)?.busy).toBe(true);
   });

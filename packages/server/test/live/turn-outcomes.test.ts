@@ -46,7 +46,10 @@ describe.each(DATABASES)("LIVE-2 turn outcomes (%s)", (kind) => {
     const { repo, task } = await repoAndTask(srv);
     perTest.track(repo);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say working\nsleep 30000" });
-    await waitFor(async () => ((await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { text: string }[]).some((m) => m.text === "working"), "the turn to run");
+    await waitFor(
+      async () => ((await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { text: string }[]).some((m) => m.text === "working"),
+      "the turn to run",
+    );
     expect((await srv.api("POST", `/sessions/${s.body.id}/cancel`)).status).toBe(202);
     await waitFor(async () => (await srv.api("GET", `/sessions/${s.body.id}`)).body.lastTurn?.outcome === "cancelled", "a cancelled turn");
     expect((await srv.api("GET", `/sessions/${s.body.id}`)).body).toMatchObject({ state: "waiting_for_input", lastError: null });

@@ -6,8 +6,7 @@ import { gitSync, makeRepo } from "../fixture/git.js";
 import { waitFor, waitForSession } from "../fixture/server.js";
 import { jobsOf, waitForJob } from "../lifecycle/helpers.js";
 
-
-const childrenOf = async (api: Api, id: string) => ((await api("GET", `/tasks?parentId=${id}`)).body as { id: string; title: string }[]);
+const childrenOf = async (api: Api, id: string) => (await api("GET", `/tasks?parentId=${id}`)).body as { id: string; title: string }[];
 
 /** MCP-3.7 with the real `grove serve` and kill -9 in the middle of a cascade (LC-4 recovery). */
 describe.each(DATABASES)("MCP-3.7 archive cascade crash (%s)", (kind) => {

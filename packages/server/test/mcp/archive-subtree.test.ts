@@ -40,7 +40,11 @@ describe.each(DATABASES)("MCP-3.7 archiving a task with subtasks (%s)", (kind) =
   it("MCP-3.7: without children the archive is refused with task_has_children naming every open subtask (at any depth, not the archived one); a bad value is 400; nothing changes, no job", async () => {
     const srv = await perFile.start();
     const tokens = captureTokens(srv);
-    const { ids } = await subtaskTree(srv, tokens, [["child", "root"], ["grandchild", "child"], ["done", "root"]]);
+    const { ids } = await subtaskTree(srv, tokens, [
+      ["child", "root"],
+      ["grandchild", "child"],
+      ["done", "root"],
+    ]);
     const archived = await srv.api("POST", `/tasks/${ids.done}/archive`);
     expect(archived.status).toBe(202);
     await waitForJob(srv.api, ids.done!, archived.body.jobId, ["succeeded"]);
@@ -61,7 +65,10 @@ describe.each(DATABASES)("MCP-3.7 archiving a task with subtasks (%s)", (kind) =
   it("MCP-3.7: children keep archives only the task; its subtasks stay open and linked, with no job", async () => {
     const srv = await perFile.start();
     const tokens = captureTokens(srv);
-    const { ids } = await subtaskTree(srv, tokens, [["child", "root", "write kid.txt hello"], ["grandchild", "child"]]);
+    const { ids } = await subtaskTree(srv, tokens, [
+      ["child", "root", "write kid.txt hello"],
+      ["grandchild", "child"],
+    ]);
     const r = await srv.api("POST", `/tasks/${ids.root}/archive`, { children: "keep" });
     expect(r.status).toBe(202);
     expect((await waitForJob(srv.api, ids.root!, r.body.jobId, ["succeeded", "failed"])).state).toBe("succeeded");
@@ -91,7 +98,9 @@ describe.each(DATABASES)("MCP-3.7 archiving a task with subtasks (%s)", (kind) =
     expect((await srv.api("POST", `/tasks/${ids.kept}/archive`, { children: "keep" })).status).toBe(202);
     await waitForJob(srv.api, ids.kept!, (await jobsOf(srv.api, ids.kept!))[0].id, ["succeeded"]);
     const pids = Object.fromEntries(Object.entries(sessions).map(([name, s]) => [name, srv.server.orchestrator.deps.agents.get(s)?.pid]));
-    const envs = Object.fromEntries(await Promise.all(["a", "a1"].map(async (n) => [n, (await srv.api("GET", `/tasks/${ids[n]}/environment`)).body.repositories[0]] as const)));
+    const envs = Object.fromEntries(
+      await Promise.all(["a", "a1"].map(async (n) => [n, (await srv.api("GET", `/tasks/${ids[n]}/environment`)).body.repositories[0]] as const)),
+    );
     const reserved: string[] = [];
     const unsubscribe = srv.server.orchestrator.deps.bus.subscribe((f) => {
       if (f.type === "cleanup_job.updated" && (f.data as any).job.state === "prepared") reserved.push((f.data as any).job.taskId);
@@ -148,7 +157,11 @@ describe.each(DATABASES)("MCP-3.7 archiving a task with subtasks (%s)", (kind) =
   it("MCP-3.7: a subtask that cannot be archived (a reset job active) refuses the whole tree: nothing archived, no job written, the deeper subtask untouched", async () => {
     const srv = await perFile.start();
     const tokens = captureTokens(srv);
-    const { ids, repo } = await subtaskTree(srv, tokens, [["busy", "root", "write busy.txt x"], ["deep", "busy"], ["other", "root"]]);
+    const { ids, repo } = await subtaskTree(srv, tokens, [
+      ["busy", "root", "write busy.txt x"],
+      ["deep", "busy"],
+      ["other", "root"],
+    ]);
     const slot = (await srv.api("GET", `/tasks/${ids.busy}/environment`)).body.repositories[0];
     // A locked worktree keeps the reset job active (retry_wait) until it is unlocked.
     gitSync(repo.path, "worktree", "lock", "--reason", "held by the test", slot.worktreePath);
@@ -159,7 +172,10 @@ describe.each(DATABASES)("MCP-3.7 archiving a task with subtasks (%s)", (kind) =
 
       const refused = await srv.api("POST", `/tasks/${ids.root}/archive`, { children: "archive" });
       expect(refused.status).toBe(409);
-      expect(refused.body.error).toMatchObject({ code: "task_cleanup_in_progress", details: { taskId: ids.busy, subtaskOf: ids.root, jobId: reset.body.jobId } });
+      expect(refused.body.error).toMatchObject({
+        code: "task_cleanup_in_progress",
+        details: { taskId: ids.busy, subtaskOf: ids.root, jobId: reset.body.jobId },
+      });
       expect(refused.body.error.message).toContain(`subtask ${ids.busy}`);
       for (const n of ["root", "busy", "deep", "other"]) expect(await archivedAt(srv, ids[n]!), n).toBeNull();
       for (const n of ["root", "deep", "other"]) expect(await jobsOf(srv.api, ids[n]!), n).toEqual([]);

@@ -19,7 +19,10 @@ describe("MCP-3 grove inbox answer", () => {
   it("MCP-3: grove inbox lists the question with its choices; grove inbox answer answers it; a wrong choice fails with the code", async () => {
     const { task } = await briefTask(srv, "Asked", "a");
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: 'mcp ask_user {"question":"Which colour?","choices":["dark red","blue"]}' });
-    const item = await waitFor(async () => ((await srv.api("GET", "/inbox")).body as { id: string; kind: string }[]).find((i) => i.kind === "question"), "the question");
+    const item = await waitFor(
+      async () => ((await srv.api("GET", "/inbox")).body as { id: string; kind: string }[]).find((i) => i.kind === "question"),
+      "the question",
+    );
     const ls = await grove("inbox");
     expect(ls.stdout).toMatch(new RegExp(`^${item.id}\\s+question\\s+.*Asked: Which colour\\? \\[dark red \\| blue\\]$`, "m"));
     const wrong = await grove("inbox", "answer", item.id, "green");

@@ -15,7 +15,9 @@ describe.each(DATABASES)("MCP-3 ask_user (%s)", (kind) => {
   it("MCP-3: ask_user is an open question item with its choices; a wrong choice is refused; the answer returns from the waiting call and the turn goes on", async () => {
     const srv = await perTest.start();
     const { task } = await briefTask(srv, "Paint", "paint it");
-    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: 'mcp ask_user {"question":"Blue or red?","choices":["blue","red"]}\nsay painting it' });
+    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, {
+      prompt: 'mcp ask_user {"question":"Blue or red?","choices":["blue","red"]}\nsay painting it',
+    });
     const item = await waitFor(async () => ((await srv.api("GET", "/inbox")).body as Item[]).find((i) => i.kind === "question"), "the question item");
     expect(item).toMatchObject({ taskId: task.id, sessionId: s.body.id, state: "open", title: "Paint: Blue or red?", choices: ["blue", "red"] });
     const wrong = await srv.api("POST", `/inbox/${item.id}/answer`, { answer: "green" });
@@ -91,7 +93,9 @@ describe.each(DATABASES)("MCP-3 ask_user across kill -9 (%s)", (kind) => {
     }, "the answer in the resumed session");
     expect(got).toBeTruthy();
     const msgs = (await second.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string; text: string }[];
-    expect(msgs.some((m) => m.role === "user" && m.text.startsWith("Answer to your question") && m.text.includes("> Ship it?") && m.text.endsWith("> yes"))).toBe(true);
+    expect(
+      msgs.some((m) => m.role === "user" && m.text.startsWith("Answer to your question") && m.text.includes("> Ship it?") && m.text.endsWith("> yes")),
+    ).toBe(true);
     await waitForSession(second.api, s.body.id, ["waiting_for_input"]);
     expect(((await second.api("GET", "/inbox?state=all")).body as Item[]).find((i) => i.id === item.id)).toMatchObject({ state: "done", answer: "yes" });
   });

@@ -3,7 +3,12 @@ import { DATABASES } from "../fixture/db.js";
 import { openEvents, serverPerFile, waitFor } from "../fixture/server.js";
 import { briefTask, callTool, captureTokens, mcpAnswers, runSession, shimClient } from "./helpers.js";
 
-type Summary = { id: string; parentId?: string | null; progress?: { status: string; plan: { content: string; status: string }[] | null; updatedAt: string } | null; subtasks?: { total: number; done: number } };
+type Summary = {
+  id: string;
+  parentId?: string | null;
+  progress?: { status: string; plan: { content: string; status: string }[] | null; updatedAt: string } | null;
+  subtasks?: { total: number; done: number };
+};
 
 /**
  * MCP-2/MCP-3 on the board: the summary list (`GET /tasks?view=summary`, the board's one read)
@@ -19,7 +24,11 @@ describe.each(DATABASES)("MCP-2/MCP-3 progress and subtasks in the board's summa
     const sid = await runSession(
       srv,
       parent.id,
-      ['mcp report_progress {"status":"1 of 2 done: docs next","plan":[{"content":"code","status":"completed"},{"content":"docs","status":"in_progress"}]}', 'mcp subtask_create {"title":"Code part"}', 'mcp subtask_create {"title":"Docs part"}'].join("\n"),
+      [
+        'mcp report_progress {"status":"1 of 2 done: docs next","plan":[{"content":"code","status":"completed"},{"content":"docs","status":"in_progress"}]}',
+        'mcp subtask_create {"title":"Code part"}',
+        'mcp subtask_create {"title":"Docs part"}',
+      ].join("\n"),
     );
     const [, a, b] = await mcpAnswers(srv, sid);
     const [codeId, docsId] = [a.task.id as string, b.task.id as string];
@@ -28,7 +37,14 @@ describe.each(DATABASES)("MCP-2/MCP-3 progress and subtasks in the board's summa
     const all = (await srv.api("GET", "/tasks?view=summary")).body as Summary[];
     const p = all.find((t) => t.id === parent.id)!;
     expect(p.parentId).toBeNull();
-    expect(p.progress).toEqual({ status: "1 of 2 done: docs next", plan: [{ content: "code", status: "completed" }, { content: "docs", status: "in_progress" }], updatedAt: expect.any(String) });
+    expect(p.progress).toEqual({
+      status: "1 of 2 done: docs next",
+      plan: [
+        { content: "code", status: "completed" },
+        { content: "docs", status: "in_progress" },
+      ],
+      updatedAt: expect.any(String),
+    });
     expect(p.subtasks).toEqual({ total: 2, done: 1 });
     const code = all.find((t) => t.id === codeId)!;
     expect(code).toMatchObject({ parentId: parent.id, progress: null, subtasks: { total: 0, done: 0 } });

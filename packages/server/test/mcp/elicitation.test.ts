@@ -35,7 +35,14 @@ describe.each(DATABASES)("MCP-3 ACP elicitation as inbox questions (%s)", (kind)
       requestedSchema: {
         type: "object",
         properties: {
-          db: { type: "string", title: "Database", oneOf: [{ const: "pg", title: "PostgreSQL" }, { const: "lite", title: "SQLite" }] },
+          db: {
+            type: "string",
+            title: "Database",
+            oneOf: [
+              { const: "pg", title: "PostgreSQL" },
+              { const: "lite", title: "SQLite" },
+            ],
+          },
           // An optional free-text box beside the choice (Claude's "Other") is not asked.
           other: { type: "string", title: "Other", description: "Type your own answer" },
         },

@@ -56,7 +56,12 @@ export function captureTokens(srv: TestServer): Map<string, string[]> {
 /** An MCP client through the real shim, speaking for `sessionId` with `token`. */
 export async function shimClient(srv: TestServer, sessionId: string, token: string): Promise<Client> {
   const client = new Client({ name: "test", version: "1.0.0" });
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", GROVE_MCP_SOCKET: srv.server.orchestrator.deps.mcp!.socketPath, GROVE_MCP_SESSION: sessionId, GROVE_MCP_TOKEN: token };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    GROVE_MCP_SOCKET: srv.server.orchestrator.deps.mcp!.socketPath,
+    GROVE_MCP_SESSION: sessionId,
+    GROVE_MCP_TOKEN: token,
+  };
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [SHIM], env }));
   return client;
 }

@@ -30,9 +30,24 @@ describe.each(DATABASES)("Grove's MCP server for agents (%s)", (kind) => {
   it("MCP-1: a session's agent gets the grove server; task_get returns the brief; report_progress and task_update act on its own task; each call is a transcript tool row", async () => {
     const srv = await perTest.start();
     const { task, repository } = await briefTask(srv, "Widget", "Make the widget blue.\nKeep the tests green.");
-    const sid = await runSession(srv, task.id, ['mcp task_get {}', 'mcp report_progress {"status":"painting","plan":[{"content":"paint","status":"in_progress"}]}', 'mcp task_update {"title":"Blue widget"}'].join("\n"));
+    const sid = await runSession(
+      srv,
+      task.id,
+      [
+        "mcp task_get {}",
+        'mcp report_progress {"status":"painting","plan":[{"content":"paint","status":"in_progress"}]}',
+        'mcp task_update {"title":"Blue widget"}',
+      ].join("\n"),
+    );
     const [got, progress, updated] = await mcpAnswers(srv, sid);
-    expect(got).toMatchObject({ id: task.id, title: "Widget", brief: "Make the widget blue.\nKeep the tests green.", state: expect.any(String), comments: [], progress: null });
+    expect(got).toMatchObject({
+      id: task.id,
+      title: "Widget",
+      brief: "Make the widget blue.\nKeep the tests green.",
+      state: expect.any(String),
+      comments: [],
+      progress: null,
+    });
     expect(got.repositories).toEqual([{ repositoryId: repository.id, name: repository.name, baseBranch: expect.any(String), branch: expect.any(String) }]);
     expect(Array.isArray(got.changes)).toBe(true);
     // No host path anywhere in an answer.
@@ -54,14 +69,18 @@ describe.each(DATABASES)("Grove's MCP server for agents (%s)", (kind) => {
   it("MCP-2: comment_create leaves a line comment on its own task's Changes; comments_list and comment_resolve act on it; task_get shows it while open", async () => {
     const srv = await perTest.start();
     const { task } = await briefTask(srv, "Reviewed", "review me", { "src/a.txt": "one\ntwo\n" });
-    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: 'mcp comment_create {"path":"src/a.txt","line":2,"body":"Say more"}\nmcp comments_list {}\nmcp task_get {}' });
+    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, {
+      prompt: 'mcp comment_create {"path":"src/a.txt","line":2,"body":"Say more"}\nmcp comments_list {}\nmcp task_get {}',
+    });
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
     const [created, listed, got] = await mcpAnswers(srv, s.body.id);
     expect(created).toMatchObject({ path: "src/a.txt", line: 2, side: "new", body: "Say more", state: "open" });
     expect(listed.map((c: any) => c.id)).toEqual([created.id]);
     expect(got.comments.map((c: any) => c.id)).toEqual([created.id]);
     expect((await srv.api("GET", `/tasks/${task.id}/comments`)).body.map((c: any) => c.id)).toEqual([created.id]);
-    expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: `mcp comment_resolve {"commentId":"${created.id}"}\nmcp task_get {}` })).status).toBe(202);
+    expect(
+      (await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: `mcp comment_resolve {"commentId":"${created.id}"}\nmcp task_get {}` })).status,
+    ).toBe(202);
     await waitFor(async () => (await mcpAnswers(srv, s.body.id)).length === 5, "the second turn's answers");
     const [, , , resolved, after] = await mcpAnswers(srv, s.body.id);
     expect(resolved).toMatchObject({ id: created.id, state: "resolved" });
@@ -73,7 +92,16 @@ describe.each(DATABASES)("Grove's MCP server for agents (%s)", (kind) => {
     const srv = await perTest.start();
     const { task: mine } = await briefTask(srv, "Mine", "mine");
     const { task: other } = await briefTask(srv, "Other", "other");
-    const sid = await runSession(srv, mine.id, [`mcp task_update {"taskId":"${other.id}","title":"Hijacked"}`, `mcp task_get {"taskId":"${other.id}"}`, `mcp comments_list {"taskId":"${other.id}"}`, 'mcp task_update {"state":"done"}'].join("\n"));
+    const sid = await runSession(
+      srv,
+      mine.id,
+      [
+        `mcp task_update {"taskId":"${other.id}","title":"Hijacked"}`,
+        `mcp task_get {"taskId":"${other.id}"}`,
+        `mcp comments_list {"taskId":"${other.id}"}`,
+        'mcp task_update {"state":"done"}',
+      ].join("\n"),
+    );
     const answers = await mcpAnswers(srv, sid);
     expect(answers.slice(0, 3).map((a) => a.error?.code)).toEqual(["mcp_forbidden", "mcp_forbidden", "mcp_forbidden"]);
     expect((await srv.api("GET", `/tasks/${other.id}`)).body.title).toBe("Other");
@@ -144,7 +172,17 @@ describe.each(DATABASES)("Grove's MCP server for agents (%s)", (kind) => {
     const sid = await runSession(srv, task.id, 'mcp task_get {}\nmcp report_progress {"status":"ok"}');
     expect((await mcpAnswers(srv, sid))[0].title).toBe("Secret");
     const token = tokens.get(sid)![0]!;
-    const answers = await Promise.all([`/sessions/${sid}`, `/sessions/${sid}/messages`, `/tasks/${task.id}`, `/tasks/${task.id}/sessions`, "/tasks", `/sessions/${sid}/workspace`, "/inbox?state=all"].map((p) => srv.api("GET", p)));
+    const answers = await Promise.all(
+      [
+        `/sessions/${sid}`,
+        `/sessions/${sid}/messages`,
+        `/tasks/${task.id}`,
+        `/tasks/${task.id}/sessions`,
+        "/tasks",
+        `/sessions/${sid}/workspace`,
+        "/inbox?state=all",
+      ].map((p) => srv.api("GET", p)),
+    );
     for (const a of answers) expect(JSON.stringify(a.body)).not.toContain(token);
     await srv.stop();
     const files = filesUnder(srv.home);

@@ -8,11 +8,18 @@ import { briefTask, callTool, captureTokens, mcpAnswers, messages, runSession, s
 
 // MCP-2: the scope of Grove's MCP server per agent profile (`mcp: "task" | "none" | "board"`).
 describe.each(DATABASES)("MCP-2 scope per profile (%s)", (kind) => {
-  it("MCP-2: mcp \"none\" gets no grove server; \"board\" lists every task but changes none; the default profile may not list the board", async () => {
+  it('MCP-2: mcp "none" gets no grove server; "board" lists every task but changes none; the default profile may not list the board', async () => {
     const db = await freshDatabase(kind);
     mkdirSync(db.home, { recursive: true });
     const { command, args } = scriptedAgentCommand();
-    const profile = (name: string, mcp: string) => ({ name, command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(db.home, "agents", name) }, permissionPolicy: "auto_approve", mcp });
+    const profile = (name: string, mcp: string) => ({
+      name,
+      command,
+      args,
+      env: { GROVE_SCRIPTED_STATE_DIR: join(db.home, "agents", name) },
+      permissionPolicy: "auto_approve",
+      mcp,
+    });
     writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [profile("quiet", "none"), profile("overseer", "board")] }));
     let srv: TestServer | undefined;
     try {
@@ -40,7 +47,21 @@ describe.each(DATABASES)("MCP-2 scope per profile (%s)", (kind) => {
     const db = await freshDatabase(kind);
     mkdirSync(db.home, { recursive: true });
     const { command, args } = scriptedAgentCommand();
-    writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "renamed", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(db.home, "agents", "renamed") }, permissionPolicy: "auto_approve", mcpToolNames: { ask_user: "ask_person" } }] }));
+    writeFileSync(
+      join(db.home, "agents.json"),
+      JSON.stringify({
+        agents: [
+          {
+            name: "renamed",
+            command,
+            args,
+            env: { GROVE_SCRIPTED_STATE_DIR: join(db.home, "agents", "renamed") },
+            permissionPolicy: "auto_approve",
+            mcpToolNames: { ask_user: "ask_person" },
+          },
+        ],
+      }),
+    );
     let srv: TestServer | undefined;
     try {
       srv = await startTestServer(kind, db);
@@ -55,7 +76,11 @@ describe.each(DATABASES)("MCP-2 scope per profile (%s)", (kind) => {
         expect(names).toContain("task_get");
         expect(await callTool(client, "ask_user", { question: "Old name?" })).toMatchObject({ isError: true, json: { error: { code: "invalid_request" } } });
         const asked = callTool(client, "ask_person", { question: "Tea or coffee?", choices: ["tea", "coffee"] });
-        const item = await waitFor(async () => ((await srv!.api("GET", "/inbox")).body as { id: string; kind: string; detail?: string; choices?: string[] }[]).find((i) => i.kind === "question"), "the question");
+        const item = await waitFor(
+          async () =>
+            ((await srv!.api("GET", "/inbox")).body as { id: string; kind: string; detail?: string; choices?: string[] }[]).find((i) => i.kind === "question"),
+          "the question",
+        );
         expect(item).toMatchObject({ detail: "Tea or coffee?", choices: ["tea", "coffee"] });
         expect((await srv.api("POST", `/inbox/${item.id}/answer`, { answer: "tea" })).status).toBeLessThan(300);
         expect(await asked).toEqual({ isError: false, json: { answer: "tea" } });

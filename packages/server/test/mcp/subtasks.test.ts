@@ -10,20 +10,41 @@ describe.each(DATABASES)("MCP-3 subtasks (%s)", (kind) => {
   it("MCP-3: subtask_create makes a child with its parent link that starts with the named profile; ?parentId= lists it; the parent reads its state and Changes with subtask_list / subtask_get", async () => {
     const srv = await perTest.start();
     const { task: parent } = await briefTask(srv, "Parent", "split me");
-    const sid = await runSession(srv, parent.id, 'mcp subtask_create {"title":"Child","description":"write it","agent":"scripted","prompt":"write child.txt hello\\ncommit child work"}');
+    const sid = await runSession(
+      srv,
+      parent.id,
+      'mcp subtask_create {"title":"Child","description":"write it","agent":"scripted","prompt":"write child.txt hello\\ncommit child work"}',
+    );
     const [created] = await mcpAnswers(srv, sid);
     expect(created.task).toMatchObject({ title: "Child", parentId: parent.id, state: expect.any(String) });
     expect(created.session).toMatchObject({ agent: "scripted" });
     const childId = created.task.id as string;
-    expect((await srv.api("GET", `/tasks/${childId}`)).body).toMatchObject({ parentId: parent.id, description: "write it", repositories: [{ repositoryId: parent.repositories[0].repositoryId }] });
+    expect((await srv.api("GET", `/tasks/${childId}`)).body).toMatchObject({
+      parentId: parent.id,
+      description: "write it",
+      repositories: [{ repositoryId: parent.repositories[0].repositoryId }],
+    });
     expect(((await srv.api("GET", `/tasks?parentId=${parent.id}`)).body as { id: string }[]).map((t) => t.id)).toEqual([childId]);
     expect((await srv.api("GET", `/tasks/${parent.id}`)).body.parentId).toBeUndefined();
     await waitForSession(srv.api, created.session.id, ["waiting_for_input"]);
 
-    expect((await srv.api("POST", `/sessions/${sid}/prompt`, { prompt: `mcp subtask_list {}\nmcp subtask_get {"taskId":"${childId}"}\nmcp task_get {}` })).status).toBe(202);
+    expect(
+      (await srv.api("POST", `/sessions/${sid}/prompt`, { prompt: `mcp subtask_list {}\nmcp subtask_get {"taskId":"${childId}"}\nmcp task_get {}` })).status,
+    ).toBe(202);
     await waitFor(async () => (await mcpAnswers(srv, sid)).length === 4, "the parent's reads");
     const [, listed, got, own] = await mcpAnswers(srv, sid);
-    expect(listed).toEqual([expect.objectContaining({ id: childId, parentId: parent.id, outcome: expect.objectContaining({ sessionId: created.session.id, agent: "scripted", state: "waiting_for_input", lastTurn: expect.objectContaining({ outcome: "completed" }) }) })]);
+    expect(listed).toEqual([
+      expect.objectContaining({
+        id: childId,
+        parentId: parent.id,
+        outcome: expect.objectContaining({
+          sessionId: created.session.id,
+          agent: "scripted",
+          state: "waiting_for_input",
+          lastTurn: expect.objectContaining({ outcome: "completed" }),
+        }),
+      }),
+    ]);
     expect(got).toMatchObject({ id: childId, brief: "write it", subtasks: [] });
     expect(got.changes).toHaveLength(1);
     expect(got.changes[0].ahead).toBe(1);
@@ -70,7 +91,11 @@ describe.each(DATABASES)("MCP-3 subtasks (%s)", (kind) => {
         expect(busy).toMatchObject({ isError: true, json: { error: { code: "subtask_limit", details: { limit: "runningAgents", value: 3 } } } });
         const typo = await callTool(c2, "subtask_create", { title: "Typo", agent: "no-such-agent" });
         expect(typo).toMatchObject({ isError: true, json: { error: { code: "agent_unknown" } } });
-        expect(((await srv.api("GET", `/tasks?parentId=${other.id}`)).body as { title: string }[]).map((t) => t.title)).toEqual(["Runner 1", "Runner 2", "Runner 3"]);
+        expect(((await srv.api("GET", `/tasks?parentId=${other.id}`)).body as { title: string }[]).map((t) => t.title)).toEqual([
+          "Runner 1",
+          "Runner 2",
+          "Runner 3",
+        ]);
       } finally {
         await c2.close();
       }

@@ -196,12 +196,16 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
         if (active.length === 0) return false;
         const t = pick(active);
         const job = await ok("POST", `/tasks/${t.id}/archive`);
-        await waitFor(async () => {
-          const jobs = (await api("GET", `/cleanup-jobs?taskId=${t.id}`)).body as { id: string; state: string }[];
-          const j = jobs.find((x) => x.id === job.jobId);
-          if (j?.state === "failed") throw new Error(`archive job failed: ${JSON.stringify(j)}`);
-          return j?.state === "succeeded";
-        }, `archive of ${t.id}`, 30_000);
+        await waitFor(
+          async () => {
+            const jobs = (await api("GET", `/cleanup-jobs?taskId=${t.id}`)).body as { id: string; state: string }[];
+            const j = jobs.find((x) => x.id === job.jobId);
+            if (j?.state === "failed") throw new Error(`archive job failed: ${JSON.stringify(j)}`);
+            return j?.state === "succeeded";
+          },
+          `archive of ${t.id}`,
+          30_000,
+        );
         t.archived = true;
         for (const s of t.sessions) alive.delete(s);
         return true;
@@ -248,7 +252,10 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
         if (process.env.GROVE_MODEL_TRACE) process.stderr.write(`model ${seed} ${op} ${t1 - t0}ms check ${Date.now() - t1}ms\n`);
       } catch (e) {
         const msg = e instanceof Error ? e.message : String(e);
-        throw new Error(`operation model failed: seed=${seed} kind=${kind} step=${done} op=${op}\nops so far: ${ops.join(" ")}\n${msg}\n--- child server output (tail) ---\n${output().slice(-3000)}`, { cause: e });
+        throw new Error(
+          `operation model failed: seed=${seed} kind=${kind} step=${done} op=${op}\nops so far: ${ops.join(" ")}\n${msg}\n--- child server output (tail) ---\n${output().slice(-3000)}`,
+          { cause: e },
+        );
       }
       ops.push(op);
       done += 1;

@@ -6,7 +6,6 @@ import type { Store } from "../../src/store/store.js";
 import { DATABASES, openTestStore } from "../fixture/db.js";
 import { seedTask, session } from "../store/records.js";
 
-
 const silent = { info() {}, warn() {}, error() {} };
 
 describe.each(DATABASES)("a long message stream (%s)", (kind) => {

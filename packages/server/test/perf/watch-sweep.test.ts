@@ -28,7 +28,8 @@ describe.each(DATABASES)("start-up watch sweep (%s)", (kind) => {
     const store = new Proxy(t.store, {
       get(target, prop, receiver) {
         const v = Reflect.get(target, prop, receiver) as unknown;
-        if (prop === "getTask" || prop === "getEnvironmentByTask") return (...args: [string]) => (perTask++, (target[prop] as (id: string) => Promise<unknown>)(...args));
+        if (prop === "getTask" || prop === "getEnvironmentByTask")
+          return (...args: [string]) => (perTask++, (target[prop] as (id: string) => Promise<unknown>)(...args));
         return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
       },
     }) as Store;

@@ -28,7 +28,12 @@ describe.each(DATABASES)("RR-3 executor policy (%s)", (kind) => {
   test("RR-3 executor over HTTP: the stored credential is never used; the fetch goes through the configured origin", async () => {
     w = await remoteWorld(kind, "github", { token: null });
     const remote = makeRemoteRepo(w.root, "acme/open");
-    const repo = await addRemote(w.srv, { url: `${w.http.url}/acme/open`, provider: "github", credential: { token: "unused-secret" }, credentialPolicy: "executor" });
+    const repo = await addRemote(w.srv, {
+      url: `${w.http.url}/acme/open`,
+      provider: "github",
+      credential: { token: "unused-secret" },
+      credentialPolicy: "executor",
+    });
     expect(repo).toMatchObject({ credentialPolicy: "executor", hasCredential: true });
     const pushed = remote.commit("x.txt", "x\n");
     const before = w.http.requests.length;

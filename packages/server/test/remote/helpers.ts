@@ -19,7 +19,11 @@ export interface RemoteWorld {
   close(): Promise<void>;
 }
 
-export async function remoteWorld(kind: DbKind, provider: ProviderKind, opts: { env?: Record<string, string>; token?: string | null } = {}): Promise<RemoteWorld> {
+export async function remoteWorld(
+  kind: DbKind,
+  provider: ProviderKind,
+  opts: { env?: Record<string, string>; token?: string | null } = {},
+): Promise<RemoteWorld> {
   const root = await tempDir("grove-remote-");
   const token = opts.token === null ? "" : (opts.token ?? uniqueToken());
   const http = await startGitHttpServer({ root, kind: provider, ...(opts.token === null ? {} : { token }) });
@@ -58,7 +62,11 @@ export async function addRemote(srv: TestServer, body: Record<string, unknown>):
 }
 
 /** Creates a task on the repositories and starts its first session with a short prompt; waits for it to settle. */
-export async function launch(srv: TestServer, repos: { repositoryId: string; prNumber?: number }[], title = "Remote task"): Promise<{ task: any; session: any }> {
+export async function launch(
+  srv: TestServer,
+  repos: { repositoryId: string; prNumber?: number }[],
+  title = "Remote task",
+): Promise<{ task: any; session: any }> {
   const t = await srv.api("POST", "/tasks", { title, repositories: repos });
   if (t.status !== 201) throw new Error(`POST /tasks: ${t.status} ${JSON.stringify(t.body)}`);
   const s = await srv.api("POST", `/tasks/${t.body.id}/sessions`, { prompt: "say hi" });

@@ -53,7 +53,8 @@ describe.each(DATABASES)("RR-2 leak test (%s)", (kind) => {
       responses.push(r.body);
       return r;
     };
-    const repo = (await api("POST", "/repositories", { url: `${w.http.url}/acme/secret`, provider: "github", credential: { token: w.token, username: "me" } })).body;
+    const repo = (await api("POST", "/repositories", { url: `${w.http.url}/acme/secret`, provider: "github", credential: { token: w.token, username: "me" } }))
+      .body;
     await api("GET", "/repositories");
     await api("GET", `/repositories/${repo.id}`);
     const task = (await api("POST", "/tasks", { title: "leak", repositories: [{ repositoryId: repo.id }] })).body;
@@ -118,7 +119,9 @@ describe.each(DATABASES)("RR-2 leak test (%s)", (kind) => {
       const c = new pg.Client({ connectionString: w.srv.databaseUrl });
       await c.connect();
       try {
-        const cols = await c.query("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND data_type IN ('text', 'character varying')");
+        const cols = await c.query(
+          "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND data_type IN ('text', 'character varying')",
+        );
         expect(cols.rows.some((r) => r.table_name === "repository_credentials")).toBe(true);
         for (const { table_name, column_name } of cols.rows) {
           const hit = await c.query(`SELECT count(*)::int AS n FROM "${table_name}" WHERE "${column_name}" LIKE $1`, [`%${w.token}%`]);

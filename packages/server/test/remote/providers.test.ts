@@ -44,7 +44,12 @@ describe.each(DATABASES)("providers behind one interface (%s)", (kind) => {
 
     // A clone moved off its scoped path (row updated to follow it) is refused before any fetch.
     makeRemoteRepo(w.root, "org/other/_git/svc");
-    const other = await addRemote(w.srv, { url: `${w.http.url}/org/other/_git/svc`, provider: "azure-devops", credential: { token: w.token }, name: "svc-other" });
+    const other = await addRemote(w.srv, {
+      url: `${w.http.url}/org/other/_git/svc`,
+      provider: "azure-devops",
+      credential: { token: w.token },
+      name: "svc-other",
+    });
     const store = w.srv.server.orchestrator.deps.store;
     const moved = `${other.path}-moved`;
     renameSync(other.path, moved);

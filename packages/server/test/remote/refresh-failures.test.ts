@@ -21,29 +21,36 @@ describe.each(DATABASES)("RR-7 refresh failures (%s)", (kind) => {
     ["401", "refresh_auth_failed"],
     ["500", "refresh_network_failed"],
     ["hang", "refresh_timeout"],
-  ] as const)("RR-7 refresh answering %s → session failed before any agent, typed lastError with repositoryId, no token or credentialed URL", async (mode, code) => {
-    w.http.setMode(mode);
-    const { task, session } = await launch(w.srv, [{ repositoryId: repos[0].id }], `fail ${mode}`);
-    w.http.setMode("ok");
-    expect(session.state).toBe("failed");
-    expect(session.lastError).toMatchObject({ code, repositoryId: repos[0].id });
-    expect(session.lastError.message).toContain(repos[0].name);
-    expect(session.lastError.message).toContain(task.id);
-    expect(session.lastError.message).toContain(session.id);
-    expect(session.lastError.message).not.toContain(w.token);
-    expect(session.lastError.message).not.toMatch(/\/\/[^/\s]*@/);
-    // No agent was started for it: no agent message, and no process recorded.
-    const msgs = await w.srv.api("GET", `/sessions/${session.id}/messages`);
-    expect(msgs.body.filter((m: any) => m.role !== "user")).toHaveLength(0);
-    expect(w.srv.server.orchestrator.deps.agents.get(session.id)).toBeUndefined();
-    const env = await w.srv.api("GET", `/tasks/${task.id}/environment`);
-    expect(env.body.status).toBe("failed");
-  });
+  ] as const)(
+    "RR-7 refresh answering %s → session failed before any agent, typed lastError with repositoryId, no token or credentialed URL",
+    async (mode, code) => {
+      w.http.setMode(mode);
+      const { task, session } = await launch(w.srv, [{ repositoryId: repos[0].id }], `fail ${mode}`);
+      w.http.setMode("ok");
+      expect(session.state).toBe("failed");
+      expect(session.lastError).toMatchObject({ code, repositoryId: repos[0].id });
+      expect(session.lastError.message).toContain(repos[0].name);
+      expect(session.lastError.message).toContain(task.id);
+      expect(session.lastError.message).toContain(session.id);
+      expect(session.lastError.message).not.toContain(w.token);
+      expect(session.lastError.message).not.toMatch(/\/\/[^/\s]*@/);
+      // No agent was started for it: no agent message, and no process recorded.
+      const msgs = await w.srv.api("GET", `/sessions/${session.id}/messages`);
+      expect(msgs.body.filter((m: any) => m.role !== "user")).toHaveLength(0);
+      expect(w.srv.server.orchestrator.deps.agents.get(session.id)).toBeUndefined();
+      const env = await w.srv.api("GET", `/tasks/${task.id}/environment`);
+      expect(env.body.status).toBe("failed");
+    },
+  );
 
   test("RR-7 a 3-repository task whose 2nd repository fails → no agent started, no worktree left from this attempt", async () => {
     const second = "/acme/two";
     w.http.setRepoMode(second, "500");
-    const { task, session } = await launch(w.srv, repos.map((r) => ({ repositoryId: r.id })), "three repos");
+    const { task, session } = await launch(
+      w.srv,
+      repos.map((r) => ({ repositoryId: r.id })),
+      "three repos",
+    );
     w.http.setRepoMode(second, "ok");
     // The first repository's refresh went through, so its new worktree existed and was undone.
     expect(w.http.fetches("/acme/one", true)).toBe(2);
@@ -61,7 +68,13 @@ describe.each(DATABASES)("RR-7 refresh failures (%s)", (kind) => {
 
   test("WT-3 pullBeforeWorktree off → zero requests to the server during a launch", async () => {
     makeRemoteRepo(w.root, "acme/quiet");
-    const quiet = await addRemote(w.srv, { url: `${w.http.url}/acme/quiet`, provider: "github", credential: { token: w.token }, pullBeforeWorktree: false, name: "quiet" });
+    const quiet = await addRemote(w.srv, {
+      url: `${w.http.url}/acme/quiet`,
+      provider: "github",
+      credential: { token: w.token },
+      pullBeforeWorktree: false,
+      name: "quiet",
+    });
     const before = w.http.requests.length;
     const { session } = await launch(w.srv, [{ repositoryId: quiet.id }], "quiet");
     expect(session.state).toBe("waiting_for_input");

@@ -25,12 +25,22 @@ describe.each(DATABASES)("review comments (%s)", (kind) => {
     await srv?.close();
   });
 
-  const comment = (body: Record<string, unknown>, taskId = t.task.id) => srv.api("POST", `/tasks/${taskId}/comments`, { repositoryId: t.repository.id, ...body });
+  const comment = (body: Record<string, unknown>, taskId = t.task.id) =>
+    srv.api("POST", `/tasks/${taskId}/comments`, { repositoryId: t.repository.id, ...body });
 
   test("issue-11 AC comments: created on the new and the old side, anchored to the line's text and commit", async () => {
     const n = await comment({ path: "src/a.txt", line: 3, body: "Why upper case?" });
     expect(n.status).toBe(201);
-    expect(n.body).toMatchObject({ taskId: t.task.id, repositoryId: t.repository.id, path: "src/a.txt", line: 3, side: "new", state: "open", outdated: false, lineText: "THREE" });
+    expect(n.body).toMatchObject({
+      taskId: t.task.id,
+      repositoryId: t.repository.id,
+      path: "src/a.txt",
+      line: 3,
+      side: "new",
+      state: "open",
+      outdated: false,
+      lineText: "THREE",
+    });
     expect(n.body.commit).toMatch(/^[0-9a-f]{40}$/);
     const o = await comment({ path: "src/a.txt", line: 3, side: "old", body: "The old line was fine" });
     expect(o.status).toBe(201);

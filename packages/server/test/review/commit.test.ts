@@ -34,7 +34,11 @@ describe.each(DATABASES)("commit as the person (%s)", (kind) => {
     const c = r.body.results[0].commit;
     expect(gitSync(t.worktree, "rev-parse", "HEAD").trim()).toBe(c);
     expect(gitSync(t.worktree, "rev-parse", `${c}^`).trim()).toBe(before);
-    expect(gitSync(t.worktree, "diff-tree", "--no-commit-id", "--name-status", "-r", c).trim().split("\n").sort()).toEqual(["A\ta.txt", "D\tkeep.txt", "M\tx.txt"]);
+    expect(gitSync(t.worktree, "diff-tree", "--no-commit-id", "--name-status", "-r", c).trim().split("\n").sort()).toEqual([
+      "A\ta.txt",
+      "D\tkeep.txt",
+      "M\tx.txt",
+    ]);
     expect(gitSync(t.worktree, "log", "-1", "--format=%an <%ae>|%B", c).trim()).toBe("Grove Test <test@grove.invalid>|Person's commit\n\nwith a body");
     expect(gitSync(t.worktree, "status", "--porcelain")).toBe("");
     expect(otherRefs(t.repo.path, t.branch)).toBe(refs);

@@ -24,7 +24,10 @@ describe.each(DATABASES)("RV-8 conflicts: list, send to the agent, continue, abo
   const update = (body: Record<string, unknown> = {}) => srv.api("POST", `/tasks/${t.task.id}/update-from-base`, body);
   const conflicts = () => srv.api("GET", `/tasks/${t.task.id}/conflicts`);
   // LIVE-4: the task's open `conflict` inbox items.
-  const conflictItems = async () => ((await srv.api("GET", "/inbox?state=open")).body as { kind: string; taskId: string; title: string }[]).filter((i) => i.kind === "conflict" && i.taskId === t.task.id);
+  const conflictItems = async () =>
+    ((await srv.api("GET", "/inbox?state=open")).body as { kind: string; taskId: string; title: string }[]).filter(
+      (i) => i.kind === "conflict" && i.taskId === t.task.id,
+    );
   const onMain = (content: string) => {
     writeFileSync(join(t.repo.path, "a.txt"), content);
     t.repo.git("commit", "-qam", "main: a");

@@ -55,7 +55,9 @@ describe.each(DATABASES)("review crash safety (%s)", { timeout: 240_000 }, (kind
     expect(gitSync(repo.path, "rev-parse", `refs/grove/backup/${taskId}/1`).trim()).toBe(head);
     const doctor = (await second.api("GET", "/doctor")).body;
     expect(doctor.ok).toBe(false);
-    expect(doctor.findings).toContainEqual(expect.objectContaining({ kind: "rebase_in_progress", taskId, repositoryId, actual: "rebase", expected: `refs/grove/backup/${taskId}/1` }));
+    expect(doctor.findings).toContainEqual(
+      expect.objectContaining({ kind: "rebase_in_progress", taskId, repositoryId, actual: "rebase", expected: `refs/grove/backup/${taskId}/1` }),
+    );
     const a = await second.api("POST", `/tasks/${taskId}/update-from-base/abort`, { repositoryId });
     expect(a.status).toBe(200);
     expect(gitSync(worktree, "rev-parse", "HEAD").trim()).toBe(head);

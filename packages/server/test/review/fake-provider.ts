@@ -72,21 +72,54 @@ async function readJson(req: IncomingMessage): Promise<any> {
 
 export async function startFakeProvider(kind: FakeKind, token: string, web: string): Promise<FakeProvider> {
   const f: Omit<FakeProvider, "url" | "apiUrl" | "close"> = { prs: [], checks: [], comments: [], issues: [], approved: false, mode: "ok", seen: [] };
-  const ghCheck = (c: FakeCheck) => ({ name: c.name, status: c.state === "pending" ? "in_progress" : "completed", conclusion: c.state === "pending" ? null : c.state, output: { title: c.name, summary: c.summary } });
+  const ghCheck = (c: FakeCheck) => ({
+    name: c.name,
+    status: c.state === "pending" ? "in_progress" : "completed",
+    conclusion: c.state === "pending" ? null : c.state,
+    output: { title: c.name, summary: c.summary },
+  });
   const view = (pr: FakePr): unknown => {
-    if (kind === "github") return { number: pr.number, html_url: `${web}/pull/${pr.number}`, state: pr.state === "open" ? "open" : "closed", merged: pr.state === "merged", draft: pr.draft, head: { sha: pr.sha } };
+    if (kind === "github")
+      return {
+        number: pr.number,
+        html_url: `${web}/pull/${pr.number}`,
+        state: pr.state === "open" ? "open" : "closed",
+        merged: pr.state === "merged",
+        draft: pr.draft,
+        head: { sha: pr.sha },
+      };
     if (kind === "gitlab") {
       const failed = f.checks.some((c) => c.state === "failure");
       const pending = f.checks.some((c) => c.state === "pending");
       const status = f.checks.length === 0 ? undefined : failed ? "failed" : pending ? "running" : "success";
-      return { iid: pr.number, web_url: `${web}/-/merge_requests/${pr.number}`, state: pr.state === "open" ? "opened" : pr.state, draft: pr.draft, sha: pr.sha, head_pipeline: status ? { id: 7, status } : null };
+      return {
+        iid: pr.number,
+        web_url: `${web}/-/merge_requests/${pr.number}`,
+        state: pr.state === "open" ? "opened" : pr.state,
+        draft: pr.draft,
+        sha: pr.sha,
+        head_pipeline: status ? { id: 7, status } : null,
+      };
     }
-    return { pullRequestId: pr.number, status: pr.state === "open" ? "active" : pr.state === "merged" ? "completed" : "abandoned", isDraft: pr.draft, lastMergeSourceCommit: { commitId: pr.sha }, reviewers: f.approved ? [{ vote: 10 }] : [] };
+    return {
+      pullRequestId: pr.number,
+      status: pr.state === "open" ? "active" : pr.state === "merged" ? "completed" : "abandoned",
+      isDraft: pr.draft,
+      lastMergeSourceCommit: { commitId: pr.sha },
+      reviewers: f.approved ? [{ vote: 10 }] : [],
+    };
   };
   const issueView = (i: FakeIssue): unknown =>
     kind === "github"
       ? { number: i.number, title: i.title, body: i.body, html_url: `${web}/issues/${i.number}`, state: i.state, labels: i.labels.map((name) => ({ name })) }
-      : { iid: i.number, title: i.title, description: i.body, web_url: `${web}/-/issues/${i.number}`, state: i.state === "open" ? "opened" : "closed", labels: i.labels };
+      : {
+          iid: i.number,
+          title: i.title,
+          description: i.body,
+          web_url: `${web}/-/issues/${i.number}`,
+          state: i.state === "open" ? "opened" : "closed",
+          labels: i.labels,
+        };
   /** The issues routes of GitHub (`/issues`, `/issues/N/comments`, PATCH) and GitLab (`/issues`, `/issues/N/notes`, PUT). */
   const issueRoute = async (req: IncomingMessage, path: string, query: URLSearchParams): Promise<[number, unknown] | undefined> => {
     const m = req.method ?? "GET";
@@ -95,7 +128,10 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
       if (query.get("state") !== open) return [422, { message: "the fake lists open issues only" }];
       const label = query.get("labels") ?? "";
       // GitHub lists pull requests as issues too (with `pull_request`); the fake lists one to be left out.
-      const prAsIssue = kind === "github" ? [{ number: 999, title: "a pull request", body: "", html_url: `${web}/pull/999`, state: "open", labels: [{ name: label }], pull_request: {} }] : [];
+      const prAsIssue =
+        kind === "github"
+          ? [{ number: 999, title: "a pull request", body: "", html_url: `${web}/pull/999`, state: "open", labels: [{ name: label }], pull_request: {} }]
+          : [];
       return [200, [...f.issues.filter((i) => i.state === "open" && i.labels.includes(label)).map(issueView), ...prAsIssue]];
     }
     const n = /\/issues\/(\d+)(\/(comments|notes))?$/.exec(path);
@@ -123,8 +159,18 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
     if (issueAnswer) return issueAnswer;
     if (m === "GET" && /\/(pulls|merge_requests|pullrequests)$/.test(path)) {
       // The open pull requests from one branch into another, in each provider's query form.
-      const head = kind === "github" ? query.get("head")?.split(":").slice(1).join(":") : kind === "gitlab" ? query.get("source_branch") : query.get("searchCriteria.sourceRefName")?.replace("refs/heads/", "");
-      const base = kind === "github" ? query.get("base") : kind === "gitlab" ? query.get("target_branch") : query.get("searchCriteria.targetRefName")?.replace("refs/heads/", "");
+      const head =
+        kind === "github"
+          ? query.get("head")?.split(":").slice(1).join(":")
+          : kind === "gitlab"
+            ? query.get("source_branch")
+            : query.get("searchCriteria.sourceRefName")?.replace("refs/heads/", "");
+      const base =
+        kind === "github"
+          ? query.get("base")
+          : kind === "gitlab"
+            ? query.get("target_branch")
+            : query.get("searchCriteria.targetRefName")?.replace("refs/heads/", "");
       const open = f.prs.filter((x) => x.state === "open" && x.head === head && x.base === base).map(view);
       return [200, kind === "azure-devops" ? { value: open, count: open.length } : open];
     }
@@ -136,8 +182,26 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
         kind === "github"
           ? { number: n, title: b.title, body: b.body, draft: b.draft === true, head: b.head, base: b.base, state: "open", sha: "" }
           : kind === "gitlab"
-            ? { number: n, title: String(b.title).replace(/^Draft: /, ""), body: b.description, draft: String(b.title).startsWith("Draft: "), head: b.source_branch, base: b.target_branch, state: "open", sha: "" }
-            : { number: n, title: b.title, body: b.description, draft: b.isDraft === true, head: String(b.sourceRefName).replace("refs/heads/", ""), base: String(b.targetRefName).replace("refs/heads/", ""), state: "open", sha: "" };
+            ? {
+                number: n,
+                title: String(b.title).replace(/^Draft: /, ""),
+                body: b.description,
+                draft: String(b.title).startsWith("Draft: "),
+                head: b.source_branch,
+                base: b.target_branch,
+                state: "open",
+                sha: "",
+              }
+            : {
+                number: n,
+                title: b.title,
+                body: b.description,
+                draft: b.isDraft === true,
+                head: String(b.sourceRefName).replace("refs/heads/", ""),
+                base: String(b.targetRefName).replace("refs/heads/", ""),
+                state: "open",
+                sha: "",
+              };
       f.prs.push(created);
       return [201, view(created)];
     }
@@ -147,10 +211,51 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
     if (/\/reviews$/.test(path)) return [200, f.approved ? [{ state: "APPROVED" }] : []];
     if (/pulls\/\d+\/comments$/.test(path)) return [200, f.comments.map((c) => ({ path: c.path, line: c.line, body: c.body, user: { login: "reviewer" } }))];
     if (/\/approvals$/.test(path)) return [200, { approved: f.approved }];
-    if (/merge_requests\/\d+\/pipelines$/.test(path)) return [200, f.checks.some((c) => c.state === "failure") ? [{ id: 7, status: "failed", detailed_status: f.checks.filter((c) => c.state === "failure").map((c) => `${c.name}: ${c.summary}`).join("; ") }] : []];
-    if (/\/discussions$/.test(path)) return [200, f.comments.map((c) => ({ notes: [{ body: c.body, resolvable: true, resolved: c.resolved, position: { new_path: c.path, new_line: c.line }, author: { username: "reviewer" } }] }))];
-    if (/\/statuses$/.test(path)) return [200, { value: f.checks.map((c) => ({ state: c.state === "success" ? "succeeded" : c.state === "failure" ? "failed" : "pending", context: { name: c.name }, description: c.summary })) }];
-    if (/\/threads$/.test(path)) return [200, { value: f.comments.map((c) => ({ status: c.resolved ? "fixed" : "active", threadContext: { filePath: `/${c.path}`, rightFileStart: { line: c.line } }, comments: [{ content: c.body, author: { displayName: "reviewer" } }] })) }];
+    if (/merge_requests\/\d+\/pipelines$/.test(path))
+      return [
+        200,
+        f.checks.some((c) => c.state === "failure")
+          ? [
+              {
+                id: 7,
+                status: "failed",
+                detailed_status: f.checks
+                  .filter((c) => c.state === "failure")
+                  .map((c) => `${c.name}: ${c.summary}`)
+                  .join("; "),
+              },
+            ]
+          : [],
+      ];
+    if (/\/discussions$/.test(path))
+      return [
+        200,
+        f.comments.map((c) => ({
+          notes: [{ body: c.body, resolvable: true, resolved: c.resolved, position: { new_path: c.path, new_line: c.line }, author: { username: "reviewer" } }],
+        })),
+      ];
+    if (/\/statuses$/.test(path))
+      return [
+        200,
+        {
+          value: f.checks.map((c) => ({
+            state: c.state === "success" ? "succeeded" : c.state === "failure" ? "failed" : "pending",
+            context: { name: c.name },
+            description: c.summary,
+          })),
+        },
+      ];
+    if (/\/threads$/.test(path))
+      return [
+        200,
+        {
+          value: f.comments.map((c) => ({
+            status: c.resolved ? "fixed" : "active",
+            threadContext: { filePath: `/${c.path}`, rightFileStart: { line: c.line } },
+            comments: [{ content: c.body, author: { displayName: "reviewer" } }],
+          })),
+        },
+      ];
     return [200, view(p)];
   };
   const server: Server = createServer((req, res) => {
@@ -161,7 +266,8 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
       f.seen.push({ method: req.method ?? "GET", path, authorized: ok, status });
       res.writeHead(status, { "content-type": "application/json", ...headers }).end(body === undefined ? "" : JSON.stringify(body));
     };
-    if (f.mode === "429") return send(429, { message: "rate limited" }, { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 60) });
+    if (f.mode === "429")
+      return send(429, { message: "rate limited" }, { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 60) });
     if (!ok || f.mode === "401") return send(401, { message: "Bad credentials" });
     if (f.mode === "404") return send(404, { message: "Not Found" });
     if (f.mode === "422" && req.method === "POST") return send(422, { message: "A pull request already exists" });
@@ -179,9 +285,10 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
   return Object.assign(f, {
     url,
     apiUrl: kind === "gitlab" ? `${url}/api/v4` : url,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   }) as FakeProvider;
 }

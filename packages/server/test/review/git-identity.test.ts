@@ -27,7 +27,16 @@ describe("REV-2 git identity of the person's commits", () => {
   });
 
   async function serve(home: string, fakeHome: string, extra: Record<string, string> = {}) {
-    child = await spawnServer({ GROVE_HOME: home, HOME: fakeHome, XDG_CONFIG_HOME: join(fakeHome, ".config"), GIT_CONFIG_GLOBAL: undefined, GIT_CONFIG_NOSYSTEM: "1", GROVE_GIT_AUTHOR_NAME: undefined, GROVE_GIT_AUTHOR_EMAIL: undefined, ...extra });
+    child = await spawnServer({
+      GROVE_HOME: home,
+      HOME: fakeHome,
+      XDG_CONFIG_HOME: join(fakeHome, ".config"),
+      GIT_CONFIG_GLOBAL: undefined,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GROVE_GIT_AUTHOR_NAME: undefined,
+      GROVE_GIT_AUTHOR_EMAIL: undefined,
+      ...extra,
+    });
     return apiClient(child.url);
   }
 
@@ -67,7 +76,9 @@ describe("REV-2 git identity of the person's commits", () => {
     api = await serve(home, fakeHome, { GROVE_GIT_AUTHOR_NAME: "Pat Person", GROVE_GIT_AUTHOR_EMAIL: "pat@example.com" });
     const ok = await api("POST", `/tasks/${t.body.id}/commit`, { message: "mine" });
     expect(ok.status).toBe(201);
-    expect(repo.git("log", "-1", "--format=%an <%ae> / %cn <%ce> / %s", branch).trim()).toBe("Pat Person <pat@example.com> / Pat Person <pat@example.com> / mine");
+    expect(repo.git("log", "-1", "--format=%an <%ae> / %cn <%ce> / %s", branch).trim()).toBe(
+      "Pat Person <pat@example.com> / Pat Person <pat@example.com> / mine",
+    );
     expect(existsSync(join(wt.worktreePath, "mine.txt"))).toBe(true);
   });
 });

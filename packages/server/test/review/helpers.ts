@@ -21,7 +21,10 @@ export async function reviewTask(srv: TestServer, opts: { files?: Record<string,
 /** The agent's text of a session, all messages joined. */
 export async function agentText(srv: TestServer, sessionId: string): Promise<string> {
   const msgs = (await srv.api("GET", `/sessions/${sessionId}/messages`)).body as { role: string; text: string }[];
-  return msgs.filter((m) => m.role === "agent").map((m) => m.text).join("\n");
+  return msgs
+    .filter((m) => m.role === "agent")
+    .map((m) => m.text)
+    .join("\n");
 }
 
 /**
@@ -30,7 +33,8 @@ export async function agentText(srv: TestServer, sessionId: string): Promise<str
  */
 export function snapshot(worktree: string): { head: string; index: string; files: string; status: string } {
   const env = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C" };
-  const g = (args: string[], extra: Record<string, string> = {}) => execFileSync("git", args, { cwd: worktree, env: { ...env, ...extra }, encoding: "utf8" }).trim();
+  const g = (args: string[], extra: Record<string, string> = {}) =>
+    execFileSync("git", args, { cwd: worktree, env: { ...env, ...extra }, encoding: "utf8" }).trim();
   const head = g(["rev-parse", "HEAD"]);
   const index = g(["write-tree"]);
   // The working tree through a throw-away index: every file, untracked included, as git would store it.

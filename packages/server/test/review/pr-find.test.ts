@@ -3,7 +3,11 @@ import { parseRemoteUrl } from "../../src/providers/url.js";
 import { pullRequestApi } from "../../src/providers/pull-request-registry.js";
 import { startFakeProvider, type FakeKind } from "./fake-provider.js";
 
-const LOCS: Record<FakeKind, { owner: string; name: string }> = { github: { owner: "acme", name: "widget" }, gitlab: { owner: "grp/sub", name: "widget" }, "azure-devops": { owner: "org/proj", name: "widget" } };
+const LOCS: Record<FakeKind, { owner: string; name: string }> = {
+  github: { owner: "acme", name: "widget" },
+  gitlab: { owner: "grp/sub", name: "widget" },
+  "azure-devops": { owner: "org/proj", name: "widget" },
+};
 
 /**
  * REV-3: the lookup that makes pull-request creation idempotent asks each provider for the open
@@ -15,7 +19,11 @@ describe.each(["github", "gitlab", "azure-devops"] as FakeKind[])("open pull req
     const fake = await startFakeProvider(kind, "t0ken", "http://web.invalid");
     try {
       const api = pullRequestApi(kind)!;
-      const target = { apiUrl: fake.apiUrl, loc: { host: "127.0.0.1", ...LOCS[kind] }, url: parseRemoteUrl(`${fake.url}/${LOCS[kind].owner}/${LOCS[kind].name}`) };
+      const target = {
+        apiUrl: fake.apiUrl,
+        loc: { host: "127.0.0.1", ...LOCS[kind] },
+        url: parseRemoteUrl(`${fake.url}/${LOCS[kind].owner}/${LOCS[kind].name}`),
+      };
       fake.prs.push({ number: 7, title: "x", body: "", draft: false, head: "other", base: "main", state: "open", sha: "s1" });
       fake.prs.push({ number: 9, title: "y", body: "", draft: true, head: "grove/task-1", base: "main", state: "open", sha: "s2" });
       const find = async (head: string) => {

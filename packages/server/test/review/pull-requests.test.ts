@@ -79,7 +79,10 @@ describe.each(CASES)("pull requests (%s, %s)", (kind, provider) => {
   });
 
   test("issue-11 AC PR: feedback prompt contains the failed check's summary and the review comment", async () => {
-    fake.comments = [{ path: "f.txt", line: 1, body: "Please rename F", resolved: false }, { path: "f.txt", line: 1, body: "Already fixed", resolved: true }];
+    fake.comments = [
+      { path: "f.txt", line: 1, body: "Please rename F", resolved: false },
+      { path: "f.txt", line: 1, body: "Already fixed", resolved: true },
+    ];
     const r = await api("POST", `/tasks/${task.id}/pull-requests/feedback`, { sessionId: session.id });
     expect(r.status).toBe(202);
     await waitForSession(w.srv.api, session.id, ["waiting_for_input"]);
@@ -100,7 +103,11 @@ describe.each(CASES)("pull requests (%s, %s)", (kind, provider) => {
   });
 
   test("issue-11 AC PR: 401/404/422/rate limit answers are typed, credential-free errors scoped to task and repository", async () => {
-    for (const [mode, code, status] of [["401", "provider_auth_failed", 502], ["404", "provider_not_found", 502], ["429", "provider_rate_limited", 429]] as const) {
+    for (const [mode, code, status] of [
+      ["401", "provider_auth_failed", 502],
+      ["404", "provider_not_found", 502],
+      ["429", "provider_rate_limited", 429],
+    ] as const) {
       fake.mode = mode;
       const r = await api("POST", `/tasks/${task.id}/pull-requests/refresh`);
       expect(r.status).toBe(status);
@@ -150,7 +157,9 @@ describe.each(CASES)("pull requests (%s, %s)", (kind, provider) => {
       const c = new pg.Client({ connectionString: w.srv.databaseUrl });
       await c.connect();
       try {
-        const cols = await c.query("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND data_type IN ('text', 'character varying')");
+        const cols = await c.query(
+          "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND data_type IN ('text', 'character varying')",
+        );
         for (const { table_name, column_name } of cols.rows) {
           const hit = await c.query(`SELECT count(*)::int AS n FROM "${table_name}" WHERE "${column_name}" LIKE $1`, [`%${w.token}%`]);
           expect(hit.rows[0].n, `${table_name}.${column_name}`).toBe(0);

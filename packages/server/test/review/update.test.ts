@@ -108,7 +108,9 @@ describe.each(DATABASES)("update from base (%s)", (kind) => {
     expect(a.status).toBe(200);
     expect(a.body.results[0]).toMatchObject({ outcome: "aborted", commit: before.head });
     expect(snapshot(t.worktree)).toEqual(before);
-    expect((await srv.api("POST", `/tasks/${t.task.id}/update-from-base/abort`, { repositoryId: t.repository.id })).body.error.code).toBe("update_not_in_progress");
+    expect((await srv.api("POST", `/tasks/${t.task.id}/update-from-base/abort`, { repositoryId: t.repository.id })).body.error.code).toBe(
+      "update_not_in_progress",
+    );
   });
 
   test("issue-11 update: merge mode makes a merge commit with the base as second parent", async () => {

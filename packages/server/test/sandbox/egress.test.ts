@@ -101,7 +101,14 @@ describe.each(DATABASES)("SBX-2 egress through Grove's proxy only (%s)", (kind) 
     // One curl, three URLs: curl reuses its connection to the proxy for each of them.
     const msgs = await turn(srv, s.body.id, `run curl -sS -m 10 -w '[%{http_code} %{num_connects}]\\n' ${base}/one ${base}/two http://example.com/three`);
     const [r] = runResults(msgs);
-    expect(r!.output.split("\n")).toEqual(["fake-api says hi to /one", "[200 1]", "fake-api says hi to /two", "[200 0]", "blocked by Grove's sandbox: example.com:80 is not on this agent's allow-list", "[403 0]"]);
+    expect(r!.output.split("\n")).toEqual([
+      "fake-api says hi to /one",
+      "[200 1]",
+      "fake-api says hi to /two",
+      "[200 0]",
+      "blocked by Grove's sandbox: example.com:80 is not on this agent's allow-list",
+      "[403 0]",
+    ]);
     expect(api.hits).toEqual(["GET /one", "GET /two"]);
     expect(blockedNotes(msgs)).toEqual(["example.com:80"]);
   });
@@ -113,7 +120,11 @@ describe.each(DATABASES)("SBX-2 egress through Grove's proxy only (%s)", (kind) 
     cleanups.push(() => repo.cleanup());
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "" });
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
-    const msgs = await turn(srv, s.body.id, [`run curl -sS -f -m 10 http://127.0.0.1:${api.port}/x`, "run curl -sS -f -m 10 https://registry.npmjs.org/"].join("\n"));
+    const msgs = await turn(
+      srv,
+      s.body.id,
+      [`run curl -sS -f -m 10 http://127.0.0.1:${api.port}/x`, "run curl -sS -f -m 10 https://registry.npmjs.org/"].join("\n"),
+    );
     expect(runResults(msgs).map((x) => x.code === 0)).toEqual([false, false]);
     expect(api.hits).toEqual([]);
     expect(blockedNotes(msgs)).toEqual([`127.0.0.1:${api.port}`, "registry.npmjs.org:443"]);

@@ -54,7 +54,24 @@ describe.skipIf(!bwrap)("a bridge's hiddenInWorkspace directories", () => {
 
     // A workspace without the directory gets none made.
     rmSync(join(wt, ".gemini"), { recursive: true });
-    const r2 = spawnSync(bwrap!, [...mountPlan({ groveHome: home, personHome: undefined, agentDir: join(home, "agents", "gemini"), agentHome: join(home, "agents", "gemini", "home"), cwd: wt, worktrees: [], options: { writable: [wt] }, hiddenInWorkspace: [".gemini"] }), "--", "/bin/true"], { encoding: "utf8" });
+    const r2 = spawnSync(
+      bwrap!,
+      [
+        ...mountPlan({
+          groveHome: home,
+          personHome: undefined,
+          agentDir: join(home, "agents", "gemini"),
+          agentHome: join(home, "agents", "gemini", "home"),
+          cwd: wt,
+          worktrees: [],
+          options: { writable: [wt] },
+          hiddenInWorkspace: [".gemini"],
+        }),
+        "--",
+        "/bin/true",
+      ],
+      { encoding: "utf8" },
+    );
     expect(r2.status, r2.stderr).toBe(0);
     expect(existsSync(join(wt, ".gemini"))).toBe(false);
   });

@@ -27,7 +27,7 @@ describe.skipIf(!bwrap)("the agent's program under /tmp", () => {
     mkdirSync(join(root, "node_modules"), { recursive: true });
     mkdirSync(join(root, "packages", "dist"), { recursive: true });
     const prog = join(root, "packages", "dist", "agent.sh");
-    writeFileSync(prog, "#!/bin/sh\necho program-ran\ncat \"$1\" 2>/dev/null && echo SECRET-VISIBLE\nexit 0\n");
+    writeFileSync(prog, '#!/bin/sh\necho program-ran\ncat "$1" 2>/dev/null && echo SECRET-VISIBLE\nexit 0\n');
     chmodSync(prog, 0o755);
     const home = join(root, ".grove-test", "home");
     mkdirSync(join(home, "agents", "a", "home"), { recursive: true });
@@ -36,7 +36,16 @@ describe.skipIf(!bwrap)("the agent's program under /tmp", () => {
     mkdirSync(work);
 
     expect(programRoots(["/usr/bin/node", prog])).toEqual([root]);
-    const plan = mountPlan({ groveHome: home, personHome: undefined, agentDir: join(home, "agents", "a"), agentHome: join(home, "agents", "a", "home"), cwd: work, worktrees: [], options: {}, program: ["/bin/sh", prog] });
+    const plan = mountPlan({
+      groveHome: home,
+      personHome: undefined,
+      agentDir: join(home, "agents", "a"),
+      agentHome: join(home, "agents", "a", "home"),
+      cwd: work,
+      worktrees: [],
+      options: {},
+      program: ["/bin/sh", prog],
+    });
     const r = spawnSync(bwrap!, [...plan, "--", prog, join(home, "credential.key")], { encoding: "utf8" });
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain("program-ran");

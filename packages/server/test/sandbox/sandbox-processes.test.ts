@@ -77,7 +77,11 @@ describe.each(DATABASES)("SBX-1 SEC-7 every process of a sandbox dies with it (%
     for (const argv of argvs) await waitFor(() => pidsRunning(argv).length === 1, `${argv.join(" ")} running`);
     const a = await srv.api("POST", `/tasks/${task.id}/archive`);
     expect(a.status).toBe(202);
-    await waitFor(async () => (await srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body.find((j: any) => j.id === a.body.jobId)?.state === "succeeded", "archive done", 30_000);
+    await waitFor(
+      async () => (await srv.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body.find((j: any) => j.id === a.body.jobId)?.state === "succeeded",
+      "archive done",
+      30_000,
+    );
     expect(argvs.map((argv) => pidsRunning(argv).length)).toEqual([0, 0, 0]);
   });
 });

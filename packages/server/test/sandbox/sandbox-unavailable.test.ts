@@ -12,7 +12,14 @@ import { runResults, turn } from "./helpers.js";
 /** A real (not the built-in scripted) agent: the scripted program under a profile of its own. */
 function agentsJson(home: string, extra: Record<string, unknown>[] = []): void {
   const s = scriptedAgentCommand();
-  const profile = (name: string, more: Record<string, unknown> = {}) => ({ name, command: s.command, args: s.args, env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", name) }, permissionPolicy: "auto_approve", ...more });
+  const profile = (name: string, more: Record<string, unknown> = {}) => ({
+    name,
+    command: s.command,
+    args: s.args,
+    env: { GROVE_SCRIPTED_STATE_DIR: join(home, "agents", name) },
+    permissionPolicy: "auto_approve",
+    ...more,
+  });
   writeFileSync(join(home, "agents.json"), JSON.stringify({ agents: [profile("mine"), profile("loose", { sandbox: "off" }), ...extra] }));
 }
 

@@ -115,7 +115,11 @@ describe.each(DATABASES)("SBX-1 SBX-2 the scripted agent runs confined (%s)", (k
     const wt = (...a: string[]) => gitSync(mine.worktree, ...a);
     expect(wt("log", "-1", "--format=%s").trim()).toBe("agent commit");
     const changes = (await srv.api("GET", `/tasks/${mine.task.id}/changes`)).body.repositories[0];
-    const status = wt("status", "--porcelain=v1", "-uall").split("\n").filter(Boolean).map((l) => l.slice(3)).sort();
+    const status = wt("status", "--porcelain=v1", "-uall")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.slice(3))
+      .sort();
     expect(changes.files.map((f: any) => f.path).sort()).toEqual(expect.arrayContaining(status));
     expect(changes.ahead).toBe(Number(wt("rev-list", "--count", `main..HEAD`).trim()));
     expect(status).toEqual(["answer.txt", "later.txt"]);

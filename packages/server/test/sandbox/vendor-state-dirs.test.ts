@@ -23,7 +23,16 @@ describe("SBX-1 a vendor state dir the agent's environment names is writable in 
   it("SBX-1: CODEX_HOME outside GROVE_HOME is bound; GROVE_HOME, a dir in it, the person's home, its ancestors, a dir holding a session's git dir, a missing or relative path are not; a profile with no bridge binds none", () => {
     const own = dir("person", ".codex");
     expect(dirsFor(own)).toEqual([own]);
-    for (const refused of [groveHome, dir("person", ".grove", "agents", "codex"), personHome, root, "/", join(root, "work", "repo"), join(root, "missing"), "relative/dir"]) {
+    for (const refused of [
+      groveHome,
+      dir("person", ".grove", "agents", "codex"),
+      personHome,
+      root,
+      "/",
+      join(root, "work", "repo"),
+      join(root, "missing"),
+      "relative/dir",
+    ]) {
       expect(dirsFor(refused), refused).toEqual([]);
     }
     expect(dirsFor(own, scripted)).toEqual([]);

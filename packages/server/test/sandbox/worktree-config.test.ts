@@ -20,7 +20,11 @@ describe.each(DATABASES)("SBX-4.6 a repository with per-worktree config (%s)", (
   it("SBX-4.6 the agent cannot write its worktree's config.worktree: a planted clean filter never runs in Grove's Changes, diff or commit; the agent's own git still works", async () => {
     const person = await personHome();
     cleanups.push(() => rm(person.home, { recursive: true, force: true }));
-    const srv = await startTestServer(kind, undefined, { HOME: person.home, GROVE_GIT_AUTHOR_NAME: "Person", GROVE_GIT_AUTHOR_EMAIL: "person@example.invalid" });
+    const srv = await startTestServer(kind, undefined, {
+      HOME: person.home,
+      GROVE_GIT_AUTHOR_NAME: "Person",
+      GROVE_GIT_AUTHOR_EMAIL: "person@example.invalid",
+    });
     cleanups.push(() => srv.close());
     const repo = await makeRepo({ files: { "a.txt": "one\n" }, name: "wtconfig" });
     cleanups.push(() => repo.cleanup());
@@ -60,7 +64,12 @@ describe.each(DATABASES)("SBX-4.6 a repository with per-worktree config (%s)", (
     const work = await turn(
       srv,
       s.body.id,
-      ["write a.txt changed by the agent", "run git add -A && git commit -q -m 'agent commit' && git log -1 --format=%s", "write .gitattributes * filter=pwn", "write b.txt uncommitted"].join("\n"),
+      [
+        "write a.txt changed by the agent",
+        "run git add -A && git commit -q -m 'agent commit' && git log -1 --format=%s",
+        "write .gitattributes * filter=pwn",
+        "write b.txt uncommitted",
+      ].join("\n"),
     );
     expect(runResults(work).map((x) => x.output)).toEqual(["agent commit"]);
     const changes = await srv.api("GET", `/tasks/${task.id}/changes`);

@@ -21,7 +21,10 @@ interface Proc {
 function stat(pid: number): Proc | null {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = text.slice(text.lastIndexOf(")") + 1).trim().split(/\s+/);
+    const f = text
+      .slice(text.lastIndexOf(")") + 1)
+      .trim()
+      .split(/\s+/);
     if (f[0] === "Z") return null;
     return { pid, pgrp: Number(f[2]), startTime: f[19]!, comm: text.slice(text.indexOf("(") + 1, text.lastIndexOf(")")) };
   } catch {
@@ -46,7 +49,13 @@ function processesUnder(dir: string): number[] {
 
 /** The `sleep 900` an agent of the `spawner` profile started in its workspace, as (pid, start time). */
 async function spawnedSleep(workspace: string): Promise<Proc> {
-  return waitFor(() => processesUnder(workspace).map(stat).find((p): p is Proc => p?.comm === "sleep"), `the agent's sleep in ${workspace}`);
+  return waitFor(
+    () =>
+      processesUnder(workspace)
+        .map(stat)
+        .find((p): p is Proc => p?.comm === "sleep"),
+    `the agent's sleep in ${workspace}`,
+  );
 }
 
 /**
@@ -93,7 +102,9 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
-  it(`SEC-7: an agent's long-lived child dies after kill -9 + restart and after archive; ${CYCLES * TASKS_PER_CYCLE} rounds, 0 survivors; a reused pid is never signalled`, { timeout: 240_000 }, async () => {
+  it(`SEC-7: an agent's long-lived child dies after kill -9 + restart and after archive; ${CYCLES * TASKS_PER_CYCLE} rounds, 0 survivors; a reused pid is never signalled`, {
+    timeout: 240_000,
+  }, async () => {
     const db = await freshDatabase(kind);
     cleanups.push(async () => {
       await db.drop();
@@ -128,7 +139,12 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
           expect(s.status, JSON.stringify(s.body)).toBe(201);
           expect(s.body.state).toBe("waiting_for_input");
           const ws = (await api("GET", `/sessions/${s.body.id}/workspace`)).body;
-          return { taskId: t.body.id as string, sessionId: s.body.id as string, workspace: ws.workspacePath as string, sleep: await spawnedSleep(ws.workspacePath) };
+          return {
+            taskId: t.body.id as string,
+            sessionId: s.body.id as string,
+            workspace: ws.workspacePath as string,
+            sleep: await spawnedSleep(ws.workspacePath),
+          };
         }),
       );
       server.child.kill("SIGKILL");
@@ -136,7 +152,13 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
       // The crash left the tools running (that is what recovery must clean up).
       for (const x of rounds) expect(isSameProcess(x.sleep.pid, x.sleep.startTime)).toBe(true);
       const store = await openStore({ home: db.home, ...(db.databaseUrl ? { databaseUrl: db.databaseUrl } : {}) });
-      await store.upsertAgentProcess({ sessionId: `ses_reused_${cycle}`, runnerId, pid: bystander.pid, startTime: String(BigInt(bystander.startTime) - 1n - BigInt(cycle)), createdAt: new Date().toISOString() });
+      await store.upsertAgentProcess({
+        sessionId: `ses_reused_${cycle}`,
+        runnerId,
+        pid: bystander.pid,
+        startTime: String(BigInt(bystander.startTime) - 1n - BigInt(cycle)),
+        createdAt: new Date().toISOString(),
+      });
       await store.close();
       server = await spawnIt();
       api = apiClient(server.url);
@@ -190,7 +212,13 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
     const now = new Date().toISOString();
     await deps.store.upsertAgentProcess({ sessionId: s1.body.id, runnerId: deps.runnerId, pid: leader.pid!, startTime: leaderStart, createdAt: now });
     const bystander = await stranger(cleanups);
-    await deps.store.upsertAgentProcess({ sessionId: s2.body.id, runnerId: deps.runnerId, pid: bystander.pid, startTime: String(BigInt(bystander.startTime) - 7n), createdAt: now });
+    await deps.store.upsertAgentProcess({
+      sessionId: s2.body.id,
+      runnerId: deps.runnerId,
+      pid: bystander.pid,
+      startTime: String(BigInt(bystander.startTime) - 7n),
+      createdAt: now,
+    });
 
     const a = await srv.api("POST", `/tasks/${t.body.id}/archive`);
     const job = await waitForJob(srv.api, t.body.id, a.body.jobId, ["succeeded", "failed", "retry_wait"]);
@@ -218,10 +246,22 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
       await new Promise((res) => leader.once("spawn", res));
       cleanups.push(async () => process.kill(-leader.pid!, "SIGKILL"));
       const leaderStart = readStartTime(leader.pid!)!;
-      const child = await waitFor(() => processesUnder(ws).map(stat).find((p): p is Proc => p?.comm === "sleep" && p.pgrp === leader.pid), "the orphan's child");
+      const child = await waitFor(
+        () =>
+          processesUnder(ws)
+            .map(stat)
+            .find((p): p is Proc => p?.comm === "sleep" && p.pgrp === leader.pid),
+        "the orphan's child",
+      );
       leader.stdin!.end();
       await new Promise((res) => leader.once("exit", res));
-      await deps.store.upsertAgentProcess({ sessionId, runnerId: deps.runnerId, pid: leader.pid!, startTime: leaderStart, createdAt: new Date().toISOString() });
+      await deps.store.upsertAgentProcess({
+        sessionId,
+        runnerId: deps.runnerId,
+        pid: leader.pid!,
+        startTime: leaderStart,
+        createdAt: new Date().toISOString(),
+      });
       return child;
     };
     const deleted = await orphanOf(s1.body.id);

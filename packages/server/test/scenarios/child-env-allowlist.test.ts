@@ -107,7 +107,9 @@ describe.each(DATABASES)("SEC-7 children get an allow-listed environment (%s)", 
     // SBX-1/SBX-2: a confined agent's own HOME and tmp, the proxy variables, no ssh agent.
     const sandboxed = (name: string) => sandboxEnv(join(db.home, "agents", name, "home"));
     const base = [...given.keys()].filter(isAllowedByDefault).filter((k) => !(k in sandboxed("scripted")));
-    const sandboxKeys = Object.entries(sandboxed("scripted")).filter(([, v]) => v !== undefined).map(([k]) => k);
+    const sandboxKeys = Object.entries(sandboxed("scripted"))
+      .filter(([, v]) => v !== undefined)
+      .map(([k]) => k);
     expect(base).toContain("PATH");
 
     // The default agent: the base allow-list of what the server had, plus its profile's env. Nothing else.

@@ -27,14 +27,22 @@ describe.each(DATABASES)("agent crashes, cancel and resume (%s)", (kind) => {
     expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "read before.txt" })).status).toBe(202);
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
     const msgs = (await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string; text: string }[];
-    expect(msgs.filter((m) => m.role === "agent").map((m) => m.text).join("\n")).toContain("kept");
+    expect(
+      msgs
+        .filter((m) => m.role === "agent")
+        .map((m) => m.text)
+        .join("\n"),
+    ).toContain("kept");
   });
 
   it("SES-1: a second prompt while a turn runs → 409 session_busy; cancel ends the turn and the session waits again", async () => {
     const srv = await perFile.start();
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say start\nsleep 30000\nwrite late.txt never" });
-    await waitFor(async () => ((await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string }[]).some((m) => m.role === "agent"), "the turn to start");
+    await waitFor(
+      async () => ((await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string }[]).some((m) => m.role === "agent"),
+      "the turn to start",
+    );
     const busy = await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say again" });
     expect(busy.status).toBe(409);
     expect(busy.body.error.code).toBe("session_busy");

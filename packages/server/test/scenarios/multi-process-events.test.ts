@@ -17,11 +17,19 @@ async function twoRunners(cleanups: (() => Promise<unknown>)[]): Promise<{ a: Te
     await db.drop();
     await rm(db.home, { recursive: true, force: true });
   });
-  const a = await startTestServer("postgres", { home: db.home, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_a", GROVE_CLUSTER_SECRET: CLUSTER_SECRET });
+  const a = await startTestServer(
+    "postgres",
+    { home: db.home, databaseUrl: db.databaseUrl },
+    { GROVE_RUNNER_ID: "runner_a", GROVE_CLUSTER_SECRET: CLUSTER_SECRET },
+  );
   cleanups.push(() => a.stop());
   const homeB = await tempHome();
   cleanups.push(() => rm(homeB, { recursive: true, force: true }));
-  const b = await startTestServer("postgres", { home: homeB, databaseUrl: db.databaseUrl }, { GROVE_RUNNER_ID: "runner_b", GROVE_CLUSTER_SECRET: CLUSTER_SECRET });
+  const b = await startTestServer(
+    "postgres",
+    { home: homeB, databaseUrl: db.databaseUrl },
+    { GROVE_RUNNER_ID: "runner_b", GROVE_CLUSTER_SECRET: CLUSTER_SECRET },
+  );
   cleanups.push(() => b.stop());
   return { a, b };
 }
@@ -87,11 +95,15 @@ describe("ST-3 LC-3 an archive stops the agents of every server process sharing 
 
     const archive = await b.api("POST", `/tasks/${task.id}/archive`);
     expect(archive.status).toBe(202);
-    const job = await waitFor(async () => {
-      const jobs = (await a.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { id: string; state: string; lastError: string | null }[];
-      const j = jobs.find((x) => x.id === archive.body.jobId);
-      return j && ["succeeded", "failed", "retry_wait"].includes(j.state) ? j : undefined;
-    }, "the archive job", 20_000);
+    const job = await waitFor(
+      async () => {
+        const jobs = (await a.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body as { id: string; state: string; lastError: string | null }[];
+        const j = jobs.find((x) => x.id === archive.body.jobId);
+        return j && ["succeeded", "failed", "retry_wait"].includes(j.state) ? j : undefined;
+      },
+      "the archive job",
+      20_000,
+    );
     expect(job).toMatchObject({ state: "succeeded", lastError: null });
     const alive = (pid: number) => {
       try {

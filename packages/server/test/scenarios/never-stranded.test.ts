@@ -151,7 +151,11 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
     const c = await srv.api("GET", `/tasks/${task.id}/changes`);
     expect(c.status).toBe(200);
     expect(c.body.repositories).toHaveLength(1);
-    expect(c.body.repositories[0]).toMatchObject({ status: "missing", errorCode: "workspace_missing", action: expect.stringContaining(`grove task restore ${task.id}`) });
+    expect(c.body.repositories[0]).toMatchObject({
+      status: "missing",
+      errorCode: "workspace_missing",
+      action: expect.stringContaining(`grove task restore ${task.id}`),
+    });
     expect(JSON.stringify(c.body)).not.toMatch(/spawn|ENOENT/);
 
     // An inventory-only row (no worktree tuple) for a second repository: reported, not dropped.
@@ -160,7 +164,11 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
     expect(r2.status).toBe(201);
     const deps = srv.server.orchestrator.deps;
     const env = await deps.store.getEnvironmentByTask(task.id);
-    await deps.store.mergeEnvironmentRepos(env!.id, [{ repositoryId: r2.body.id, branchSlug: "", baseBranch: "main", position: 1, errorMessage: null }], deps.now());
+    await deps.store.mergeEnvironmentRepos(
+      env!.id,
+      [{ repositoryId: r2.body.id, branchSlug: "", baseBranch: "main", position: 1, errorMessage: null }],
+      deps.now(),
+    );
     const c2 = (await srv.api("GET", `/tasks/${task.id}/changes`)).body;
     expect(c2.repositories.map((r: any) => r.status)).toEqual(["missing", "no_identity"]);
     expect(c2.repositories[1]).toMatchObject({ repositoryId: r2.body.id, errorCode: "workspace_missing", files: [] });

@@ -12,7 +12,10 @@ const START = resolve(import.meta.dirname, "..", "..", "..", "..", "scripts", "s
 /** `npm start`'s own script as a child process; resolves with its exit code and output. */
 function npmStart(env: Record<string, string | undefined>): Promise<{ code: number | null; out: string }> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, [START], { env: { ...process.env, GROVE_PORT: "0", GROVE_HOST: "127.0.0.1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [START], {
+      env: { ...process.env, GROVE_PORT: "0", GROVE_HOST: "127.0.0.1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (out += d.toString()));

@@ -64,8 +64,16 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     expect(p.status).toBe(202);
     await waitForSession(api, sid, ["waiting_for_input"]);
     const msgs = (await api("GET", `/sessions/${sid}/messages`)).body as { role: string; text: string }[];
-    expect(msgs.filter((m) => m.role === "agent").map((m) => m.text).join("\n")).toContain("hello again");
-    const log = readFileSync(join(db.home, "logs", `${sid}.acp.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(
+      msgs
+        .filter((m) => m.role === "agent")
+        .map((m) => m.text)
+        .join("\n"),
+    ).toContain("hello again");
+    const log = readFileSync(join(db.home, "logs", `${sid}.acp.jsonl`), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const load = log.find((f) => f.dir === "out" && f.msg?.method === "session/load");
     expect(load?.msg.params.cwd).toBe(before.workspacePath);
     expect(load?.msg.params.sessionId).toBeTruthy();
@@ -79,7 +87,10 @@ describe.each(DATABASES)("restart (%s)", (kind) => {
     // An agent like an `npx → sh → node` tree: its shell outlives the ACP process when the client goes away.
     const { command, args } = scriptedAgentCommand();
     const shellLine = [command, ...args].map((a) => `'${a}'`).join(" ") + "; sleep 600";
-    writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "stubborn", command: "/bin/sh", args: ["-c", shellLine], permissionPolicy: "auto_approve", sandbox: "off" }] }));
+    writeFileSync(
+      join(db.home, "agents.json"),
+      JSON.stringify({ agents: [{ name: "stubborn", command: "/bin/sh", args: ["-c", shellLine], permissionPolicy: "auto_approve", sandbox: "off" }] }),
+    );
     const { server: first, api } = await db.start();
     const repo = await makeRepo();
     cleanups.push(repo.cleanup);
@@ -146,7 +157,9 @@ describe.each(DATABASES)("interrupted launch (%s)", (kind) => {
     const t = await api("POST", "/tasks", { title: "Interrupted", repositories: [{ repositoryId: r.body.id }] });
     await expect(api("POST", `/tasks/${t.body.id}/sessions`, {})).rejects.toThrow();
     expect((await faulty.exited).code).toBe(137);
-    const worktreesAfterCrash = gitSync(repo.path, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
+    const worktreesAfterCrash = gitSync(repo.path, "worktree", "list", "--porcelain")
+      .split("\n")
+      .filter((l) => l.startsWith("worktree "));
     expect(worktreesAfterCrash).toHaveLength(2);
 
     ({ api } = await db.start());
@@ -161,7 +174,11 @@ describe.each(DATABASES)("interrupted launch (%s)", (kind) => {
     await waitForSession(api, again.body.id, ["waiting_for_input"]);
     const ws = (await api("GET", `/sessions/${again.body.id}/workspace`)).body;
     expect(`worktree ${ws.workspacePath}`).toBe(worktreesAfterCrash[1]);
-    expect(gitSync(repo.path, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "))).toEqual(worktreesAfterCrash);
+    expect(
+      gitSync(repo.path, "worktree", "list", "--porcelain")
+        .split("\n")
+        .filter((l) => l.startsWith("worktree ")),
+    ).toEqual(worktreesAfterCrash);
     expect(readFileSync(join(ws.workspacePath, "proof.txt"), "utf8")).toBe("adopted");
   });
   it("SEC-4 WT-7 WT-8: kill during a failed launch's rollback (row gone, worktree not yet) → the retry adopts the worktree and succeeds", async () => {
@@ -174,13 +191,19 @@ describe.each(DATABASES)("interrupted launch (%s)", (kind) => {
     let api = apiClient(faulty.url);
     const ra = await api("POST", "/repositories", { path: a.path, name: "first" });
     const rb = await api("POST", "/repositories", { path: b.path, name: "second" });
-    const t = await api("POST", "/tasks", { title: "Rollback crash", repositories: [{ repositoryId: ra.body.id }, { repositoryId: rb.body.id, baseBranch: "feature" }] });
+    const t = await api("POST", "/tasks", {
+      title: "Rollback crash",
+      repositories: [{ repositoryId: ra.body.id }, { repositoryId: rb.body.id, baseBranch: "feature" }],
+    });
     expect(t.status).toBe(201);
     const featureTip = b.git("rev-parse", "feature").trim();
     b.git("branch", "-D", "feature"); // the second slot fails, the first slot's worktree is rolled back
     await expect(api("POST", `/tasks/${t.body.id}/sessions`, {})).rejects.toThrow();
     expect((await faulty.exited).code).toBe(137);
-    const left = a.git("worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
+    const left = a
+      .git("worktree", "list", "--porcelain")
+      .split("\n")
+      .filter((l) => l.startsWith("worktree "));
     expect(left).toHaveLength(2); // the first slot's worktree survived the crash, without its row
 
     ({ api } = await db.start());
@@ -190,6 +213,11 @@ describe.each(DATABASES)("interrupted launch (%s)", (kind) => {
     expect(again.body.state).toBe("waiting_for_input");
     const ws = (await api("GET", `/sessions/${again.body.id}/workspace`)).body;
     expect(`worktree ${ws.repositories[0].worktreePath}`).toBe(left[1]);
-    expect(a.git("worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "))).toEqual(left);
+    expect(
+      a
+        .git("worktree", "list", "--porcelain")
+        .split("\n")
+        .filter((l) => l.startsWith("worktree ")),
+    ).toEqual(left);
   });
 });

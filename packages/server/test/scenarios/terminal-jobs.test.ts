@@ -41,7 +41,12 @@ describe.each(DATABASES)("terminal processes die with their task (%s)", (kind) =
       ws.once("error", rej);
     });
     const [a, b] = [randomInt(20_000, 30_000), randomInt(30_001, 40_000)];
-    ws.send(JSON.stringify({ type: "input", data: `nohup sleep ${a} >/dev/null 2>&1 &\nsetsid sleep ${b} >/dev/null 2>&1 < /dev/null &\necho started-$((${a}+1))\n` }));
+    ws.send(
+      JSON.stringify({
+        type: "input",
+        data: `nohup sleep ${a} >/dev/null 2>&1 &\nsetsid sleep ${b} >/dev/null 2>&1 < /dev/null &\necho started-$((${a}+1))\n`,
+      }),
+    );
     await waitFor(() => screen.includes(`started-${a + 1}`), "the terminal to start both jobs");
     const jobs = await waitFor(() => {
       const found = [...sleepers(a), ...sleepers(b)];

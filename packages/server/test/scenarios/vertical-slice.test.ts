@@ -38,7 +38,10 @@ describe.each(DATABASES)("vertical slice over HTTP (%s)", (kind) => {
     expect(ws2.repositories[0]).toMatchObject({ worktreeId: slot1.worktreeId, worktreePath: slot1.worktreePath, worktreeBranch: slot1.worktreeBranch });
 
     const msgs = (await srv.api("GET", `/sessions/${s2.body.id}/messages`)).body as { role: string; text: string }[];
-    const agentText = msgs.filter((m) => m.role === "agent").map((m) => m.text).join("\n");
+    const agentText = msgs
+      .filter((m) => m.role === "agent")
+      .map((m) => m.text)
+      .join("\n");
     expect(agentText).toContain("committed work");
     expect(agentText).toContain("uncommitted work");
 

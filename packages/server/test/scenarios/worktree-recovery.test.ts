@@ -109,7 +109,9 @@ describe.each(DATABASES)("worktree recovery and attach validation (%s)", (kind) 
     const env = (await srv.api("GET", `/tasks/${task.id}/environment`)).body;
     expect(env.repositories).toHaveLength(1);
     for (const s of sessions) expect(s.taskEnvironmentId).toBe(env.id);
-    const worktrees = gitSync(repo.path, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
+    const worktrees = gitSync(repo.path, "worktree", "list", "--porcelain")
+      .split("\n")
+      .filter((l) => l.startsWith("worktree "));
     expect(worktrees).toHaveLength(2); // the checkout itself + one task worktree
   });
 });

@@ -35,7 +35,11 @@ describe.each(DATABASES)("SEC-2 comment lines are read confined on every read (%
     expect(p.status).toBe(202);
     await waitForSession(srv.api, t.session.id, ["waiting_for_input", "failed"]);
     const messages = (await srv.api("GET", `/sessions/${t.session.id}/messages`)).body as { role: string; text: string }[];
-    const prompt = messages.filter((m) => m.role === "user").map((m) => m.text).pop() ?? "";
+    const prompt =
+      messages
+        .filter((m) => m.role === "user")
+        .map((m) => m.text)
+        .pop() ?? "";
     expect(prompt).toContain("notes.txt, line 2");
     expect(prompt).toContain("> 2 | beta");
     expect(JSON.stringify(messages)).not.toContain("TOPSECRET");

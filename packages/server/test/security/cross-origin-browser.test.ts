@@ -38,10 +38,25 @@ async function attack(page: Page, grove: string, taskId: string): Promise<{ ws: 
       const attempts: Promise<unknown>[] = [
         fetch(`${api}/tasks/${taskId}/archive`, { method: "POST", mode: "no-cors" }),
         fetch(`${api}/tasks/${taskId}/sessions`, { method: "POST", mode: "no-cors" }),
-        fetch(`${api}/tasks/${taskId}/sessions`, { method: "POST", mode: "no-cors", headers: { "content-type": "text/plain" }, body: JSON.stringify({ prompt: "say pwned" }) }),
-        fetch(`${api}/tasks`, { method: "POST", mode: "no-cors", headers: { "content-type": "text/plain" }, body: JSON.stringify({ title: "pwned", repositories: [] }) }),
+        fetch(`${api}/tasks/${taskId}/sessions`, {
+          method: "POST",
+          mode: "no-cors",
+          headers: { "content-type": "text/plain" },
+          body: JSON.stringify({ prompt: "say pwned" }),
+        }),
+        fetch(`${api}/tasks`, {
+          method: "POST",
+          mode: "no-cors",
+          headers: { "content-type": "text/plain" },
+          body: JSON.stringify({ title: "pwned", repositories: [] }),
+        }),
         fetch(`${api}/tasks/${taskId}`, { method: "DELETE", mode: "no-cors" }),
-        fetch(`${api}/tasks/${taskId}`, { method: "PATCH", mode: "cors", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "pwned" }) }),
+        fetch(`${api}/tasks/${taskId}`, {
+          method: "PATCH",
+          mode: "cors",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ title: "pwned" }),
+        }),
       ].map((p) => p.catch(() => undefined));
       await Promise.all(attempts);
       // Form posts (navigations, no CORS at all), into hidden frames.

@@ -34,11 +34,18 @@ describe.each(DATABASES)("SBX-4 Grove's git never trusts the worktree (%s)", (ki
       const seen = events.frames.length;
       writeFileSync(join(wt, "after-tamper.txt"), "x\n");
       await waitFor(() => events.frames.slice(seen).some((f) => f.type === "changes.updated" && f.data.taskId === task.id), "changes.updated after the tamper");
-      await waitFor(() => events.frames.slice(seen).some((f) => f.type === "task.summary" && f.data.summary?.id === task.id), "the watcher's recomputed summary");
+      await waitFor(
+        () => events.frames.slice(seen).some((f) => f.type === "task.summary" && f.data.summary?.id === task.id),
+        "the watcher's recomputed summary",
+      );
 
       const changes = await srv.api("GET", `/tasks/${task.id}/changes`);
       expect(changes.status).toBe(200);
-      expect(changes.body.repositories[0]).toMatchObject({ status: "tampered", errorCode: "workspace_tampered", action: expect.stringContaining(`grove task restore ${task.id}`) });
+      expect(changes.body.repositories[0]).toMatchObject({
+        status: "tampered",
+        errorCode: "workspace_tampered",
+        action: expect.stringContaining(`grove task restore ${task.id}`),
+      });
       const env = await srv.api("GET", `/tasks/${task.id}/environment`);
       expect(env.body.repositories[0]).toMatchObject({ worktreeState: "tampered" });
       const doctor = await srv.api("GET", "/doctor");

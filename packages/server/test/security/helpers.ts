@@ -16,21 +16,31 @@ export interface RawResponse {
 export function rawRequest(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<RawResponse> {
   const u = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, method, path, headers: { ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}), ...headers }, setHost: !("host" in headers) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let parsed: unknown;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          parsed = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
-      });
-      res.on("error", reject);
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        method,
+        path,
+        headers: { ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}), ...headers },
+        setHost: !("host" in headers),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let parsed: unknown;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            parsed = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
+        });
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     if (body !== undefined) req.write(body);
     req.end();
@@ -39,7 +49,10 @@ export function rawRequest(baseUrl: string, method: string, path: string, header
 
 /** Every operation of the route table with its path parameters filled by `fill`. */
 export function everyOperation(fill: (param: string) => string = () => "x"): { method: string; path: string }[] {
-  return OPERATIONS.map((op) => ({ method: op.method.toUpperCase(), path: "/api/v1" + op.path.replace(/\{([A-Za-z]+)\}/g, (_, p: string) => encodeURIComponent(fill(p))) }));
+  return OPERATIONS.map((op) => ({
+    method: op.method.toUpperCase(),
+    path: "/api/v1" + op.path.replace(/\{([A-Za-z]+)\}/g, (_, p: string) => encodeURIComponent(fill(p))),
+  }));
 }
 
 /** `host:port` of a server URL. */

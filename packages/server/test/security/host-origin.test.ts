@@ -15,7 +15,13 @@ const STATE_CHANGING = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 function everyRoute(srv: TestServer): { method: string; path: string }[] {
   const api = srv.server.routes.map((r) => ({ method: r.method.toUpperCase(), path: "/api/v1" + r.path.replace(/\{[A-Za-z]+\}/g, "x") }));
   expect(api.some((r) => r.path === "/api/v1/events")).toBe(true);
-  return [...api, { method: "GET", path: "/" }, { method: "GET", path: "/index.html" }, { method: "GET", path: "/tasks/x" }, { method: "GET", path: "/api/v1/no-such-route" }];
+  return [
+    ...api,
+    { method: "GET", path: "/" },
+    { method: "GET", path: "/index.html" },
+    { method: "GET", path: "/tasks/x" },
+    { method: "GET", path: "/api/v1/no-such-route" },
+  ];
 }
 
 function send(srv: TestServer, r: { method: string; path: string }, headers: Record<string, string>) {
@@ -109,7 +115,13 @@ describe("SEC-5 Host and Origin allow-list, JSON-only state changes", () => {
     const wrong: string[] = [];
     for (const route of routes) {
       const path = "/api/v1" + route.path.replace("{id}", t.body.id).replace(/\{[A-Za-z]+\}/g, "x");
-      for (const [ct, body] of [[undefined, undefined], ["text/plain", "{}"], ["application/x-www-form-urlencoded", "a=1"], ["multipart/form-data; boundary=x", "--x--"], ["application/jsonx", "{}"]] as const) {
+      for (const [ct, body] of [
+        [undefined, undefined],
+        ["text/plain", "{}"],
+        ["application/x-www-form-urlencoded", "a=1"],
+        ["multipart/form-data; boundary=x", "--x--"],
+        ["application/jsonx", "{}"],
+      ] as const) {
         const res = await rawRequest(srv.url, route.method.toUpperCase(), path, ct ? { "content-type": ct } : {}, body);
         if (res.status !== 415 || res.body?.error?.code !== "unsupported_media_type") wrong.push(`${route.method} ${path} ${ct} → ${res.status}`);
       }
@@ -140,7 +152,13 @@ describe.each(DATABASES)("SEC-5 DNS rebinding (%s)", (kind) => {
     const chain = async (headers: Record<string, string>) => {
       const json = { ...headers, "content-type": "application/json" };
       const r = await rawRequest(srv!.url, "POST", "/api/v1/repositories", json, JSON.stringify({ path: repo.path, setupScript: `id > ${marker}` }));
-      const t = await rawRequest(srv!.url, "POST", "/api/v1/tasks", json, JSON.stringify({ title: "Rebound", repositories: [{ repositoryId: r.body?.id ?? "repo_x" }] }));
+      const t = await rawRequest(
+        srv!.url,
+        "POST",
+        "/api/v1/tasks",
+        json,
+        JSON.stringify({ title: "Rebound", repositories: [{ repositoryId: r.body?.id ?? "repo_x" }] }),
+      );
       const s = await rawRequest(srv!.url, "POST", `/api/v1/tasks/${t.body?.id ?? "task_x"}/sessions`, json, "{}");
       return [r, t, s];
     };

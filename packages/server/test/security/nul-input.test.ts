@@ -63,7 +63,8 @@ describe.each(DATABASES)("SEC-8 NUL and invalid code points on every route (%s)"
     let count = 0;
     const check = async (label: string, res: { status: number; body: any }, expect400: boolean) => {
       count++;
-      if (res.status >= 500 || (expect400 && (res.status !== 400 || res.body?.error?.code !== "invalid_request"))) failures.push(`${label} → ${res.status} ${JSON.stringify(res.body)?.slice(0, 120)}`);
+      if (res.status >= 500 || (expect400 && (res.status !== 400 || res.body?.error?.code !== "invalid_request")))
+        failures.push(`${label} → ${res.status} ${JSON.stringify(res.body)?.slice(0, 120)}`);
     };
     const json = { "content-type": "application/json" };
     for (const op of OPERATIONS) {
@@ -74,7 +75,8 @@ describe.each(DATABASES)("SEC-8 NUL and invalid code points on every route (%s)"
       const fill = (bad?: string) => op.path.replace(/\{([A-Za-z]+)\}/g, (_, p: string) => (bad !== undefined ? bad : p === "id" ? idFor(op.path) : ids[p]!));
       // Path parameters.
       if (op.path.includes("{")) {
-        for (const bad of BAD_URL) await check(`${key} param ${bad}`, await rawRequest(srv.url, method, `/api/v1${fill(bad)}`, json, hasBody ? "{}" : undefined), true);
+        for (const bad of BAD_URL)
+          await check(`${key} param ${bad}`, await rawRequest(srv.url, method, `/api/v1${fill(bad)}`, json, hasBody ? "{}" : undefined), true);
       }
       // Query values, one at a time, the others valid. Bytes that are not UTF-8 stay literal
       // `%XX` text in a query value (harmless); NUL must be refused.

@@ -45,16 +45,20 @@ interface Operation {
 
 describe("SEC-3 SEC-8 fuzzing every operation of the OpenAPI document", () => {
   // Both databases at once: the run mostly waits on git and agent processes.
-  it.concurrent.each(DATABASES)(`SEC-8 (%s) ≥ ${PER_OPERATION} generated requests per operation: 0 × 5xx, nothing created outside GROVE_HOME (seed ${SEED})`, async (kind) => {
-    const srv = await startTestServer(kind);
-    try {
-      await fuzz(srv);
-    } finally {
-      await srv.close();
-    }
-    // The whole run's length grows with the operation count and the machine's load; what must
-    // hold is that no single request hangs (checked per request below), not a wall-clock total.
-  }, 600_000);
+  it.concurrent.each(DATABASES)(
+    `SEC-8 (%s) ≥ ${PER_OPERATION} generated requests per operation: 0 × 5xx, nothing created outside GROVE_HOME (seed ${SEED})`,
+    async (kind) => {
+      const srv = await startTestServer(kind);
+      try {
+        await fuzz(srv);
+      } finally {
+        await srv.close();
+      }
+      // The whole run's length grows with the operation count and the machine's load; what must
+      // hold is that no single request hangs (checked per request below), not a wall-clock total.
+    },
+    600_000,
+  );
 });
 
 async function fuzz(srv: TestServer): Promise<void> {
@@ -67,9 +71,13 @@ async function fuzz(srv: TestServer): Promise<void> {
     const t = await srv.api("POST", "/tasks", { title: "Fuzz", repositories: [{ repositoryId: r.body.id }] });
     const s = await srv.api("POST", `/tasks/${t.body.id}/sessions`, {});
     const before = tree(sandbox);
-    const cwdBefore = readdirSync(process.cwd()).filter((n) => n !== ".grove-test").sort();
+    const cwdBefore = readdirSync(process.cwd())
+      .filter((n) => n !== ".grove-test")
+      .sort();
 
-    const doc = (await srv.api("GET", "/openapi.json")).body as { paths: Record<string, Record<string, { requestBody?: { content: { "application/json": { schema: Record<string, unknown> } } } }>> };
+    const doc = (await srv.api("GET", "/openapi.json")).body as {
+      paths: Record<string, Record<string, { requestBody?: { content: { "application/json": { schema: Record<string, unknown> } } } }>>;
+    };
     const ops: Operation[] = [];
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(methods)) {
@@ -84,10 +92,48 @@ async function fuzz(srv: TestServer): Promise<void> {
 
     const pwn = join(sandbox, "pwned");
     const pool = [
-      r.body.id, t.body.id, s.body.id, "HEAD", "-x", "--upload-pack=touch " + pwn, "a..b", "refs/heads/main", "main", "..", "../..", "/", sandbox,
-      join(sandbox, "new"), join(sandbox, "repo"), join(srv.home, "tasks"), srv.home, `$(touch ${pwn})`, `\`touch ${pwn}\``, `; touch ${pwn}`,
-      `ext::sh -c touch% ${pwn}`, "file:///etc", "ssh://-oProxyCommand=touch%20x/y", "https://user:pass@127.0.0.1:1/o/r.git", "not a url", "::", "\u0000", "a\u0000b", "\uD800",
-      "%00", "%2e%2e%2f", "x".repeat(300), "ü", "scripted", "README.md", "../../../../etc/passwd", "true", "false", "null", "{}", "*", "**/*",
+      r.body.id,
+      t.body.id,
+      s.body.id,
+      "HEAD",
+      "-x",
+      "--upload-pack=touch " + pwn,
+      "a..b",
+      "refs/heads/main",
+      "main",
+      "..",
+      "../..",
+      "/",
+      sandbox,
+      join(sandbox, "new"),
+      join(sandbox, "repo"),
+      join(srv.home, "tasks"),
+      srv.home,
+      `$(touch ${pwn})`,
+      `\`touch ${pwn}\``,
+      `; touch ${pwn}`,
+      `ext::sh -c touch% ${pwn}`,
+      "file:///etc",
+      "ssh://-oProxyCommand=touch%20x/y",
+      "https://user:pass@127.0.0.1:1/o/r.git",
+      "not a url",
+      "::",
+      "\u0000",
+      "a\u0000b",
+      "\uD800",
+      "%00",
+      "%2e%2e%2f",
+      "x".repeat(300),
+      "ü",
+      "scripted",
+      "README.md",
+      "../../../../etc/passwd",
+      "true",
+      "false",
+      "null",
+      "{}",
+      "*",
+      "**/*",
     ];
     const gen = new Gen(SEED, pool);
     const idFor = (p: string) => (p.startsWith("/repositories") ? r.body.id : p.startsWith("/sessions") ? s.body.id : t.body.id);
@@ -102,7 +148,14 @@ async function fuzz(srv: TestServer): Promise<void> {
           gen.chance(live) ? idFor(op.path) : name === "requestId" && gen.chance(0.5) ? "req_1" : urlSegment(gen.string()),
         );
         const query = gen.chance(0.5)
-          ? "?" + new URLSearchParams(Object.fromEntries(["archived", "taskId", "repositoryId", "path", "worktreeId", "discardChanges"].filter(() => gen.chance(0.4)).map((k) => [k, gen.chance(0.3) ? gen.pick(["true", "false", r.body.id, "README.md"]) : gen.string()]))).toString()
+          ? "?" +
+            new URLSearchParams(
+              Object.fromEntries(
+                ["archived", "taskId", "repositoryId", "path", "worktreeId", "discardChanges"]
+                  .filter(() => gen.chance(0.4))
+                  .map((k) => [k, gen.chance(0.3) ? gen.pick(["true", "false", r.body.id, "README.md"]) : gen.string()]),
+              ),
+            ).toString()
           : "";
         const headers: Record<string, string> = op.method === "GET" ? {} : { "content-type": "application/json" };
         let body: string | undefined;
@@ -131,8 +184,17 @@ async function fuzz(srv: TestServer): Promise<void> {
     await srv.stop();
     expect(existsSync(pwn), `seed ${SEED}`).toBe(false);
     expect(tree(sandbox), `seed ${SEED}`).toEqual(before);
-    expect(readdirSync(process.cwd()).filter((n) => n !== ".grove-test").sort(), `seed ${SEED}`).toEqual(cwdBefore);
-    const worktrees = repo.git("worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice(9));
+    expect(
+      readdirSync(process.cwd())
+        .filter((n) => n !== ".grove-test")
+        .sort(),
+      `seed ${SEED}`,
+    ).toEqual(cwdBefore);
+    const worktrees = repo
+      .git("worktree", "list", "--porcelain")
+      .split("\n")
+      .filter((l) => l.startsWith("worktree "))
+      .map((l) => l.slice(9));
     for (const wt of worktrees.slice(1)) expect(wt.startsWith(srv.home), `seed ${SEED}: worktree ${wt}`).toBe(true);
     // Bounded: a request without an answer is a failure above; the slowest answer is shown.
     expect(slowest.ms, `slowest request: ${slowest.what}`).toBeLessThan(ANSWER_WITHIN_MS);

@@ -18,7 +18,12 @@ async function askingServer(kind: "sqlite" | "postgres", env: Record<string, str
   const db = await freshDatabase(kind);
   mkdirSync(db.home, { recursive: true });
   const { command, args } = scriptedAgentCommand();
-  writeFileSync(join(db.home, "agents.json"), JSON.stringify({ agents: [{ name: "careful", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(db.home, "agents", "careful") }, permissionPolicy: "ask" }] }));
+  writeFileSync(
+    join(db.home, "agents.json"),
+    JSON.stringify({
+      agents: [{ name: "careful", command, args, env: { GROVE_SCRIPTED_STATE_DIR: join(db.home, "agents", "careful") }, permissionPolicy: "ask" }],
+    }),
+  );
   return startTestServer(kind, db, env);
 }
 

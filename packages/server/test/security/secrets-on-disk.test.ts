@@ -71,7 +71,11 @@ describe.each(DATABASES)("SEC-6 secrets never reach disk in clear (%s)", (kind) 
       const t = await srv.api("POST", "/tasks", { title: "Secret", repositories: [{ repositoryId: r.body.id }] });
       // From the page, with only its cookie: the API answers.
       const created = await page.evaluate(async (taskId) => {
-        const res = await fetch(`/api/v1/tasks/${taskId}/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ prompt: "say hi" }) });
+        const res = await fetch(`/api/v1/tasks/${taskId}/sessions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ prompt: "say hi" }),
+        });
         return { status: res.status, body: (await res.json()) as { id: string } };
       }, t.body.id);
       expect(created.status).toBe(201);

@@ -21,7 +21,9 @@ function idleClient(url: string): Promise<{ socket: Socket; closedByServer: Prom
     const socket = connect(Number(u.port), u.hostname);
     const key = Buffer.from(Array.from({ length: 16 }, (_, i) => i)).toString("base64");
     socket.once("connect", () =>
-      socket.write(`GET /api/v1/events HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`),
+      socket.write(
+        `GET /api/v1/events HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      ),
     );
     socket.once("data", (d: Buffer) => {
       if (!d.toString("latin1").startsWith("HTTP/1.1 101")) return reject(new Error(d.toString("latin1").split("\r\n")[0]));
@@ -93,7 +95,9 @@ describe("SEC-8 bounded WebSocket resources", () => {
     while (dropped < CLIENTS && Date.now() < until) await new Promise((res) => setTimeout(res, 250));
     for (const c of clients) c.socket.destroy();
     const med = await median(health);
-    console.log(`ws flood: ${dropped}/${CLIENTS} slow clients dropped, baseline RSS ${(baseline / 2 ** 20).toFixed(0)} MiB, peak ${(peak / 2 ** 20).toFixed(0)} MiB, /health median ${med.toFixed(1)} ms over ${health.length}`);
+    console.log(
+      `ws flood: ${dropped}/${CLIENTS} slow clients dropped, baseline RSS ${(baseline / 2 ** 20).toFixed(0)} MiB, peak ${(peak / 2 ** 20).toFixed(0)} MiB, /health median ${med.toFixed(1)} ms over ${health.length}`,
+    );
     expect(dropped, "every client that never reads is dropped by the server").toBe(CLIENTS);
     expect(peak).toBeLessThan(RSS_LIMIT);
     expect(med).toBeLessThan(100);
@@ -114,7 +118,8 @@ describe("SEC-8 bounded WebSocket resources", () => {
     });
     await new Promise((res) => reader.once("open", res));
     // 80 frames of ~95 KB: more than the kernel's socket buffers and the 1 MiB limit hold.
-    for (let i = 0; i < 80; i++) await srv.api("POST", "/tasks", { title: `slow ${i}`, description: "d".repeat(95_000), repositories: [{ repositoryId: r.body.id }] });
+    for (let i = 0; i < 80; i++)
+      await srv.api("POST", "/tasks", { title: `slow ${i}`, description: "d".repeat(95_000), repositories: [{ repositoryId: r.body.id }] });
     let dropped = 0;
     for (const c of idle) {
       void c.closedByServer.then(() => dropped++);

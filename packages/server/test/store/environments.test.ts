@@ -20,7 +20,14 @@ describe.each(DATABASES)("environment rows on %s", (kind) => {
   });
   afterEach(() => cleanup());
 
-  const slot = (over: Partial<SlotResult> = {}): SlotResult => ({ repositoryId: repo.id, branchSlug: "", baseBranch: "main", position: 0, errorMessage: null, ...over });
+  const slot = (over: Partial<SlotResult> = {}): SlotResult => ({
+    repositoryId: repo.id,
+    branchSlug: "",
+    baseBranch: "main",
+    position: 0,
+    errorMessage: null,
+    ...over,
+  });
   const tuple = (n: string) => ({ worktreeId: `wt-${n}`, worktreePath: `/grove/tasks/t/${n}`, worktreeBranch: `grove/${n}` });
 
   it("ENV-2 an inventory-only result keeps the tuple, updates position and clears the error", async () => {
@@ -29,12 +36,23 @@ describe.each(DATABASES)("environment rows on %s", (kind) => {
 
     const after = await store.mergeEnvironmentRepos(env.id, [slot({ branchSlug: "api", position: 0, errorMessage: null })], tick());
     expect(after).toHaveLength(1);
-    expect(after[0]).toMatchObject({ id: row!.id, worktreeId: "wt-W", worktreePath: "/grove/tasks/t/W", worktreeBranch: "grove/W", position: 0, errorMessage: null });
+    expect(after[0]).toMatchObject({
+      id: row!.id,
+      worktreeId: "wt-W",
+      worktreePath: "/grove/tasks/t/W",
+      worktreeBranch: "grove/W",
+      position: 0,
+      errorMessage: null,
+    });
   });
 
   it("ENV-2 an empty worktree id never clears the tuple", async () => {
     await store.mergeEnvironmentRepos(env.id, [slot({ branchSlug: "api", worktree: tuple("W") })], tick());
-    const after = await store.mergeEnvironmentRepos(env.id, [slot({ branchSlug: "api", worktree: { worktreeId: "", worktreePath: "", worktreeBranch: "" } })], tick());
+    const after = await store.mergeEnvironmentRepos(
+      env.id,
+      [slot({ branchSlug: "api", worktree: { worktreeId: "", worktreePath: "", worktreeBranch: "" } })],
+      tick(),
+    );
     expect(after[0]).toMatchObject({ worktreeId: "wt-W", worktreePath: "/grove/tasks/t/W", worktreeBranch: "grove/W" });
   });
 
@@ -58,13 +76,20 @@ describe.each(DATABASES)("environment rows on %s", (kind) => {
     await store.insertRepository(other);
     const first = await store.mergeEnvironmentRepos(
       env.id,
-      [slot({ branchSlug: "a", position: 0, worktree: tuple("A") }), { ...slot({ branchSlug: "b", position: 1, worktree: tuple("B") }), repositoryId: other.id }],
+      [
+        slot({ branchSlug: "a", position: 0, worktree: tuple("A") }),
+        { ...slot({ branchSlug: "b", position: 1, worktree: tuple("B") }), repositoryId: other.id },
+      ],
       tick(),
     );
     expect(first).toHaveLength(2);
     const rowB = first.find((r) => r.branchSlug === "b")!;
 
-    const after = await store.mergeEnvironmentRepos(env.id, [slot({ branchSlug: "a", position: 0, errorMessage: "boom" }), slot({ branchSlug: "c", position: 2 })], tick());
+    const after = await store.mergeEnvironmentRepos(
+      env.id,
+      [slot({ branchSlug: "a", position: 0, errorMessage: "boom" }), slot({ branchSlug: "c", position: 2 })],
+      tick(),
+    );
     expect(after.map((r) => r.branchSlug)).toEqual(["a", "b", "c"]);
     expect(after.find((r) => r.id === rowB.id)).toEqual(rowB);
     expect(after.find((r) => r.branchSlug === "c")).toMatchObject({ worktreeId: null, worktreePath: null, worktreeBranch: null, status: "active" });
@@ -76,7 +101,14 @@ describe.each(DATABASES)("environment rows on %s", (kind) => {
     const at = tick();
     await store.tombstoneEnvironmentRepo(row!.id, at);
     const [dead] = await store.listEnvironmentRepos(env.id);
-    expect(dead).toMatchObject({ id: row!.id, status: "deleted", deletedAt: at, worktreeId: "wt-W", worktreePath: "/grove/tasks/t/W", worktreeBranch: "grove/W" });
+    expect(dead).toMatchObject({
+      id: row!.id,
+      status: "deleted",
+      deletedAt: at,
+      worktreeId: "wt-W",
+      worktreePath: "/grove/tasks/t/W",
+      worktreeBranch: "grove/W",
+    });
 
     const [revived] = await store.mergeEnvironmentRepos(env.id, [slot({ branchSlug: "api", worktree: tuple("W") })], tick());
     expect(revived).toMatchObject({ id: row!.id, status: "active", deletedAt: null });
@@ -95,7 +127,9 @@ describe.each(DATABASES)("environment rows on %s", (kind) => {
     store.setCreationBarrier(async (_trx, taskId) => {
       throw new AppError("task_cleanup_in_progress", `cleanup of ${taskId}`);
     });
-    await expect(store.mergeEnvironmentRepos(env.id, [slot({ branchSlug: "x", worktree: tuple("X") })], tick())).rejects.toMatchObject({ code: "task_cleanup_in_progress" });
+    await expect(store.mergeEnvironmentRepos(env.id, [slot({ branchSlug: "x", worktree: tuple("X") })], tick())).rejects.toMatchObject({
+      code: "task_cleanup_in_progress",
+    });
     expect(await store.listEnvironmentRepos(env.id)).toEqual([]);
   });
 

@@ -24,7 +24,13 @@ describe.each(DATABASES)("reserveLaunch on %s", (kind) => {
   it("SES-2 the first session materializes: environment creating, session linked", async () => {
     const r = await launch(store);
     expect(r.mode).toBe("materialize");
-    expect(r.environment).toMatchObject({ taskId: task.id, status: "creating", runnerId: "runner-a", materializerSessionId: r.session.id, workspacePath: null });
+    expect(r.environment).toMatchObject({
+      taskId: task.id,
+      status: "creating",
+      runnerId: "runner-a",
+      materializerSessionId: r.session.id,
+      workspacePath: null,
+    });
     expect(r.session.taskEnvironmentId).toBe(r.environment.id);
     expect(await store.getEnvironmentByTask(task.id)).toEqual(r.environment);
     expect(await store.getSession(r.session.id)).toEqual(r.session);
@@ -55,7 +61,9 @@ describe.each(DATABASES)("reserveLaunch on %s", (kind) => {
   });
 
   it("SES-2 a missing task is not_found, an archived task is task_archived", async () => {
-    await expect(store.reserveLaunch({ taskId: "task_nope", session: session("task_nope"), runnerId: "r", now: tick() })).rejects.toMatchObject({ code: "not_found" });
+    await expect(store.reserveLaunch({ taskId: "task_nope", session: session("task_nope"), runnerId: "r", now: tick() })).rejects.toMatchObject({
+      code: "not_found",
+    });
     await store.updateTask(task.id, { archivedAt: tick() }, tick());
     await expect(launch(store)).rejects.toMatchObject({ code: "task_archived" });
     expect(await store.getEnvironmentByTask(task.id)).toBeUndefined();
@@ -87,22 +95,23 @@ describe.each(DATABASES)("reserveLaunch on %s", (kind) => {
   });
 
   // PostgreSQL only: two pools are two real connections; SQLite has one writer by design.
-  if (kind === "postgres") it("ST-3 SES-2 two server processes (separate pools) racing on a fresh task: one environment, one session", async () => {
-    const other = await openStore({ home, ...(databaseUrl !== undefined && { databaseUrl }) });
-    try {
-      for (let i = 0; i < 5; i++) {
-        const { task: t } = await seedTask(store);
-        const results = await Promise.allSettled([
-          store.reserveLaunch({ taskId: t.id, session: session(t.id), runnerId: "runner-a", now: tick() }),
-          other.reserveLaunch({ taskId: t.id, session: session(t.id), runnerId: "runner-b", now: tick() }),
-        ]);
-        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-        const refused = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-        expect(refused?.reason).toMatchObject({ code: "workspace_preparing" });
-        expect(await store.listSessions(t.id)).toHaveLength(1);
+  if (kind === "postgres")
+    it("ST-3 SES-2 two server processes (separate pools) racing on a fresh task: one environment, one session", async () => {
+      const other = await openStore({ home, ...(databaseUrl !== undefined && { databaseUrl }) });
+      try {
+        for (let i = 0; i < 5; i++) {
+          const { task: t } = await seedTask(store);
+          const results = await Promise.allSettled([
+            store.reserveLaunch({ taskId: t.id, session: session(t.id), runnerId: "runner-a", now: tick() }),
+            other.reserveLaunch({ taskId: t.id, session: session(t.id), runnerId: "runner-b", now: tick() }),
+          ]);
+          expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+          const refused = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+          expect(refused?.reason).toMatchObject({ code: "workspace_preparing" });
+          expect(await store.listSessions(t.id)).toHaveLength(1);
+        }
+      } finally {
+        await other.close();
       }
-    } finally {
-      await other.close();
-    }
-  });
+    });
 });

@@ -80,20 +80,21 @@ describe.each(DATABASES)("store migrations on %s", (kind) => {
   });
 
   // SQLite only: these pragmas do not exist on PostgreSQL.
-  if (kind === "sqlite") it("ST-1 SQLite runs in WAL mode with a busy timeout and foreign keys on", async () => {
-    const opts = await fresh();
-    const { db } = openDatabase(opts);
-    try {
-      const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(db);
-      const fk = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db);
-      const busy = await sql<{ timeout: number }>`pragma busy_timeout`.execute(db);
-      expect(mode.rows[0]?.journal_mode).toBe("wal");
-      expect(fk.rows[0]?.foreign_keys).toBe(1);
-      expect(busy.rows[0]?.timeout).toBe(5000);
-    } finally {
-      await db.destroy();
-    }
-  });
+  if (kind === "sqlite")
+    it("ST-1 SQLite runs in WAL mode with a busy timeout and foreign keys on", async () => {
+      const opts = await fresh();
+      const { db } = openDatabase(opts);
+      try {
+        const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(db);
+        const fk = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db);
+        const busy = await sql<{ timeout: number }>`pragma busy_timeout`.execute(db);
+        expect(mode.rows[0]?.journal_mode).toBe("wal");
+        expect(fk.rows[0]?.foreign_keys).toBe(1);
+        expect(busy.rows[0]?.timeout).toBe(5000);
+      } finally {
+        await db.destroy();
+      }
+    });
 
   it("ST-2 re-opening is idempotent and keeps the data", async () => {
     const opts = await fresh();

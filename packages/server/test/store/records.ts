@@ -54,7 +54,20 @@ export function task(repositoryIds: string[], over: Partial<TaskRecord> = {}): T
 
 export function session(taskId: string, state: SessionState = "starting", over: Partial<SessionRecord> = {}): SessionRecord {
   const now = tick();
-  return { id: newId("ses"), taskId, agent: "scripted", state, taskEnvironmentId: null, acpSessionId: null, lastError: null, createdAt: now, updatedAt: now, sandbox: "confined", blockedConnections: 0, ...over };
+  return {
+    id: newId("ses"),
+    taskId,
+    agent: "scripted",
+    state,
+    taskEnvironmentId: null,
+    acpSessionId: null,
+    lastError: null,
+    createdAt: now,
+    updatedAt: now,
+    sandbox: "confined",
+    blockedConnections: 0,
+    ...over,
+  };
 }
 
 /** A repository and a task attached to it, stored. */

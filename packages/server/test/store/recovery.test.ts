@@ -31,7 +31,11 @@ describe.each(DATABASES)("SES-6 recoverAfterRestart on %s", (kind) => {
   it("SES-6 an interrupted launch fails with launch_interrupted; its creating environment becomes failed, rows kept", async () => {
     const { environment, byState, repo } = await scenario("me", "creating", ["starting", "created"]);
     const worktree = { worktreeId: "wt-1", worktreePath: "/grove/tasks/t/r", worktreeBranch: "grove/t" };
-    const rows = await store.mergeEnvironmentRepos(environment.id, [{ repositoryId: repo.id, branchSlug: "", baseBranch: "main", position: 0, errorMessage: null, worktree }], tick());
+    const rows = await store.mergeEnvironmentRepos(
+      environment.id,
+      [{ repositoryId: repo.id, branchSlug: "", baseBranch: "main", position: 0, errorMessage: null, worktree }],
+      tick(),
+    );
     const now = tick();
     const changed = await store.recoverAfterRestart("me", now);
     const s = byState.get("starting")!;

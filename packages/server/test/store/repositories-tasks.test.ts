@@ -13,7 +13,15 @@ describe.each(DATABASES)("repositories and tasks on %s", (kind) => {
   afterEach(() => cleanup());
 
   it("RR-1 a repository round-trips, booleans and JSON included; listed oldest first", async () => {
-    const a = repository({ pullBeforeWorktree: true, hasCredential: true, copyFiles: [".env", "config/local.json"], setupScript: "npm ci", url: "https://github.com/o/r.git", provider: "github", credentialPolicy: "executor" });
+    const a = repository({
+      pullBeforeWorktree: true,
+      hasCredential: true,
+      copyFiles: [".env", "config/local.json"],
+      setupScript: "npm ci",
+      url: "https://github.com/o/r.git",
+      provider: "github",
+      credentialPolicy: "executor",
+    });
     const b = repository();
     await store.insertRepository(b.createdAt < a.createdAt ? b : a);
     await store.insertRepository(b.createdAt < a.createdAt ? a : b);

@@ -38,7 +38,12 @@ describe.each(DATABASES)("USE-2 WF-2 a spent budget refuses the workflow's next 
     expect((await srv.api("PUT", `/tasks/${task.id}/budget`, { continueOnce: true })).status).toBe(200);
     expect((await srv.api("PATCH", `/tasks/${task.id}`, { state: "in_progress" })).status).toBe(200);
     expect((await srv.api("PATCH", `/tasks/${task.id}`, { state: "review" })).status).toBe(200);
-    const started = await waitForRun(srv, task.id, "the reviewer started", (r) => r.action === "start_session" && r.id !== refused.id && r.sessionId !== null && r.state !== "failed");
+    const started = await waitForRun(
+      srv,
+      task.id,
+      "the reviewer started",
+      (r) => r.action === "start_session" && r.id !== refused.id && r.sessionId !== null && r.state !== "failed",
+    );
     await waitForSession(srv.api, started.sessionId!, ["waiting_for_input"]);
     expect(await sessions()).toBe(2);
   });
@@ -47,10 +52,15 @@ describe.each(DATABASES)("USE-2 WF-2 a spent budget refuses the workflow's next 
     const srv = await perTest.start();
     const a = await repoAndTask(srv, { title: "First" });
     perTest.track(a.repo);
-    const task = async (title: string) => (await srv.api("POST", "/tasks", { title, repositories: [{ repositoryId: a.repository.id }] })).body as { id: string };
-    const budgeted = (cost: number) => `budget:\n  cost: ${cost}\nsteps:\n  - id: review\n    onEnter:\n      - action: start_session\n        agent: scripted\n        prompt: "usage 10 1 0.6"\n`;
+    const task = async (title: string) =>
+      (await srv.api("POST", "/tasks", { title, repositories: [{ repositoryId: a.repository.id }] })).body as { id: string };
+    const budgeted = (cost: number) =>
+      `budget:\n  cost: ${cost}\nsteps:\n  - id: review\n    onEnter:\n      - action: start_session\n        agent: scripted\n        prompt: "usage 10 1 0.6"\n`;
     // A budget that names nothing, or a negative one, is refused with its line.
-    for (const [yaml, line] of [[`steps:\n  - id: review\nbudget: {}\n`, 3], [budgeted(-1), 2]] as const) {
+    for (const [yaml, line] of [
+      [`steps:\n  - id: review\nbudget: {}\n`, 3],
+      [budgeted(-1), 2],
+    ] as const) {
       const bad = await srv.api("PUT", "/workflows/metered", yaml);
       expect(bad.status, yaml).toBe(400);
       expect(bad.body.error).toMatchObject({ code: "invalid_workflow", details: { line } });
@@ -65,7 +75,9 @@ describe.each(DATABASES)("USE-2 WF-2 a spent budget refuses the workflow's next 
       expect(run.state, JSON.stringify(run)).toBe("succeeded");
     }
     const titles = (await items()).map((i) => i.title);
-    expect(titles).toEqual(expect.arrayContaining(["First: 80 % of workflow metered's budget used", "Second: workflow metered's budget is spent; new prompts wait for you"]));
+    expect(titles).toEqual(
+      expect.arrayContaining(["First: 80 % of workflow metered's budget used", "Second: workflow metered's budget is spent; new prompts wait for you"]),
+    );
 
     // A third task: its reviewer's start is refused for the workflow; its person's session is not.
     const third = await task("Third");
@@ -81,7 +93,12 @@ describe.each(DATABASES)("USE-2 WF-2 a spent budget refuses the workflow's next 
     await applyWorkflow(srv, "metered", budgeted(5));
     expect((await srv.api("PATCH", `/tasks/${third.id}`, { state: "in_progress" })).status).toBe(200);
     expect((await srv.api("PATCH", `/tasks/${third.id}`, { state: "review" })).status).toBe(200);
-    const ran = await waitForRun(srv, third.id, "the third reviewer after the raise", (r) => r.action === "start_session" && r.id !== refused.id && r.sessionId !== null && r.state !== "running");
+    const ran = await waitForRun(
+      srv,
+      third.id,
+      "the third reviewer after the raise",
+      (r) => r.action === "start_session" && r.id !== refused.id && r.sessionId !== null && r.state !== "running",
+    );
     expect(ran.state).toBe("succeeded");
   });
 });

@@ -33,18 +33,39 @@ describe.each(DATABASES)("USE-2 budgets (%s)", (kind) => {
       expect(at80).toMatchObject({ taskId: task.id, state: "open", title: "Capped: 80 % of the budget used" });
       // Still past 80 %, below 100 %: no second item.
       expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "usage 10 1 0.9" })).status).toBe(202);
-      await waitFor(async () => ((await srv.api("GET", `/sessions/${s.body.id}`)).body.usage?.cost === 0.9 && (await srv.api("GET", `/sessions/${s.body.id}`)).body.state === "waiting_for_input" ? true : undefined), "the second turn");
+      await waitFor(
+        async () =>
+          (await srv.api("GET", `/sessions/${s.body.id}`)).body.usage?.cost === 0.9 &&
+          (await srv.api("GET", `/sessions/${s.body.id}`)).body.state === "waiting_for_input"
+            ? true
+            : undefined,
+        "the second turn",
+      );
       expect(await budgetItems()).toHaveLength(1);
 
       // 100 %: the turn is cancelled at once (the sleep would take a minute).
       expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "usage 10 1 1.2\nsleep 60000\nsay never" })).status).toBe(202);
-      await waitFor(() => events.frames.some((f) => f.type === "usage.updated" && f.data.sessionId === s.body.id && f.data.usage.cost === 1.2), "the usage that spends the budget");
       await waitFor(
-        () => events.frames.some((f) => f.type === "session.state_changed" && f.data.session.id === s.body.id && f.data.session.state === "waiting_for_input" && f.data.session.lastTurn?.outcome === "cancelled"),
+        () => events.frames.some((f) => f.type === "usage.updated" && f.data.sessionId === s.body.id && f.data.usage.cost === 1.2),
+        "the usage that spends the budget",
+      );
+      await waitFor(
+        () =>
+          events.frames.some(
+            (f) =>
+              f.type === "session.state_changed" &&
+              f.data.session.id === s.body.id &&
+              f.data.session.state === "waiting_for_input" &&
+              f.data.session.lastTurn?.outcome === "cancelled",
+          ),
         "the turn cancelled within 2 s",
         2000,
       );
-      expect(((await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string; text: string }[]).some((m) => m.role === "agent" && m.text === "never")).toBe(false);
+      expect(
+        ((await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { role: string; text: string }[]).some(
+          (m) => m.role === "agent" && m.text === "never",
+        ),
+      ).toBe(false);
       expect((await budgetItems()).map((i) => i.title)).toContain("Capped: the budget is spent; new prompts wait for you");
 
       // Refused: a prompt, a new session with a prompt (nothing created).
@@ -60,7 +81,11 @@ describe.each(DATABASES)("USE-2 budgets (%s)", (kind) => {
       expect((await srv.api("PUT", `/tasks/${task.id}/budget`, { continueOnce: true })).status).toBe(200);
       expect(await budgetItems()).toEqual([]);
       expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "usage 10 1 1.3\nsay once more" })).status).toBe(202);
-      await waitFor(async () => (((await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { text: string }[]).some((m) => m.text === "once more") ? true : undefined), "the granted turn's words");
+      await waitFor(
+        async () =>
+          ((await srv.api("GET", `/sessions/${s.body.id}/messages`)).body as { text: string }[]).some((m) => m.text === "once more") ? true : undefined,
+        "the granted turn's words",
+      );
       const granted = await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
       expect(granted.lastTurn.outcome).toBe("completed");
       expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say again" })).body.error.code).toBe("budget_exceeded");

@@ -55,7 +55,9 @@ describe("USE-1 USE-2 grove usage, grove task budget", () => {
   it("USE-2 grove usage budget shows and sets the daily cap over every runner, none turns it off, --reset goes back to GROVE_DAILY_BUDGET", async () => {
     const day = new Date().toISOString().slice(0, 10);
     expect((await grove("usage", "budget")).stdout).toBe(`daily cap: none; spent ${day}: 0.5000 USD, 1234 tokens\n`);
-    expect((await grove("usage", "budget", "3usd", "100000tokens")).stdout).toBe(`daily cap: 3 USD, 100000 tokens (set here); spent ${day}: 0.5000 USD, 1234 tokens\n`);
+    expect((await grove("usage", "budget", "3usd", "100000tokens")).stdout).toBe(
+      `daily cap: 3 USD, 100000 tokens (set here); spent ${day}: 0.5000 USD, 1234 tokens\n`,
+    );
     expect((await srv.api("GET", "/usage/daily-budget")).body).toMatchObject({ budget: { cost: 3, tokens: 100000 }, source: "person" });
     expect((await grove("usage", "budget", "none")).stdout).toBe(`daily cap: none (set here); spent ${day}: 0.5000 USD, 1234 tokens\n`);
     expect((await grove("usage", "budget", "--reset")).stdout).toBe(`daily cap: none; spent ${day}: 0.5000 USD, 1234 tokens\n`);

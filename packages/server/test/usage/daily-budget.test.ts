@@ -13,7 +13,13 @@ describe.each(DATABASES)("USE-2 the daily cap set by the person (%s)", (kind) =>
   it("USE-2 PUT /usage/daily-budget raises the cap without a restart, {} turns it off, DELETE goes back to GROVE_DAILY_BUDGET; only the person; bad input changes nothing", async () => {
     const srv = await perTest.start({ GROVE_DAILY_BUDGET: "1usd" });
     const day = new Date().toISOString().slice(0, 10);
-    expect((await srv.api("GET", "/usage/daily-budget")).body).toEqual({ budget: { cost: 1 }, source: "config", setAt: null, day, used: { tokens: 0, cost: 0 } });
+    expect((await srv.api("GET", "/usage/daily-budget")).body).toEqual({
+      budget: { cost: 1 },
+      source: "config",
+      setAt: null,
+      day,
+      used: { tokens: 0, cost: 0 },
+    });
 
     // Spend the cap: the next prompt of any task is refused, and a 100 % item is open.
     const { task } = await repoAndTask(srv, { title: "Daily" });

@@ -37,7 +37,9 @@ describe("USE-2 the daily cap across two runners (PostgreSQL)", { timeout: 240_0
     // A spends 0.6; B spends 0.3 and then waits, mid-turn, until the test lets it go on.
     const sa = await a.api("POST", `/tasks/${ta}/sessions`, { prompt: "usage 10 1 0.6" });
     await waitForSession(a.api, sa.body.id, ["waiting_for_input"]);
-    const sb = await b.api("POST", `/tasks/${tb}/sessions`, { prompt: "usage 10 1 0.3\nrun while [ ! -f go-on ]; do sleep 0.05; done\nusage 10 1 0.35\nsleep 60000\nsay never" });
+    const sb = await b.api("POST", `/tasks/${tb}/sessions`, {
+      prompt: "usage 10 1 0.3\nrun while [ ! -f go-on ]; do sleep 0.05; done\nusage 10 1 0.35\nsleep 60000\nsay never",
+    });
     expect(sb.status).toBe(201);
     // The agent runs confined: the file it waits for is in its worktree (its cwd).
     const gate = join((await b.api("GET", `/tasks/${tb}/environment`)).body.repositories[0].worktreePath as string, "go-on");
@@ -49,7 +51,11 @@ describe("USE-2 the daily cap across two runners (PostgreSQL)", { timeout: 240_0
     expect(cancelledA.lastTurn.outcome).toBe("cancelled");
 
     // New prompts are refused through either runner, for either task.
-    for (const [via, taskId] of [[a, tb], [b, ta], [b, tb]] as const) {
+    for (const [via, taskId] of [
+      [a, tb],
+      [b, ta],
+      [b, tb],
+    ] as const) {
       const r = await via.api("POST", `/tasks/${taskId}/sessions`, { prompt: "say hi" });
       expect(r.status).toBe(409);
       expect(r.body.error).toMatchObject({ code: "budget_exceeded", details: { scope: "daily", limit: { cost: 1 } } });
@@ -58,9 +64,13 @@ describe("USE-2 the daily cap across two runners (PostgreSQL)", { timeout: 240_0
 
     // B's turn, in flight all along, reports once more: runner B cancels it within 2 s.
     writeFileSync(gate, "");
-    await waitFor(() => eventsB.frames.some((f) => f.type === "usage.updated" && f.data.sessionId === sb.body.id && f.data.usage.cost === 0.35), "B's second report");
     await waitFor(
-      () => eventsB.frames.some((f) => f.type === "session.state_changed" && f.data.session.id === sb.body.id && f.data.session.lastTurn?.outcome === "cancelled"),
+      () => eventsB.frames.some((f) => f.type === "usage.updated" && f.data.sessionId === sb.body.id && f.data.usage.cost === 0.35),
+      "B's second report",
+    );
+    await waitFor(
+      () =>
+        eventsB.frames.some((f) => f.type === "session.state_changed" && f.data.session.id === sb.body.id && f.data.session.lastTurn?.outcome === "cancelled"),
       "B's turn cancelled within 2 s",
       2000,
     );

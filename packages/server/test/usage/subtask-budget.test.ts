@@ -19,13 +19,24 @@ describe.each(DATABASES)("USE-2 budgets and subtasks (%s)", (kind) => {
     await waitForSession(srv.api, created.session.id, ["waiting_for_input"]);
 
     // 0.3 (parent) + 0.8 (child) ≥ 1: both are refused, by the parent's budget.
-    for (const [session, taskId] of [[sid, parent.id], [created.session.id as string, childId]] as const) {
+    for (const [session, taskId] of [
+      [sid, parent.id],
+      [created.session.id as string, childId],
+    ] as const) {
       const r = await srv.api("POST", `/sessions/${session}/prompt`, { prompt: "say more" });
       expect(r.status).toBe(409);
-      expect(r.body.error).toMatchObject({ code: "budget_exceeded", details: { taskId, scope: "task", budgetTaskId: parent.id, limit: { cost: 1 }, used: { cost: 1.1 } } });
+      expect(r.body.error).toMatchObject({
+        code: "budget_exceeded",
+        details: { taskId, scope: "task", budgetTaskId: parent.id, limit: { cost: 1 }, used: { cost: 1.1 } },
+      });
     }
     const rows = (await srv.api("GET", `/usage?groupBy=task&taskId=${parent.id}`)).body.rows as { key: string; cost: number }[];
-    expect(rows.map((r) => [r.key, r.cost]).sort()).toEqual([[parent.id, 0.3], [childId, 0.8]].sort());
+    expect(rows.map((r) => [r.key, r.cost]).sort()).toEqual(
+      [
+        [parent.id, 0.3],
+        [childId, 0.8],
+      ].sort(),
+    );
     expect((await srv.api("GET", `/usage?groupBy=task&taskId=${childId}`)).body.rows.map((r: { key: string }) => r.key)).toEqual([childId]);
 
     // The agent cannot raise it: task_update has no budget, and the HTTP route is the person's only.

@@ -24,11 +24,17 @@ describe.each(DATABASES)("USE-1 usage recording (%s)", (kind) => {
       // Tokens from the turn's PromptResponse.usage; context = the latest usage_update; cost = the
       // agent's own cumulative cost (not estimated).
       expect(session.usage).toEqual({ tokensIn: 1500, tokensOut: 300, contextUsed: 1800, contextWindow: 200000, cost: 0.4, currency: "USD", estimated: false });
-      await waitFor(() => events.frames.some((f) => f.type === "usage.updated" && f.data.sessionId === s.body.id && f.data.usage.tokensIn === 1500), "a usage.updated frame with the turn's tokens");
+      await waitFor(
+        () => events.frames.some((f) => f.type === "usage.updated" && f.data.sessionId === s.body.id && f.data.usage.tokensIn === 1500),
+        "a usage.updated frame with the turn's tokens",
+      );
 
       // A second turn adds its tokens; the cost is cumulative as reported.
       expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "usage 10 5 0.5" })).status).toBe(202);
-      await waitFor(async () => ((await srv.api("GET", `/sessions/${s.body.id}`)).body.usage?.tokensIn === 1510 ? true : undefined), "the second turn's tokens");
+      await waitFor(
+        async () => ((await srv.api("GET", `/sessions/${s.body.id}`)).body.usage?.tokensIn === 1510 ? true : undefined),
+        "the second turn's tokens",
+      );
       const after = (await srv.api("GET", `/sessions/${s.body.id}`)).body.usage;
       expect(after).toMatchObject({ tokensIn: 1510, tokensOut: 305, cost: 0.5 });
 
@@ -55,12 +61,14 @@ describe.each(DATABASES)("USE-1 usage recording (%s)", (kind) => {
     writeFileSync(join(db.home, "prices.json"), JSON.stringify({ "scripted-small": { input: 2, output: 10 } }));
     const again = await startTestServer(kind, db);
     try {
-    const { task } = await repoAndTask(again, { title: "Estimated" });
-    const s = await again.api("POST", `/tasks/${task.id}/sessions`, { prompt: "usage 1000000 100000" });
-    await waitForSession(again.api, s.body.id, ["waiting_for_input"]);
-    // 1M in at 2 USD/M + 0.1M out at 10 USD/M = 3 USD.
-    expect((await again.api("GET", `/sessions/${s.body.id}`)).body.usage).toMatchObject({ tokensIn: 1000000, tokensOut: 100000, cost: 3, estimated: true });
-    expect(((await again.api("GET", "/usage?groupBy=agent")).body as { rows: Row[] }).rows).toEqual([expect.objectContaining({ key: "scripted", cost: 3, estimated: true })]);
+      const { task } = await repoAndTask(again, { title: "Estimated" });
+      const s = await again.api("POST", `/tasks/${task.id}/sessions`, { prompt: "usage 1000000 100000" });
+      await waitForSession(again.api, s.body.id, ["waiting_for_input"]);
+      // 1M in at 2 USD/M + 0.1M out at 10 USD/M = 3 USD.
+      expect((await again.api("GET", `/sessions/${s.body.id}`)).body.usage).toMatchObject({ tokensIn: 1000000, tokensOut: 100000, cost: 3, estimated: true });
+      expect(((await again.api("GET", "/usage?groupBy=agent")).body as { rows: Row[] }).rows).toEqual([
+        expect.objectContaining({ key: "scripted", cost: 3, estimated: true }),
+      ]);
     } finally {
       await again.close();
     }
@@ -79,7 +87,10 @@ describe.each(DATABASES)("USE-1 usage recording (%s)", (kind) => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { rows: Row[]; nextCursor: string | null } } = await srv.api("GET", `/usage?groupBy=task&limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      const page: { body: { rows: Row[]; nextCursor: string | null } } = await srv.api(
+        "GET",
+        `/usage?groupBy=task&limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       seen.push(...page.body.rows.map((r) => r.key));
       cursor = page.body.nextCursor;
     } while (cursor);

@@ -22,10 +22,14 @@ export async function waitForTaskState(srv: TestServer, taskId: string, state: s
 
 /** Waits for a run matching `pred` and returns it. */
 export async function waitForRun(srv: TestServer, taskId: string, what: string, pred: (r: Run, all: Run[]) => boolean, timeoutMs = 20_000): Promise<Run> {
-  return waitFor(async () => {
-    const all = await runsOf(srv, taskId);
-    return all.find((r) => pred(r, all));
-  }, what, timeoutMs);
+  return waitFor(
+    async () => {
+      const all = await runsOf(srv, taskId);
+      return all.find((r) => pred(r, all));
+    },
+    what,
+    timeoutMs,
+  );
 }
 
 /** Stores a workflow from YAML; throws unless it was accepted. */
@@ -57,9 +61,17 @@ export async function fakeGithubRemote(cleanups: (() => Promise<unknown>)[]): Pr
  * A crash test's restarted server: the task's workflow runs once none is pending or running any
  * more (what the restart's recovery finished), as the API lists them.
  */
-export async function settledRuns<R extends { state: string }>(api: (method: string, path: string) => Promise<{ body: unknown }>, taskId: string, what: string): Promise<R[]> {
-  return waitFor(async () => {
-    const all = (await api("GET", `/tasks/${taskId}/workflow-runs`)).body as R[];
-    return all.length > 0 && all.every((r) => r.state !== "pending" && r.state !== "running") ? all : undefined;
-  }, what, 120_000);
+export async function settledRuns<R extends { state: string }>(
+  api: (method: string, path: string) => Promise<{ body: unknown }>,
+  taskId: string,
+  what: string,
+): Promise<R[]> {
+  return waitFor(
+    async () => {
+      const all = (await api("GET", `/tasks/${taskId}/workflow-runs`)).body as R[];
+      return all.length > 0 && all.every((r) => r.state !== "pending" && r.state !== "running") ? all : undefined;
+    },
+    what,
+    120_000,
+  );
 }

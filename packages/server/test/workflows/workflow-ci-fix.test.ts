@@ -44,7 +44,13 @@ describe.each(DATABASES)("WF-2 CI-fix rounds (%s)", { timeout: 240_000 }, (kind)
         expect(prompts.at(-1)!.text).toMatch(new RegExp(`^Failed check: lint: .*lint: ${round} errors in f\\.txt$`, "m"));
       }
     }
-    const capped = await waitFor(async () => ((await srv.api("GET", "/inbox")).body as { title: string; taskId: string }[]).find((i) => i.taskId === task.id && i.title.includes("after 3 automatic fix rounds")), "the cap's inbox item");
+    const capped = await waitFor(
+      async () =>
+        ((await srv.api("GET", "/inbox")).body as { title: string; taskId: string }[]).find(
+          (i) => i.taskId === task.id && i.title.includes("after 3 automatic fix rounds"),
+        ),
+      "the cap's inbox item",
+    );
     expect(capped.title).toBe("CI task: checks still fail after 3 automatic fix rounds; over to you");
     expect(await fixRuns()).toHaveLength(3);
     // The same failing head seen again is no new round.
@@ -54,7 +60,10 @@ describe.each(DATABASES)("WF-2 CI-fix rounds (%s)", { timeout: 240_000 }, (kind)
     fake.checks = [{ name: "lint", state: "success", summary: "clean" }];
     fake.prs[0]!.state = "merged";
     expect((await srv.api("POST", `/tasks/${task.id}/pull-requests/refresh`)).body[0].state).toBe("merged");
-    await waitFor(async () => ((await runsOf(srv, task.id)).some((r) => r.cause === "merged" && r.state !== "pending" && r.state !== "running") ? true : undefined), "the merged trigger ran");
+    await waitFor(
+      async () => ((await runsOf(srv, task.id)).some((r) => r.cause === "merged" && r.state !== "pending" && r.state !== "running") ? true : undefined),
+      "the merged trigger ran",
+    );
     expect((await srv.api("GET", `/tasks/${task.id}`)).body.state).toBe("done");
   });
 });

@@ -58,10 +58,12 @@ describe("WF-2 step actions with two runners (PostgreSQL)", { timeout: 240_000 }
 
     // The person moves the card through runner B (the one without the task's files).
     expect((await b.api("PATCH", `/tasks/${task.id}`, { state: "review" })).status).toBe(200);
-    await waitForRun(a, task.id, "the comments sent", (r) => r.action === "send_comments" && r.state !== "pending" && r.state !== "running", 60_000).catch(async (e: Error) => {
-      const runs = await storeOf(a).workflows.listRuns(task.id);
-      throw new Error(`${e.message}: ${JSON.stringify(runs.map((r) => [r.step, r.action.action, r.state, r.runnerId, r.attempts, r.outcome]))}`);
-    });
+    await waitForRun(a, task.id, "the comments sent", (r) => r.action === "send_comments" && r.state !== "pending" && r.state !== "running", 60_000).catch(
+      async (e: Error) => {
+        const runs = await storeOf(a).workflows.listRuns(task.id);
+        throw new Error(`${e.message}: ${JSON.stringify(runs.map((r) => [r.step, r.action.action, r.state, r.runnerId, r.attempts, r.outcome]))}`);
+      },
+    );
     const sent = await waitForSession(a.api, work.body.id, ["waiting_for_input"]);
     expect(sent.lastTurn?.outcome).toBe("completed");
     // A few more rounds of both engines: nothing more is claimed or started.
@@ -70,7 +72,10 @@ describe("WF-2 step actions with two runners (PostgreSQL)", { timeout: 240_000 }
     await Promise.all([engineOf(a).flush(), engineOf(b).flush()]);
 
     const runs = await storeOf(a).workflows.listRuns(task.id);
-    expect(runs.map((r) => [r.step, r.action.action, r.cause, r.state, r.attempts]), JSON.stringify(runs.map((r) => [r.action.action, r.runnerId, r.outcome]))).toEqual([
+    expect(
+      runs.map((r) => [r.step, r.action.action, r.cause, r.state, r.attempts]),
+      JSON.stringify(runs.map((r) => [r.action.action, r.runnerId, r.outcome])),
+    ).toEqual([
       ["review", "start_session", "enter", "succeeded", 1],
       ["review", "move", "turn_completed", "succeeded", 1],
       ["in_progress", "send_comments", "enter", "succeeded", 1],

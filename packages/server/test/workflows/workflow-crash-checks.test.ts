@@ -35,13 +35,19 @@ describe.each(DATABASES)("WF-2 kill -9 in the middle of send_checks (%s)", { tim
       expect((await first.server.exited).code).toBe(137);
 
       const second = await start();
-      const runs = await waitFor(async () => {
-        const all = ((await second.api("GET", `/tasks/${task.id}/workflow-runs`)).body as Run[]).filter((r) => r.cause === "checks_failed");
-        return all.length > 0 && all.every((r) => r.state !== "pending" && r.state !== "running") ? all : undefined;
-      }, "the send_checks run ended", 120_000);
+      const runs = await waitFor(
+        async () => {
+          const all = ((await second.api("GET", `/tasks/${task.id}/workflow-runs`)).body as Run[]).filter((r) => r.cause === "checks_failed");
+          return all.length > 0 && all.every((r) => r.state !== "pending" && r.state !== "running") ? all : undefined;
+        },
+        "the send_checks run ended",
+        120_000,
+      );
       expect(runs).toHaveLength(1);
       const s = await waitForSession(second.api, session.id, ["waiting_for_input"], 60_000);
-      const sent = ((await second.api("GET", `/sessions/${session.id}/messages`)).body as { role: string; text: string }[]).filter((m) => m.role === "user" && m.text.includes("Failed check: lint"));
+      const sent = ((await second.api("GET", `/sessions/${session.id}/messages`)).body as { role: string; text: string }[]).filter(
+        (m) => m.role === "user" && m.text.includes("Failed check: lint"),
+      );
       if (runs[0]!.state === "succeeded") {
         // The failure's turn ran to its end: one prompt carried it.
         expect(runs[0]!.outcome).toBe("turn completed");

@@ -6,7 +6,7 @@ import { fakeGithubRemote, settledRuns } from "./helpers.js";
 
 type Run = { action: string; state: string; outcome: string | null };
 
-const PR = "steps:\n  - id: review\n    onEnter:\n      - action: pr\n        title: \"Grove: {{title}}\"\n";
+const PR = 'steps:\n  - id: review\n    onEnter:\n      - action: pr\n        title: "Grove: {{title}}"\n';
 
 /**
  * WF-2.16 with the real `grove serve` and the fake GitHub API: the process dies (exit 137,

@@ -6,7 +6,7 @@ import { waitFor } from "../fixture/server.js";
 
 type Run = { id: string; action: string; state: string; sessionId: string | null; step: string };
 
-const REVIEW = "steps:\n  - id: review\n    onEnter:\n      - action: start_session\n        agent: scripted\n        prompt: \"say reviewed\"\n";
+const REVIEW = 'steps:\n  - id: review\n    onEnter:\n      - action: start_session\n        agent: scripted\n        prompt: "say reviewed"\n';
 const MOVE = "steps:\n  - id: review\n    onEnter:\n      - action: move\n        to: in_progress\n";
 
 /**

@@ -19,7 +19,12 @@ steps:
 /** A YAML with one fault on `line`, the message it must give. */
 const BAD: { what: string; yaml: string; line: number; message: RegExp }[] = [
   { what: "unknown action", yaml: "steps:\n  - id: review\n    onEnter:\n      - action: deploy\n", line: 4, message: /unknown action "deploy"/ },
-  { what: "unknown agent profile", yaml: "steps:\n  - id: review\n    onEnter:\n      - action: start_session\n        agent: nosuch\n        prompt: go\n", line: 5, message: /unknown agent profile "nosuch"/ },
+  {
+    what: "unknown agent profile",
+    yaml: "steps:\n  - id: review\n    onEnter:\n      - action: start_session\n        agent: nosuch\n        prompt: go\n",
+    line: 5,
+    message: /unknown agent profile "nosuch"/,
+  },
   { what: "transition to an unknown step", yaml: "steps:\n  - id: review\n    on:\n      completed: staging\n", line: 4, message: /unknown step "staging"/ },
   {
     what: "cycle of automatic moves without a guard",
@@ -27,7 +32,12 @@ const BAD: { what: string; yaml: string; line: number; message: RegExp }[] = [
     line: 9,
     message: /cycle of automatic moves without a guard: review → in_progress → review/,
   },
-  { what: "unknown template field", yaml: "steps:\n  - id: review\n    onEnter:\n      - action: start_session\n        agent: scripted\n        prompt: \"fix {{secret}}\"\n", line: 6, message: /unknown template field \{\{secret\}\}/ },
+  {
+    what: "unknown template field",
+    yaml: 'steps:\n  - id: review\n    onEnter:\n      - action: start_session\n        agent: scripted\n        prompt: "fix {{secret}}"\n',
+    line: 6,
+    message: /unknown template field \{\{secret\}\}/,
+  },
   { what: "unknown field", yaml: "steps:\n  - id: review\n    wip: 3\n", line: 3, message: /unknown field/ },
   { what: "YAML syntax", yaml: "steps:\n  - id: review\n   on: [\n", line: 3, message: /./ },
   { what: "wrong type", yaml: "steps:\n  - id: review\n    wipLimit: many\n", line: 3, message: /wipLimit/ },
@@ -64,7 +74,11 @@ describe.each(DATABASES)("WF-1 workflow definitions (%s)", (kind) => {
     const v1 = await srv.api("PUT", "/workflows/reviewer?ifVersion=0", { source: REVIEWER });
     expect(v1.status).toBe(200);
     expect(v1.body).toMatchObject({ name: "reviewer", version: 1, repositoryId: null, source: REVIEWER, stopped: false, builtIn: false });
-    expect(v1.body.steps[0]).toMatchObject({ id: "review", on: { completed: "in_progress" }, onEnter: [{ action: "start_session", agent: "scripted", prompt: "review {{title}}" }] });
+    expect(v1.body.steps[0]).toMatchObject({
+      id: "review",
+      on: { completed: "in_progress" },
+      onEnter: [{ action: "start_session", agent: "scripted", prompt: "review {{title}}" }],
+    });
     // A second writer that read version 0 loses; one that read 1 wins.
     const stale = await srv.api("PUT", "/workflows/reviewer?ifVersion=0", REVIEWER);
     expect(stale.status).toBe(409);

@@ -18,7 +18,11 @@ async function provider(cleanups: Cleanups): Promise<{ web: string; token: strin
 async function registerAndApply(api: Api, p: { web: string; token: string; fake: FakeProvider }): Promise<void> {
   const repo = await api("POST", "/repositories", { url: p.web, provider: "github", credential: { token: p.token }, apiUrl: p.fake.apiUrl });
   expect(repo.status).toBe(201);
-  await api("PUT", "/workflows/triage", `repositoryId: ${repo.body.id}\nsteps:\n  - id: todo\ntriggers:\n  issues:\n    label: grove\n    pollSeconds: 1\n`).catch(() => undefined);
+  await api(
+    "PUT",
+    "/workflows/triage",
+    `repositoryId: ${repo.body.id}\nsteps:\n  - id: todo\ntriggers:\n  issues:\n    label: grove\n    pollSeconds: 1\n`,
+  ).catch(() => undefined);
 }
 
 /**

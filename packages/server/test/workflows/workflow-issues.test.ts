@@ -38,11 +38,31 @@ describe.each(CASES)("WF-2 labeled provider issues (%s, %s)", { timeout: 300_000
     try {
       const localId = (await w.srv.api("POST", "/repositories", { path: local.path })).body.id as string;
       const bad: { what: string; yaml: string; line: number; message: RegExp }[] = [
-        { what: "global without a repository", yaml: "steps:\n  - id: todo\ntriggers:\n  issues:\n    label: grove\n", line: 4, message: /names the repository whose issues it polls/ },
-        { what: "a local repository", yaml: `repositoryId: ${localId}\nsteps:\n  - id: todo\ntriggers:\n  issues:\n    label: grove\n`, line: 1, message: /has no provider issues API/ },
-        { what: "poll interval 0", yaml: "steps:\n  - id: todo\ntriggers:\n  issues:\n    label: grove\n    pollSeconds: 0\n    repositoryId: repo_x\n", line: 6, message: /pollSeconds/ },
+        {
+          what: "global without a repository",
+          yaml: "steps:\n  - id: todo\ntriggers:\n  issues:\n    label: grove\n",
+          line: 4,
+          message: /names the repository whose issues it polls/,
+        },
+        {
+          what: "a local repository",
+          yaml: `repositoryId: ${localId}\nsteps:\n  - id: todo\ntriggers:\n  issues:\n    label: grove\n`,
+          line: 1,
+          message: /has no provider issues API/,
+        },
+        {
+          what: "poll interval 0",
+          yaml: "steps:\n  - id: todo\ntriggers:\n  issues:\n    label: grove\n    pollSeconds: 0\n    repositoryId: repo_x\n",
+          line: 6,
+          message: /pollSeconds/,
+        },
         { what: "no label", yaml: "steps:\n  - id: todo\ntriggers:\n  issues:\n    step: todo\n", line: 5, message: /label/ },
-        { what: "unknown step", yaml: "steps:\n  - id: todo\ntriggers:\n  issues:\n    label: grove\n    step: later\n    repositoryId: repo_x\n", line: 6, message: /unknown step "later"/ },
+        {
+          what: "unknown step",
+          yaml: "steps:\n  - id: todo\ntriggers:\n  issues:\n    label: grove\n    step: later\n    repositoryId: repo_x\n",
+          line: 6,
+          message: /unknown step "later"/,
+        },
       ];
       for (const b of bad) {
         const r = await w.srv.api("PUT", "/workflows/issues-bad", b.yaml);
@@ -77,7 +97,7 @@ describe.each(CASES)("WF-2 labeled provider issues (%s, %s)", { timeout: 300_000
     expect(task.description).toBe(`Run it with an empty grove.yaml.\n\n${issueUrl}`);
     await waitFor(() => fake.issues[0]!.comments.length > 0 || undefined, "the comment on the issue");
     expect(fake.issues[0]!.comments).toEqual([`Grove task ${task.id} was created for this issue: Crash on an empty config`]);
-    await waitFor(async () => ((await runsOf(w.srv, task.id)).every((r) => r.state === "succeeded") || undefined), "the issue's runs ended");
+    await waitFor(async () => (await runsOf(w.srv, task.id)).every((r) => r.state === "succeeded") || undefined, "the issue's runs ended");
     expect((await runsOf(w.srv, task.id)).map((r) => [r.action, r.cause, r.state])).toEqual([
       ["create_task", "issue", "succeeded"],
       ["issue_comment", "issue", "succeeded"],
@@ -101,7 +121,10 @@ describe.each(CASES)("WF-2 labeled provider issues (%s, %s)", { timeout: 300_000
     fake.prs[0]!.state = "merged";
     expect((await w.srv.api("POST", `/tasks/${task.id}/pull-requests/refresh`)).body[0].state).toBe("merged");
     await waitFor(() => fake.issues[0]!.state === "closed" || undefined, "the issue closed");
-    await waitFor(async () => ((await runsOf(w.srv, task.id)).some((r) => r.action === "issue_close" && r.state === "succeeded") || undefined), "the close run ended");
+    await waitFor(
+      async () => (await runsOf(w.srv, task.id)).some((r) => r.action === "issue_close" && r.state === "succeeded") || undefined,
+      "the close run ended",
+    );
     expect(fake.issues[1]!.state).toBe("open");
     expect(fake.seen.every((q) => q.authorized)).toBe(true);
   });

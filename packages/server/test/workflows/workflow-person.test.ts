@@ -24,12 +24,19 @@ describe.each(DATABASES)("WF-2 a person wins over automation (%s)", (kind) => {
     const srv = await perTest.start();
     const a = await repoAndTask(srv, { title: "A" });
     perTest.track(a.repo);
-    const another = async (title: string) => ({ task: (await srv.api("POST", "/tasks", { title, repositories: [{ repositoryId: a.repository.id }] })).body as { id: string } });
+    const another = async (title: string) => ({
+      task: (await srv.api("POST", "/tasks", { title, repositories: [{ repositoryId: a.repository.id }] })).body as { id: string },
+    });
     const b = await another("B");
     await applyWorkflow(srv, "slow", SLOW_REVIEW);
 
     expect((await srv.api("PATCH", `/tasks/${a.task.id}`, { state: "review" })).status).toBe(200);
-    const running = await waitForRun(srv, a.task.id, "the reviewer running", (r) => r.action === "start_session" && r.state === "running" && r.sessionId !== null);
+    const running = await waitForRun(
+      srv,
+      a.task.id,
+      "the reviewer running",
+      (r) => r.action === "start_session" && r.state === "running" && r.sessionId !== null,
+    );
     await waitForSession(srv.api, running.sessionId!, ["running"]);
     // The person takes over: the run is cancelled and so is the reviewer's turn.
     expect((await srv.api("PATCH", `/tasks/${a.task.id}`, { state: "in_progress" })).status).toBe(200);

@@ -74,7 +74,13 @@ describe.each(DATABASES)("WF-2.15 the pr action (%s)", { timeout: 240_000 }, (ki
     await work("write g.txt G\ncommit add g");
     const second = git(worktree, "rev-parse", "HEAD");
     expect((await srv.api("PATCH", `/tasks/${task.id}`, { state: "review" })).status).toBe(200);
-    const updated = await waitForRun(srv, task.id, "the second pr run", (r, all) => r.action === "pr" && r.id !== opened.id && r.state !== "pending" && r.state !== "running" && all.length > 0, 60_000);
+    const updated = await waitForRun(
+      srv,
+      task.id,
+      "the second pr run",
+      (r, all) => r.action === "pr" && r.id !== opened.id && r.state !== "pending" && r.state !== "running" && all.length > 0,
+      60_000,
+    );
     expect([updated.state, updated.outcome]).toEqual(["succeeded", `updated #1 at ${second.slice(0, 12)}`]);
     expect(fake.prs).toHaveLength(1);
     expect(git(bare, "rev-parse", branch)).toBe(second);
@@ -110,7 +116,13 @@ describe.each(DATABASES)("WF-2.15 the pr action (%s)", { timeout: 240_000 }, (ki
     git(worktree, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--amend", "-m", "add h, reworded");
     const rewritten = git(worktree, "rev-parse", "HEAD");
     expect((await srv.api("PATCH", `/tasks/${task.id}`, { state: "review" })).status).toBe(200);
-    const run = await waitForRun(srv, task.id, "the forced pr run", (r) => r.action === "pr" && r.id !== opened.id && r.state !== "pending" && r.state !== "running", 60_000);
+    const run = await waitForRun(
+      srv,
+      task.id,
+      "the forced pr run",
+      (r) => r.action === "pr" && r.id !== opened.id && r.state !== "pending" && r.state !== "running",
+      60_000,
+    );
     expect([run.state, run.outcome]).toEqual(["succeeded", `updated #1 at ${rewritten.slice(0, 12)}`]);
     expect(git(bare, "rev-parse", branch)).toBe(rewritten);
     expect(gadget.prs.map((p) => p.state)).toEqual(["open"]);

@@ -45,7 +45,13 @@ describe.each(DATABASES)("WF-2 reviewer workflow (%s)", (kind) => {
       expect((await srv.api("PATCH", `/tasks/${task.id}`, { state: "review" })).status).toBe(200);
       const review = await waitForRun(srv, task.id, "the reviewer run", (r) => r.action === "start_session" && r.state === "succeeded");
       expect(review).toMatchObject({ step: "review", cause: "enter", outcome: "turn completed → in_progress" });
-      const comments = (await srv.api("GET", `/tasks/${task.id}/comments`)).body as { path: string; line: number; body: string; state: string; sessionId?: string }[];
+      const comments = (await srv.api("GET", `/tasks/${task.id}/comments`)).body as {
+        path: string;
+        line: number;
+        body: string;
+        state: string;
+        sessionId?: string;
+      }[];
       expect(comments).toMatchObject([{ path: "src/a.txt", line: 2, body: "Name this better" }]);
 
       // Its end moves the card back; the comments go to the working session, then it is reviewed again.
@@ -57,18 +63,39 @@ describe.each(DATABASES)("WF-2 reviewer workflow (%s)", (kind) => {
       expect(((await srv.api("GET", `/tasks/${task.id}/comments`)).body as { state: string }[]).map((c) => c.state)).toEqual(["sent"]);
 
       // The second review finds more (same script): the loop would go on; a new version of the workflow reviews clean.
-      await waitForRun(srv, task.id, "the second review", (r, all) => r.action === "start_session" && all.filter((x) => x.action === "start_session").length === 2);
-      await waitForRun(srv, task.id, "the second comments sent", (r, all) => all.filter((x) => x.action === "send_comments" && x.state === "succeeded").length === 2);
+      await waitForRun(
+        srv,
+        task.id,
+        "the second review",
+        (r, all) => r.action === "start_session" && all.filter((x) => x.action === "start_session").length === 2,
+      );
+      await waitForRun(
+        srv,
+        task.id,
+        "the second comments sent",
+        (r, all) => all.filter((x) => x.action === "send_comments" && x.state === "succeeded").length === 2,
+      );
       await applyWorkflow(srv, "reviewer", reviewerLoop(repository.id, "say looks good"));
       const guarded = await waitForRun(srv, task.id, "the clean review's move to done", (r) => r.action === "move" && r.cause === "turn_clean");
-      await waitFor(async () => ((await runsOf(srv, task.id)).find((r) => r.id === guarded.id)?.state === "failed" ? true : undefined), "the guard refusing done");
+      await waitFor(
+        async () => ((await runsOf(srv, task.id)).find((r) => r.id === guarded.id)?.state === "failed" ? true : undefined),
+        "the guard refusing done",
+      );
       const refused = (await runsOf(srv, task.id)).find((r) => r.id === guarded.id)!;
       expect(refused.outcome).toMatch(/^workflow_guard: /);
       expect((await srv.api("GET", `/tasks/${task.id}`)).body.state).toBe("review");
 
       // Every run was announced as workflow.run frames.
       const frames = events.frames.filter((f) => f.type === "workflow.run" && f.data.taskId === task.id);
-      expect(frames.some((f) => f.data.action === "start_session" && f.data.step === "review" && f.data.workflow === "reviewer" && f.data.outcome === "turn completed → in_progress")).toBe(true);
+      expect(
+        frames.some(
+          (f) =>
+            f.data.action === "start_session" &&
+            f.data.step === "review" &&
+            f.data.workflow === "reviewer" &&
+            f.data.outcome === "turn completed → in_progress",
+        ),
+      ).toBe(true);
 
       // The person merges: the task is Done (a person's action, no guard).
       const merged = await srv.api("POST", `/tasks/${task.id}/merge`, {});

@@ -41,7 +41,9 @@ describe.each(DATABASES)("WF-2.13 the run action (%s)", { timeout: 180_000 }, (k
     expect((await srv.api("PATCH", `/tasks/${task.id}`, { state: "review" })).status).toBe(200);
     const failed = await waitForRun(srv, task.id, "the failing command", (r) => r.action === "run" && r.state === "failed", 60_000);
     expect(failed.outcome).toBe("exit 3 → in_progress");
-    const first = (await runsOf(srv, task.id)).find((r) => r.id === failed.id) as unknown as { result: { exitCode: number; timedOut: boolean; output: string } };
+    const first = (await runsOf(srv, task.id)).find((r) => r.id === failed.id) as unknown as {
+      result: { exitCode: number; timedOut: boolean; output: string };
+    };
     expect(first.result.exitCode).toBe(3);
     expect(first.result.timedOut).toBe(false);
     expect(first.result.output).toContain("FAIL: fixed.txt is missing");
@@ -57,7 +59,9 @@ describe.each(DATABASES)("WF-2.13 the run action (%s)", { timeout: 180_000 }, (k
     const prompt = runs.find((r) => r.action === "prompt")!;
     expect([prompt.step, prompt.state, prompt.sessionId, prompt.outcome]).toEqual(["in_progress", "succeeded", session.id, "turn completed → review"]);
     // The output reached the working session once, as one prompt.
-    const sent = ((await srv.api("GET", `/sessions/${session.id}/messages`)).body as { role: string; text: string }[]).filter((m) => m.role === "user" && m.text.includes("FAIL: fixed.txt is missing"));
+    const sent = ((await srv.api("GET", `/sessions/${session.id}/messages`)).body as { role: string; text: string }[]).filter(
+      (m) => m.role === "user" && m.text.includes("FAIL: fixed.txt is missing"),
+    );
     expect(sent).toHaveLength(1);
     expect(sent[0]!.text).toMatch(/^The checks failed \(exit 3\):\n/);
     // The command's bookkeeping lives under GROVE_HOME, never in the worktree it ran in.
@@ -70,7 +74,11 @@ describe.each(DATABASES)("WF-2.13 the run action (%s)", { timeout: 180_000 }, (k
     const srv = await perTest.start();
     const { repo, task } = await repoAndTask(srv, { title: "Slow" });
     perTest.track(repo);
-    await applyWorkflow(srv, "slow", "steps:\n  - id: review\n    onEnter:\n      - action: run\n        command: \"echo started; sleep 600\"\n        timeoutSeconds: 1\n");
+    await applyWorkflow(
+      srv,
+      "slow",
+      'steps:\n  - id: review\n    onEnter:\n      - action: run\n        command: "echo started; sleep 600"\n        timeoutSeconds: 1\n',
+    );
     const session = (await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say ready" })).body;
     await waitForSession(srv.api, session.id, ["waiting_for_input"], 60_000);
     expect((await srv.api("PATCH", `/tasks/${task.id}`, { state: "review" })).status).toBe(200);
@@ -84,13 +92,21 @@ describe.each(DATABASES)("WF-2.13 the run action (%s)", { timeout: 180_000 }, (k
   it("WF-2.13 a bad run action → 400 invalid_workflow with its line; nothing stored", async () => {
     const srv = await perTest.start();
     const bad: [string, number, RegExp][] = [
-      ["steps:\n  - id: review\n    onEnter:\n      - action: run\n        command: \"npm test\"\n        timeoutSeconds: 0\n", 6, /timeoutSeconds/],
-      ["steps:\n  - id: review\n    onEnter:\n      - action: run\n        command: \"npm test\"\n        onFailure:\n          to: staging\n", 7, /unknown step "staging"/],
-      ["steps:\n  - id: review\n    onEnter:\n      - action: run\n        command: \"npm test\"\n        onFailure:\n          prompt: \"{{secret}}\"\n", 7, /unknown template field \{\{secret\}\}/],
-      ["steps:\n  - id: review\n    onEnter:\n      - action: run\n        timeoutSeconds: 5\n", 4, /command/],
-      ["steps:\n  - id: review\n    onEnter:\n      - action: run\n        command: \"x\"\n        retries: 2\n", 6, /unknown field/],
+      ['steps:\n  - id: review\n    onEnter:\n      - action: run\n        command: "npm test"\n        timeoutSeconds: 0\n', 6, /timeoutSeconds/],
       [
-        "steps:\n  - id: review\n    onEnter:\n      - action: run\n        command: \"x\"\n        onFailure:\n          to: in_progress\n  - id: in_progress\n    onEnter:\n      - action: move\n        to: review\n",
+        'steps:\n  - id: review\n    onEnter:\n      - action: run\n        command: "npm test"\n        onFailure:\n          to: staging\n',
+        7,
+        /unknown step "staging"/,
+      ],
+      [
+        'steps:\n  - id: review\n    onEnter:\n      - action: run\n        command: "npm test"\n        onFailure:\n          prompt: "{{secret}}"\n',
+        7,
+        /unknown template field \{\{secret\}\}/,
+      ],
+      ["steps:\n  - id: review\n    onEnter:\n      - action: run\n        timeoutSeconds: 5\n", 4, /command/],
+      ['steps:\n  - id: review\n    onEnter:\n      - action: run\n        command: "x"\n        retries: 2\n', 6, /unknown field/],
+      [
+        'steps:\n  - id: review\n    onEnter:\n      - action: run\n        command: "x"\n        onFailure:\n          to: in_progress\n  - id: in_progress\n    onEnter:\n      - action: move\n        to: review\n',
         11,
         /cycle of automatic moves without a guard: review → in_progress → review|in_progress → review → in_progress/,
       ],

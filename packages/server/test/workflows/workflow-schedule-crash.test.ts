@@ -7,7 +7,8 @@ import { waitFor } from "../fixture/server.js";
 type Run = { action: string; cause: string; state: string; outcome: string | null };
 
 /** Every second (6 fields, seconds first): the first tick comes right after the workflow is stored. */
-const everySecond = (repositoryId: string) => `repositoryId: ${repositoryId}\nsteps:\n  - id: todo\ntriggers:\n  schedule:\n    cron: "* * * * * *"\n    title: "Tick {{at}}"\n`;
+const everySecond = (repositoryId: string) =>
+  `repositoryId: ${repositoryId}\nsteps:\n  - id: todo\ntriggers:\n  schedule:\n    cron: "* * * * * *"\n    title: "Tick {{at}}"\n`;
 
 /**
  * WF-2 with the real `grove serve`: the process dies (exit 137, like kill -9) right after a

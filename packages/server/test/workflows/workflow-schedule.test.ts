@@ -63,11 +63,31 @@ describe.each(DATABASES)("WF-2 schedules (%s)", { timeout: 240_000 }, (kind) => 
     const bad: { what: string; yaml: string; line: number; message: RegExp }[] = [
       { what: "bad cron", yaml: `${head}    cron: "61 * * * *"\n    title: t\n`, line: 6, message: /invalid cron expression "61 \* \* \* \*"/ },
       { what: "cron of 3 fields", yaml: `${head}    title: t\n    cron: "* * *"\n`, line: 7, message: /5 fields/ },
-      { what: "unknown time zone", yaml: `${head}    cron: "0 9 * * *"\n    timeZone: Mars/Olympus\n    title: t\n`, line: 7, message: /unknown time zone "Mars\/Olympus"/ },
-      { what: "unknown template field", yaml: `${head}    cron: "0 9 * * *"\n    title: t\n    brief: "{{title}}"\n`, line: 8, message: /unknown template field \{\{title\}\} \(known: date, time, at\)/ },
+      {
+        what: "unknown time zone",
+        yaml: `${head}    cron: "0 9 * * *"\n    timeZone: Mars/Olympus\n    title: t\n`,
+        line: 7,
+        message: /unknown time zone "Mars\/Olympus"/,
+      },
+      {
+        what: "unknown template field",
+        yaml: `${head}    cron: "0 9 * * *"\n    title: t\n    brief: "{{title}}"\n`,
+        line: 8,
+        message: /unknown template field \{\{title\}\} \(known: date, time, at\)/,
+      },
       { what: "unknown step", yaml: `${head}    cron: "0 9 * * *"\n    title: t\n    step: later\n`, line: 8, message: /unknown step "later"/ },
-      { what: "unknown repository", yaml: `steps:\n  - id: todo\ntriggers:\n  schedule:\n    cron: "0 9 * * *"\n    title: t\n    repositoryId: repo_nope\n`, line: 7, message: /repository repo_nope not found/ },
-      { what: "global without a repository", yaml: `steps:\n  - id: todo\ntriggers:\n  schedule:\n    cron: "0 9 * * *"\n    title: t\n`, line: 4, message: /names the repository/ },
+      {
+        what: "unknown repository",
+        yaml: `steps:\n  - id: todo\ntriggers:\n  schedule:\n    cron: "0 9 * * *"\n    title: t\n    repositoryId: repo_nope\n`,
+        line: 7,
+        message: /repository repo_nope not found/,
+      },
+      {
+        what: "global without a repository",
+        yaml: `steps:\n  - id: todo\ntriggers:\n  schedule:\n    cron: "0 9 * * *"\n    title: t\n`,
+        line: 4,
+        message: /names the repository/,
+      },
       { what: "unknown field", yaml: `${head}    cron: "0 9 * * *"\n    title: t\n    every: day\n`, line: 8, message: /unknown field/ },
     ];
     for (const b of bad) {

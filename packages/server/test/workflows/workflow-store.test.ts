@@ -7,7 +7,26 @@ const def = defaultWorkflow().definition;
 const at = "2026-12-01T00:00:00.000Z";
 
 function run(id: string, idemKey: string): WorkflowRunRecord {
-  return { id, idemKey, taskId: "tsk_1", entryId: "wfe_1", workflow: "w", version: 1, step: "review", actionIndex: 0, action: { action: "move", to: "done" }, cause: "enter", state: "pending", runnerId: null, attempts: 0, outcome: null, sessionId: null, result: null, createdAt: at, updatedAt: at };
+  return {
+    id,
+    idemKey,
+    taskId: "tsk_1",
+    entryId: "wfe_1",
+    workflow: "w",
+    version: 1,
+    step: "review",
+    actionIndex: 0,
+    action: { action: "move", to: "done" },
+    cause: "enter",
+    state: "pending",
+    runnerId: null,
+    attempts: 0,
+    outcome: null,
+    sessionId: null,
+    result: null,
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
 // The compare-and-sets a second process could race, straight against each database.

@@ -32,7 +32,12 @@ describe.each(DATABASES)("CHG-1 CHG-2 SEC-2 Changes at scale over HTTP (%s)", (k
   }
 
   it("CHG-1 ≥200 changed files of every kind (conflict from a failed merge, odd names): file list and counts equal git numstat against the merge-base plus untracked, exactly", async () => {
-    const base: Record<string, string> = { ".gitignore": "*.log\nbuild/\n", "conflict.txt": LINES(5, "base"), "type.txt": "plain\n", "bin.dat": "text for now\n" };
+    const base: Record<string, string> = {
+      ".gitignore": "*.log\nbuild/\n",
+      "conflict.txt": LINES(5, "base"),
+      "type.txt": "plain\n",
+      "bin.dat": "text for now\n",
+    };
     for (let i = 0; i < 120; i++) base[`src/m${i}.txt`] = LINES(10 + (i % 7), `m${i}`);
     for (let i = 0; i < 30; i++) base[`old/d${i}.txt`] = LINES(4, `d${i}`);
     for (let i = 0; i < 20; i++) base[`ren/r${i}.txt`] = LINES(30, `rename body ${i}`);

@@ -27,7 +27,11 @@ describe.each(DATABASES)("WT-6 concurrent launches on one repository (%s)", (kin
       for (const row of env.repositories) if (row.status === "active") rows.push(realpathSync(row.worktreePath));
     }
     expect(rows).toHaveLength(20);
-    expect(linkedWorktrees(repo).map((p) => realpathSync(p)).sort()).toEqual(rows.sort());
+    expect(
+      linkedWorktrees(repo)
+        .map((p) => realpathSync(p))
+        .sort(),
+    ).toEqual(rows.sort());
     // Every worktree is on its own branch.
     const porcelain = repo.git("worktree", "list", "--porcelain");
     const branches = porcelain.split("\n").filter((l) => l.startsWith("branch refs/heads/grove/"));

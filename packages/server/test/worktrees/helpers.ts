@@ -3,7 +3,12 @@ import { makeRepo, gitSync, type TestRepo } from "../fixture/git.js";
 import type { TestServer } from "../fixture/server.js";
 
 /** Registers a fresh temp repository named `name` (the checkout's directory name). */
-export async function registerRepo(srv: TestServer, name: string, extra: Record<string, unknown> = {}, files?: Record<string, string>): Promise<{ repo: TestRepo; id: string }> {
+export async function registerRepo(
+  srv: TestServer,
+  name: string,
+  extra: Record<string, unknown> = {},
+  files?: Record<string, string>,
+): Promise<{ repo: TestRepo; id: string }> {
   const repo = await makeRepo({ name, ...(files && { files }) });
   const r = await srv.api("POST", "/repositories", { path: repo.path, ...extra });
   if (r.status !== 201) throw new Error(`repository ${name}: ${r.status} ${JSON.stringify(r.body)}`);

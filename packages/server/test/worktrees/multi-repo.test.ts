@@ -24,7 +24,12 @@ describe.each(DATABASES)("multi-repository tasks and compensation (%s)", (kind) 
     const { a, b, c } = await threeRepos(srv);
     const task = await srv.api("POST", "/tasks", {
       title: "Cross repo",
-      repositories: [{ repositoryId: a.id }, { repositoryId: b.id }, { repositoryId: b.id, baseBranch: "develop" }, { repositoryId: c.id, baseBranch: "feature" }],
+      repositories: [
+        { repositoryId: a.id },
+        { repositoryId: b.id },
+        { repositoryId: b.id, baseBranch: "develop" },
+        { repositoryId: c.id, baseBranch: "feature" },
+      ],
     });
     expect(task.status).toBe(201);
     const s = await srv.api("POST", `/tasks/${task.body.id}/sessions`, { prompt: "write alpha/from-agent.txt hi\nwrite beta-develop/dev.txt dev" });

@@ -10,9 +10,17 @@ import { branchesOf, linkedWorktrees, registerRepo } from "./helpers.js";
 function pooled(home: string, repositoryId: string): string[] {
   const root = join(home, "pool", repositoryId);
   const out: string[] = [];
-  for (const base of (() => { try { return readdirSync(root); } catch { return []; } })()) {
+  for (const base of (() => {
+    try {
+      return readdirSync(root);
+    } catch {
+      return [];
+    }
+  })()) {
     const names = readdirSync(join(root, base));
-    for (const n of names) if (n.endsWith(".ready") && names.includes(n.slice(0, -6)) && !names.includes(n.replace(/\.ready$/, ".claim"))) out.push(join(root, base, n.slice(0, -6)));
+    for (const n of names)
+      if (n.endsWith(".ready") && names.includes(n.slice(0, -6)) && !names.includes(n.replace(/\.ready$/, ".claim")))
+        out.push(join(root, base, n.slice(0, -6)));
   }
   return out;
 }
@@ -84,7 +92,15 @@ describe.each(DATABASES)("WT-10 worktree pool (%s)", (kind) => {
     await pool.idle();
     const [only] = pooled(srv.home, id);
     const claim = (n: number) =>
-      pool.claim({ repoPath: repo.path, repositoryId: id, baseBranch: "main", taskId: `task_${n}`, worktreePath: join(srv!.home, "tasks", `race-${n}`, "raced"), branch: `race-${n}`, startPoint: "main" });
+      pool.claim({
+        repoPath: repo.path,
+        repositoryId: id,
+        baseBranch: "main",
+        taskId: `task_${n}`,
+        worktreePath: join(srv!.home, "tasks", `race-${n}`, "raced"),
+        branch: `race-${n}`,
+        startPoint: "main",
+      });
     const results = await Promise.all([claim(1), claim(2), claim(3)]);
     expect(results.filter((r) => r !== null)).toHaveLength(1);
     expect(linkedWorktrees(repo)).not.toContain(only);

@@ -10,7 +10,11 @@ const FILES = { "README.md": "top\n", "app/a.txt": "app\n", "app/deep/c.txt": "d
 
 /** The files git has checked out in `dir` (relative paths, sorted), `.git` left out. */
 function checkedOut(dir: string): string[] {
-  return gitSync(dir, "ls-files", "-t").split("\n").filter((l) => l.startsWith("H ")).map((l) => l.slice(2)).sort();
+  return gitSync(dir, "ls-files", "-t")
+    .split("\n")
+    .filter((l) => l.startsWith("H "))
+    .map((l) => l.slice(2))
+    .sort();
 }
 
 describe.each(DATABASES)("WT-11 sparse checkout per repository (%s)", (kind) => {
@@ -42,7 +46,14 @@ describe.each(DATABASES)("WT-11 sparse checkout per repository (%s)", (kind) => 
     expect(changes.ahead).toBe(1);
     const merged = await srv.api("POST", `/tasks/${task.id}/merge`, {});
     expect(merged.status, JSON.stringify(merged.body)).toBe(200);
-    expect(gitSync(repo.path, "ls-tree", "-r", "--name-only", "main").split("\n").filter(Boolean).sort()).toEqual(["README.md", "app/a.txt", "app/deep/c.txt", "app/new.txt", "docs/d.txt", "lib/b.txt"]);
+    expect(gitSync(repo.path, "ls-tree", "-r", "--name-only", "main").split("\n").filter(Boolean).sort()).toEqual([
+      "README.md",
+      "app/a.txt",
+      "app/deep/c.txt",
+      "app/new.txt",
+      "docs/d.txt",
+      "lib/b.txt",
+    ]);
     expect(gitSync(repo.path, "show", "main:app/new.txt")).toBe("made in the cone");
   });
 
@@ -103,7 +114,9 @@ describe.each(DATABASES)("WT-11 sparse checkout per repository (%s)", (kind) => 
     const t = await api("POST", "/tasks", { title: "Crashed sparse", repositories: [{ repositoryId: r.body.id }] });
     await expect(api("POST", `/tasks/${t.body.id}/sessions`, {})).rejects.toThrow();
     expect((await faulty.exited).code).toBe(137);
-    const worktrees = gitSync(repo.path, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "));
+    const worktrees = gitSync(repo.path, "worktree", "list", "--porcelain")
+      .split("\n")
+      .filter((l) => l.startsWith("worktree "));
     expect(worktrees).toHaveLength(2);
 
     const server = await spawnServer(env);

@@ -7,7 +7,18 @@
 import { ApiError } from "./client.js";
 
 /** Something the page can do about an error; the screen that shows the error wires it up. */
-export type FixAction = "discard_and_delete" | "restore" | "unarchive" | "cancel_turn" | "resume" | "retry" | "add_repository" | "back_to_board" | "autostash" | "keep_conflicts" | "open_conflicts";
+export type FixAction =
+  | "discard_and_delete"
+  | "restore"
+  | "unarchive"
+  | "cancel_turn"
+  | "resume"
+  | "retry"
+  | "add_repository"
+  | "back_to_board"
+  | "autostash"
+  | "keep_conflicts"
+  | "open_conflicts";
 
 /**
  * The operation an error answered: one code means different things (and has different fixes)
@@ -26,13 +37,21 @@ type Entry = { text: string; action?: { kind: FixAction; label: string } };
 
 const WORDS: Record<string, Entry> = {
   dirty_worktree: { text: "This task's worktree has uncommitted changes." },
-  session_busy: { text: "The agent is still working on the last message. Wait for the turn to end, or cancel it.", action: { kind: "cancel_turn", label: "Cancel the turn" } },
-  session_running: { text: "A session is running. Cancel its turn first." , action: { kind: "cancel_turn", label: "Cancel the turn" } },
-  session_not_resumable: { text: "This session has ended and cannot take messages. Resume it or start a new session.", action: { kind: "resume", label: "Resume" } },
+  session_busy: {
+    text: "The agent is still working on the last message. Wait for the turn to end, or cancel it.",
+    action: { kind: "cancel_turn", label: "Cancel the turn" },
+  },
+  session_running: { text: "A session is running. Cancel its turn first.", action: { kind: "cancel_turn", label: "Cancel the turn" } },
+  session_not_resumable: {
+    text: "This session has ended and cannot take messages. Resume it or start a new session.",
+    action: { kind: "resume", label: "Resume" },
+  },
   task_archived: { text: "This task is archived. Unarchive it to work on it again.", action: { kind: "unarchive", label: "Unarchive" } },
   task_cleanup_in_progress: { text: "The task is being cleaned up (archive or delete in progress). Try again when it has finished." },
   workspace_preparing: { text: "The task's worktrees are still being created. Try again in a moment.", action: { kind: "retry", label: "Try again" } },
-  workspace_reuse_unsafe: { text: "A worktree of this task is not what Grove recorded (moved, switched branch or replaced). Fix or remove that directory, then try again." },
+  workspace_reuse_unsafe: {
+    text: "A worktree of this task is not what Grove recorded (moved, switched branch or replaced). Fix or remove that directory, then try again.",
+  },
   workspace_missing: { text: "This task's worktree is missing. Restore it to go on.", action: { kind: "restore", label: "Restore worktree" } },
   branch_unrecoverable: { text: "Both the worktree and its branch are gone, so there is nothing to restore from." },
   branch_exists: { text: "The branch this task would create already exists. Rename the task or delete that branch." },
@@ -58,19 +77,34 @@ const WORDS: Record<string, Entry> = {
 /** RV-7: words that depend on the operation, checked before the global ones. */
 const BY_OPERATION: Partial<Record<Operation, Record<string, Entry>>> = {
   delete: {
-    dirty_worktree: { text: "This task has uncommitted changes. Delete anyway (discards them)?", action: { kind: "discard_and_delete", label: "Delete anyway (discard changes)" } },
+    dirty_worktree: {
+      text: "This task has uncommitted changes. Delete anyway (discards them)?",
+      action: { kind: "discard_and_delete", label: "Delete anyway (discard changes)" },
+    },
   },
   update_from_base: {
-    dirty_worktree: { text: "The worktree has uncommitted changes, so the update did not start. Grove can stash them, update, and put them back.", action: { kind: "autostash", label: "Update with autostash" } },
-    merge_conflict: { text: "Updating from the base stops on conflicts, so nothing changed. Keep the conflicts to resolve them here or with the agent.", action: { kind: "keep_conflicts", label: "Update and keep the conflicts" } },
-    update_in_progress: { text: "An update from base is stopped on conflicts. Resolve them, then continue — or abort it.", action: { kind: "open_conflicts", label: "Show the conflicts" } },
+    dirty_worktree: {
+      text: "The worktree has uncommitted changes, so the update did not start. Grove can stash them, update, and put them back.",
+      action: { kind: "autostash", label: "Update with autostash" },
+    },
+    merge_conflict: {
+      text: "Updating from the base stops on conflicts, so nothing changed. Keep the conflicts to resolve them here or with the agent.",
+      action: { kind: "keep_conflicts", label: "Update and keep the conflicts" },
+    },
+    update_in_progress: {
+      text: "An update from base is stopped on conflicts. Resolve them, then continue — or abort it.",
+      action: { kind: "open_conflicts", label: "Show the conflicts" },
+    },
   },
   merge: {
     merge_conflict: { text: "The branch conflicts with its base, so nothing was merged. Update from base first and resolve the conflicts there." },
     dirty_worktree: { text: "The worktree has uncommitted changes. Commit them before merging." },
   },
   commit: {
-    update_in_progress: { text: "An update from base is stopped on conflicts. Continue or abort it before committing.", action: { kind: "open_conflicts", label: "Show the conflicts" } },
+    update_in_progress: {
+      text: "An update from base is stopped on conflicts. Continue or abort it before committing.",
+      action: { kind: "open_conflicts", label: "Show the conflicts" },
+    },
   },
   continue_update: {
     conflicts_unresolved: { text: "Some files still hold conflict markers (<<<<<<<). Resolve them, or keep a side, then continue." },
@@ -93,5 +127,9 @@ export function humanError(e: unknown, operation?: Operation): HumanError {
     return { ...entry, text: entry.text + field + fix, code: e.code, raw };
   }
   const msg = (e as Error)?.message ?? String(e);
-  return { text: "The server cannot be reached. Check that it is running; the page reconnects by itself.", code: "network_error", raw: `network_error: ${msg}` };
+  return {
+    text: "The server cannot be reached. Check that it is running; the page reconnects by itself.",
+    code: "network_error",
+    raw: `network_error: ${msg}`,
+  };
 }

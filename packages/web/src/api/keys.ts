@@ -1,7 +1,8 @@
 /** React Query keys: one place, so the event feed (live/cache.ts) and the views agree. */
 export const keys = {
   /** Pages of one board column: `taskPages`, archived, state, repositoryId, q, page size. */
-  taskPages: (archived: boolean, state: string, repositoryId: string, q: string, limit: number) => ["taskPages", archived, state, repositoryId, q, limit] as const,
+  taskPages: (archived: boolean, state: string, repositoryId: string, q: string, limit: number) =>
+    ["taskPages", archived, state, repositoryId, q, limit] as const,
   /** WEB-30: the board's exact count per state, under its server-side filters. */
   taskCounts: (archived: boolean, repositoryId: string, q: string) => ["taskCounts", archived, repositoryId, q] as const,
   task: (id: string) => ["task", id] as const,

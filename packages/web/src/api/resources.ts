@@ -2,7 +2,23 @@
  * Data access: every read the page makes goes through one of these functions, so a change of
  * the API (list paging) touches one place.
  */
-import type { AgentProfile, Changes, CleanupJob, Environment, FileDiff, Health, Message, Page, Repository, Session, Task, TaskConflicts, TaskCounts, TaskSummary, WorkflowRun } from "@grove/protocol";
+import type {
+  AgentProfile,
+  Changes,
+  CleanupJob,
+  Environment,
+  FileDiff,
+  Health,
+  Message,
+  Page,
+  Repository,
+  Session,
+  Task,
+  TaskConflicts,
+  TaskCounts,
+  TaskSummary,
+  WorkflowRun,
+} from "@grove/protocol";
 import { api, enc } from "./client.js";
 import type { Comment as ReviewComment, PermissionAsk, PullRequest } from "@grove/protocol";
 

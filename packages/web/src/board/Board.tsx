@@ -121,11 +121,18 @@ export function Board({ archived }: { archived: boolean }) {
     if (task && to && to !== task.state) void move(task, to);
   };
 
-  const queries = useMemo(() => Object.fromEntries(TASK_STATES.map((s) => [s, { archived, state: s, repositoryId: filter.repositoryId, q }])), [archived, filter.repositoryId, q]);
+  const queries = useMemo(
+    () => Object.fromEntries(TASK_STATES.map((s) => [s, { archived, state: s, repositoryId: filter.repositoryId, q }])),
+    [archived, filter.repositoryId, q],
+  );
   const shown = TASK_STATES.filter((s) => !filter.state || s === filter.state);
   // WEB-30: exact counts from the server, for its filters; the agent filter is the page's own, so
   // under it the count is what passed so far ("50+" while columns have more pages).
-  const exact = useQuery({ queryKey: keys.taskCounts(archived, filter.repositoryId, q), queryFn: () => getTaskCounts({ archived, repositoryId: filter.repositoryId, q }), enabled: !filter.agent });
+  const exact = useQuery({
+    queryKey: keys.taskCounts(archived, filter.repositoryId, q),
+    queryFn: () => getTaskCounts({ archived, repositoryId: filter.repositoryId, q }),
+    enabled: !filter.agent,
+  });
   const totals = filter.agent ? undefined : exact.data?.counts;
   const loaded = totals ? shown.reduce((n, s) => n + totals[s], 0) : shown.reduce((n, s) => n + (counts[s]?.loaded ?? 0), 0);
   const more = totals ? false : shown.some((s) => counts[s]?.more);
@@ -135,7 +142,15 @@ export function Board({ archived }: { archived: boolean }) {
       <div className="board-head">
         <h1>{archived ? "Archived tasks" : "Board"}</h1>
         {archived ? null : (
-          <button type="button" id="new-task" ref={newTaskButton} aria-expanded={creating} aria-keyshortcuts="c" title="New task (c)" onClick={creating ? closeCreate : openCreate}>
+          <button
+            type="button"
+            id="new-task"
+            ref={newTaskButton}
+            aria-expanded={creating}
+            aria-keyshortcuts="c"
+            title="New task (c)"
+            onClick={creating ? closeCreate : openCreate}
+          >
             New task
           </button>
         )}
@@ -144,36 +159,43 @@ export function Board({ archived }: { archived: boolean }) {
       {creating && !archived ? <CreateTask repositories={repos.data} focusTick={focusTick} onClose={closeCreate} /> : null}
       <ErrorBox error={moveError} context="Could not move the task" />
       <MoveContext.Provider value={moveTo}>
-      <DndContext
-        sensors={sensors}
-        collisionDetection={columnCollision}
-        onDragStart={onDragStart}
-        onDragEnd={onDragEnd}
-        onDragCancel={() => setDragging(null)}
-        accessibility={{
-          announcements: {
-            onDragStart: ({ active }) => `Picked up ${(active.data.current as { task: TaskSummary }).task.title}. Use the left and right arrow keys to change column, Space to drop.`,
-            onDragOver: ({ over }) => (over ? `Over ${taskStateWords(String(over.id))}.` : "Not over a column."),
-            onDragEnd: ({ over }) => (over ? `Moved to ${taskStateWords(String(over.id))}.` : "Dropped; nothing changed."),
-            onDragCancel: () => "Move cancelled; nothing changed.",
-          },
-        }}
-      >
-        <div className="board" aria-live="polite">
-          {TASK_STATES.map((s) => (
-            <Column
-              key={s}
-              query={queries[s]!}
-              enabled={!filter.state || filter.state === s}
-              agent={filter.agent}
-              draggable={!archived}
-              onCount={onCount}
-              total={totals?.[s]}
-            />
-          ))}
-        </div>
-        <DragOverlay>{dragging ? <article className="task-card overlay"><CardBody task={dragging} /></article> : null}</DragOverlay>
-      </DndContext>
+        <DndContext
+          sensors={sensors}
+          collisionDetection={columnCollision}
+          onDragStart={onDragStart}
+          onDragEnd={onDragEnd}
+          onDragCancel={() => setDragging(null)}
+          accessibility={{
+            announcements: {
+              onDragStart: ({ active }) =>
+                `Picked up ${(active.data.current as { task: TaskSummary }).task.title}. Use the left and right arrow keys to change column, Space to drop.`,
+              onDragOver: ({ over }) => (over ? `Over ${taskStateWords(String(over.id))}.` : "Not over a column."),
+              onDragEnd: ({ over }) => (over ? `Moved to ${taskStateWords(String(over.id))}.` : "Dropped; nothing changed."),
+              onDragCancel: () => "Move cancelled; nothing changed.",
+            },
+          }}
+        >
+          <div className="board" aria-live="polite">
+            {TASK_STATES.map((s) => (
+              <Column
+                key={s}
+                query={queries[s]!}
+                enabled={!filter.state || filter.state === s}
+                agent={filter.agent}
+                draggable={!archived}
+                onCount={onCount}
+                total={totals?.[s]}
+              />
+            ))}
+          </div>
+          <DragOverlay>
+            {dragging ? (
+              <article className="task-card overlay">
+                <CardBody task={dragging} />
+              </article>
+            ) : null}
+          </DragOverlay>
+        </DndContext>
       </MoveContext.Provider>
     </div>
   );

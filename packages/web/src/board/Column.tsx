@@ -35,10 +35,20 @@ export const Column = memo(function Column({ query, enabled, agent, draggable, o
   const { state } = query;
   const { setNodeRef, isOver } = useDroppable({ id: state });
   const pages = useInfiniteQuery({ ...columnQuery(query, agent), enabled });
-  const tasks = useMemo<TaskSummary[]>(() => (enabled ? (pages.data?.pages.flatMap((p) => p.items) ?? []).filter((t) => passesAgent(t, agent)) : []), [pages.data, agent, enabled]);
+  const tasks = useMemo<TaskSummary[]>(
+    () => (enabled ? (pages.data?.pages.flatMap((p) => p.items) ?? []).filter((t) => passesAgent(t, agent)) : []),
+    [pages.data, agent, enabled],
+  );
   const more = enabled && pages.hasNextPage;
   const scroller = useRef<HTMLDivElement | null>(null);
-  const rows = useVirtualizer({ count: tasks.length, getScrollElement: () => scroller.current, estimateSize: () => 118, overscan: 4, getItemKey: (i) => tasks[i]!.id, initialRect: FIRST_RECT });
+  const rows = useVirtualizer({
+    count: tasks.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 118,
+    overscan: 4,
+    getItemKey: (i) => tasks[i]!.id,
+    initialRect: FIRST_RECT,
+  });
   const items = rows.getVirtualItems();
   const lastShown = items.length > 0 ? items[items.length - 1]!.index : -1;
 
@@ -61,7 +71,13 @@ export const Column = memo(function Column({ query, enabled, agent, draggable, o
           {items.map((v) => {
             const t = tasks[v.index]!;
             return (
-              <div key={v.key} data-index={v.index} ref={rows.measureElement} className="card-slot" style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}>
+              <div
+                key={v.key}
+                data-index={v.index}
+                ref={rows.measureElement}
+                className="card-slot"
+                style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}
+              >
                 <TaskCard task={t} draggable={draggable} />
               </div>
             );

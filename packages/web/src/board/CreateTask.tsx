@@ -36,7 +36,9 @@ export function CreateTask({ repositories, focusTick, onClose }: { repositories:
     setCreated(null);
     const body: CreateTaskBody = {
       title,
-      repositories: effective.map((r) => (r.baseBranch.trim() ? { repositoryId: r.repositoryId, baseBranch: r.baseBranch.trim() } : { repositoryId: r.repositoryId })),
+      repositories: effective.map((r) =>
+        r.baseBranch.trim() ? { repositoryId: r.repositoryId, baseBranch: r.baseBranch.trim() } : { repositoryId: r.repositoryId },
+      ),
     };
     if (description.trim()) body.description = description;
     void action.run(async () => {
@@ -83,7 +85,13 @@ export function CreateTask({ repositories, focusTick, onClose }: { repositories:
               </select>
             </Field>
             <Field label="Base branch">
-              <input name="baseBranch" autoComplete="off" placeholder={list.find((x) => x.id === r.repositoryId)?.defaultBranch ?? ""} value={r.baseBranch} onChange={(e) => setRow(i, { baseBranch: e.target.value })} />
+              <input
+                name="baseBranch"
+                autoComplete="off"
+                placeholder={list.find((x) => x.id === r.repositoryId)?.defaultBranch ?? ""}
+                value={r.baseBranch}
+                onChange={(e) => setRow(i, { baseBranch: e.target.value })}
+              />
             </Field>
             {effective.length > 1 ? (
               <button type="button" className="secondary" aria-label="Remove this repository" onClick={() => setRows(effective.filter((_, j) => j !== i))}>

@@ -12,7 +12,21 @@ const STATES = ["todo", "in_progress", "review", "done", "failed"];
  * filter, which the page applies, it counts the cards that passed so far and `more` says some
  * column has further pages, so the count reads "50+".
  */
-export function Filters({ value, onChange, onClear, repositories, shown, more }: { value: F; onChange(f: F): void; onClear(): void; repositories: Repository[]; shown: number; more: boolean }) {
+export function Filters({
+  value,
+  onChange,
+  onClear,
+  repositories,
+  shown,
+  more,
+}: {
+  value: F;
+  onChange(f: F): void;
+  onClear(): void;
+  repositories: Repository[];
+  shown: number;
+  more: boolean;
+}) {
   const set = (patch: Partial<F>) => onChange({ ...value, ...patch });
   const active = value.q || value.repositoryId || value.state || value.agent;
   return (

@@ -42,7 +42,14 @@ export function CardBody({ task }: { task: TaskSummary }) {
           </span>
         ) : null}
         {task.pullRequests.map((pr) => (
-          <a key={pr.repositoryId + pr.number} className={`badge pr pr-${pr.state} checks-${pr.checks}`} data-pr-state={pr.state} href={pr.url} target="_blank" rel="noreferrer">
+          <a
+            key={pr.repositoryId + pr.number}
+            className={`badge pr pr-${pr.state} checks-${pr.checks}`}
+            data-pr-state={pr.state}
+            href={pr.url}
+            target="_blank"
+            rel="noreferrer"
+          >
             PR #{pr.number} {pr.state}
             {pr.checks !== "none" ? ` · checks ${pr.checks}` : ""}
           </a>
@@ -50,7 +57,11 @@ export function CardBody({ task }: { task: TaskSummary }) {
         {task.usage ? <UsageBadge usage={task.usage} /> : null}
         {task.archivedAt ? <span className="badge archived">archived</span> : null}
         {task.runnerState === "offline" ? (
-          <span className="badge runner-offline" data-runner-state="offline" title={`its worktrees live on runner ${task.runnerId ?? "?"}, which is offline: file and agent operations are refused until it is back`}>
+          <span
+            className="badge runner-offline"
+            data-runner-state="offline"
+            title={`its worktrees live on runner ${task.runnerId ?? "?"}, which is offline: file and agent operations are refused until it is back`}
+          >
             runner {task.runnerId} offline
           </span>
         ) : null}
@@ -92,7 +103,14 @@ export const TaskCard = memo(function TaskCard({ task, draggable }: { task: Task
         <div className="card-actions">
           <MoveMenu task={task} />
           {/* The keyboard drag (Space, ←/→, Space) says what it is: not a menu. */}
-          <button type="button" className="drag-handle secondary small" {...attributes} onKeyDown={onKeyDown} aria-label={`Drag ${task.title} (Space, then arrow keys)`} title="Drag with the keyboard: Space, ←/→, Space">
+          <button
+            type="button"
+            className="drag-handle secondary small"
+            {...attributes}
+            onKeyDown={onKeyDown}
+            aria-label={`Drag ${task.title} (Space, then arrow keys)`}
+            title="Drag with the keyboard: Space, ←/→, Space"
+          >
             Drag
           </button>
         </div>

@@ -53,7 +53,8 @@ export function putSummary(qc: QueryClient, s: TaskSummary): void {
   for (const [key, data] of qc.getQueriesData<Pages>({ queryKey: ["taskPages"] })) {
     const f = filterOf(key);
     if (!f || !data) continue;
-    const structural = (s.archivedAt !== null) === f.archived && s.state === f.state && (!f.repositoryId || s.repositories.some((r) => r.repositoryId === f.repositoryId));
+    const structural =
+      (s.archivedAt !== null) === f.archived && s.state === f.state && (!f.repositoryId || s.repositories.some((r) => r.repositoryId === f.repositoryId));
     const titleMatch = !f.q || s.title.toLowerCase().includes(f.q.toLowerCase());
     qc.setQueryData<Pages>(key, place(data, s, structural && titleMatch, structural && !!f.q));
   }
@@ -66,7 +67,10 @@ export function putSummary(qc: QueryClient, s: TaskSummary): void {
 export function putRunnerState(qc: QueryClient, runnerId: string, state: RunnerState): void {
   for (const [key, data] of qc.getQueriesData<Pages>({ queryKey: ["taskPages"] })) {
     if (!data || !data.pages.some((p) => p.items.some((x) => x.runnerId === runnerId && x.runnerState !== state))) continue;
-    const pages = data.pages.map((p) => ({ ...p, items: p.items.map((x) => (x.runnerId === runnerId && x.runnerState !== state ? { ...x, runnerState: state } : x)) }));
+    const pages = data.pages.map((p) => ({
+      ...p,
+      items: p.items.map((x) => (x.runnerId === runnerId && x.runnerState !== state ? { ...x, runnerState: state } : x)),
+    }));
     qc.setQueryData<Pages>(key, { ...data, pages });
   }
 }

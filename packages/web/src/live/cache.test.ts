@@ -37,7 +37,14 @@ describe("WEB-4.1 / WEB-19 the page's data cache fed by the event stream (live/c
 
   it("WEB-1.2: an older task record never overwrites a newer one; the runner fields of GET /tasks/:id are kept", () => {
     const qc = new QueryClient();
-    const base = { id: "t1", title: "new", updatedAt: "2026-12-01T11:00:00Z", runnerId: "runner_1", runnerState: "online", runnerLabels: ["gpu"] } as unknown as Task;
+    const base = {
+      id: "t1",
+      title: "new",
+      updatedAt: "2026-12-01T11:00:00Z",
+      runnerId: "runner_1",
+      runnerState: "online",
+      runnerLabels: ["gpu"],
+    } as unknown as Task;
     qc.setQueryData(keys.task("t1"), base);
     putTask(qc, { id: "t1", title: "old", updatedAt: "2026-12-01T10:00:00Z" } as unknown as Task);
     expect(qc.getQueryData<Task>(keys.task("t1"))!.title).toBe("new");
@@ -49,7 +56,8 @@ describe("WEB-4.1 / WEB-19 the page's data cache fed by the event stream (live/c
     const qc = new QueryClient();
     const stream = new EventStream();
     const off = feedCache(qc, stream);
-    const s = (id: string, createdAt: string, state = "waiting_for_input") => ({ id, taskId: "t1", createdAt, updatedAt: createdAt, state }) as unknown as Session;
+    const s = (id: string, createdAt: string, state = "waiting_for_input") =>
+      ({ id, taskId: "t1", createdAt, updatedAt: createdAt, state }) as unknown as Session;
     qc.setQueryData<Session[]>(keys.sessions("t1"), [s("s2", "2026-12-01T10:00:02Z")]);
     qc.setQueryData<Message[]>(keys.messages("s2"), []);
     deliver(stream, "session.created", { session: s("s1", "2026-12-01T10:00:01Z") });

@@ -39,7 +39,10 @@ export function upsertMessage(list: Message[] | undefined, m: Message): Message[
 export function putTask(qc: QueryClient, task: Task): void {
   const cur = qc.getQueryData<Task>(keys.task(task.id));
   if (!newer(cur, task)) return;
-  qc.setQueryData(keys.task(task.id), cur ? { runnerId: cur.runnerId, runnerState: cur.runnerState, runnerLabels: cur.runnerLabels, progress: cur.progress, ...task } : task);
+  qc.setQueryData(
+    keys.task(task.id),
+    cur ? { runnerId: cur.runnerId, runnerState: cur.runnerState, runnerLabels: cur.runnerLabels, progress: cur.progress, ...task } : task,
+  );
 }
 
 /** MCP-3: a subtask's fresh summary goes into its parent page's list (when that list is read). */
@@ -51,7 +54,11 @@ function putSubtask(qc: QueryClient, summary: TaskSummary): void {
 /** MCP-3: a subtask in the trash leaves its parent page's list. */
 function dropSubtask(qc: QueryClient, taskId: string): void {
   for (const [key, list] of qc.getQueriesData<TaskSummary[]>({ queryKey: ["subtasks"] })) {
-    if (list?.some((s) => s.id === taskId)) qc.setQueryData<TaskSummary[]>(key, list.filter((s) => s.id !== taskId));
+    if (list?.some((s) => s.id === taskId))
+      qc.setQueryData<TaskSummary[]>(
+        key,
+        list.filter((s) => s.id !== taskId),
+      );
   }
 }
 

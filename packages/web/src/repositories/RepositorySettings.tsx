@@ -92,7 +92,11 @@ export function RepositorySettings({ repo, onClose }: { repo: Repository; onClos
             <p>
               <strong>{`Remove ${repo.name} from Grove?`}</strong>
             </p>
-            <p className="muted">{repo.url ? "Grove's own clone of it is deleted; the remote is not touched." : `Your checkout at ${repo.path} stays as it is; only Grove forgets it.`}</p>
+            <p className="muted">
+              {repo.url
+                ? "Grove's own clone of it is deleted; the remote is not touched."
+                : `Your checkout at ${repo.path} stays as it is; only Grove forgets it.`}
+            </p>
             <ErrorBox error={remove.error} />
             <div className="actions">
               <button type="button" className="danger" disabled={remove.busy} onClick={doRemove}>

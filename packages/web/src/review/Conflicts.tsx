@@ -61,7 +61,10 @@ export function Conflicts({ taskId, sessions, names }: { taskId: string; session
             <ul className="plain conflict-files" aria-label="Conflicted files">
               {r.files.map((f) => (
                 <li key={f.path} data-path={f.path} data-resolved={f.resolved}>
-                  <code>{f.path}</code> <span className={`badge ${f.resolved ? "state-done" : "file-conflicted"}`}>{f.resolved ? "resolved" : `${f.hunks.length} conflict${f.hunks.length === 1 ? "" : "s"}`}</span>
+                  <code>{f.path}</code>{" "}
+                  <span className={`badge ${f.resolved ? "state-done" : "file-conflicted"}`}>
+                    {f.resolved ? "resolved" : `${f.hunks.length} conflict${f.hunks.length === 1 ? "" : "s"}`}
+                  </span>
                   {f.hunks.map((h) => (
                     <pre key={h.startLine} className="conflict-hunk" aria-label={`${f.path} lines ${h.startLine}-${h.endLine}`}>
                       {h.text}
@@ -75,11 +78,24 @@ export function Conflicts({ taskId, sessions, names }: { taskId: string; session
                 type="button"
                 disabled={action.busy || open > 0}
                 title={open > 0 ? "Resolve every file first (or send them to the agent)" : undefined}
-                onClick={() => run("continue_update", "Update finished.", () => api.post(`/tasks/${enc(taskId)}/update-from-base/continue`, { repositoryId: r.repositoryId }))}
+                onClick={() =>
+                  run("continue_update", "Update finished.", () =>
+                    api.post(`/tasks/${enc(taskId)}/update-from-base/continue`, { repositoryId: r.repositoryId }),
+                  )
+                }
               >
                 Continue the update
               </button>
-              <button type="button" className="secondary" disabled={action.busy} onClick={() => run("abort_update", "Update aborted: the branch is back as before.", () => api.post(`/tasks/${enc(taskId)}/update-from-base/abort`, { repositoryId: r.repositoryId }))}>
+              <button
+                type="button"
+                className="secondary"
+                disabled={action.busy}
+                onClick={() =>
+                  run("abort_update", "Update aborted: the branch is back as before.", () =>
+                    api.post(`/tasks/${enc(taskId)}/update-from-base/abort`, { repositoryId: r.repositoryId }),
+                  )
+                }
+              >
                 Abort the update
               </button>
             </div>
@@ -91,7 +107,11 @@ export function Conflicts({ taskId, sessions, names }: { taskId: string; session
         aria-label="Send the conflicts to the agent"
         onSubmit={(e) => {
           e.preventDefault();
-          run(undefined, "Sent the conflicts to the agent.", () => api.post(`/tasks/${enc(taskId)}/conflicts/send`, words.trim() ? { sessionId: target!.id, prompt: words } : { sessionId: target!.id }).then(() => setWords("")));
+          run(undefined, "Sent the conflicts to the agent.", () =>
+            api
+              .post(`/tasks/${enc(taskId)}/conflicts/send`, words.trim() ? { sessionId: target!.id, prompt: words } : { sessionId: target!.id })
+              .then(() => setWords("")),
+          );
         }}
       >
         <Field label="Words for the agent with the conflicts (optional)">
@@ -101,7 +121,11 @@ export function Conflicts({ taskId, sessions, names }: { taskId: string; session
           <button type="submit" disabled={!target || busyTurn || action.busy}>
             Send the conflicts to the agent
           </button>
-          {!target ? <span className="muted">Start a session to send the conflicts.</span> : busyTurn ? <span className="muted">The agent is working; refresh when its turn ends.</span> : null}
+          {!target ? (
+            <span className="muted">Start a session to send the conflicts.</span>
+          ) : busyTurn ? (
+            <span className="muted">The agent is working; refresh when its turn ends.</span>
+          ) : null}
           <button type="button" className="secondary" onClick={refresh}>
             Refresh
           </button>

@@ -46,7 +46,11 @@ export function FileDiff(p: FileProps) {
   const [open, setOpen] = useState(!big && !p.viewed);
   const [draft, setDraft] = useState<{ line: number; side: "new" | "old" } | null>(null);
   const [busy, setBusy] = useState(false);
-  const diff = useQuery({ queryKey: keys.diff(p.taskId, p.repositoryId, file.path, p.scope), queryFn: () => getDiff(p.taskId, p.repositoryId, file.path, p.scope), enabled: open && !file.binary });
+  const diff = useQuery({
+    queryKey: keys.diff(p.taskId, p.repositoryId, file.path, p.scope),
+    queryFn: () => getDiff(p.taskId, p.repositoryId, file.path, p.scope),
+    enabled: open && !file.binary,
+  });
   const rows = useMemo(() => (diff.data ? parsePatch(diff.data.patch) : []), [diff.data]);
   const lang = languageOf(file.path);
   const anchor = `${p.repositoryId}:${file.path}${p.scope ? `:${p.scope}` : ""}`;
@@ -59,7 +63,12 @@ export function FileDiff(p: FileProps) {
     return (
       <td className="num">
         {p.onComment && commentable(side) ? (
-          <button type="button" className="line-comment" aria-label={`Comment on line ${no} (${side}) of ${file.path}`} onClick={() => setDraft({ line: no, side })}>
+          <button
+            type="button"
+            className="line-comment"
+            aria-label={`Comment on line ${no} (${side}) of ${file.path}`}
+            onClick={() => setDraft({ line: no, side })}
+          >
             {no}
           </button>
         ) : (
@@ -86,7 +95,10 @@ export function FileDiff(p: FileProps) {
               onCancel={() => setDraft(null)}
               onSubmit={(body) => {
                 setBusy(true);
-                void p.onComment?.(no, side, body).then(() => setDraft(null)).finally(() => setBusy(false));
+                void p
+                  .onComment?.(no, side, body)
+                  .then(() => setDraft(null))
+                  .finally(() => setBusy(false));
               }}
             />
           ) : null}
@@ -107,7 +119,9 @@ export function FileDiff(p: FileProps) {
               <tr className={`line ${r.kind}`}>
                 {gutter(r, "old")}
                 {gutter(r, "new")}
-                <td className="sign" aria-label={r.kind === "add" ? "added" : r.kind === "del" ? "removed" : "unchanged"}>{r.kind === "add" ? "+" : r.kind === "del" ? "−" : " "}</td>
+                <td className="sign" aria-label={r.kind === "add" ? "added" : r.kind === "del" ? "removed" : "unchanged"}>
+                  {r.kind === "add" ? "+" : r.kind === "del" ? "−" : " "}
+                </td>
                 <Code row={r} lang={lang} />
               </tr>
               {extra(4, r, r.kind === "del" ? "old" : "new")}
@@ -139,7 +153,13 @@ export function FileDiff(p: FileProps) {
         <span className={`badge file-${file.status}`}>{file.status}</span>
         <h3 className="file-path">{file.oldPath ? `${file.oldPath} → ${file.path}` : file.path}</h3>
         {file.oldPath ? <span className="badge renamed">renamed</span> : null}
-        {file.binary ? <span className="badge binary">binary</span> : <span className="stat"><span className="add">+{file.additions}</span> {file.deletions ? <span className="del">−{file.deletions}</span> : null}</span>}
+        {file.binary ? (
+          <span className="badge binary">binary</span>
+        ) : (
+          <span className="stat">
+            <span className="add">+{file.additions}</span> {file.deletions ? <span className="del">−{file.deletions}</span> : null}
+          </span>
+        )}
         <label className="viewed">
           <input type="checkbox" checked={p.viewed} onChange={(e) => (p.onViewed(e.target.checked), e.target.checked && setOpen(false))} /> Viewed
         </label>

@@ -11,7 +11,10 @@ export function CommentThread({ comments, onResolve }: { comments: ReviewComment
           <p className="comment-meta">
             <span className={`badge comment-${c.state}`}>{c.state}</span>
             {c.outdated ? <span className="badge outdated">outdated</span> : null}
-            <span className="muted"> line {c.line} ({c.side})</span>
+            <span className="muted">
+              {" "}
+              line {c.line} ({c.side})
+            </span>
           </p>
           <p className="comment-body">{c.body}</p>
           {onResolve && c.state !== "resolved" ? (
@@ -25,7 +28,19 @@ export function CommentThread({ comments, onResolve }: { comments: ReviewComment
   );
 }
 
-export function CommentForm({ line, side, onSubmit, onCancel, busy }: { line: number; side: "new" | "old"; onSubmit(body: string): void; onCancel(): void; busy: boolean }) {
+export function CommentForm({
+  line,
+  side,
+  onSubmit,
+  onCancel,
+  busy,
+}: {
+  line: number;
+  side: "new" | "old";
+  onSubmit(body: string): void;
+  onCancel(): void;
+  busy: boolean;
+}) {
   const [body, setBody] = useState("");
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -45,7 +45,29 @@ function mergeQuestion(landing: Landing[]): { question: string; lines: string[];
   };
 }
 
-export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, hasUncommitted, hasFiles, landing = [], taskState, canOpenPr }: { canOpenPr?: boolean | undefined; taskState?: string | undefined; taskId: string; caps: Set<string>; comments: ReviewComment[]; sessions: Session[]; pullRequests: PullRequest[]; hasUncommitted: boolean; hasFiles: boolean; landing?: Landing[] }) {
+export function ReviewActions({
+  taskId,
+  caps,
+  comments,
+  sessions,
+  pullRequests,
+  hasUncommitted,
+  hasFiles,
+  landing = [],
+  taskState,
+  canOpenPr,
+}: {
+  canOpenPr?: boolean | undefined;
+  taskState?: string | undefined;
+  taskId: string;
+  caps: Set<string>;
+  comments: ReviewComment[];
+  sessions: Session[];
+  pullRequests: PullRequest[];
+  hasUncommitted: boolean;
+  hasFiles: boolean;
+  landing?: Landing[];
+}) {
   const qc = useQueryClient();
   const action = useAction();
   const [message, setMessage] = useState("");
@@ -70,7 +92,13 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
   const nothingToMerge = landing.length > 0 && landing.every((l) => l.ahead === 0);
   const ask = mergeQuestion(landing);
   const open = comments.filter((c) => c.state === "open");
-  const offered = ["POST /tasks/{id}/comments", "POST /tasks/{id}/commit", "POST /tasks/{id}/update-from-base", "POST /tasks/{id}/merge", "POST /tasks/{id}/pull-requests"].some((op) => caps.has(op));
+  const offered = [
+    "POST /tasks/{id}/comments",
+    "POST /tasks/{id}/commit",
+    "POST /tasks/{id}/update-from-base",
+    "POST /tasks/{id}/merge",
+    "POST /tasks/{id}/pull-requests",
+  ].some((op) => caps.has(op));
   const target = [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
   const busyTurn = target ? target.state === "running" || target.state === "starting" : false;
   const refresh = () => {
@@ -95,7 +123,8 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
     if (outcomes.includes("conflicts")) return "The update stopped on conflicts: they are listed above.";
     return outcomes.every((o) => o === "up_to_date") ? "Already up to date with the base." : "Updated from base.";
   };
-  const update = (body: { autostash?: boolean; keepConflicts?: boolean }) => run(updated, () => api.post<UpdateResult>(`/tasks/${enc(taskId)}/update-from-base`, body), "update_from_base");
+  const update = (body: { autostash?: boolean; keepConflicts?: boolean }) =>
+    run(updated, () => api.post<UpdateResult>(`/tasks/${enc(taskId)}/update-from-base`, body), "update_from_base");
 
   if (!offered) return null;
   return (
@@ -107,7 +136,14 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
           aria-label="Send comments"
           onSubmit={(e) => {
             e.preventDefault();
-            run(`Sent ${open.length} comment(s) to the agent.`, () => api.post(`/sessions/${enc(target!.id)}/prompt`, extra.trim() ? { commentIds: open.map((c) => c.id), prompt: extra } : { commentIds: open.map((c) => c.id) }).then(() => setExtra("")));
+            run(`Sent ${open.length} comment(s) to the agent.`, () =>
+              api
+                .post(
+                  `/sessions/${enc(target!.id)}/prompt`,
+                  extra.trim() ? { commentIds: open.map((c) => c.id), prompt: extra } : { commentIds: open.map((c) => c.id) },
+                )
+                .then(() => setExtra("")),
+            );
           }}
         >
           <Field label="Extra instructions with the comments (optional)">
@@ -156,20 +192,39 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
             type="button"
             className="secondary"
             disabled={action.busy || hasUncommitted || nothingToMerge || askMerge || landing.length === 0}
-            title={hasUncommitted ? "Commit the uncommitted changes first" : nothingToMerge ? "The base already holds every commit of the branch" : landing.length === 0 ? "Reading the branch…" : undefined}
+            title={
+              hasUncommitted
+                ? "Commit the uncommitted changes first"
+                : nothingToMerge
+                  ? "The base already holds every commit of the branch"
+                  : landing.length === 0
+                    ? "Reading the branch…"
+                    : undefined
+            }
             onClick={() => setAskMerge(true)}
           >
             {nothingToMerge ? "Nothing to merge" : "Merge…"}
           </button>
         ) : null}
         {caps.has("POST /tasks/{id}/pull-requests") && canOpenPr === true ? (
-          <button type="button" className="secondary" disabled={action.busy} onClick={() => run("Pull request created.", () => api.post(`/tasks/${enc(taskId)}/pull-requests`, {}).then(() => qc.invalidateQueries({ queryKey: keys.pullRequests(taskId) })))}>
+          <button
+            type="button"
+            className="secondary"
+            disabled={action.busy}
+            onClick={() =>
+              run("Pull request created.", () =>
+                api.post(`/tasks/${enc(taskId)}/pull-requests`, {}).then(() => qc.invalidateQueries({ queryKey: keys.pullRequests(taskId) })),
+              )
+            }
+          >
             Create PR
           </button>
         ) : null}
       </div>
       {caps.has("POST /tasks/{id}/pull-requests") && canOpenPr === false ? (
-        <p className="muted no-provider">Pull requests need a repository added from GitHub or GitLab (by its URL); this task's repositories are local, so Merge lands the work.</p>
+        <p className="muted no-provider">
+          Pull requests need a repository added from GitHub or GitLab (by its URL); this task's repositories are local, so Merge lands the work.
+        </p>
       ) : null}
       {askMerge ? (
         <div
@@ -209,7 +264,10 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
                 setAskMerge(false);
                 run(
                   (r) => `Merged into ${(r as MergeResult).results.map((x) => `${x.baseBranch} at ${x.commit.slice(0, 7)}`).join(", ")}.`,
-                  () => api.post<MergeResult>(`/tasks/${enc(taskId)}/merge`, { strategy }).then(async (r) => (await qc.invalidateQueries({ queryKey: keys.task(taskId) }), r)),
+                  () =>
+                    api
+                      .post<MergeResult>(`/tasks/${enc(taskId)}/merge`, { strategy })
+                      .then(async (r) => (await qc.invalidateQueries({ queryKey: keys.task(taskId) }), r)),
                   "merge",
                 );
               }}
@@ -236,7 +294,11 @@ export function ReviewActions({ taskId, caps, comments, sessions, pullRequests, 
           {pr.draft ? " (draft)" : ""} · checks {pr.checks}
         </p>
       ))}
-      <ErrorBox error={action.error} operation={op} fixes={{ autostash: () => update({ autostash: true }), keep_conflicts: () => update({ keepConflicts: true }) }} />
+      <ErrorBox
+        error={action.error}
+        operation={op}
+        fixes={{ autostash: () => update({ autostash: true }), keep_conflicts: () => update({ keepConflicts: true }) }}
+      />
       {result ? (
         <p className="notice" role="status">
           {result}

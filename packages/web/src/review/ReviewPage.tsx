@@ -87,7 +87,8 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
       await api.post<ReviewComment>(`/tasks/${enc(taskId)}/comments`, { repositoryId, path, line, side, body });
       await qc.invalidateQueries({ queryKey: keys.comments(taskId) });
     });
-  const resolve = (c: ReviewComment) => void comment.run(() => api.patch(`/comments/${enc(c.id)}`, { state: "resolved" }).then(() => qc.invalidateQueries({ queryKey: keys.comments(taskId) })));
+  const resolve = (c: ReviewComment) =>
+    void comment.run(() => api.patch(`/comments/${enc(c.id)}`, { state: "resolved" }).then(() => qc.invalidateQueries({ queryKey: keys.comments(taskId) })));
 
   return (
     <div className="review-page">
@@ -105,7 +106,9 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
           </button>
         </div>
         <span className="muted">
-          {viewed.size > 0 ? `${parts.filter((e) => viewed.has(id(e))).length} of ${parts.length} files viewed` : `${entries.length} ${entries.length === 1 ? "file" : "files"}`}
+          {viewed.size > 0
+            ? `${parts.filter((e) => viewed.has(id(e))).length} of ${parts.length} files viewed`
+            : `${entries.length} ${entries.length === 1 ? "file" : "files"}`}
         </span>
       </div>
       <ErrorBox error={changes.error ?? task.error} context="Could not load the changes" />
@@ -124,7 +127,15 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
                     <a href={`#${encodeURIComponent(id(e))}`} onClick={(ev) => (ev.preventDefault(), document.getElementById(id(e))?.scrollIntoView())}>
                       {e.file.path}
                     </a>{" "}
-                    <span className="stat">{e.file.binary ? "bin" : <><span className="add">+{e.file.additions}</span> {e.file.deletions ? <span className="del">−{e.file.deletions}</span> : null}</>}</span>
+                    <span className="stat">
+                      {e.file.binary ? (
+                        "bin"
+                      ) : (
+                        <>
+                          <span className="add">+{e.file.additions}</span> {e.file.deletions ? <span className="del">−{e.file.deletions}</span> : null}
+                        </>
+                      )}
+                    </span>
                     {viewed.has(id(e)) ? <span aria-label="viewed"> ✓</span> : null}
                     {(changes.data?.repositories.length ?? 0) > 1 ? <small className="muted"> {names.get(e.repositoryId)}</small> : null}
                   </li>
@@ -136,7 +147,25 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
         </nav>
         <div className="review-files">
           {caps?.has("GET /tasks/{id}/conflicts") && !archived ? <Conflicts taskId={taskId} sessions={sessions.data ?? []} names={names} /> : null}
-          {caps && !archived ? <ReviewActions taskId={taskId} caps={caps} comments={comments.data ?? []} sessions={sessions.data ?? []} pullRequests={prs.data ?? []} hasUncommitted={entries.some((e) => uncommitted(e.file))} hasFiles={entries.length > 0} taskState={(task.data as Task | undefined)?.state} canOpenPr={canOpenPr} landing={(changes.data?.repositories ?? []).map((r) => ({ name: names.get(r.repositoryId) ?? r.repositoryId, branch: r.branch, baseBranch: r.baseBranch, ahead: r.ahead }))} /> : null}
+          {caps && !archived ? (
+            <ReviewActions
+              taskId={taskId}
+              caps={caps}
+              comments={comments.data ?? []}
+              sessions={sessions.data ?? []}
+              pullRequests={prs.data ?? []}
+              hasUncommitted={entries.some((e) => uncommitted(e.file))}
+              hasFiles={entries.length > 0}
+              taskState={(task.data as Task | undefined)?.state}
+              canOpenPr={canOpenPr}
+              landing={(changes.data?.repositories ?? []).map((r) => ({
+                name: names.get(r.repositoryId) ?? r.repositoryId,
+                branch: r.branch,
+                baseBranch: r.baseBranch,
+                ahead: r.ahead,
+              }))}
+            />
+          ) : null}
           {sections.map((s) => (
             <section key={s.title} aria-label={s.title}>
               <h2>{s.title}</h2>

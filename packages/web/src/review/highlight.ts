@@ -19,8 +19,27 @@ const LANGS = { bash, css, go, javascript, json, markdown, python, rust, typescr
 for (const [name, lang] of Object.entries(LANGS)) hljs.registerLanguage(name, lang);
 
 const BY_EXT: Record<string, string> = {
-  ts: "typescript", tsx: "typescript", mts: "typescript", cts: "typescript", js: "javascript", jsx: "javascript", mjs: "javascript", cjs: "javascript",
-  json: "json", css: "css", html: "xml", xml: "xml", svg: "xml", md: "markdown", py: "python", go: "go", rs: "rust", sh: "bash", bash: "bash", yml: "yaml", yaml: "yaml",
+  ts: "typescript",
+  tsx: "typescript",
+  mts: "typescript",
+  cts: "typescript",
+  js: "javascript",
+  jsx: "javascript",
+  mjs: "javascript",
+  cjs: "javascript",
+  json: "json",
+  css: "css",
+  html: "xml",
+  xml: "xml",
+  svg: "xml",
+  md: "markdown",
+  py: "python",
+  go: "go",
+  rs: "rust",
+  sh: "bash",
+  bash: "bash",
+  yml: "yaml",
+  yaml: "yaml",
 };
 
 /** The highlight.js language of a path, or undefined (plain text). */

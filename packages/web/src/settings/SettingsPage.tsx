@@ -24,7 +24,13 @@ function AgentRow({ profile }: { profile: AgentProfile }) {
       setSaid("");
       const r = await api.post<AgentProfile & { installed?: boolean; startMs?: number }>(`/agents/${enc(profile.name)}/${what}`);
       qc.setQueryData<AgentProfile[]>(keys.agents, (list) => list?.map((p) => (p.name === r.name ? { ...p, ...r } : p)));
-      setSaid(what === "install" ? (r.installed ? "Installed." : "Already installed.") : `Answered in ${r.startMs ?? "?"} ms${r.version ? `, version ${r.version}` : ""}.`);
+      setSaid(
+        what === "install"
+          ? r.installed
+            ? "Installed."
+            : "Already installed."
+          : `Answered in ${r.startMs ?? "?"} ms${r.version ? `, version ${r.version}` : ""}.`,
+      );
     });
   const installable = profile.builtIn && profile.package !== undefined && profile.available === false;
   return (
@@ -47,9 +53,13 @@ function AgentRow({ profile }: { profile: AgentProfile }) {
           </>
         ) : null}
         <dt>Permissions</dt>
-        <dd data-policy={profile.permissionPolicy}>{profile.permissionPolicy === "ask" ? "Asks you before it changes files or runs commands" : "Runs every command without asking"}</dd>
+        <dd data-policy={profile.permissionPolicy}>
+          {profile.permissionPolicy === "ask" ? "Asks you before it changes files or runs commands" : "Runs every command without asking"}
+        </dd>
         <dt>Sandbox</dt>
-        <dd data-sandbox={profile.sandbox ?? "confined"}>{profile.sandbox === "off" ? "Off: runs with your user's access" : "Confined to the task's worktree"}</dd>
+        <dd data-sandbox={profile.sandbox ?? "confined"}>
+          {profile.sandbox === "off" ? "Off: runs with your user's access" : "Confined to the task's worktree"}
+        </dd>
         {profile.authMethods && profile.authMethods.length > 0 ? (
           <>
             <dt>Sign in</dt>
@@ -98,7 +108,11 @@ export function SettingsPage() {
       </section>
       <section className="card" aria-labelledby="settings-notifications">
         <h2 id="settings-notifications">Notifications</h2>
-        <p>{notify ? "This browser notifies you when an agent asks or a turn ends." : "This browser does not notify you; the inbox still collects what needs you."}</p>
+        <p>
+          {notify
+            ? "This browser notifies you when an agent asks or a turn ends."
+            : "This browser does not notify you; the inbox still collects what needs you."}
+        </p>
         <button type="button" className="secondary" onClick={() => void toggle()}>
           {notify ? "Turn off browser notifications" : "Turn on browser notifications"}
         </button>

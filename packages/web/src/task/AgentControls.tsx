@@ -16,13 +16,20 @@ export function ModeSwitch({ session, readOnly, onSaved }: { session: Session; r
   const models = session.models?.availableModels ?? [];
   if (modes.length === 0 && models.length === 0) return null;
   const choose = (what: "mode" | "model", value: string) =>
-    void action.run(async () => onSaved(await api.post<Session>(`/sessions/${enc(session.id)}/${what}`, what === "mode" ? { modeId: value } : { modelId: value })));
+    void action.run(async () =>
+      onSaved(await api.post<Session>(`/sessions/${enc(session.id)}/${what}`, what === "mode" ? { modeId: value } : { modelId: value })),
+    );
   const current = modes.find((m) => m.id === session.modes?.currentModeId);
   return (
     <div className="agent-options" aria-label="Agent options" role="group">
       {modes.length > 0 ? (
         <Field label="Agent mode" hint={current?.description}>
-          <select value={session.modes?.currentModeId ?? ""} disabled={readOnly || action.busy} onChange={(e) => choose("mode", e.target.value)} data-current-mode={session.modes?.currentModeId}>
+          <select
+            value={session.modes?.currentModeId ?? ""}
+            disabled={readOnly || action.busy}
+            onChange={(e) => choose("mode", e.target.value)}
+            data-current-mode={session.modes?.currentModeId}
+          >
             {modes.map((m) => (
               <option key={m.id} value={m.id}>
                 {m.name}

@@ -8,7 +8,17 @@ import { useEffect, useId, useRef, type KeyboardEvent } from "react";
 
 export type ChildrenChoice = "archive" | "keep";
 
-export function ArchiveSubtasksDialog({ title, open, onChoose, onCancel }: { title: string; open: number; onChoose(children: ChildrenChoice): void; onCancel(): void }) {
+export function ArchiveSubtasksDialog({
+  title,
+  open,
+  onChoose,
+  onCancel,
+}: {
+  title: string;
+  open: number;
+  onChoose(children: ChildrenChoice): void;
+  onCancel(): void;
+}) {
   const headingId = useId();
   const textId = useId();
   const first = useRef<HTMLButtonElement>(null);

@@ -18,7 +18,21 @@ export function branchPosition(ahead: number, behind: number, base: string, done
   return `${commits(ahead)} to merge into ${base}${behind > 0 ? `; ${base} has ${commits(behind)} newer (Update from base brings them in)` : ""}`;
 }
 
-export function ChangesSummary({ taskId, changes, error, repoName, archived = false, done = false }: { taskId: string; changes: Changes | undefined; error: unknown; repoName(id: string): string; archived?: boolean; done?: boolean }) {
+export function ChangesSummary({
+  taskId,
+  changes,
+  error,
+  repoName,
+  archived = false,
+  done = false,
+}: {
+  taskId: string;
+  changes: Changes | undefined;
+  error: unknown;
+  repoName(id: string): string;
+  archived?: boolean;
+  done?: boolean;
+}) {
   const repos = changes?.repositories ?? [];
   return (
     <section className="card changes" aria-label="Changes">
@@ -39,7 +53,13 @@ export function ChangesSummary({ taskId, changes, error, repoName, archived = fa
           </p>
           {r.error && r.status !== "missing" ? <p className="error">{r.error}</p> : null}
           {r.files.length === 0 ? (
-            <p className="empty">{r.status === "missing" ? (archived ? "Archived: the worktree was removed (its branch and saved work are kept)." : "The worktree is missing.") : "No changed files."}</p>
+            <p className="empty">
+              {r.status === "missing"
+                ? archived
+                  ? "Archived: the worktree was removed (its branch and saved work are kept)."
+                  : "The worktree is missing."
+                : "No changed files."}
+            </p>
           ) : (
             <table className="files">
               <thead>

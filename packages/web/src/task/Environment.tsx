@@ -14,7 +14,23 @@ import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
 import { environmentWords } from "../ui/words.js";
 
-export function Environment({ task, known, changes, repoName, onRestore, restoring, restoreError }: { task: Task; known: boolean; changes: Changes | undefined; repoName(id: string): string; onRestore(): void; restoring: boolean; restoreError: unknown }) {
+export function Environment({
+  task,
+  known,
+  changes,
+  repoName,
+  onRestore,
+  restoring,
+  restoreError,
+}: {
+  task: Task;
+  known: boolean;
+  changes: Changes | undefined;
+  repoName(id: string): string;
+  onRestore(): void;
+  restoring: boolean;
+  restoreError: unknown;
+}) {
   const env = useQuery({ queryKey: keys.environment(task.id), queryFn: () => getEnvironment(task.id), enabled: known });
   const caps = useCapabilities();
   const editor = useAction();
@@ -45,7 +61,8 @@ export function Environment({ task, known, changes, repoName, onRestore, restori
       {missing.length > 0 && !task.archivedAt ? (
         <div className="warning" role="alert" data-missing-worktree="true">
           <p>
-            The worktree of {missing.map((r) => repoName(r.repositoryId)).join(", ")} is missing on disk. Restore recreates it in place on its branch; committed work on the branch comes back.
+            The worktree of {missing.map((r) => repoName(r.repositoryId)).join(", ")} is missing on disk. Restore recreates it in place on its branch; committed
+            work on the branch comes back.
           </p>
           <button type="button" onClick={onRestore} disabled={restoring}>
             Restore worktree
@@ -55,8 +72,9 @@ export function Environment({ task, known, changes, repoName, onRestore, restori
       {tampered.length > 0 && !task.archivedAt ? (
         <div className="warning" role="alert" data-tampered-worktree="true">
           <p>
-            The .git link of {tampered.map((r) => repoName(r.repositoryId)).join(", ")} no longer points at the git directory Grove recorded for it (something in the worktree rewrote it). Grove runs nothing there —
-            no agent, commit, update or merge — until you restore it. Restore writes the link back; the files in the worktree stay as they are.
+            The .git link of {tampered.map((r) => repoName(r.repositoryId)).join(", ")} no longer points at the git directory Grove recorded for it (something
+            in the worktree rewrote it). Grove runs nothing there — no agent, commit, update or merge — until you restore it. Restore writes the link back; the
+            files in the worktree stay as they are.
           </p>
           <button type="button" onClick={onRestore} disabled={restoring}>
             Restore .git link

@@ -18,7 +18,6 @@ import { useAction } from "../ui/use-action.js";
 import { jobStateWords } from "../ui/words.js";
 import { ArchiveSubtasksDialog, type ChildrenChoice } from "./ArchiveSubtasksDialog.js";
 
-
 /** Job states after which nothing more happens (the toggle closes by itself). */
 const FINISHED: readonly string[] = ["succeeded", "cancelled"];
 export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnarchive(): void; onDeleted(): void }) {
@@ -92,7 +91,10 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
           <p>
             <strong>Move “{task.title}” to the trash?</strong>
           </p>
-          <p className="muted">Its worktrees are removed; its sessions, transcripts, branches and uncommitted work are kept, and you can restore it from the Trash until it is purged.</p>
+          <p className="muted">
+            Its worktrees are removed; its sessions, transcripts, branches and uncommitted work are kept, and you can restore it from the Trash until it is
+            purged.
+          </p>
           <div className="actions">
             <button type="button" className="danger" onClick={() => del(false)}>
               Move to trash
@@ -124,30 +126,30 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
       {list.length === 0 ? null : (
         <details className="internals cleanup-jobs" open={list.some((j) => !FINISHED.includes(j.state))}>
           <summary>{`Cleanup jobs (${list.length})`}</summary>
-        <table className="jobs">
-          <thead>
-            <tr>
-              <th>Job</th>
-              <th>State</th>
-              <th className="num">Attempts</th>
-              <th>Last error</th>
-              <th>Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((j) => (
-              <tr key={j.id} data-job-id={j.id} data-state={j.state}>
-                <td>{j.trigger}</td>
-                <td>
-                  <span className={`badge job-${j.state}`}>{jobStateWords(j.state)}</span>
-                </td>
-                <td className="num">{j.attempts}</td>
-                <td className={j.lastError ? "error" : ""}>{j.lastError ?? "—"}</td>
-                <td>{when(j.updatedAt)}</td>
+          <table className="jobs">
+            <thead>
+              <tr>
+                <th>Job</th>
+                <th>State</th>
+                <th className="num">Attempts</th>
+                <th>Last error</th>
+                <th>Updated</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {list.map((j) => (
+                <tr key={j.id} data-job-id={j.id} data-state={j.state}>
+                  <td>{j.trigger}</td>
+                  <td>
+                    <span className={`badge job-${j.state}`}>{jobStateWords(j.state)}</span>
+                  </td>
+                  <td className="num">{j.attempts}</td>
+                  <td className={j.lastError ? "error" : ""}>{j.lastError ?? "—"}</td>
+                  <td>{when(j.updatedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </details>
       )}
     </section>

@@ -65,7 +65,9 @@ function ToolBody({ data }: { data: ToolData }) {
           </pre>
         ) : null,
       )}
-      {data.rawOutput !== undefined ? <pre className="tool-output raw">{typeof data.rawOutput === "string" ? data.rawOutput : JSON.stringify(data.rawOutput, null, 2)}</pre> : null}
+      {data.rawOutput !== undefined ? (
+        <pre className="tool-output raw">{typeof data.rawOutput === "string" ? data.rawOutput : JSON.stringify(data.rawOutput, null, 2)}</pre>
+      ) : null}
     </div>
   );
 }
@@ -93,7 +95,15 @@ export const MessageItem = memo(function MessageItem({ m, index, start, measure 
     </span>
   );
   return (
-    <li className={`msg role-${m.role}`} data-message-id={m.id} data-role={m.role} data-status={status} data-index={place?.index} ref={place?.measure} style={style}>
+    <li
+      className={`msg role-${m.role}`}
+      data-message-id={m.id}
+      data-role={m.role}
+      data-status={status}
+      data-index={place?.index}
+      ref={place?.measure}
+      style={style}
+    >
       {m.role === "tool" ? (
         hasBody ? (
           <details>

@@ -32,7 +32,14 @@ function Virtual({ messages }: { messages: Message[] }) {
   const box = useRef<HTMLDivElement | null>(null);
   // Rows render in React's own time rather than synchronously inside each scroll event
   // (useFlushSync off), and the estimate is near a typical row, so few rows move when measured.
-  const rows = useVirtualizer({ count: messages.length, getScrollElement: () => box.current, estimateSize: () => 90, overscan: 6, getItemKey: (i) => messages[i]!.id, useFlushSync: false });
+  const rows = useVirtualizer({
+    count: messages.length,
+    getScrollElement: () => box.current,
+    estimateSize: () => 90,
+    overscan: 6,
+    getItemKey: (i) => messages[i]!.id,
+    useFlushSync: false,
+  });
   useStickToBottom(box, messages.length, () => rows.scrollToIndex(messages.length - 1, { align: "end" }));
   return (
     <div className="messages virtual" ref={box} tabIndex={0} role="region" aria-label="Messages">

@@ -21,20 +21,40 @@ export function Permissions({ sessionId, active }: { sessionId: string; active: 
   const list = active ? (asks.data ?? []) : [];
   const first = useRef<HTMLDivElement>(null);
   // WEB-36: "Answer the permission" in the palette puts the focus on the first ask's first option.
-  const commands = useMemo(() => (list.length > 0 ? [{ id: "answer-permission", label: "Answer the permission", hint: list[0]!.title, run: () => first.current?.querySelector("button")?.focus() }] : null), [list]);
+  const commands = useMemo(
+    () =>
+      list.length > 0
+        ? [{ id: "answer-permission", label: "Answer the permission", hint: list[0]!.title, run: () => first.current?.querySelector("button")?.focus() }]
+        : null,
+    [list],
+  );
   usePaletteCommands(`permissions-${sessionId}`, commands);
   return (
     <div className="permissions" aria-live="assertive">
       <ErrorBox error={asks.error ?? action.error} context="Permission request" />
       {list.map((ask, i) => (
-        <div key={ask.requestId} ref={i === 0 ? first : undefined} className="permission" role="group" aria-label="Permission request" data-request-id={ask.requestId}>
+        <div
+          key={ask.requestId}
+          ref={i === 0 ? first : undefined}
+          className="permission"
+          role="group"
+          aria-label="Permission request"
+          data-request-id={ask.requestId}
+        >
           <p>
             <strong>Permission requested: </strong>
             {ask.title}
           </p>
           <div className="actions">
             {ask.options.map((o) => (
-              <button key={o.optionId} type="button" className={o.kind.startsWith("reject") ? "secondary" : ""} data-option-id={o.optionId} disabled={action.busy} onClick={() => answer(ask, o.optionId)}>
+              <button
+                key={o.optionId}
+                type="button"
+                className={o.kind.startsWith("reject") ? "secondary" : ""}
+                data-option-id={o.optionId}
+                disabled={action.busy}
+                onClick={() => answer(ask, o.optionId)}
+              >
                 {o.name}
               </button>
             ))}

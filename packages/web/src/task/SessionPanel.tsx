@@ -36,14 +36,18 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
   const action = useAction();
   const promptBox = useRef<HTMLTextAreaElement>(null);
   // WEB-36: "Write to the agent" in the palette puts the cursor in the prompt box.
-  const commands = useMemo(() => (readOnly ? null : [{ id: "write-prompt", label: "Write to the agent", hint: `${session.agent} session`, run: () => promptBox.current?.focus() }]), [readOnly, session.agent]);
+  const commands = useMemo(
+    () => (readOnly ? null : [{ id: "write-prompt", label: "Write to the agent", hint: `${session.agent} session`, run: () => promptBox.current?.focus() }]),
+    [readOnly, session.agent],
+  );
   usePaletteCommands(`session-${id}`, commands);
   const active = ACTIVE.includes(session.state);
   // A read-only session belongs to an archived task: its agent was stopped by the archive.
   const shown = sessionShownState(session.state, { archived: readOnly });
   const refresh = (s: unknown) => {
     const next = s as Session | undefined;
-    if (next?.id) qc.setQueryData<Session[]>(keys.sessions(next.taskId), (list) => list?.map((x) => (x.id === next.id && next.updatedAt >= x.updatedAt ? next : x)));
+    if (next?.id)
+      qc.setQueryData<Session[]>(keys.sessions(next.taskId), (list) => list?.map((x) => (x.id === next.id && next.updatedAt >= x.updatedAt ? next : x)));
   };
   const post = (path: string) => void action.run(() => api.post<Session>(`/sessions/${enc(id)}/${path}`).then(refresh));
   const remove = () => void action.run(() => api.del(`/sessions/${enc(id)}`));
@@ -71,11 +75,18 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
           {session.usage ? (
             <>
               <UsageBadge usage={session.usage} />
-              <span className="usage-tokens muted" data-tokens-in={session.usage.tokensIn} data-tokens-out={session.usage.tokensOut}>{`${session.usage.tokensIn} in · ${session.usage.tokensOut} out`}</span>
+              <span
+                className="usage-tokens muted"
+                data-tokens-in={session.usage.tokensIn}
+                data-tokens-out={session.usage.tokensOut}
+              >{`${session.usage.tokensIn} in · ${session.usage.tokensOut} out`}</span>
             </>
           ) : null}
           {session.blockedConnections > 0 ? (
-            <span className="badge blocked-count" title="Connections the sandbox's egress proxy refused (each is a 'blocked:' note in the transcript)">{`${session.blockedConnections} blocked`}</span>
+            <span
+              className="badge blocked-count"
+              title="Connections the sandbox's egress proxy refused (each is a 'blocked:' note in the transcript)"
+            >{`${session.blockedConnections} blocked`}</span>
           ) : null}
           {session.lastTurn && session.lastTurn.outcome !== "completed" ? (
             // LIVE-2: how the latest turn ended, unless it simply finished.
@@ -152,7 +163,13 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
                 <li key={q.id} data-queued-id={q.id}>
                   <span className="badge queued">Queued</span>
                   <span className="queued-text">{q.text}</span>
-                  <button type="button" className="secondary small" aria-label={`Remove queued follow-up: ${q.text}`} disabled={action.busy} onClick={() => unqueue(q.id)}>
+                  <button
+                    type="button"
+                    className="secondary small"
+                    aria-label={`Remove queued follow-up: ${q.text}`}
+                    disabled={action.busy}
+                    onClick={() => unqueue(q.id)}
+                  >
                     Remove
                   </button>
                 </li>

@@ -19,7 +19,17 @@ import { usePaletteCommands } from "../ui/palette-commands.js";
 import { sessionShownState, sessionStateWords } from "../ui/words.js";
 import { SessionPanel } from "./SessionPanel.js";
 
-export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; task?: Pick<Task, "title" | "description" | "state">; readOnly: boolean; fixes?: { restore?: () => void; unarchive?: () => void } }) {
+export function Sessions({
+  taskId,
+  task,
+  readOnly,
+  fixes,
+}: {
+  taskId: string;
+  task?: Pick<Task, "title" | "description" | "state">;
+  readOnly: boolean;
+  fixes?: { restore?: () => void; unarchive?: () => void };
+}) {
   const qc = useQueryClient();
   const sessions = useQuery({ queryKey: keys.sessions(taskId), queryFn: () => listSessions(taskId) });
   const agents = useQuery({ queryKey: keys.agents, queryFn: listAgents, enabled: !readOnly });
@@ -35,7 +45,10 @@ export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; ta
   const action = useAction();
   const agentSelect = useRef<HTMLSelectElement>(null);
   // WEB-36: "Start a session" in the command palette puts the cursor in this form.
-  const commands = useMemo(() => (readOnly ? null : [{ id: "start-session", label: "Start a session", hint: "this task", run: () => agentSelect.current?.focus() }]), [readOnly]);
+  const commands = useMemo(
+    () => (readOnly ? null : [{ id: "start-session", label: "Start a session", hint: "this task", run: () => agentSelect.current?.focus() }]),
+    [readOnly],
+  );
   usePaletteCommands("sessions", commands);
   const ordered = [...(sessions.data ?? [])].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   const selected = ordered.find((s) => s.id === picked) ?? ordered[ordered.length - 1];
@@ -66,7 +79,9 @@ export function Sessions({ taskId, task, readOnly, fixes }: { taskId: string; ta
           <li key={s.id} data-session-id={s.id} data-state={sessionShownState(s.state, { archived: readOnly })}>
             <button type="button" className="session-item" aria-pressed={s.id === selected?.id} onClick={() => setPicked(s.id)}>
               <span>{`#${i + 1} ${s.agent}`}</span>
-              <span className={`badge state-${sessionShownState(s.state, { archived: readOnly })}`}>{sessionStateWords(s.state, { archived: readOnly, done: task?.state === "done" })}</span>
+              <span className={`badge state-${sessionShownState(s.state, { archived: readOnly })}`}>
+                {sessionStateWords(s.state, { archived: readOnly, done: task?.state === "done" })}
+              </span>
               {s.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
               <small className="muted">{when(s.createdAt)}</small>
               {s.lastError ? <small className="error">{`${s.lastError.code}: ${s.lastError.message}`}</small> : null}

@@ -43,7 +43,11 @@ export function TaskPage({ taskId }: { taskId: string }) {
   const qc = useQueryClient();
   // A record the event feed made from `task.*` frames alone (the page never read it) lacks what
   // only `GET /tasks/:id` carries (runner labels, the agent's progress): read it on opening.
-  const task = useQuery({ queryKey: keys.task(taskId), queryFn: () => getTask(taskId), refetchOnMount: (q) => ((q.state.data as Task | undefined)?.runnerLabels === undefined ? "always" : false) });
+  const task = useQuery({
+    queryKey: keys.task(taskId),
+    queryFn: () => getTask(taskId),
+    refetchOnMount: (q) => ((q.state.data as Task | undefined)?.runnerLabels === undefined ? "always" : false),
+  });
   const repos = useQuery({ queryKey: keys.repositories, queryFn: listRepositories });
   const sessions = useQuery({ queryKey: keys.sessions(taskId), queryFn: () => listSessions(taskId) });
   const changes = useQuery({ queryKey: keys.changes(taskId), queryFn: () => getChanges(taskId), enabled: task.isSuccess });
@@ -57,7 +61,10 @@ export function TaskPage({ taskId }: { taskId: string }) {
   const t = task.data;
   const reviewable = (changes.data?.repositories ?? []).some((r) => (r.status !== "missing" && r.files.length > 0) || r.ahead > 0);
   // WEB-36: the review is a palette command away while there is something to review.
-  const commands = useMemo(() => (reviewable ? [{ id: "review-changes", label: "Review changes", hint: "this task", run: () => navigate(`/tasks/${taskId}/review`) }] : null), [reviewable, taskId]);
+  const commands = useMemo(
+    () => (reviewable ? [{ id: "review-changes", label: "Review changes", hint: "this task", run: () => navigate(`/tasks/${taskId}/review`) }] : null),
+    [reviewable, taskId],
+  );
   usePaletteCommands("task", commands);
 
   useEffect(() => {
@@ -122,7 +129,12 @@ export function TaskPage({ taskId }: { taskId: string }) {
           </span>
           {archived ? <span className="badge archived">archived {when(t.archivedAt)}</span> : null}
           {t.runnerState === "offline" ? (
-            <span className="badge runner-offline" id="task-runner-offline" data-runner-state="offline" title="its worktrees live on that runner: file and agent operations are refused until it is back">
+            <span
+              className="badge runner-offline"
+              id="task-runner-offline"
+              data-runner-state="offline"
+              title="its worktrees live on that runner: file and agent operations are refused until it is back"
+            >
               runner {t.runnerId} offline
             </span>
           ) : null}
@@ -194,7 +206,15 @@ export function TaskPage({ taskId }: { taskId: string }) {
           {t.progress ? <Progress progress={t.progress} /> : null}
           <Subtasks taskId={taskId} />
           <ChangesSummary taskId={taskId} changes={changes.data} error={changes.error} repoName={repoName} archived={archived} done={t.state === "done"} />
-          <Environment task={t} known={known} changes={changes.data} repoName={repoName} onRestore={doRestore} restoring={restore.busy} restoreError={restore.error} />
+          <Environment
+            task={t}
+            known={known}
+            changes={changes.data}
+            repoName={repoName}
+            onRestore={doRestore}
+            restoring={restore.busy}
+            restoreError={restore.error}
+          />
           <Lifecycle task={t} onUnarchive={doUnarchive} onDeleted={() => goneToBoard(t.title)} />
         </div>
       </div>

@@ -4,7 +4,11 @@
  */
 export function UnconfinedBadge() {
   return (
-    <span className="badge unconfined" data-sandbox="unconfined" title="This agent runs without Grove's OS sandbox: it can read and write whatever your user can">
+    <span
+      className="badge unconfined"
+      data-sandbox="unconfined"
+      title="This agent runs without Grove's OS sandbox: it can read and write whatever your user can"
+    >
       unconfined
     </span>
   );

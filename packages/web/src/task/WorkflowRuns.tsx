@@ -57,8 +57,8 @@ export function WorkflowRuns({ taskId, sessions }: { taskId: string; sessions: S
                 {`: ${r.workflow} ${ACTION_WORDS[r.action] ?? r.action}`}
                 {n > 0 ? ` (session #${n})` : ""}
               </span>{" "}
-              <span className={`badge state-${r.state}`}>{r.state}</span>{" "}
-              {r.outcome ? <span className="run-outcome">{r.outcome}</span> : null} <small className="muted">{when(r.updatedAt)}</small>
+              <span className={`badge state-${r.state}`}>{r.state}</span> {r.outcome ? <span className="run-outcome">{r.outcome}</span> : null}{" "}
+              <small className="muted">{when(r.updatedAt)}</small>
               {r.result && r.result.output ? (
                 // WF-2.13: the end of the command's output (at most 4 KiB, kept on the run).
                 <pre className="run-output" aria-label="Command output">

@@ -115,7 +115,15 @@ export function CommandPalette() {
         />
         <ul className="palette-list" role="listbox" id={listId} aria-label="Commands and tasks">
           {commands.map((c, i) => (
-            <li key={c.id} id={`${listId}-${i}`} role="option" aria-selected={i === current} data-command={c.id} onMouseEnter={() => setActive(i)} onClick={() => run(c)}>
+            <li
+              key={c.id}
+              id={`${listId}-${i}`}
+              role="option"
+              aria-selected={i === current}
+              data-command={c.id}
+              onMouseEnter={() => setActive(i)}
+              onClick={() => run(c)}
+            >
               <span>{c.label}</span>
               {c.hint ? <small className="muted">{c.hint}</small> : null}
             </li>

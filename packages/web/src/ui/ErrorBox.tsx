@@ -5,7 +5,17 @@
  */
 import { humanError, type FixAction, type Operation } from "../api/human-errors.js";
 
-export function ErrorBox({ error, context, fixes, operation }: { error: unknown; context?: string; fixes?: Partial<Record<FixAction, () => void>>; operation?: Operation | undefined }) {
+export function ErrorBox({
+  error,
+  context,
+  fixes,
+  operation,
+}: {
+  error: unknown;
+  context?: string;
+  fixes?: Partial<Record<FixAction, () => void>>;
+  operation?: Operation | undefined;
+}) {
   if (error === null || error === undefined) return null;
   const h = humanError(error, operation);
   const fix = h.action && fixes?.[h.action.kind];

@@ -21,7 +21,11 @@ const CACHE_MAX = 2000;
 export function markdownHtml(text: string): string {
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const html = DOMPurify.sanitize(marked.parse(text, { async: false, gfm: true, breaks: true }), { USE_PROFILES: { html: true }, FORBID_TAGS: ["style", "form", "input", "button", "img"], FORBID_ATTR: ["style"] });
+  const html = DOMPurify.sanitize(marked.parse(text, { async: false, gfm: true, breaks: true }), {
+    USE_PROFILES: { html: true },
+    FORBID_TAGS: ["style", "form", "input", "button", "img"],
+    FORBID_ATTR: ["style"],
+  });
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(text, html);
   return html;

@@ -9,7 +9,7 @@ import { events } from "../live/events.js";
 export function useAction(): { busy: boolean; error: unknown; run<T>(fn: () => Promise<T>): Promise<T | undefined>; clear(): void } {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const run = useCallback(async <T,>(fn: () => Promise<T>) => {
+  const run = useCallback(async <T>(fn: () => Promise<T>) => {
     setBusy(true);
     setError(null);
     try {

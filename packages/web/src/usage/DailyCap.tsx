@@ -15,7 +15,9 @@ import { formatCost } from "./UsageBadge.js";
 const KEY = ["usage", "daily-budget"];
 
 function describeCap(b: DailyBudget): string {
-  const parts = [b.budget.cost !== undefined ? formatCost(b.budget.cost, false) : "", b.budget.tokens !== undefined ? `${b.budget.tokens} tokens` : ""].filter(Boolean);
+  const parts = [b.budget.cost !== undefined ? formatCost(b.budget.cost, false) : "", b.budget.tokens !== undefined ? `${b.budget.tokens} tokens` : ""].filter(
+    Boolean,
+  );
   if (parts.length === 0) return b.source === "person" ? "none (turned off here)" : "none";
   return `${parts.join(" and ")} per day${b.source === "config" ? " (from GROVE_DAILY_BUDGET)" : " (set here)"}`;
 }

@@ -14,7 +14,16 @@ export function ContextRing({ used, window }: { used: number; window: number }) 
   const c = 2 * Math.PI * r;
   const pct = Math.round(share * 100);
   return (
-    <svg className={`context-ring${share >= 0.8 ? " full" : ""}`} width="18" height="18" viewBox="0 0 18 18" role="img" aria-label={`context ${pct} % used (${used} of ${window} tokens)`} data-context-used={used} data-context-window={window}>
+    <svg
+      className={`context-ring${share >= 0.8 ? " full" : ""}`}
+      width="18"
+      height="18"
+      viewBox="0 0 18 18"
+      role="img"
+      aria-label={`context ${pct} % used (${used} of ${window} tokens)`}
+      data-context-used={used}
+      data-context-window={window}
+    >
       <circle cx="9" cy="9" r={r} className="ring-bg" fill="none" strokeWidth="3" />
       <circle cx="9" cy="9" r={r} className="ring-fg" fill="none" strokeWidth="3" strokeDasharray={`${share * c} ${c}`} transform="rotate(-90 9 9)" />
     </svg>
@@ -23,7 +32,11 @@ export function ContextRing({ used, window }: { used: number; window: number }) 
 
 export function UsageBadge({ usage }: { usage: { cost?: number; estimated?: boolean; currency?: string; contextUsed?: number; contextWindow?: number } }) {
   return (
-    <span className="badge usage" data-cost={usage.cost ?? 0} title={usage.estimated ? "estimated from the price table: the agent reported tokens only" : "as the agent reported it"}>
+    <span
+      className="badge usage"
+      data-cost={usage.cost ?? 0}
+      title={usage.estimated ? "estimated from the price table: the agent reported tokens only" : "as the agent reported it"}
+    >
       {usage.contextWindow ? <ContextRing used={usage.contextUsed ?? 0} window={usage.contextWindow} /> : null}
       <span className="usage-cost">{formatCost(usage.cost ?? 0, usage.estimated === true, usage.currency)}</span>
     </span>

@@ -34,13 +34,22 @@ export function UsagePage() {
   const tasks = useRows("task");
   const error = days.error ?? agents.error ?? repos.error ?? tasks.error;
   const taskRows = tasks.data ?? [];
-  const total = taskRows.reduce((a, r) => ({ tin: a.tin + r.tokensIn, tout: a.tout + r.tokensOut, cost: a.cost + r.cost, est: a.est || r.estimated }), { tin: 0, tout: 0, cost: 0, est: false });
+  const total = taskRows.reduce((a, r) => ({ tin: a.tin + r.tokensIn, tout: a.tout + r.tokensOut, cost: a.cost + r.cost, est: a.est || r.estimated }), {
+    tin: 0,
+    tout: 0,
+    cost: 0,
+    est: false,
+  });
   const chart = (title: string, rows: UsageRow[] | undefined) =>
-    rows && rows.length > 0 ? <BarChart title={title} labels={rows.map((r) => r.label ?? (r.key || "(none)"))} values={rows.map((r) => r.cost)} unit="USD" /> : null;
+    rows && rows.length > 0 ? (
+      <BarChart title={title} labels={rows.map((r) => r.label ?? (r.key || "(none)"))} values={rows.map((r) => r.cost)} unit="USD" />
+    ) : null;
   return (
     <section className="card usage-page" aria-label="Usage">
       <h1>Usage</h1>
-      <p className="muted">Tokens and cost of every agent, over every runner. Costs marked ~ are estimated from the price table (the agent reported tokens only).</p>
+      <p className="muted">
+        Tokens and cost of every agent, over every runner. Costs marked ~ are estimated from the price table (the agent reported tokens only).
+      </p>
       <ErrorBox error={error} context="Could not load usage" />
       <DailyCap />
       {tasks.data && taskRows.length === 0 ? <p className="empty">No usage recorded yet.</p> : null}

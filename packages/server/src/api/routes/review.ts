@@ -1,6 +1,16 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { CommitBody, CreateCommentBody, SendConflictsBody, CreatePullRequestBody, FeedbackBody, MergeBody, PatchCommentBody, UpdateFromBaseBody, UpdateStepBody } from "@grove/protocol";
+import {
+  CommitBody,
+  CreateCommentBody,
+  SendConflictsBody,
+  CreatePullRequestBody,
+  FeedbackBody,
+  MergeBody,
+  PatchCommentBody,
+  UpdateFromBaseBody,
+  UpdateStepBody,
+} from "@grove/protocol";
 import { sessionView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { parse } from "../validate.js";
@@ -22,9 +32,13 @@ export function reviewRoutes(app: FastifyInstance, orch: Orchestrator): void {
   app.post<Id>("/tasks/:id/update-from-base/continue", async (req) => r.continueUpdate(req.params.id, parse(UpdateStepBody, req.body)));
   app.post<Id>("/tasks/:id/update-from-base/abort", async (req) => r.abortUpdate(req.params.id, parse(UpdateStepBody, req.body)));
   app.get<Id>("/tasks/:id/conflicts", async (req) => r.conflicts(req.params.id, parse(ConflictsQuery, req.query, "query").repositoryId));
-  app.post<Id>("/tasks/:id/conflicts/send", { config: { arbitraryText: ["prompt"] } }, async (req, reply) => reply.status(202).send(sessionView(await r.sendConflicts(req.params.id, parse(SendConflictsBody, req.body)))));
+  app.post<Id>("/tasks/:id/conflicts/send", { config: { arbitraryText: ["prompt"] } }, async (req, reply) =>
+    reply.status(202).send(sessionView(await r.sendConflicts(req.params.id, parse(SendConflictsBody, req.body)))),
+  );
   app.post<Id>("/tasks/:id/merge", async (req) => r.merge(req.params.id, parse(MergeBody, req.body ?? {})));
-  app.post<Id>("/tasks/:id/pull-requests", async (req, reply) => reply.status(201).send(await r.createPullRequests(req.params.id, parse(CreatePullRequestBody, req.body ?? {}))));
+  app.post<Id>("/tasks/:id/pull-requests", async (req, reply) =>
+    reply.status(201).send(await r.createPullRequests(req.params.id, parse(CreatePullRequestBody, req.body ?? {}))),
+  );
   app.get<Id>("/tasks/:id/pull-requests", async (req) => r.listPullRequests(req.params.id));
   app.post<Id>("/tasks/:id/pull-requests/refresh", async (req) => r.refreshPullRequests(req.params.id));
   app.post<Id>("/tasks/:id/pull-requests/feedback", async (req, reply) => {

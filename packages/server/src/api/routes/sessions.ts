@@ -22,7 +22,9 @@ export function sessionRoutes(app: FastifyInstance, orch: Orchestrator): void {
     return reply.status(202).send(sessionView(await orch.guardSessionLaunch(req.params.id, () => orch.review.prompt(req.params.id, body))));
   });
   // WEB-37: take a queued follow-up back before its turn.
-  app.delete<{ Params: { id: string; queuedId: string } }>("/sessions/:id/queued/:queuedId", async (req) => sessionView(await orch.dropQueuedPrompt(req.params.id, req.params.queuedId)));
+  app.delete<{ Params: { id: string; queuedId: string } }>("/sessions/:id/queued/:queuedId", async (req) =>
+    sessionView(await orch.dropQueuedPrompt(req.params.id, req.params.queuedId)),
+  );
   app.post<Id>("/sessions/:id/cancel", async (req, reply) => reply.status(202).send(sessionView(await orch.cancel(req.params.id))));
   app.post<Id>("/sessions/:id/resume", async (req, reply) => reply.status(202).send(sessionView(await orch.resume(req.params.id))));
   // LIVE-3: out of a stalled turn: stop the agent, resume with session/load in the same worktree.

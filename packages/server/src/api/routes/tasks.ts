@@ -5,7 +5,12 @@ import { sessionView, taskView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
 import { parse } from "../validate.js";
 
-const DiffQuery = z.object({ repositoryId: z.string().min(1), path: z.string().min(1).max(4096), worktreeId: z.string().min(1).optional(), scope: DiffScope.optional() });
+const DiffQuery = z.object({
+  repositoryId: z.string().min(1),
+  path: z.string().min(1).max(4096),
+  worktreeId: z.string().min(1).optional(),
+  scope: DiffScope.optional(),
+});
 
 type Id = { Params: { id: string } };
 

@@ -26,12 +26,15 @@ async function worktreeOf(orch: Orchestrator, taskId: string, repositoryId: stri
   const task = await orch.getTask(taskId);
   if (task.archivedAt) throw new AppError("terminal_unavailable", "the task is archived: its worktrees were removed", { reason: "archived", taskId });
   const env = await orch.getEnvironment(taskId).catch((e: unknown) => {
-    if (e instanceof AppError && e.code === "not_found") throw new AppError("terminal_unavailable", "the task has no worktrees yet: start a session first", { reason: "no_environment", taskId });
+    if (e instanceof AppError && e.code === "not_found")
+      throw new AppError("terminal_unavailable", "the task has no worktrees yet: start a session first", { reason: "no_environment", taskId });
     throw e;
   });
   const row = env.repositories.find((r) => r.repositoryId === repositoryId && r.status === "active" && r.worktreePath);
-  if (!row?.worktreePath) throw new AppError("terminal_unavailable", `repository ${repositoryId} has no worktree in this task`, { reason: "no_worktree", taskId, repositoryId });
-  if (!existsSync(row.worktreePath)) throw new AppError("terminal_unavailable", "the worktree is missing on disk: restore it first", { reason: "missing", taskId, repositoryId });
+  if (!row?.worktreePath)
+    throw new AppError("terminal_unavailable", `repository ${repositoryId} has no worktree in this task`, { reason: "no_worktree", taskId, repositoryId });
+  if (!existsSync(row.worktreePath))
+    throw new AppError("terminal_unavailable", "the worktree is missing on disk: restore it first", { reason: "missing", taskId, repositoryId });
   return row.worktreePath;
 }
 
@@ -41,7 +44,11 @@ async function worktreeOf(orch: Orchestrator, taskId: string, repositoryId: stri
  * from the page: `{type:"input",data}` and `{type:"resize",cols,rows}`; frames to the page:
  * the shell's output as text. `POST /tasks/:id/open-in-editor` runs `GROVE_EDITOR`.
  */
-export function terminalRoutes(app: FastifyInstance, orch: Orchestrator, opts: { editor?: string | undefined; env: NodeJS.ProcessEnv; cluster?: { runnerId: string; secret: string | undefined } }): void {
+export function terminalRoutes(
+  app: FastifyInstance,
+  orch: Orchestrator,
+  opts: { editor?: string | undefined; env: NodeJS.ProcessEnv; cluster?: { runnerId: string; secret: string | undefined } },
+): void {
   const owner = {};
   app.addHook("onClose", async () => terminals.killOwner(owner));
   const cwdOf = new WeakMap<FastifyRequest, { cwd: string; q: z.infer<typeof TerminalQuery> }>();
@@ -59,7 +66,8 @@ export function terminalRoutes(app: FastifyInstance, orch: Orchestrator, opts: {
       },
     },
     (socket, req) => {
-      if (req.groveForwardTo && opts.cluster?.secret) return pipeWebSocket(socket, req.groveForwardTo, req.url, opts.cluster.runnerId, opts.cluster.secret, req.grovePerson === true);
+      if (req.groveForwardTo && opts.cluster?.secret)
+        return pipeWebSocket(socket, req.groveForwardTo, req.url, opts.cluster.runnerId, opts.cluster.secret, req.grovePerson === true);
       const { cwd, q } = cwdOf.get(req)!;
       const session = terminals.attach(
         { taskId: req.params.id, repositoryId: q.repositoryId, cwd, cols: q.cols, rows: q.rows, env: opts.env, owner },

@@ -31,7 +31,11 @@ function isDoctorReport(r: unknown): r is DoctorReport {
 export function renderReport(r: DoctorReport): string[] {
   const c = r.checked;
   const head = `checked ${c.environmentRows} worktree row(s), ${c.repositories} repositor${c.repositories === 1 ? "y" : "ies"}, ${c.taskDirectories} task director${c.taskDirectories === 1 ? "y" : "ies"}`;
-  const skipped = r.skipped?.length ? [`skipped ${r.skipped.length} environment(s) of other runners: ${[...new Set(r.skipped.map((s) => s.runnerId))].join(", ")} (run grove doctor against each)`] : [];
+  const skipped = r.skipped?.length
+    ? [
+        `skipped ${r.skipped.length} environment(s) of other runners: ${[...new Set(r.skipped.map((s) => s.runnerId))].join(", ")} (run grove doctor against each)`,
+      ]
+    : [];
   if (r.ok) return [head, ...skipped, "ok: database rows, git worktrees and task directories agree"];
   return [head, ...skipped, ...r.findings.map((f) => `${f.kind.padEnd(12)} ${f.path}  ${f.message}`)];
 }

@@ -21,11 +21,13 @@ export function registerInboxCommand(program: Command): void {
     out.result(item, () => [`done: ${item.title}`]);
   });
   // MCP-3: the person's answer to an agent's ask_user question.
-  withCommonOptions(inbox.command("answer <itemId> <answer...>").description("answer an agent's question (one of its choices, if it offered some)")).action(async (itemId: string, words: string[], _opts: unknown, cmd: Command) => {
-    const { client, out } = contextOf(cmd);
-    const item = await client.post<InboxItem>(`/inbox/${encodeURIComponent(itemId)}/answer`, { answer: words.join(" ") });
-    out.result(item, () => [`answered: ${item.title} → ${item.answer ?? ""}`]);
-  });
+  withCommonOptions(inbox.command("answer <itemId> <answer...>").description("answer an agent's question (one of its choices, if it offered some)")).action(
+    async (itemId: string, words: string[], _opts: unknown, cmd: Command) => {
+      const { client, out } = contextOf(cmd);
+      const item = await client.post<InboxItem>(`/inbox/${encodeURIComponent(itemId)}/answer`, { answer: words.join(" ") });
+      out.result(item, () => [`answered: ${item.title} → ${item.answer ?? ""}`]);
+    },
+  );
 }
 
 function titleOf(i: InboxItem): string {

@@ -48,10 +48,16 @@ export function registerRepoCommands(program: Command): void {
       body.credential = { token };
     }
     if (opts.credentialPolicy !== undefined) body.credentialPolicy = opts.credentialPolicy;
-    if (opts.sparse !== undefined) body.sparseCheckout = opts.sparse.split(",").map((d) => d.trim().replace(/\/+$/, "")).filter(Boolean);
+    if (opts.sparse !== undefined)
+      body.sparseCheckout = opts.sparse
+        .split(",")
+        .map((d) => d.trim().replace(/\/+$/, ""))
+        .filter(Boolean);
     // RR-1: the clone's progress, from the event stream, while the request runs. Its first line
     // comes from the server's first progress event, i.e. after the request was validated.
-    const stop = remote ? await (await import("../clone-progress.js")).followCloneProgress(client.base, process.env.GROVE_AUTH_TOKEN, out, `cloning ${target}…`) : () => undefined;
+    const stop = remote
+      ? await (await import("../clone-progress.js")).followCloneProgress(client.base, process.env.GROVE_AUTH_TOKEN, out, `cloning ${target}…`)
+      : () => undefined;
     let created: Repository;
     try {
       created = await client.post<Repository>("/repositories", body);
@@ -74,16 +80,22 @@ export function registerRepoCommands(program: Command): void {
     );
   });
 
-  withCommonOptions(repo.command("show <repoIdOrName>").description("show one repository and its settings")).action(async (ref: string, _opts: unknown, cmd: Command) => {
-    const { client, out } = contextOf(cmd);
-    const r = await client.get<Repository>(`/repositories/${encodeURIComponent(resolveRepoRef(ref, await client.get<Repository[]>("/repositories")).repositoryId)}`);
-    out.result(r, () => describeRepository(r));
-  });
+  withCommonOptions(repo.command("show <repoIdOrName>").description("show one repository and its settings")).action(
+    async (ref: string, _opts: unknown, cmd: Command) => {
+      const { client, out } = contextOf(cmd);
+      const r = await client.get<Repository>(
+        `/repositories/${encodeURIComponent(resolveRepoRef(ref, await client.get<Repository[]>("/repositories")).repositoryId)}`,
+      );
+      out.result(r, () => describeRepository(r));
+    },
+  );
 
   withCommonOptions(
     repo
       .command("rm <repoIdOrName>")
-      .description("unregister a repository no task (archived ones included) refers to; a local checkout is never touched, Grove's own clone of a remote one is removed"),
+      .description(
+        "unregister a repository no task (archived ones included) refers to; a local checkout is never touched, Grove's own clone of a remote one is removed",
+      ),
   ).action(async (ref: string, _opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const { repositoryId } = resolveRepoRef(ref, await client.get<Repository[]>("/repositories"));

@@ -76,7 +76,10 @@ export function registerSessionAgentCommands(session: Command): void {
     },
   );
 
-  for (const [what, field] of [["mode", "modeId"], ["model", "modelId"]] as const) {
+  for (const [what, field] of [
+    ["mode", "modeId"],
+    ["model", "modelId"],
+  ] as const) {
     withCommonOptions(session.command(`${what} <sessionId> <${what}>`).description(`switch the agent's ${what}`)).action(
       async (sessionId: string, value: string, _o: unknown, cmd: Command) => {
         const { client, out } = contextOf(cmd);
@@ -85,7 +88,6 @@ export function registerSessionAgentCommands(session: Command): void {
       },
     );
   }
-
 }
 
 /** `grove agents [ls]|install|check` (AG-3). */

@@ -2,7 +2,14 @@ import type { Message } from "@grove/protocol";
 import { describe, expect, it } from "vitest";
 import { TurnPrinter } from "./session-follow.js";
 
-const msg = (id: string, role: Message["role"], text: string, data?: unknown): Message => ({ id, sessionId: "ses_1", role, text, data, createdAt: "2026-12-01T00:00:00Z" });
+const msg = (id: string, role: Message["role"], text: string, data?: unknown): Message => ({
+  id,
+  sessionId: "ses_1",
+  role,
+  text,
+  data,
+  createdAt: "2026-12-01T00:00:00Z",
+});
 
 // CLI-15: what `session show --follow` writes as a turn's frames arrive.
 describe("CLI-15 TurnPrinter", () => {

@@ -25,15 +25,24 @@ export function registerSessionPromptCommand(session: Command): void {
       commentIds = (await client.get<Comment[]>(`/tasks/${encodeURIComponent(s.taskId)}/comments`)).filter((c) => c.state === "open").map((c) => c.id);
       if (commentIds.length === 0) throw new CliError("invalid_arguments", "the session's task has no open comments");
     } else if (opts.comments !== undefined) {
-      commentIds = opts.comments.split(",").map((c) => c.trim()).filter(Boolean);
+      commentIds = opts.comments
+        .split(",")
+        .map((c) => c.trim())
+        .filter(Boolean);
     }
     if (text === undefined && !commentIds) throw new CliError("invalid_arguments", "give a prompt text, --comments, or both");
     if (opts.queue && (text === undefined || commentIds)) throw new CliError("invalid_arguments", "--queue takes a prompt text, not --comments");
     if (opts.queue && opts.wait) throw new CliError("invalid_arguments", "--queue and --wait do not go together: a queued prompt's turn starts later");
-    const body = await client.post<Session | undefined>(`/sessions/${sid}/prompt`, { ...(text !== undefined && { prompt: text }), ...(commentIds && { commentIds }), ...(opts.queue && { queue: true }) });
+    const body = await client.post<Session | undefined>(`/sessions/${sid}/prompt`, {
+      ...(text !== undefined && { prompt: text }),
+      ...(commentIds && { commentIds }),
+      ...(opts.queue && { queue: true }),
+    });
     if (opts.queue) {
       const queued = body?.queued?.length ?? 0;
-      out.result(body ?? { ok: true, sessionId, action: "prompt" }, () => [queued > 0 ? `queued for session ${sessionId} (${queued} waiting for the turn to end)` : `prompt sent to session ${sessionId}`]);
+      out.result(body ?? { ok: true, sessionId, action: "prompt" }, () => [
+        queued > 0 ? `queued for session ${sessionId} (${queued} waiting for the turn to end)` : `prompt sent to session ${sessionId}`,
+      ]);
       return;
     }
     if (opts.wait) {
@@ -44,6 +53,8 @@ export function registerSessionPromptCommand(session: Command): void {
       if (failure) throw failure;
       return;
     }
-    out.result(body ?? { ok: true, sessionId, action: "prompt" }, () => [`prompt sent to session ${sessionId}${commentIds ? ` with ${commentIds.length} comment(s)` : ""}`]);
+    out.result(body ?? { ok: true, sessionId, action: "prompt" }, () => [
+      `prompt sent to session ${sessionId}${commentIds ? ` with ${commentIds.length} comment(s)` : ""}`,
+    ]);
   });
 }

@@ -15,16 +15,14 @@ export function registerSessionResumeCommand(session: Command): void {
 }
 
 function relaunchCommand(session: Command, action: "resume" | "restart", description: string): void {
-  withCommonOptions(session.command(`${action} <sessionId>`).description(description)).action(
-    async (sessionId: string, _opts: unknown, cmd: Command) => {
-      const { client, out } = contextOf(cmd);
-      const s = await client.post<Session | undefined>(`/sessions/${encodeURIComponent(sessionId)}/${action}`);
-      const body = s ?? { ok: true, sessionId, action };
-      out.result(body, () => [s ? `session ${sessionId}: ${s.state}` : `${action} requested for session ${sessionId}`]);
-      if (s?.state === "failed") {
-        const e = s.lastError;
-        throw new CliError(e?.code ?? "session_failed", `${e?.message ?? `session ${sessionId} failed`}${e?.action ? `\naction: ${e.action}` : ""}`);
-      }
-    },
-  );
+  withCommonOptions(session.command(`${action} <sessionId>`).description(description)).action(async (sessionId: string, _opts: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const s = await client.post<Session | undefined>(`/sessions/${encodeURIComponent(sessionId)}/${action}`);
+    const body = s ?? { ok: true, sessionId, action };
+    out.result(body, () => [s ? `session ${sessionId}: ${s.state}` : `${action} requested for session ${sessionId}`]);
+    if (s?.state === "failed") {
+      const e = s.lastError;
+      throw new CliError(e?.code ?? "session_failed", `${e?.message ?? `session ${sessionId} failed`}${e?.action ? `\naction: ${e.action}` : ""}`);
+    }
+  });
 }

@@ -49,8 +49,15 @@ export async function turnFailure(client: GroveClient, session: Session): Promis
   for (const m of messages.slice(lastUser + 1)) {
     const reason = (m.data as { stopReason?: unknown } | undefined)?.stopReason;
     if (m.role === "system" && typeof reason === "string" && FAILED_STOP_REASONS.has(reason)) {
-      const said = messages.slice(lastUser + 1).filter((x) => x.role === "agent").map((x) => x.text).join("").trim();
-      return new CliError("turn_failed", `the turn of session ${session.id} ended with ${reason}${said ? `: ${said}` : ""}`, { details: { stopReason: reason } });
+      const said = messages
+        .slice(lastUser + 1)
+        .filter((x) => x.role === "agent")
+        .map((x) => x.text)
+        .join("")
+        .trim();
+      return new CliError("turn_failed", `the turn of session ${session.id} ended with ${reason}${said ? `: ${said}` : ""}`, {
+        details: { stopReason: reason },
+      });
     }
   }
   return undefined;

@@ -27,17 +27,26 @@ export function registerSessionCommands(program: Command): void {
         ? [`no sessions (start one with \`grove task start ${taskId}\`)`]
         : formatTable(
             // SBX-3: an agent outside the sandbox is marked where its name is.
-            sessions.map((x) => [x.id, x.sandbox === "unconfined" ? `${x.agent} (unconfined)` : x.agent, x.state, x.lastTurn?.outcome ?? "", shortTime(x.updatedAt), x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : ""]),
+            sessions.map((x) => [
+              x.id,
+              x.sandbox === "unconfined" ? `${x.agent} (unconfined)` : x.agent,
+              x.state,
+              x.lastTurn?.outcome ?? "",
+              shortTime(x.updatedAt),
+              x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : "",
+            ]),
             ["ID", "AGENT", "STATE", "LAST TURN", "UPDATED", "LAST ERROR"],
           ),
     );
   });
 
-  withCommonOptions(session.command("cancel <sessionId>").description("cancel the running turn")).action(async (sessionId: string, _opts: unknown, cmd: Command) => {
-    const { client, out } = contextOf(cmd);
-    const body = await client.post<unknown>(`/sessions/${encodeURIComponent(sessionId)}/cancel`);
-    out.result(accepted(sessionId, "cancel", body), () => [`cancel requested for session ${sessionId}`]);
-  });
+  withCommonOptions(session.command("cancel <sessionId>").description("cancel the running turn")).action(
+    async (sessionId: string, _opts: unknown, cmd: Command) => {
+      const { client, out } = contextOf(cmd);
+      const body = await client.post<unknown>(`/sessions/${encodeURIComponent(sessionId)}/cancel`);
+      out.result(accepted(sessionId, "cancel", body), () => [`cancel requested for session ${sessionId}`]);
+    },
+  );
 
   registerSessionResumeCommand(session);
   registerSessionAgentCommands(session);

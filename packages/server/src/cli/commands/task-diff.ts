@@ -41,8 +41,18 @@ export function registerTaskDiffCommand(task: Command): void {
       out.result(changes, () => describeChanges(changes, repos ?? []));
       return;
     }
-    const repositoryId = await pickRepository(opts.path, opts.repo, changes, async () => repos ?? [], () => client.get<Task>(`/tasks/${id}`));
-    const diff = await client.get<FileDiff>(`/tasks/${id}/changes/diff`, { repositoryId, path: opts.path, ...(opts.scope !== undefined ? { scope: opts.scope } : {}) });
+    const repositoryId = await pickRepository(
+      opts.path,
+      opts.repo,
+      changes,
+      async () => repos ?? [],
+      () => client.get<Task>(`/tasks/${id}`),
+    );
+    const diff = await client.get<FileDiff>(`/tasks/${id}/changes/diff`, {
+      repositoryId,
+      path: opts.path,
+      ...(opts.scope !== undefined ? { scope: opts.scope } : {}),
+    });
     out.result(diff, () => {
       if (diff.binary) return [`Binary file ${diff.path} differs`];
       const lines = diff.patch === "" ? [`no changes in ${diff.path}`] : [diff.patch.replace(/\n$/, "")];

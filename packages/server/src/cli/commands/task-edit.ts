@@ -14,7 +14,7 @@ export function registerTaskEditCommand(task: Command): void {
       .command("edit <taskId>")
       .description("change a task's title or description")
       .option("--title <title>", "the new title")
-      .option("--description <text>", "the new description (the agent's brief); \"\" clears it"),
+      .option("--description <text>", 'the new description (the agent\'s brief); "" clears it'),
   ).action(async (taskId: string, opts: { title?: string; description?: string }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const body: PatchTaskBody = {};

@@ -44,16 +44,14 @@ export function registerTaskListCommand(task: Command): void {
     const limit = opts.limit === undefined ? undefined : parseLimit(opts.limit);
     const repositoryId = opts.repo === undefined ? undefined : resolveRepoRef(opts.repo, await client.get<Repository[]>("/repositories")).repositoryId;
     const query = { archived: opts.archived === true, order: "newest", state: opts.state, repositoryId, parentId: opts.parent, q: opts.search, limit };
-    const answer = await client
-      .get<Task[] | Page<Task>>("/tasks", query)
-      .catch((e: unknown) => {
-        // The server names its query parameters; a person typed flags.
-        if (e instanceof CliError && e.code === "invalid_request") {
-          const flags = { state: "--state", repositoryId: "--repo", parentId: "--parent", q: "--search", limit: "--limit" };
-          throw new CliError(e.code, renameFields(e.message, flags), { details: e.details ?? {} });
-        }
-        throw e;
-      });
+    const answer = await client.get<Task[] | Page<Task>>("/tasks", query).catch((e: unknown) => {
+      // The server names its query parameters; a person typed flags.
+      if (e instanceof CliError && e.code === "invalid_request") {
+        const flags = { state: "--state", repositoryId: "--repo", parentId: "--parent", q: "--search", limit: "--limit" };
+        throw new CliError(e.code, renameFields(e.message, flags), { details: e.details ?? {} });
+      }
+      throw e;
+    });
     const tasks = Array.isArray(answer) ? answer : answer.items;
     const more = !Array.isArray(answer) && answer.nextCursor !== null;
     out.result(tasks, () => {
@@ -83,6 +81,13 @@ export function runnerCell(t: Pick<Task, "runnerId" | "runnerState">): string {
 
 /** The `task ls` table: a RUNNER column once any listed task has an environment. */
 export function taskTable(tasks: readonly Task[]): string[] {
-  if (!tasks.some((t) => t.runnerId)) return formatTable(tasks.map((t) => [t.id, t.state, t.title]), ["ID", "STATE", "TITLE"]);
-  return formatTable(tasks.map((t) => [t.id, t.state, runnerCell(t), t.title]), ["ID", "STATE", "RUNNER", "TITLE"]);
+  if (!tasks.some((t) => t.runnerId))
+    return formatTable(
+      tasks.map((t) => [t.id, t.state, t.title]),
+      ["ID", "STATE", "TITLE"],
+    );
+  return formatTable(
+    tasks.map((t) => [t.id, t.state, runnerCell(t), t.title]),
+    ["ID", "STATE", "RUNNER", "TITLE"],
+  );
 }

@@ -15,7 +15,9 @@ export function registerTaskRestoreCommand(task: Command): void {
       const env = await client.post<Environment>(`/tasks/${encodeURIComponent(taskId)}/environment/restore`);
       out.result(env, () => [
         `restored the workspace of task ${taskId}: ${env.status}`,
-        ...env.repositories.filter((r) => r.status === "active").map((r) => `  ${r.worktreePath ?? "(no worktree)"}  ${r.worktreeBranch ?? ""}  ${r.worktreeState ?? ""}`),
+        ...env.repositories
+          .filter((r) => r.status === "active")
+          .map((r) => `  ${r.worktreePath ?? "(no worktree)"}  ${r.worktreeBranch ?? ""}  ${r.worktreeState ?? ""}`),
       ]);
     },
   );

@@ -25,17 +25,30 @@ export function registerTaskReviewCommands(task: Command): void {
     const { client, out } = contextOf(cmd);
     const line = Number(opts.line);
     if (!Number.isInteger(line) || line < 1) throw new CliError("invalid_arguments", `--line must be a positive integer, got "${opts.line}"`);
-    const c = await client.post<Comment>(`/tasks/${encodeURIComponent(taskId)}/comments`, { repositoryId: await repoId(cmd, opts.repo), path: opts.path, line, side: opts.old ? "old" : "new", body: text });
+    const c = await client.post<Comment>(`/tasks/${encodeURIComponent(taskId)}/comments`, {
+      repositoryId: await repoId(cmd, opts.repo),
+      path: opts.path,
+      line,
+      side: opts.old ? "old" : "new",
+      body: text,
+    });
     out.result(c, () => [`comment ${c.id} on ${c.path}:${c.line} (${c.side})`]);
   });
 
-  withCommonOptions(task.command("comments <taskId>").description("list the task's review comments")).action(async (taskId: string, _o: unknown, cmd: Command) => {
-    const { client, out } = contextOf(cmd);
-    const list = await client.get<Comment[]>(`/tasks/${encodeURIComponent(taskId)}/comments`);
-    out.result(list, () =>
-      list.length === 0 ? ["no comments"] : formatTable(list.map((c) => [c.id, c.state + (c.outdated ? " (outdated)" : ""), `${c.path}:${c.line}`, c.body.split("\n")[0] ?? ""]), ["ID", "STATE", "LINE", "COMMENT"]),
-    );
-  });
+  withCommonOptions(task.command("comments <taskId>").description("list the task's review comments")).action(
+    async (taskId: string, _o: unknown, cmd: Command) => {
+      const { client, out } = contextOf(cmd);
+      const list = await client.get<Comment[]>(`/tasks/${encodeURIComponent(taskId)}/comments`);
+      out.result(list, () =>
+        list.length === 0
+          ? ["no comments"]
+          : formatTable(
+              list.map((c) => [c.id, c.state + (c.outdated ? " (outdated)" : ""), `${c.path}:${c.line}`, c.body.split("\n")[0] ?? ""]),
+              ["ID", "STATE", "LINE", "COMMENT"],
+            ),
+      );
+    },
+  );
 
   withCommonOptions(
     task
@@ -48,7 +61,12 @@ export function registerTaskReviewCommands(task: Command): void {
   ).action(async (taskId: string, opts: { message: string; repo?: string; path?: string[]; verify: boolean }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const repositoryId = await repoId(cmd, opts.repo);
-    const r = await client.post<CommitResult>(`/tasks/${encodeURIComponent(taskId)}/commit`, { message: opts.message, ...(repositoryId && { repositoryId }), ...(opts.path && { paths: opts.path }), ...(!opts.verify && { noVerify: true }) });
+    const r = await client.post<CommitResult>(`/tasks/${encodeURIComponent(taskId)}/commit`, {
+      message: opts.message,
+      ...(repositoryId && { repositoryId }),
+      ...(opts.path && { paths: opts.path }),
+      ...(!opts.verify && { noVerify: true }),
+    });
     out.result(r, () => r.results.map((x) => `committed ${x.commit.slice(0, 12)} in ${x.repositoryId}`));
   });
 
@@ -62,16 +80,31 @@ export function registerTaskReviewCommands(task: Command): void {
       .option("--keep-conflicts", "leave conflicts in the worktree instead of aborting")
       .option("--continue", "finish an update whose conflicts were resolved (needs --repo)")
       .option("--abort", "undo an update whose conflicts were kept (needs --repo)"),
-  ).action(async (taskId: string, opts: { repo?: string; merge?: boolean; autostash?: boolean; keepConflicts?: boolean; continue?: boolean; abort?: boolean }, cmd: Command) => {
-    const { client, out } = contextOf(cmd);
-    const repositoryId = await repoId(cmd, opts.repo);
-    const base = `/tasks/${encodeURIComponent(taskId)}/update-from-base`;
-    const step = opts.continue ? "/continue" : opts.abort ? "/abort" : "";
-    if (step && !repositoryId) throw new CliError("invalid_arguments", "--continue and --abort need --repo");
-    const body = step ? { repositoryId } : { ...(repositoryId && { repositoryId }), ...(opts.merge && { mode: "merge" }), ...(opts.autostash && { autostash: true }), ...(opts.keepConflicts && { keepConflicts: true }) };
-    const r = await client.post<UpdateResult>(`${base}${step}`, body);
-    out.result(r, () => r.results.map((x) => `${x.repositoryId}: ${x.outcome}${x.conflicts?.length ? ` (${x.conflicts.join(", ")})` : ""}; backup ${x.backupRef}`));
-  });
+  ).action(
+    async (
+      taskId: string,
+      opts: { repo?: string; merge?: boolean; autostash?: boolean; keepConflicts?: boolean; continue?: boolean; abort?: boolean },
+      cmd: Command,
+    ) => {
+      const { client, out } = contextOf(cmd);
+      const repositoryId = await repoId(cmd, opts.repo);
+      const base = `/tasks/${encodeURIComponent(taskId)}/update-from-base`;
+      const step = opts.continue ? "/continue" : opts.abort ? "/abort" : "";
+      if (step && !repositoryId) throw new CliError("invalid_arguments", "--continue and --abort need --repo");
+      const body = step
+        ? { repositoryId }
+        : {
+            ...(repositoryId && { repositoryId }),
+            ...(opts.merge && { mode: "merge" }),
+            ...(opts.autostash && { autostash: true }),
+            ...(opts.keepConflicts && { keepConflicts: true }),
+          };
+      const r = await client.post<UpdateResult>(`${base}${step}`, body);
+      out.result(r, () =>
+        r.results.map((x) => `${x.repositoryId}: ${x.outcome}${x.conflicts?.length ? ` (${x.conflicts.join(", ")})` : ""}; backup ${x.backupRef}`),
+      );
+    },
+  );
 
   withCommonOptions(
     task
@@ -87,11 +120,18 @@ export function registerTaskReviewCommands(task: Command): void {
     if (opts.squash && opts.ff) throw new CliError("invalid_arguments", "--squash and --ff exclude each other");
     const repositoryId = await repoId(cmd, opts.repo);
     const strategy = opts.squash ? "squash" : opts.ff ? "fast_forward" : "merge";
-    const r = await client.post<MergeResult>(`/tasks/${encodeURIComponent(taskId)}/merge`, { strategy, ...(repositoryId && { repositoryId }), ...(opts.message && { message: opts.message }), ...(opts.leaveUncommitted && { leaveUncommitted: true }) });
+    const r = await client.post<MergeResult>(`/tasks/${encodeURIComponent(taskId)}/merge`, {
+      strategy,
+      ...(repositoryId && { repositoryId }),
+      ...(opts.message && { message: opts.message }),
+      ...(opts.leaveUncommitted && { leaveUncommitted: true }),
+    });
     out.result(r, () =>
       r.results.map((x) => {
         const repo = x.repositoryName ?? x.repositoryId;
-        return x.upToDate ? `${x.baseBranch} of ${repo} already holds every change of the branch; nothing merged` : `${x.baseBranch} of ${repo} is now ${x.commit.slice(0, 12)}`;
+        return x.upToDate
+          ? `${x.baseBranch} of ${repo} already holds every change of the branch; nothing merged`
+          : `${x.baseBranch} of ${repo} is now ${x.commit.slice(0, 12)}`;
       }),
     );
   });
@@ -106,17 +146,29 @@ export function registerTaskReviewCommands(task: Command): void {
       .option("--body <text>", "pull request description")
       .option("--status", "refresh and show the pull requests' status")
       .option("--feedback <sessionId>", "send failed checks and unresolved review comments to this session"),
-  ).action(async (taskId: string, opts: { repo?: string; draft?: boolean; title?: string; body?: string; status?: boolean; feedback?: string }, cmd: Command) => {
-    const { client, out } = contextOf(cmd);
-    const id = encodeURIComponent(taskId);
-    if (opts.feedback) {
-      const s = await client.post<unknown>(`/tasks/${id}/pull-requests/feedback`, { sessionId: opts.feedback });
-      return out.result(s ?? { ok: true }, () => [`feedback sent to session ${opts.feedback}`]);
-    }
-    const repositoryId = await repoId(cmd, opts.repo);
-    const prs = opts.status
-      ? await client.post<PullRequest[]>(`/tasks/${id}/pull-requests/refresh`)
-      : await client.post<PullRequest[]>(`/tasks/${id}/pull-requests`, { ...(repositoryId && { repositoryId }), ...(opts.draft && { draft: true }), ...(opts.title && { title: opts.title }), ...(opts.body !== undefined && { body: opts.body }) });
-    out.result(prs, () => formatTable(prs.map((p) => [String(p.number), p.state + (p.draft ? " (draft)" : ""), p.checks, p.reviewDecision ?? "", p.url]), ["PR", "STATE", "CHECKS", "REVIEW", "URL"]));
-  });
+  ).action(
+    async (taskId: string, opts: { repo?: string; draft?: boolean; title?: string; body?: string; status?: boolean; feedback?: string }, cmd: Command) => {
+      const { client, out } = contextOf(cmd);
+      const id = encodeURIComponent(taskId);
+      if (opts.feedback) {
+        const s = await client.post<unknown>(`/tasks/${id}/pull-requests/feedback`, { sessionId: opts.feedback });
+        return out.result(s ?? { ok: true }, () => [`feedback sent to session ${opts.feedback}`]);
+      }
+      const repositoryId = await repoId(cmd, opts.repo);
+      const prs = opts.status
+        ? await client.post<PullRequest[]>(`/tasks/${id}/pull-requests/refresh`)
+        : await client.post<PullRequest[]>(`/tasks/${id}/pull-requests`, {
+            ...(repositoryId && { repositoryId }),
+            ...(opts.draft && { draft: true }),
+            ...(opts.title && { title: opts.title }),
+            ...(opts.body !== undefined && { body: opts.body }),
+          });
+      out.result(prs, () =>
+        formatTable(
+          prs.map((p) => [String(p.number), p.state + (p.draft ? " (draft)" : ""), p.checks, p.reviewDecision ?? "", p.url]),
+          ["PR", "STATE", "CHECKS", "REVIEW", "URL"],
+        ),
+      );
+    },
+  );
 }

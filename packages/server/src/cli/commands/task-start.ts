@@ -19,7 +19,10 @@ export function registerTaskStartCommand(task: Command): void {
       .command("start <taskId>")
       .description("start a new agent session on the task (the first one materializes its worktrees)")
       .option("--agent <name>", "agent profile (see GET /api/v1/agents), e.g. scripted, claude, codex")
-      .option("--prompt <text>", "first prompt (default: the task's brief, its title and description, when it has a description; \"\" starts idle); for the scripted agent, one command per line")
+      .option(
+        "--prompt <text>",
+        'first prompt (default: the task\'s brief, its title and description, when it has a description; "" starts idle); for the scripted agent, one command per line',
+      )
       .option("--wait", "wait until the first turn ends; exit 1 if the session or the turn fails")
       .option("--runner <runnerId>", "place the task's worktrees on this runner (first session only; see grove runners)")
       .option("-q, --quiet", "print only the new session's id (for scripts: SESSION=$(grove task start …))"),

@@ -22,11 +22,11 @@ export function registerTaskTrashCommands(task: Command): void {
     );
   });
 
-  withCommonOptions(task.command("restore-deleted <taskId>").description("take a deleted task out of the trash (sessions, transcripts, branches and saved work come back)")).action(
-    async (taskId: string, _opts: unknown, cmd: Command) => {
-      const { client, out } = contextOf(cmd);
-      const t = await client.post<Task>(`/tasks/${encodeURIComponent(taskId)}/restore-deleted`);
-      out.result(t, () => [`restored task ${t.id}: ${t.title} (its worktrees come back with the next session)`]);
-    },
-  );
+  withCommonOptions(
+    task.command("restore-deleted <taskId>").description("take a deleted task out of the trash (sessions, transcripts, branches and saved work come back)"),
+  ).action(async (taskId: string, _opts: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const t = await client.post<Task>(`/tasks/${encodeURIComponent(taskId)}/restore-deleted`);
+    out.result(t, () => [`restored task ${t.id}: ${t.title} (its worktrees come back with the next session)`]);
+  });
 }

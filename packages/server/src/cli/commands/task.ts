@@ -57,32 +57,34 @@ export function registerTaskCommands(program: Command): void {
 
   registerTaskListCommand(task);
 
-  withCommonOptions(task.command("show <taskId>").description("show a task, its parent, its repositories with their worktree paths and branches, its sessions, the agent's progress and its subtasks")).action(
-    async (taskId: string, _opts: unknown, cmd: Command) => {
-      const { client, out } = contextOf(cmd);
-      const id = encodeURIComponent(taskId);
-      // The JSON answer is the contract's Task plus its sessions and environment (what the text lists too).
-      const [t, sessions, env, repos, live, archived] = await allInOrder<[Task, Session[], Environment | CliError | null, Repository[], Task[], Task[]]>([
-        client.get<Task>(`/tasks/${id}`),
-        client.get<Session[]>(`/tasks/${id}/sessions`),
-        // CLI-13: the worktrees are extra detail: no environment yet (404) is a task without
-        // worktrees, and one the server cannot read now (its runner offline) still shows the task.
-        client.get<Environment>(`/tasks/${id}/environment`).catch((e: unknown) => (isCliError(e) && e.status !== 404 ? e : null)),
-        out.json ? Promise.resolve([] as Repository[]) : client.get<Repository[]>("/repositories").catch(() => [] as Repository[]),
-        // MCP-3: the subtasks its agents made, archived ones too.
-        client.get<Task[]>("/tasks", { parentId: taskId }),
-        client.get<Task[]>("/tasks", { parentId: taskId, archived: true }),
-      ]);
-      const environment = env instanceof CliError ? null : env;
-      const subtasks = [...live, ...archived].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-      // The parent's title is a nicety: a parent that cannot be read still shows its id.
-      const parent = t.parentId ? await client.get<Task>(`/tasks/${encodeURIComponent(t.parentId)}`).catch(() => undefined) : undefined;
-      out.result({ ...t, sessions, environment, subtasks }, () => [
-        ...describeTask(t, repos, sessions, environment, { subtasks, parent }),
-        ...(env instanceof CliError ? [`worktrees: not readable now (${env.code}: ${env.message})`] : []),
-      ]);
-    },
-  );
+  withCommonOptions(
+    task
+      .command("show <taskId>")
+      .description("show a task, its parent, its repositories with their worktree paths and branches, its sessions, the agent's progress and its subtasks"),
+  ).action(async (taskId: string, _opts: unknown, cmd: Command) => {
+    const { client, out } = contextOf(cmd);
+    const id = encodeURIComponent(taskId);
+    // The JSON answer is the contract's Task plus its sessions and environment (what the text lists too).
+    const [t, sessions, env, repos, live, archived] = await allInOrder<[Task, Session[], Environment | CliError | null, Repository[], Task[], Task[]]>([
+      client.get<Task>(`/tasks/${id}`),
+      client.get<Session[]>(`/tasks/${id}/sessions`),
+      // CLI-13: the worktrees are extra detail: no environment yet (404) is a task without
+      // worktrees, and one the server cannot read now (its runner offline) still shows the task.
+      client.get<Environment>(`/tasks/${id}/environment`).catch((e: unknown) => (isCliError(e) && e.status !== 404 ? e : null)),
+      out.json ? Promise.resolve([] as Repository[]) : client.get<Repository[]>("/repositories").catch(() => [] as Repository[]),
+      // MCP-3: the subtasks its agents made, archived ones too.
+      client.get<Task[]>("/tasks", { parentId: taskId }),
+      client.get<Task[]>("/tasks", { parentId: taskId, archived: true }),
+    ]);
+    const environment = env instanceof CliError ? null : env;
+    const subtasks = [...live, ...archived].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    // The parent's title is a nicety: a parent that cannot be read still shows its id.
+    const parent = t.parentId ? await client.get<Task>(`/tasks/${encodeURIComponent(t.parentId)}`).catch(() => undefined) : undefined;
+    out.result({ ...t, sessions, environment, subtasks }, () => [
+      ...describeTask(t, repos, sessions, environment, { subtasks, parent }),
+      ...(env instanceof CliError ? [`worktrees: not readable now (${env.code}: ${env.message})`] : []),
+    ]);
+  });
 
   registerTaskEditCommand(task);
   registerTaskStartCommand(task);
@@ -103,20 +105,26 @@ export function registerTaskCommands(program: Command): void {
   );
 
   withCommonOptions(
-    task.command("rm <taskId>").description("delete a task: its worktrees go, the task goes to the trash (grove task trash, restore-deleted)").option("--discard-changes", "delete even if worktrees hold uncommitted work (kept in the trash until the purge)"),
+    task
+      .command("rm <taskId>")
+      .description("delete a task: its worktrees go, the task goes to the trash (grove task trash, restore-deleted)")
+      .option("--discard-changes", "delete even if worktrees hold uncommitted work (kept in the trash until the purge)"),
   ).action(async (taskId: string, opts: { discardChanges?: boolean }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const query = opts.discardChanges ? { discardChanges: true } : undefined;
     const job = await client.delete<{ jobId: string }>(`/tasks/${encodeURIComponent(taskId)}`, query).catch((e: unknown) => {
       // The API's consent flag is a CLI option here: say which one.
-      if (isCliError(e) && e.code === "dirty_worktree") throw new CliError(e.code, withCliFlags(e.message, { discardChanges: "--discard-changes" }), { details: e.details ?? {} });
+      if (isCliError(e) && e.code === "dirty_worktree")
+        throw new CliError(e.code, withCliFlags(e.message, { discardChanges: "--discard-changes" }), { details: e.details ?? {} });
       throw e;
     });
     out.result(job, () => [`deleting task ${taskId} (cleanup job ${job?.jobId ?? "?"})`]);
   });
 
   withCommonOptions(
-    task.command("reset <taskId>").description("remove the task's worktrees and keep its branches and saved work; the next session recreates them (refused while a session runs)"),
+    task
+      .command("reset <taskId>")
+      .description("remove the task's worktrees and keep its branches and saved work; the next session recreates them (refused while a session runs)"),
   ).action(async (taskId: string, _opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const job = await client.post<{ jobId: string }>(`/tasks/${encodeURIComponent(taskId)}/environment/reset`);
@@ -129,13 +137,22 @@ export function registerTaskCommands(program: Command): void {
  * (from the task's environment), so a person can `cd` there or check the branch out; a worktree
  * that is not on disk as recorded says so, with the command that fixes it.
  */
-export function describeTask(t: Task, repos: readonly Repository[], sessions: readonly Session[], environment: Environment | null = null, family: { subtasks?: readonly Task[]; parent?: Task | undefined } = {}): string[] {
+export function describeTask(
+  t: Task,
+  repos: readonly Repository[],
+  sessions: readonly Session[],
+  environment: Environment | null = null,
+  family: { subtasks?: readonly Task[]; parent?: Task | undefined } = {},
+): string[] {
   const nameOf = (id: string) => repos.find((r) => r.id === id)?.name;
   const lines = [`task ${t.id}  ${t.state}  ${t.title}`];
   if (t.parentId) lines.push(`parent: ${t.parentId}${family.parent ? `  ${family.parent.state}  ${family.parent.title}` : ""}`);
   if (t.description) lines.push(`description: ${t.description}`);
   lines.push(`created: ${shortTime(t.createdAt)}  updated: ${shortTime(t.updatedAt)}${t.archivedAt ? `  archived: ${shortTime(t.archivedAt)}` : ""}`);
-  if (t.runnerId) lines.push(`runner: ${t.runnerId} ${t.runnerState === "offline" ? "runner_offline (its worktrees are there: operations are refused until it is back)" : (t.runnerState ?? "")}`.trimEnd());
+  if (t.runnerId)
+    lines.push(
+      `runner: ${t.runnerId} ${t.runnerState === "offline" ? "runner_offline (its worktrees are there: operations are refused until it is back)" : (t.runnerState ?? "")}`.trimEnd(),
+    );
   if (environment?.workspacePath) lines.push(`workspace: ${environment.workspacePath}`);
   lines.push("repositories:");
   for (const r of [...t.repositories].sort((a, b) => a.position - b.position)) {

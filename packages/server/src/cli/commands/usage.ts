@@ -75,8 +75,18 @@ export function renderDailyBudget(b: DailyBudget): string {
 export function renderUsage(rows: readonly UsageRow[], groupBy: string): string[] {
   if (rows.length === 0) return ["no usage recorded"];
   const cost = (c: number, est: boolean, currency: string) => `${est ? "~" : ""}${c.toFixed(4)} ${currency}`;
-  const body = rows.map((r) => [r.label ? `${r.label} (${r.key})` : r.key || "(none)", String(r.tokensIn), String(r.tokensOut), cost(r.cost, r.estimated, r.currency)]);
-  const total = rows.reduce((a, r) => ({ tin: a.tin + r.tokensIn, tout: a.tout + r.tokensOut, cost: a.cost + r.cost, est: a.est || r.estimated }), { tin: 0, tout: 0, cost: 0, est: false });
+  const body = rows.map((r) => [
+    r.label ? `${r.label} (${r.key})` : r.key || "(none)",
+    String(r.tokensIn),
+    String(r.tokensOut),
+    cost(r.cost, r.estimated, r.currency),
+  ]);
+  const total = rows.reduce((a, r) => ({ tin: a.tin + r.tokensIn, tout: a.tout + r.tokensOut, cost: a.cost + r.cost, est: a.est || r.estimated }), {
+    tin: 0,
+    tout: 0,
+    cost: 0,
+    est: false,
+  });
   const currencies = new Set(rows.map((r) => r.currency));
   body.push(["total", String(total.tin), String(total.tout), cost(total.cost, total.est, currencies.size === 1 ? [...currencies][0]! : "mixed")]);
   return formatTable(body, [groupBy.toUpperCase(), "TOKENS IN", "TOKENS OUT", "COST"]);
@@ -96,7 +106,13 @@ export function registerTaskBudgetCommand(task: Command): void {
     const body = budgetBody(amounts, opts.continueOnce === true);
     const { client, out } = contextOf(cmd);
     const t = await client.put<Task>(`/tasks/${encodeURIComponent(taskId)}/budget`, body);
-    out.result(t, () => [opts.continueOnce ? `task ${t.id}: one more turn may run past its budget` : t.budget ? `task ${t.id} budget: ${describeBudget(t.budget)}` : `task ${t.id}: no budget`]);
+    out.result(t, () => [
+      opts.continueOnce
+        ? `task ${t.id}: one more turn may run past its budget`
+        : t.budget
+          ? `task ${t.id} budget: ${describeBudget(t.budget)}`
+          : `task ${t.id}: no budget`,
+    ]);
   });
 }
 

@@ -40,11 +40,15 @@ export function registerWorkflowCommands(program: Command): void {
     const w = await client.put<Workflow>(`${path(name)}${query}`, { source });
     out.result(w, () => [`applied: ${w.name} version ${w.version}`]);
   });
-  withCommonOptions(wf.command("export [name]").description("print one workflow's YAML, or every stored one as a multi-document YAML")).action(async (name: string | undefined, _opts: unknown, cmd: Command) => {
-    const { client, out } = contextOf(cmd);
-    const list = name === undefined ? (await client.get<Workflow[]>("/workflows")).filter((w) => !w.builtIn) : [await client.get<Workflow>(path(name))];
-    out.result(list, () => list.flatMap((w, i) => [...(i > 0 ? ["---"] : []), `# workflow: ${w.name} (version ${w.version})`, ...w.source.replace(/\n$/, "").split("\n")]));
-  });
+  withCommonOptions(wf.command("export [name]").description("print one workflow's YAML, or every stored one as a multi-document YAML")).action(
+    async (name: string | undefined, _opts: unknown, cmd: Command) => {
+      const { client, out } = contextOf(cmd);
+      const list = name === undefined ? (await client.get<Workflow[]>("/workflows")).filter((w) => !w.builtIn) : [await client.get<Workflow>(path(name))];
+      out.result(list, () =>
+        list.flatMap((w, i) => [...(i > 0 ? ["---"] : []), `# workflow: ${w.name} (version ${w.version})`, ...w.source.replace(/\n$/, "").split("\n")]),
+      );
+    },
+  );
 }
 
 /** One line per workflow: name, scope, version, state, steps with automation. */
@@ -54,7 +58,10 @@ export function renderWorkflows(list: readonly Workflow[]): string[] {
     w.repositoryId ?? "global",
     String(w.version),
     w.builtIn ? "built-in" : w.stopped ? "stopped" : "active",
-    w.steps.filter((s) => s.onEnter.length > 0 || Object.keys(s.on).length > 0).map((s) => s.id).join(",") || "-",
+    w.steps
+      .filter((s) => s.onEnter.length > 0 || Object.keys(s.on).length > 0)
+      .map((s) => s.id)
+      .join(",") || "-",
     shortTime(w.updatedAt),
   ]);
   return formatTable(rows, ["NAME", "SCOPE", "VERSION", "STATE", "AUTOMATED", "UPDATED"]);

@@ -90,7 +90,10 @@ async function openSubtasks(deps: Deps, taskId: string): Promise<OpenSubtask[]> 
 
 /** Deepest level first; within a level, the tree's order (oldest first). */
 function deepestFirst(open: OpenSubtask[]): OpenSubtask[] {
-  return open.map((o, i) => ({ o, i })).sort((a, b) => b.o.depth - a.o.depth || a.i - b.i).map(({ o }) => o);
+  return open
+    .map((o, i) => ({ o, i }))
+    .sort((a, b) => b.o.depth - a.o.depth || a.i - b.i)
+    .map(({ o }) => o);
 }
 
 /**
@@ -103,9 +106,14 @@ async function assertArchivable(d: ArchiveSubtreeDeps, taskId: string, subtaskOf
     const task = await getTaskOr404(d.deps, taskId);
     if (task.archivedAt !== null) throw new AppError("task_archived", `task ${taskId} is archived`, { taskId });
     const job = await d.deps.store.activeCleanupJob(taskId);
-    if (job) throw new AppError("task_cleanup_in_progress", `a ${job.trigger} cleanup of task ${taskId} is ${job.state}`, { taskId, jobId: job.id, state: job.state });
+    if (job)
+      throw new AppError("task_cleanup_in_progress", `a ${job.trigger} cleanup of task ${taskId} is ${job.state}`, { taskId, jobId: job.id, state: job.state });
   } catch (e) {
     if (subtaskOf === undefined || !isAppError(e)) throw e;
-    throw new AppError(e.code, `subtask ${taskId} of task ${subtaskOf} cannot be archived, so nothing was archived: ${e.message}`, { ...e.details, taskId, subtaskOf });
+    throw new AppError(e.code, `subtask ${taskId} of task ${subtaskOf} cannot be archived, so nothing was archived: ${e.message}`, {
+      ...e.details,
+      taskId,
+      subtaskOf,
+    });
   }
 }

@@ -53,10 +53,15 @@ export class McpTools implements McpBackend {
       case "subtask_get": {
         const t = await this.target(grant, args.taskId);
         if (t.id === grant.taskId) throw new AppError("invalid_request", "subtask_get reads a subtask; your own task is task_get", { field: "taskId" });
-        return { ...(await subtaskOut(this.deps, t)), brief: t.description, changes: await this.changesSummary(t.id), subtasks: (await childrenOf(this.deps, t.id)).map((c) => c.id) };
+        return {
+          ...(await subtaskOut(this.deps, t)),
+          brief: t.description,
+          changes: await this.changesSummary(t.id),
+          subtasks: (await childrenOf(this.deps, t.id)).map((c) => c.id),
+        };
       }
       case "board_list": {
-        if (grant.scope !== "board") throw new AppError("mcp_forbidden", "board_list needs an agent profile with mcp: \"board\"", { scope: grant.scope });
+        if (grant.scope !== "board") throw new AppError("mcp_forbidden", 'board_list needs an agent profile with mcp: "board"', { scope: grant.scope });
         const { rows } = await this.deps.store.listTaskPage({ archived: false }, {});
         return rows.map((t) => ({ id: t.id, title: t.title, state: t.state, parentId: t.parentId ?? null }));
       }
@@ -95,7 +100,12 @@ export class McpTools implements McpBackend {
           toolCallId: newId("mcp"),
           status: outcome.ok ? "completed" : "failed",
           kind: "other",
-          mcp: { tool, arguments: shown.length > ARG_CHARS ? `${shown.slice(0, ARG_CHARS)}…` : args, outcome: outcome.ok ? "ok" : outcome.code, ...(outcome.ok ? {} : { message: outcome.message }) },
+          mcp: {
+            tool,
+            arguments: shown.length > ARG_CHARS ? `${shown.slice(0, ARG_CHARS)}…` : args,
+            outcome: outcome.ok ? "ok" : outcome.code,
+            ...(outcome.ok ? {} : { message: outcome.message }),
+          },
         });
       },
       (err: unknown) => this.deps.log.warn({ err, sessionId: grant.sessionId }, "mcp: recording a call failed"),
@@ -115,7 +125,11 @@ export class McpTools implements McpBackend {
   }
 
   private async taskGet(task: TaskRecord): Promise<unknown> {
-    const [env, comments, progress] = await Promise.all([this.deps.store.getEnvironmentByTask(task.id), listComments(this.deps, task.id), this.deps.store.mcp.getProgress(task.id)]);
+    const [env, comments, progress] = await Promise.all([
+      this.deps.store.getEnvironmentByTask(task.id),
+      listComments(this.deps, task.id),
+      this.deps.store.mcp.getProgress(task.id),
+    ]);
     const rows = env ? await this.deps.store.listEnvironmentRepos(env.id) : [];
     const repositories = await Promise.all(
       task.repositories.map(async (a) => {
@@ -152,7 +166,13 @@ export class McpTools implements McpBackend {
       baseBranch: r.baseBranch,
       ahead: r.ahead,
       behind: r.behind,
-      files: r.files.map((f) => ({ path: f.path, ...(f.oldPath ? { oldPath: f.oldPath } : {}), status: f.status, additions: f.additions, deletions: f.deletions })),
+      files: r.files.map((f) => ({
+        path: f.path,
+        ...(f.oldPath ? { oldPath: f.oldPath } : {}),
+        status: f.status,
+        additions: f.additions,
+        deletions: f.deletions,
+      })),
     }));
   }
 

@@ -31,7 +31,11 @@ export class Questions {
     private readonly prompt: (sessionId: string, text: string) => Promise<unknown>,
   ) {}
 
-  async ask(grant: McpGrant, args: { question: string; choices?: string[] | undefined; timeoutSeconds?: number | undefined }, signal: AbortSignal): Promise<{ answer: string }> {
+  async ask(
+    grant: McpGrant,
+    args: { question: string; choices?: string[] | undefined; timeoutSeconds?: number | undefined },
+    signal: AbortSignal,
+  ): Promise<{ answer: string }> {
     const task = await getTaskOr404(this.deps, grant.taskId);
     const now = this.deps.now();
     const timeoutS = Math.min(args.timeoutSeconds ?? QUESTION_TIMEOUT_S, QUESTION_TIMEOUT_S);
@@ -39,9 +43,30 @@ export class Questions {
     const choices = args.choices && args.choices.length > 0 ? [...new Set(args.choices)] : null;
     // One transaction: a reader of the inbox never sees the item without its question (choices).
     const item = await this.deps.store.transaction(async () => {
-      const item = await this.deps.store.inbox.raise({ id: newId("inbox"), kind: "question", taskId: task.id, sessionId: grant.sessionId, causeKey: questionCause(id), title: `${task.title}: ${args.question}`, detail: args.question, createdAt: now });
+      const item = await this.deps.store.inbox.raise({
+        id: newId("inbox"),
+        kind: "question",
+        taskId: task.id,
+        sessionId: grant.sessionId,
+        causeKey: questionCause(id),
+        title: `${task.title}: ${args.question}`,
+        detail: args.question,
+        createdAt: now,
+      });
       if (!item) throw new AppError("internal_error", "the question's inbox item could not be raised");
-      const q: QuestionRecord = { id, taskId: task.id, sessionId: grant.sessionId, inboxItemId: item.id, text: args.question, choices, state: "open", answer: null, createdAt: now, deadlineAt: new Date(Date.parse(now) + timeoutS * 1000).toISOString(), answeredAt: null };
+      const q: QuestionRecord = {
+        id,
+        taskId: task.id,
+        sessionId: grant.sessionId,
+        inboxItemId: item.id,
+        text: args.question,
+        choices,
+        state: "open",
+        answer: null,
+        createdAt: now,
+        deadlineAt: new Date(Date.parse(now) + timeoutS * 1000).toISOString(),
+        answeredAt: null,
+      };
       await this.deps.store.mcp.insertQuestion(q);
       return item;
     });
@@ -65,7 +90,8 @@ export class Questions {
       throw new AppError("question_timeout", `nobody answered within ${timeoutS} s`, { timeoutSeconds: timeoutS });
     }
     // The call is gone: the question stays open; an answer comes as the next prompt.
-    if (answer === "gone") throw new AppError("question_timeout", "the call ended before an answer came; the answer will come as a prompt", { withdrawn: true });
+    if (answer === "gone")
+      throw new AppError("question_timeout", "the call ended before an answer came; the answer will come as a prompt", { withdrawn: true });
     return { answer };
   }
 
@@ -75,9 +101,14 @@ export class Questions {
     if (!item) throw new AppError("not_found", `inbox item ${itemId} not found`, { id: itemId });
     const [q] = item.kind === "question" ? await this.deps.store.mcp.questionsOfItems([itemId]) : [];
     if (!q) throw new AppError("invalid_request", `inbox item ${itemId} is not a question`, { field: "id" });
-    if (q.choices && !q.choices.includes(answer)) throw new AppError("invalid_request", `answer with one of: ${q.choices.join(", ")}`, { field: "answer", choices: q.choices });
+    if (q.choices && !q.choices.includes(answer))
+      throw new AppError("invalid_request", `answer with one of: ${q.choices.join(", ")}`, { field: "answer", choices: q.choices });
     const closed = await this.deps.store.mcp.closeQuestion(q.id, "answered", answer, this.deps.now());
-    if (!closed) throw new AppError("invalid_request", `question ${itemId} was ${q.state === "answered" ? "answered" : "closed"} already`, { field: "id", state: q.state });
+    if (!closed)
+      throw new AppError("invalid_request", `question ${itemId} was ${q.state === "answered" ? "answered" : "closed"} already`, {
+        field: "id",
+        state: q.state,
+      });
     this.publish(await this.deps.store.inbox.resolveCause(questionCause(q.id), this.deps.now()));
     const waiter = this.waiters.get(q.id);
     if (waiter) waiter(answer);

@@ -83,17 +83,27 @@ export class Subtasks {
     private readonly startSession: (taskId: string, body: CreateSessionBody) => Promise<SessionRecord>,
   ) {}
 
-  create(grant: McpGrant, parent: TaskRecord, args: { title: string; description?: string; repositoryIds?: string[]; agent?: string; prompt?: string }): Promise<unknown> {
+  create(
+    grant: McpGrant,
+    parent: TaskRecord,
+    args: { title: string; description?: string; repositoryIds?: string[]; agent?: string; prompt?: string },
+  ): Promise<unknown> {
     const prev = this.chains.get(parent.id) ?? Promise.resolve();
     const run = prev.catch(() => undefined).then(() => this.createNow(grant, parent, args));
     this.chains.set(parent.id, run);
-    void run.finally(() => {
-      if (this.chains.get(parent.id) === run) this.chains.delete(parent.id);
-    }).catch(() => undefined);
+    void run
+      .finally(() => {
+        if (this.chains.get(parent.id) === run) this.chains.delete(parent.id);
+      })
+      .catch(() => undefined);
     return run;
   }
 
-  private async createNow(grant: McpGrant, parent: TaskRecord, args: { title: string; description?: string; repositoryIds?: string[]; agent?: string; prompt?: string }): Promise<unknown> {
+  private async createNow(
+    grant: McpGrant,
+    parent: TaskRecord,
+    args: { title: string; description?: string; repositoryIds?: string[]; agent?: string; prompt?: string },
+  ): Promise<unknown> {
     // MCP-3.7: an archived task, or one whose cleanup is under way, gets no new subtask: it would
     // be left open below a task whose archive already asked about its subtasks.
     await assertTaskWorkable(this.deps, parent.id);
@@ -111,7 +121,8 @@ export class Subtasks {
     if (starts) {
       const root = await this.rootOf(grant.taskId);
       const live = await liveAgentsBelow(this.deps, root);
-      if (live >= SUBTASK_LIMITS.runningAgents) throw limit("runningAgents", SUBTASK_LIMITS.runningAgents, `${live} agents already run in the subtasks of ${root}`);
+      if (live >= SUBTASK_LIMITS.runningAgents)
+        throw limit("runningAgents", SUBTASK_LIMITS.runningAgents, `${live} agents already run in the subtasks of ${root}`);
     }
     const repositories = args.repositoryIds?.length
       ? args.repositoryIds.map((repositoryId) => {
@@ -119,9 +130,14 @@ export class Subtasks {
           return same ? { repositoryId, baseBranch: same.baseBranch } : { repositoryId };
         })
       : parent.repositories.map((r) => ({ repositoryId: r.repositoryId, baseBranch: r.baseBranch }));
-    const child = await createTask(this.deps, { title: args.title, ...(args.description !== undefined ? { description: args.description } : {}), repositories }, parent.id);
+    const child = await createTask(
+      this.deps,
+      { title: args.title, ...(args.description !== undefined ? { description: args.description } : {}), repositories },
+      parent.id,
+    );
     let session: SessionRecord | undefined;
-    if (starts) session = await this.startSession(child.id, { ...(agent !== undefined ? { agent } : {}), ...(args.prompt !== undefined ? { prompt: args.prompt } : {}) });
+    if (starts)
+      session = await this.startSession(child.id, { ...(agent !== undefined ? { agent } : {}), ...(args.prompt !== undefined ? { prompt: args.prompt } : {}) });
     return { task: await subtaskOut(this.deps, child), session: session ? { id: session.id, agent: session.agent, state: session.state } : null };
   }
 

@@ -85,7 +85,11 @@ export class ChangesWatch {
     // mutex wakes every waiter on each release — a minute of CPU after `listening`.
     // Events published meanwhile reconsider their task themselves (`start`).
     const candidates = (await this.deps.store.listTaskInventory()).filter(
-      (t) => !t.archivedAt && t.environment?.status === "ready" && t.environment.runnerId === this.deps.runnerId && t.rows.some((r) => r.status === "active" && r.worktreePath),
+      (t) =>
+        !t.archivedAt &&
+        t.environment?.status === "ready" &&
+        t.environment.runnerId === this.deps.runnerId &&
+        t.rows.some((r) => r.status === "active" && r.worktreePath),
     );
     for (let i = 0; i < candidates.length && !this.disposed; i += WATCH_ALL_BATCH) {
       const batch = candidates.slice(i, i + WATCH_ALL_BATCH);

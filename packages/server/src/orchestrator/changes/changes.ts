@@ -54,15 +54,35 @@ function unavailable(r: EnvironmentRepoRecord, status: Exclude<WorktreeState, "o
 async function slotChanges(deps: Deps, taskId: string, r: EnvironmentRepoRecord): Promise<RepositoryChanges> {
   const restore = `run \`${restoreCommand(taskId)}\` (or prompt a session of the task): the worktree is recreated in place on its branch`;
   if (!r.worktreeId || !r.worktreePath || !r.worktreeBranch) {
-    return unavailable(r, "no_identity", "workspace_missing", `repository slot ${r.repositoryId}/${r.branchSlug || "(flat)"} has no recorded worktree`, `reset the task's environment (POST /tasks/${taskId}/environment/reset); Grove never guesses a worktree from the filesystem`);
+    return unavailable(
+      r,
+      "no_identity",
+      "workspace_missing",
+      `repository slot ${r.repositoryId}/${r.branchSlug || "(flat)"} has no recorded worktree`,
+      `reset the task's environment (POST /tasks/${taskId}/environment/reset); Grove never guesses a worktree from the filesystem`,
+    );
   }
-  if (r.status === "deleted") return unavailable(r, "missing", "workspace_missing", `the worktree ${r.worktreePath} was removed by an archive or reset`, restore);
+  if (r.status === "deleted")
+    return unavailable(r, "missing", "workspace_missing", `the worktree ${r.worktreePath} was removed by an archive or reset`, restore);
   const repo = await getRepositoryOnThisRunner(deps, r.repositoryId);
-  if (!repo) return unavailable(r, "no_identity", "workspace_missing", `repository ${r.repositoryId} is no longer registered`, "register the repository again or delete the task");
+  if (!repo)
+    return unavailable(
+      r,
+      "no_identity",
+      "workspace_missing",
+      `repository ${r.repositoryId} is no longer registered`,
+      "register the repository again or delete the task",
+    );
   const disk = await checkSlotOnDisk(deps, { repoPath: repo.path, worktreePath: r.worktreePath, branch: r.worktreeBranch });
   if (disk.state === "missing") return unavailable(r, "missing", "workspace_missing", `the worktree ${r.worktreePath} does not exist`, restore);
   if (disk.state === "foreign") {
-    return unavailable(r, "foreign", "workspace_reuse_unsafe", disk.message, reuseAction(disk.reason, { taskId, worktreePath: r.worktreePath, branch: r.worktreeBranch }));
+    return unavailable(
+      r,
+      "foreign",
+      "workspace_reuse_unsafe",
+      disk.message,
+      reuseAction(disk.reason, { taskId, worktreePath: r.worktreePath, branch: r.worktreeBranch }),
+    );
   }
   // SBX-4: a redirected `.git` is reported, and no git runs in the worktree.
   if (disk.state === "tampered") return unavailable(r, "tampered", "workspace_tampered", disk.message, tamperedAction(taskId));
@@ -72,7 +92,10 @@ async function slotChanges(deps: Deps, taskId: string, r: EnvironmentRepoRecord)
     const c = await computeChanges(deps.git, { worktreePath: worktree, baseBranch: await baseRefOf(deps, r, worktree) });
     return { ...base, ...c, baseBranch: r.baseBranch, status: "ok" };
   } catch (e) {
-    return { ...unavailable(r, "missing", "git_failed", e instanceof Error ? e.message : String(e), "see the server log; the worktree is on disk"), status: "ok" };
+    return {
+      ...unavailable(r, "missing", "git_failed", e instanceof Error ? e.message : String(e), "see the server log; the worktree is on disk"),
+      status: "ok",
+    };
   }
 }
 

@@ -45,7 +45,15 @@ export class InboxFeed {
       const causeKey = conflictCause(taskId, r.repositoryId, r.backupRef);
       if (r.outcome === "conflicts") {
         const files = r.conflicts ?? [];
-        this.enqueue(() => this.raise({ kind: "conflict", taskId, causeKey, what: `update from base stopped on conflicts in ${files.length} file${files.length === 1 ? "" : "s"}`, detail: files.join(", ") }));
+        this.enqueue(() =>
+          this.raise({
+            kind: "conflict",
+            taskId,
+            causeKey,
+            what: `update from base stopped on conflicts in ${files.length} file${files.length === 1 ? "" : "s"}`,
+            detail: files.join(", "),
+          }),
+        );
       } else {
         this.enqueue(async () => this.publish(await this.deps.store.inbox.resolveCause(causeKey, this.deps.now())));
       }
@@ -91,7 +99,9 @@ export class InboxFeed {
       }
       case "session.deleted": {
         const { sessionId } = (f as EventFrame<"session.deleted">).data;
-        this.enqueue(async () => this.publish(await this.deps.store.inbox.resolveOf({ sessionId }, [...TURN_KINDS, "permission", "question"], this.deps.now())));
+        this.enqueue(async () =>
+          this.publish(await this.deps.store.inbox.resolveOf({ sessionId }, [...TURN_KINDS, "permission", "question"], this.deps.now())),
+        );
         return;
       }
       case "pull_request.updated": {

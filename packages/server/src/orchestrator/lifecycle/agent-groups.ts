@@ -28,7 +28,12 @@ function groupOf(p: SessionGroup): RecordedGroup {
  * record; one with survivors keeps it (a retry, a restart or the task's cleanup tries again).
  * Resolves with the survivors, empty when everything is gone.
  */
-export async function stopSessionGroups(deps: Deps, sessionIds: readonly string[], timing: GroupStopTiming, extra: readonly SessionGroup[] = []): Promise<(SessionGroup & { survivors: number[] })[]> {
+export async function stopSessionGroups(
+  deps: Deps,
+  sessionIds: readonly string[],
+  timing: GroupStopTiming,
+  extra: readonly SessionGroup[] = [],
+): Promise<(SessionGroup & { survivors: number[] })[]> {
   const groups = new Map<string, SessionGroup>();
   const add = (g: SessionGroup): void => {
     groups.set(`${g.pid}:${g.startTime}`, g);
@@ -41,7 +46,9 @@ export async function stopSessionGroups(deps: Deps, sessionIds: readonly string[
   }
   await Promise.all(
     sessionIds.map((id) =>
-      deps.agents.stop(id, { graceMs: timing.graceMs }).catch((err: unknown) => deps.log.warn({ err, sessionId: id }, "stopping an agent handle failed; its group is stopped by record")),
+      deps.agents
+        .stop(id, { graceMs: timing.graceMs })
+        .catch((err: unknown) => deps.log.warn({ err, sessionId: id }, "stopping an agent handle failed; its group is stopped by record")),
     ),
   );
   const list = [...groups.values()];

@@ -45,7 +45,10 @@ async function waitForLaunches(deps: Deps, snapshot: CleanupSnapshot): Promise<v
     // instead of holding the job until a start timeout.
     await Promise.all(starting.filter((s) => deps.agents.isStarting(s.id)).map((s) => deps.agents.stop(s.id, { graceMs: GRACE_MS })));
     if (Date.now() > deadline) {
-      throw new AppError("session_running", `session(s) of task ${snapshot.taskId} are still starting (${starting.map((s) => s.id).join(", ") || "a prompt or restore"}); worktrees kept`);
+      throw new AppError(
+        "session_running",
+        `session(s) of task ${snapshot.taskId} are still starting (${starting.map((s) => s.id).join(", ") || "a prompt or restore"}); worktrees kept`,
+      );
     }
     await delay(50);
   }

@@ -136,10 +136,17 @@ export class CleanupWorker {
     } catch (e) {
       const error = e instanceof Error ? e.message : String(e);
       const last = job.attempts >= job.maxAttempts;
-      deps.log.warn({ jobId: job.id, taskId: job.taskId, attempt: job.attempts, err: e }, last ? "cleanup job failed for good" : "cleanup attempt failed; will retry");
+      deps.log.warn(
+        { jobId: job.id, taskId: job.taskId, attempt: job.attempts, err: e },
+        last ? "cleanup job failed for good" : "cleanup attempt failed; will retry",
+      );
       outcome = last
         ? { state: "failed", error }
-        : { state: "retry_wait", error, nextRunAt: new Date(this.clock() + cleanupBackoffMs(job.attempts, this.opts.backoffMs ?? CLEANUP_BACKOFF_MS)).toISOString() };
+        : {
+            state: "retry_wait",
+            error,
+            nextRunAt: new Date(this.clock() + cleanupBackoffMs(job.attempts, this.opts.backoffMs ?? CLEANUP_BACKOFF_MS)).toISOString(),
+          };
     }
     const done = await deps.store.finishCleanupAttempt(job.id, outcome, deps.now());
     publishJob(deps, done);

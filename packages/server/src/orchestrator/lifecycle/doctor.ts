@@ -48,7 +48,9 @@ export async function runDoctor(deps: Deps): Promise<DoctorReport> {
   // Only this runner's environments and repositories are on this disk; the others are skipped, not judged.
   const all = await deps.store.listTaskInventory();
   const inventory = all.filter((t) => !t.environment || t.environment.runnerId === deps.runnerId);
-  const skipped = all.filter((t) => t.environment && t.environment.runnerId !== deps.runnerId).map((t) => ({ taskId: t.taskId, runnerId: t.environment!.runnerId }));
+  const skipped = all
+    .filter((t) => t.environment && t.environment.runnerId !== deps.runnerId)
+    .map((t) => ({ taskId: t.taskId, runnerId: t.environment!.runnerId }));
   const every = await deps.store.listRepositories();
   const holders = await deps.store.placement.repositoryRunners(every.map((r) => r.id));
   // A remote repository is also audited where this runner made its own clone, at that path.
@@ -62,7 +64,12 @@ export async function runDoctor(deps: Deps): Promise<DoctorReport> {
     try {
       entries = await deps.worktrees.list(repo.path);
     } catch (e) {
-      findings.push({ kind: "missing", path: repo.path, repositoryId: repo.id, message: `repository ${repo.name} cannot be read: ${e instanceof Error ? e.message : String(e)}` });
+      findings.push({
+        kind: "missing",
+        path: repo.path,
+        repositoryId: repo.id,
+        message: `repository ${repo.name} cannot be read: ${e instanceof Error ? e.message : String(e)}`,
+      });
       continue;
     }
     const main = await norm(repo.path);
@@ -83,15 +90,35 @@ export async function runDoctor(deps: Deps): Promise<DoctorReport> {
       const reg = registered.get(path);
       const base = { path: row.worktreePath, taskId: task.taskId, repositoryId: row.repositoryId };
       if (!existsSync(path)) {
-        findings.push({ ...base, kind: "missing", message: `row of task ${task.taskId} names ${row.worktreePath}, which does not exist${reg ? " (git still lists it)" : ""}` });
+        findings.push({
+          ...base,
+          kind: "missing",
+          message: `row of task ${task.taskId} names ${row.worktreePath}, which does not exist${reg ? " (git still lists it)" : ""}`,
+        });
       } else if (!reg) {
         findings.push({ ...base, kind: "unregistered", message: `${row.worktreePath} exists but no repository lists it as a worktree` });
       } else if (reg.repositoryId !== row.repositoryId) {
-        findings.push({ ...base, kind: "mismatch", expected: row.repositoryId, actual: reg.repositoryId, message: `${row.worktreePath} is a worktree of repository ${reg.repositoryId}, the row says ${row.repositoryId}` });
+        findings.push({
+          ...base,
+          kind: "mismatch",
+          expected: row.repositoryId,
+          actual: reg.repositoryId,
+          message: `${row.worktreePath} is a worktree of repository ${reg.repositoryId}, the row says ${row.repositoryId}`,
+        });
       } else if ((await linkOf(deps, repositories, row.repositoryId, row.worktreePath)) === "tampered") {
-        findings.push({ ...base, kind: "tampered", message: `${row.worktreePath}: its .git no longer points at the git dir recorded for it (workspace_tampered); run \`grove task restore ${task.taskId}\`` });
+        findings.push({
+          ...base,
+          kind: "tampered",
+          message: `${row.worktreePath}: its .git no longer points at the git dir recorded for it (workspace_tampered); run \`grove task restore ${task.taskId}\``,
+        });
       } else if (reg.entry.branch !== row.worktreeBranch) {
-        findings.push({ ...base, kind: "mismatch", expected: row.worktreeBranch ?? "", actual: reg.entry.branch ?? "(detached)", message: `${row.worktreePath} is on ${reg.entry.branch ?? "a detached HEAD"}, the row says ${row.worktreeBranch}` });
+        findings.push({
+          ...base,
+          kind: "mismatch",
+          expected: row.worktreeBranch ?? "",
+          actual: reg.entry.branch ?? "(detached)",
+          message: `${row.worktreePath} is on ${reg.entry.branch ?? "a detached HEAD"}, the row says ${row.worktreeBranch}`,
+        });
       }
     }
   }
@@ -109,7 +136,12 @@ export async function runDoctor(deps: Deps): Promise<DoctorReport> {
     const task = byDir.get(d.name) ?? (markerId ? byId.get(markerId) : undefined);
     if (!task) {
       reported.add(dir);
-      findings.push({ kind: "orphan", path: dir, ...(markerId ? { taskId: markerId } : {}), message: `task directory ${d.name} belongs to no task${markerId ? ` (its marker names ${markerId})` : ""}` });
+      findings.push({
+        kind: "orphan",
+        path: dir,
+        ...(markerId ? { taskId: markerId } : {}),
+        message: `task directory ${d.name} belongs to no task${markerId ? ` (its marker names ${markerId})` : ""}`,
+      });
       continue;
     }
     for (const sub of await readdir(dir, { withFileTypes: true })) {
@@ -122,9 +154,19 @@ export async function runDoctor(deps: Deps): Promise<DoctorReport> {
   }
   for (const [path, reg] of registered) {
     if (!path.startsWith(tasksDir + sep) || claimed.has(path) || reported.has(path) || [...reported].some((r) => path.startsWith(r + sep))) continue;
-    findings.push({ kind: "orphan", path, repositoryId: reg.repositoryId, message: `git lists ${path} as a worktree but no active row claims it${existsSync(path) ? "" : " (its directory is gone)"}` });
+    findings.push({
+      kind: "orphan",
+      path,
+      repositoryId: reg.repositoryId,
+      message: `git lists ${path} as a worktree but no active row claims it${existsSync(path) ? "" : " (its directory is gone)"}`,
+    });
   }
 
   findings.push(...(await reviewFindings(deps, inventory)));
-  return { ok: findings.length === 0, checked: { environmentRows: rowCount, repositories: repositories.length, taskDirectories: taskDirs }, findings, ...(skipped.length ? { skipped } : {}) };
+  return {
+    ok: findings.length === 0,
+    checked: { environmentRows: rowCount, repositories: repositories.length, taskDirectories: taskDirs },
+    findings,
+    ...(skipped.length ? { skipped } : {}),
+  };
 }

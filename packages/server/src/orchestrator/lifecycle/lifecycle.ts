@@ -112,5 +112,6 @@ export async function assertTaskWorkable(deps: Deps, taskId: string): Promise<vo
   if (!task) throw new AppError("not_found", `task ${taskId} not found`, { taskId });
   if (task.archivedAt) throw new AppError("task_archived", `task ${taskId} is archived; unarchive it first`, { taskId });
   const job = await deps.store.activeCleanupJob(taskId);
-  if (job) throw new AppError("task_cleanup_in_progress", `a ${job.trigger} cleanup of task ${taskId} is ${job.state}`, { taskId, jobId: job.id, state: job.state });
+  if (job)
+    throw new AppError("task_cleanup_in_progress", `a ${job.trigger} cleanup of task ${taskId} is ${job.state}`, { taskId, jobId: job.id, state: job.state });
 }

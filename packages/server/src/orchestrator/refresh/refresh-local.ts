@@ -26,7 +26,10 @@ export async function prepareLocalStartPoint(deps: Deps, slot: PlannedSlot, scop
       }
       const { commit: fetched } = await fetchBaseFromOrigin(deps.git, repo.path, att.baseBranch);
       const choice = await selectBase(deps.git, repo.path, { local, fetched, branch: att.baseBranch });
-      deps.log.info({ repositoryId: repo.id, baseBranch: att.baseBranch, chose: choice.chose, startPoint: choice.startPoint }, "WT-3 base selected after fetch");
+      deps.log.info(
+        { repositoryId: repo.id, baseBranch: att.baseBranch, chose: choice.chose, startPoint: choice.startPoint },
+        "WT-3 base selected after fetch",
+      );
       return choice.startPoint;
     }),
   );
@@ -50,7 +53,8 @@ async function withRepositoryNamed<T>(repo: RepositoryRecord, scope: RefreshScop
   try {
     return await fn();
   } catch (e) {
-    if (isAppError(e)) throw new AppError(e.code, `${repo.name}: ${e.message}`, { ...(e.details ?? {}), ...(scope ? scopeIds(repo, scope) : { repositoryId: repo.id }) });
+    if (isAppError(e))
+      throw new AppError(e.code, `${repo.name}: ${e.message}`, { ...(e.details ?? {}), ...(scope ? scopeIds(repo, scope) : { repositoryId: repo.id }) });
     throw e;
   }
 }

@@ -16,7 +16,11 @@ export { isRemoteRepository, refreshRoute, type RefreshRouteKind, type RefreshSc
 
 /** RR-4 "decided before preparation": every slot's route is resolved before the first worktree (see resolveTaskRefreshRoutes). */
 export async function assertRemoteRoutes(deps: Deps, slots: PlannedSlot[], scope: RefreshScope): Promise<Map<string, ResolvedRoute>> {
-  return resolveTaskRefreshRoutes(deps, slots.map((s) => ({ repository: s.repository, prNumber: s.attachment.prNumber })), scope);
+  return resolveTaskRefreshRoutes(
+    deps,
+    slots.map((s) => ({ repository: s.repository, prNumber: s.attachment.prNumber })),
+    scope,
+  );
 }
 
 /** Origin rules before a managed fetch (RR-4): scoped path (provider check) and the provider's origin URL. */
@@ -25,9 +29,17 @@ async function verifyCheckout(deps: Deps, repo: RepositoryRecord, identity: Remo
   const expected = await realpath(identity.expectedPath).catch(() => identity.expectedPath);
   const pathProblem = identity.provider.verifyCheckout?.({ expectedPath: expected, actualPath: actual, loc: identity.loc }) ?? null;
   const origin = await originUrl(deps.git, repo.path);
-  const problem = pathProblem ?? (origin !== identity.managedUrl ? `its origin is not ${identity.provider.displayName}'s URL for ${identity.loc.owner}/${identity.loc.name}` : null);
+  const problem =
+    pathProblem ??
+    (origin !== identity.managedUrl ? `its origin is not ${identity.provider.displayName}'s URL for ${identity.loc.owner}/${identity.loc.name}` : null);
   if (problem) {
-    throw new AppError("refresh_checkout_mismatch", `refresh of repository ${repo.name} refused: ${problem} (${Object.entries(scopeIds(repo, scope)).map(([k, v]) => `${k} ${v}`).join(", ")})`, scopeIds(repo, scope));
+    throw new AppError(
+      "refresh_checkout_mismatch",
+      `refresh of repository ${repo.name} refused: ${problem} (${Object.entries(scopeIds(repo, scope))
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")})`,
+      scopeIds(repo, scope),
+    );
   }
 }
 
@@ -84,7 +96,11 @@ async function startPointLocked(deps: Deps, slot: PlannedSlot, scope: RefreshSco
     if (!handled) {
       const have = await deps.git.run(["show-ref", "--verify", "--quiet", `refs/remotes/origin/pr/${att.prNumber}`], { cwd: repo.path, okExitCodes: [1] });
       if (have.exitCode !== 0) {
-        throw new AppError("refresh_missing_ref", `pull request ${att.prNumber} of repository ${repo.name} was never fetched and pullBeforeWorktree is off`, scopeIds(repo, scope));
+        throw new AppError(
+          "refresh_missing_ref",
+          `pull request ${att.prNumber} of repository ${repo.name} was never fetched and pullBeforeWorktree is off`,
+          scopeIds(repo, scope),
+        );
       }
     }
     return `refs/remotes/origin/pr/${att.prNumber}`;
@@ -122,7 +138,13 @@ export async function refreshBeforeRecreate(
  * RR-5 for a slot the caller KNOWS is missing (its own cheap check said so): the refresh of its
  * route, then the caller recreates it. Never call this for a worktree that may be valid.
  */
-export async function refreshForRecreate(deps: Deps, repo: RepositoryRecord, slot: { baseBranch: string }, scope: RefreshScope, resolved?: ResolvedRoute): Promise<void> {
+export async function refreshForRecreate(
+  deps: Deps,
+  repo: RepositoryRecord,
+  slot: { baseBranch: string },
+  scope: RefreshScope,
+  resolved?: ResolvedRoute,
+): Promise<void> {
   if (!isRemoteRepository(repo)) return refreshLocalBeforeRecreate(deps, repo, slot.baseBranch, scope);
   await deps.git.withRepoLock(repo.path, () => refreshRemote(deps, repo, { baseBranch: slot.baseBranch, prNumber: null }, scope, resolved));
 }

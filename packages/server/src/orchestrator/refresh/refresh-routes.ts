@@ -44,7 +44,13 @@ export async function resolveRoute(deps: Deps, repo: RepositoryRecord, scope: Re
   if (kind === "local" || kind === "none") return { repository: repo, kind };
   const ids = scopeIds(repo, scope);
   const fail = (code: "invalid_request" | "refresh_auth_failed" | "credential_unreadable", why: string) =>
-    new AppError(code, `refresh of repository ${repo.name} cannot start: ${why} (${Object.entries(ids).map(([k, v]) => `${k} ${v}`).join(", ")})`, ids);
+    new AppError(
+      code,
+      `refresh of repository ${repo.name} cannot start: ${why} (${Object.entries(ids)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")})`,
+      ids,
+    );
   let identity: RemoteIdentity;
   try {
     identity = remoteIdentity(deps, repo.url ?? "", repo.provider);

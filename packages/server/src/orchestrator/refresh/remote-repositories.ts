@@ -93,18 +93,24 @@ export async function cloneManaged(
 export async function addRemoteRepository(deps: Deps, body: CreateRepositoryBody & { url: string }): Promise<RepositoryRecord> {
   const id = remoteIdentity(deps, body.url, body.provider);
   const cred = body.credential;
-  if (cred && /[\n\r\0]/.test(cred.token + (cred.username ?? ""))) throw new AppError("invalid_request", "credential must not contain line breaks", { field: "credential" });
+  if (cred && /[\n\r\0]/.test(cred.token + (cred.username ?? "")))
+    throw new AppError("invalid_request", "credential must not contain line breaks", { field: "credential" });
   // Seed 004 / RR-4: only GitHub has an executor route; every other provider refreshes with its
   // provider credential, so `executor` is refused for it and a credential is required.
   const executorAllowed = allowsExecutorPolicy(id.provider.id);
   if (body.credentialPolicy === "executor" && !executorAllowed) {
-    throw new AppError("invalid_request", `credentialPolicy executor is GitHub-only; ${id.provider.displayName} repositories refresh with their provider credential (give credential, policy managed)`, {
-      field: "credentialPolicy",
-      provider: id.provider.id,
-    });
+    throw new AppError(
+      "invalid_request",
+      `credentialPolicy executor is GitHub-only; ${id.provider.displayName} repositories refresh with their provider credential (give credential, policy managed)`,
+      {
+        field: "credentialPolicy",
+        provider: id.provider.id,
+      },
+    );
   }
   const policy = body.credentialPolicy ?? (cred || !executorAllowed ? "managed" : "executor");
-  if (policy === "managed" && !cred) throw new AppError("invalid_request", `${id.provider.displayName} repositories need a credential (credentialPolicy managed)`, { field: "credential" });
+  if (policy === "managed" && !cred)
+    throw new AppError("invalid_request", `${id.provider.displayName} repositories need a credential (credentialPolicy managed)`, { field: "credential" });
   const name = body.name ?? id.loc.name;
   if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith(".") || name.startsWith("-")) {
     throw new AppError("invalid_request", `repository name ${JSON.stringify(name)} may hold only letters, digits, '.', '_' and '-'`, { field: "name" });
@@ -114,7 +120,8 @@ export async function addRemoteRepository(deps: Deps, body: CreateRepositoryBody
   const branchTemplate = body.branchTemplate ?? DEFAULT_BRANCH_TEMPLATE;
   renderBranchName(branchTemplate, { title: "probe", taskId: "task_probe", suffix: "abc123" });
   const existing = (await deps.store.listRepositories()).find((r) => r.path === id.expectedPath || r.name === name);
-  if (existing) throw new AppError("repository_exists", `repository ${existing.name} (${existing.url ?? existing.path}) is already registered`, { id: existing.id });
+  if (existing)
+    throw new AppError("repository_exists", `repository ${existing.name} (${existing.url ?? existing.path}) is already registered`, { id: existing.id });
 
   const apiUrl = body.apiUrl === undefined ? null : parseApiUrl(body.apiUrl);
   const repoId = newId("repo");
@@ -126,7 +133,8 @@ export async function addRemoteRepository(deps: Deps, body: CreateRepositoryBody
     const defaultBranch = body.defaultBranch ?? info.defaultBranch;
     if (!(await branchExists(deps.git, info.path, defaultBranch))) {
       const remote = await deps.git.run(["show-ref", "--verify", "--quiet", `refs/remotes/origin/${defaultBranch}`], { cwd: info.path, okExitCodes: [1] });
-      if (remote.exitCode !== 0) throw new AppError("base_branch_not_found", `branch ${defaultBranch} does not exist in ${body.url}`, { field: "defaultBranch" });
+      if (remote.exitCode !== 0)
+        throw new AppError("base_branch_not_found", `branch ${defaultBranch} does not exist in ${body.url}`, { field: "defaultBranch" });
     }
     const now = deps.now();
     const rec: RepositoryRecord = {

@@ -80,5 +80,13 @@ async function firstClone(deps: Deps, repo: RepositoryRecord, dest: string, scop
   const route = await resolveRoute(deps, { ...repo, pullBeforeWorktree: true }, scope);
   if (!route.identity || !route.access) return;
   deps.log.info({ repositoryId: repo.id, path: dest, route: route.kind, ...scope }, "first use of a remote repository on this runner: cloning it");
-  await cloneManaged(deps, { identity: route.identity, access: route.access, dest, repositoryId: repo.id, name: repo.name, tmpTag: newId("clone"), ids: scopeIds(repo, scope) });
+  await cloneManaged(deps, {
+    identity: route.identity,
+    access: route.access,
+    dest,
+    repositoryId: repo.id,
+    name: repo.name,
+    tmpTag: newId("clone"),
+    ids: scopeIds(repo, scope),
+  });
 }

@@ -37,7 +37,10 @@ export async function assertRegistrablePath(deps: Deps, info: RepositoryInfo): P
   for (const repo of await deps.store.listRepositories()) {
     for (const wt of await linkedWorktrees(deps, repositoryPathOnThisRunner(deps, repo))) {
       if (inside(info.path, wt)) {
-        throw new AppError("path_is_worktree", `${info.path} lies inside ${wt}, a worktree of repository ${repo.name}`, { field: "path", repositoryId: repo.id });
+        throw new AppError("path_is_worktree", `${info.path} lies inside ${wt}, a worktree of repository ${repo.name}`, {
+          field: "path",
+          repositoryId: repo.id,
+        });
       }
     }
   }

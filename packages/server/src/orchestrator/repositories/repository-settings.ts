@@ -14,9 +14,13 @@ import { readablePathOnThisRunner } from "../refresh/repository-on-runner.js";
 export function assertCopyGlobs(globs: readonly string[]): void {
   for (const g of globs) {
     const segments = g.split("/");
-    const bad =
-      g.startsWith("/") || g.includes("\\") || g.includes("\0") || segments.some((s) => s === ".." || s === "." || s === "" || s === ".git");
-    if (bad) throw new AppError("invalid_request", `copyFiles pattern ${JSON.stringify(g)} must be a relative glob inside the checkout (no '..', '.git', leading '/')`, { field: "copyFiles" });
+    const bad = g.startsWith("/") || g.includes("\\") || g.includes("\0") || segments.some((s) => s === ".." || s === "." || s === "" || s === ".git");
+    if (bad)
+      throw new AppError(
+        "invalid_request",
+        `copyFiles pattern ${JSON.stringify(g)} must be a relative glob inside the checkout (no '..', '.git', leading '/')`,
+        { field: "copyFiles" },
+      );
   }
 }
 

@@ -14,11 +14,21 @@ import type { ReviewSlot } from "./review-slot.js";
 export async function refreshedBase(deps: Deps, slot: ReviewSlot, sessionId?: string): Promise<string> {
   const startPoint = await prepareStartPoint(
     deps,
-    { attachment: { ...slot.attachment, prNumber: null }, repository: slot.repository, branchSlug: slot.row.branchSlug, worktreePath: slot.worktreePath, branch: slot.branch },
+    {
+      attachment: { ...slot.attachment, prNumber: null },
+      repository: slot.repository,
+      branchSlug: slot.row.branchSlug,
+      worktreePath: slot.worktreePath,
+      branch: slot.branch,
+    },
     // No session is involved in a person's update; scope ids then name task and repository only.
     { taskId: slot.task.id, sessionId: sessionId ?? "" },
   );
   const commit = await resolveCommit(deps.git, slot.worktree, startPoint);
-  if (commit === null) throw new AppError("base_branch_not_found", `base ${slot.attachment.baseBranch} of repository ${slot.repository.name} names no commit`, { taskId: slot.task.id, repositoryId: slot.repository.id });
+  if (commit === null)
+    throw new AppError("base_branch_not_found", `base ${slot.attachment.baseBranch} of repository ${slot.repository.name} names no commit`, {
+      taskId: slot.task.id,
+      repositoryId: slot.repository.id,
+    });
   return commit;
 }

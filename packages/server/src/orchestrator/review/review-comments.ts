@@ -14,8 +14,14 @@ function anchorError(message: string, field: string, details: Record<string, unk
 }
 
 /** The lines of a comment's file on its side as they are now (null: the file is gone). */
-export async function currentLines(deps: Deps, slot: ReviewSlot, path: string, side: "new" | "old"): Promise<{ lines: string[] | null; commit: string | null }> {
-  if (side === "new") return { lines: await linesOnSide(deps.git, { worktreePath: slot.worktree, path, side, commit: null }), commit: await headCommit(deps.git, slot.worktree) };
+export async function currentLines(
+  deps: Deps,
+  slot: ReviewSlot,
+  path: string,
+  side: "new" | "old",
+): Promise<{ lines: string[] | null; commit: string | null }> {
+  if (side === "new")
+    return { lines: await linesOnSide(deps.git, { worktreePath: slot.worktree, path, side, commit: null }), commit: await headCommit(deps.git, slot.worktree) };
   const base = await mergeBaseOf(deps.git, slot.worktree, slot.baseRef);
   return { lines: await linesOnSide(deps.git, { worktreePath: slot.worktree, path, side, commit: base }), commit: base };
 }
@@ -27,11 +33,15 @@ export async function currentLines(deps: Deps, slot: ReviewSlot, path: string, s
  */
 export async function createComment(deps: Deps, taskId: string, body: CreateCommentBody): Promise<Comment> {
   const side = body.side ?? "new";
-  const slot = await reviewSlot(deps, taskId, body.repositoryId, (id) => anchorError(`repository ${id} is not a repository of task ${taskId}`, "repositoryId", { repositoryId: id }));
+  const slot = await reviewSlot(deps, taskId, body.repositoryId, (id) =>
+    anchorError(`repository ${id} is not a repository of task ${taskId}`, "repositoryId", { repositoryId: id }),
+  );
   const path = await confinePath(slot.worktreePath, body.path);
   const { lines, commit } = await currentLines(deps, slot, path, side);
-  if (lines === null || commit === null) throw anchorError(`${path} does not exist on the ${side} side of repository ${slot.repository.name}`, "path", { path, side });
-  if (body.line > lines.length) throw anchorError(`${path} has ${lines.length} lines on the ${side} side; line ${body.line} is past the end`, "line", { path, side, lines: lines.length });
+  if (lines === null || commit === null)
+    throw anchorError(`${path} does not exist on the ${side} side of repository ${slot.repository.name}`, "path", { path, side });
+  if (body.line > lines.length)
+    throw anchorError(`${path} has ${lines.length} lines on the ${side} side; line ${body.line} is past the end`, "line", { path, side, lines: lines.length });
   const now = deps.now();
   const rec: CommentRecord = {
     id: newId("cmt"),
@@ -93,7 +103,12 @@ async function getCommentOr404(deps: Deps, id: string): Promise<CommentRecord> {
 /** `PATCH /comments/:id`: edit the words, resolve, or reopen (compare-and-set on the state read). */
 export async function patchComment(deps: Deps, id: string, body: PatchCommentBody): Promise<Comment> {
   const c = await getCommentOr404(deps, id);
-  const updated = await deps.store.review.updateCommentIf(id, [c.state], { ...(body.body !== undefined && { body: body.body }), ...(body.state !== undefined && { state: body.state }) }, deps.now());
+  const updated = await deps.store.review.updateCommentIf(
+    id,
+    [c.state],
+    { ...(body.body !== undefined && { body: body.body }), ...(body.state !== undefined && { state: body.state }) },
+    deps.now(),
+  );
   if (!updated) throw new AppError("not_found", `comment ${id} changed or was deleted meanwhile; read it again`, { id });
   const [view] = await withOutdated(deps, updated.taskId, [updated]);
   deps.bus.publish("comment.updated", { comment: view! });

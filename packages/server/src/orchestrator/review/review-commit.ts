@@ -15,13 +15,20 @@ import { notAttachedError, reviewSlots, scopeOf } from "./review-slot.js";
 export async function commitTask(deps: Deps, taskId: string, body: CommitBody): Promise<CommitResult> {
   await assertTaskWorkable(deps, taskId);
   const slots = await reviewSlots(deps, taskId, body.repositoryId, notAttachedError());
-  if (body.paths && slots.length > 1) throw new AppError("invalid_request", "paths need repositoryId when the task has several repositories", { field: "repositoryId" });
+  if (body.paths && slots.length > 1)
+    throw new AppError("invalid_request", "paths need repositoryId when the task has several repositories", { field: "repositoryId" });
   const results: CommitResult["results"] = [];
   for (const slot of slots) {
     const paths = body.paths ? await Promise.all(body.paths.map((p) => confinePath(slot.worktreePath, p))) : undefined;
     const commit = await deps.git.withRepoLock(slot.repository.path, async () => {
       try {
-        return await commitChanges(deps.git, { cwd: slot.worktree, identity: deps.gitIdentity, message: body.message, ...(paths && { paths }), ...(body.noVerify && { noVerify: true }) });
+        return await commitChanges(deps.git, {
+          cwd: slot.worktree,
+          identity: deps.gitIdentity,
+          message: body.message,
+          ...(paths && { paths }),
+          ...(body.noVerify && { noVerify: true }),
+        });
       } catch (e) {
         if (e instanceof AppError) throw new AppError(e.code, `${slot.repository.name}: ${e.message}`, { ...e.details, ...scopeOf(slot) });
         throw e;
@@ -31,7 +38,11 @@ export async function commitTask(deps: Deps, taskId: string, body: CommitBody): 
     results.push({ repositoryId: slot.repository.id, commit });
     deps.bus.publish("changes.updated", { taskId, repositoryId: slot.repository.id });
   }
-  if (results.length === 0) throw new AppError("nothing_to_commit", `task ${taskId} has no uncommitted changes${body.paths ? " among the listed paths" : ""}`, { taskId, ...(body.repositoryId && { repositoryId: body.repositoryId }) });
+  if (results.length === 0)
+    throw new AppError("nothing_to_commit", `task ${taskId} has no uncommitted changes${body.paths ? " among the listed paths" : ""}`, {
+      taskId,
+      ...(body.repositoryId && { repositoryId: body.repositoryId }),
+    });
   deps.log.info({ taskId, commits: results }, "review commit");
   return { results };
 }

@@ -64,8 +64,14 @@ export async function sendConflicts(deps: Deps, live: LiveSessions, taskId: stri
   const session = await getSessionOr404(deps, body.sessionId);
   if (session.taskId !== taskId) throw new AppError("invalid_request", `session ${body.sessionId} is not a session of task ${taskId}`, { field: "sessionId" });
   const conflicts = await listConflicts(deps, taskId, body.repositoryId);
-  const open = conflicts.repositories.flatMap((r) => r.files.filter((f) => !f.resolved).map((f) => ({ repositoryId: r.repositoryId, operation: r.operation, file: f })));
-  if (open.length === 0) throw new AppError("update_not_in_progress", `task ${taskId} has no unresolved conflicts to send`, { taskId, ...(body.repositoryId ? { repositoryId: body.repositoryId } : {}) });
+  const open = conflicts.repositories.flatMap((r) =>
+    r.files.filter((f) => !f.resolved).map((f) => ({ repositoryId: r.repositoryId, operation: r.operation, file: f })),
+  );
+  if (open.length === 0)
+    throw new AppError("update_not_in_progress", `task ${taskId} has no unresolved conflicts to send`, {
+      taskId,
+      ...(body.repositoryId ? { repositoryId: body.repositoryId } : {}),
+    });
   const names = new Map((await deps.store.listRepositories()).map((r) => [r.id, r.name] as const));
   const parts = [
     "Updating the branch from its base stopped on conflicts. Resolve each conflict below in the file: keep what both sides meant and remove every conflict marker line.",
@@ -77,7 +83,9 @@ export async function sendConflicts(deps: Deps, live: LiveSessions, taskId: stri
       const lines = h.text.split("\n");
       const shown = lines.slice(0, MAX_HUNK_LINES).map((l) => `> ${l}`);
       if (lines.length > MAX_HUNK_LINES) shown.push(`> … ${lines.length - MAX_HUNK_LINES} more lines in the file`);
-      const block = [`Conflict (${operation}) in ${names.get(repositoryId) ?? repositoryId}: ${file.path}, lines ${h.startLine}-${h.endLine}:`, ...shown].join("\n");
+      const block = [`Conflict (${operation}) in ${names.get(repositoryId) ?? repositoryId}: ${file.path}, lines ${h.startLine}-${h.endLine}:`, ...shown].join(
+        "\n",
+      );
       if (size + block.length > MAX_PROMPT_CHARS) {
         parts.push("More conflicts are in the files; look for conflict markers.");
         size = MAX_PROMPT_CHARS;

@@ -33,7 +33,11 @@ async function computeTarget(deps: Deps, slot: ReviewSlot, base: string, head: s
   const strategy = body.strategy ?? "merge";
   if (strategy === "fast_forward") {
     if (!(await isAncestor(deps.git, cwd, base, head))) {
-      throw new AppError("merge_not_fast_forward", `${slot.attachment.baseBranch} of ${slot.repository.name} has commits the task branch lacks; update from base first`, scopeOf(slot));
+      throw new AppError(
+        "merge_not_fast_forward",
+        `${slot.attachment.baseBranch} of ${slot.repository.name} has commits the task branch lacks; update from base first`,
+        scopeOf(slot),
+      );
     }
     return head;
   }
@@ -42,14 +46,16 @@ async function computeTarget(deps: Deps, slot: ReviewSlot, base: string, head: s
   try {
     tree = await mergeTree(deps.git, cwd, base, head);
   } catch (e) {
-    if (e instanceof AppError && e.code === "merge_conflict") throw new AppError("merge_conflict", `${slot.repository.name}: ${e.message}`, { ...e.details, ...scopeOf(slot) });
+    if (e instanceof AppError && e.code === "merge_conflict")
+      throw new AppError("merge_conflict", `${slot.repository.name}: ${e.message}`, { ...e.details, ...scopeOf(slot) });
     throw e;
   }
   // The base already holds every change of the branch (a squash merged before, say): a commit
   // that changes nothing would only clutter the base; the merge is "nothing to merge".
   if (tree === (await treeOf(deps.git, cwd, base))) return base;
   const identity = await personIdentityEnv(deps.git, cwd, deps.gitIdentity);
-  const message = body.message ?? (strategy === "squash" ? `${slot.task.title} (squashed from ${slot.branch})` : `Merge branch '${slot.branch}': ${slot.task.title}`);
+  const message =
+    body.message ?? (strategy === "squash" ? `${slot.task.title} (squashed from ${slot.branch})` : `Merge branch '${slot.branch}': ${slot.task.title}`);
   return commitTree(deps.git, cwd, tree, strategy === "squash" ? [base] : [base, head], message, identity);
 }
 
@@ -87,13 +93,20 @@ async function mergeSlot(deps: Deps, slot: ReviewSlot, body: MergeBody): Promise
     const incoming = new Set(await changedPaths(deps.git, repo.path, base, target));
     const blocking = state.untracked.filter((p) => incoming.has(p));
     if (state.trackedDirty || blocking.length > 0) {
-      throw new AppError("base_checkout_dirty", `${baseBranch} is checked out at ${checkout.path} with uncommitted changes; commit or stash them, nothing moved`, { ...scopeOf(slot), checkout: checkout.path, ...(blocking.length > 0 && { untracked: blocking }) });
+      throw new AppError(
+        "base_checkout_dirty",
+        `${baseBranch} is checked out at ${checkout.path} with uncommitted changes; commit or stash them, nothing moved`,
+        { ...scopeOf(slot), checkout: checkout.path, ...(blocking.length > 0 && { untracked: blocking }) },
+      );
     }
   }
   await faultPoint("merge.after_compute");
   await mergeTestHooks.beforeBaseMove?.({ repositoryPath: repo.path, baseRef });
   if (!(await moveRef(deps.git, repo.path, baseRef, target, base, `grove: ${body.strategy ?? "merge"} ${slot.branch}`))) {
-    throw new AppError("base_moved", `${baseBranch} of ${repo.name} moved while the merge was computed; nothing was changed, try again`, { ...scopeOf(slot), expected: base });
+    throw new AppError("base_moved", `${baseBranch} of ${repo.name} moved while the merge was computed; nothing was changed, try again`, {
+      ...scopeOf(slot),
+      expected: base,
+    });
   }
   await faultPoint("merge.after_ref_update");
   if (checkout) await advanceCheckout(deps.git, checkout.cwd, base, target);
@@ -106,7 +119,10 @@ export async function mergeTask(deps: Deps, taskId: string, body: MergeBody): Pr
   const slots = await reviewSlots(deps, taskId, body.repositoryId, notAttachedError());
   for (const slot of slots) {
     if (isRemoteRepository(slot.repository)) {
-      throw new AppError("invalid_request", `${slot.repository.name} is a ${slot.repository.provider} repository: open a pull request instead`, { field: "repositoryId", ...scopeOf(slot) });
+      throw new AppError("invalid_request", `${slot.repository.name} is a ${slot.repository.provider} repository: open a pull request instead`, {
+        field: "repositoryId",
+        ...scopeOf(slot),
+      });
     }
   }
   // The merge lands commits only: work left uncommitted in the task's worktree would silently
@@ -115,10 +131,14 @@ export async function mergeTask(deps: Deps, taskId: string, body: MergeBody): Pr
     for (const slot of slots) {
       const state = await checkoutState(deps.git, slot.worktree);
       if (state.trackedDirty || state.untracked.length > 0) {
-        throw new AppError("uncommitted_changes", `${slot.repository.name} has uncommitted changes in the task's worktree that a merge would leave out; commit them first (or merge without them)`, {
-          ...scopeOf(slot),
-          fix: `grove task commit ${slot.task.id} -m "<message>", or grove task merge ${slot.task.id} --leave-uncommitted`,
-        });
+        throw new AppError(
+          "uncommitted_changes",
+          `${slot.repository.name} has uncommitted changes in the task's worktree that a merge would leave out; commit them first (or merge without them)`,
+          {
+            ...scopeOf(slot),
+            fix: `grove task commit ${slot.task.id} -m "<message>", or grove task merge ${slot.task.id} --leave-uncommitted`,
+          },
+        );
       }
     }
   }

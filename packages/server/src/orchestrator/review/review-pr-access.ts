@@ -38,7 +38,10 @@ export async function prAccess(deps: Deps, repo: RepositoryRecord, scope: Record
   if (!sealed) throw new AppError("provider_auth_failed", `repository ${repo.name} has no stored credential for its provider's API`, scope);
   const cred = JSON.parse(openSecret(credentialKey(deps), repo.id, sealed)) as { token: string; username: string | null };
   const credential: CredentialInput = { token: cred.token, username: cred.username ?? undefined };
-  const push: RemoteAccess = repo.credentialPolicy === "managed" ? { kind: "managed", originUrl: id.managedUrl, credential: id.provider.credentialForm(credential) } : { kind: "executor" };
+  const push: RemoteAccess =
+    repo.credentialPolicy === "managed"
+      ? { kind: "managed", originUrl: id.managedUrl, credential: id.provider.credentialForm(credential) }
+      : { kind: "executor" };
   return {
     api,
     target: { apiUrl: repo.apiUrl ?? api.defaultApiUrl(id.url), loc: id.loc, url: id.url },

@@ -23,11 +23,16 @@ export async function sendPullRequestFeedback(deps: Deps, live: LiveSessions, bu
     const scope = { taskId, sessionId, repositoryId: repo.id };
     const a = await prAccess(deps, repo, scope);
     const authorization = a.api.authorization(a.credential);
-    const answers = await Promise.all(a.api.feedbackRequests(a.target, pr.number, pr.headCommit).map((req) => callProvider(req, { authorization, budgets, scope, repository: repo.name })));
+    const answers = await Promise.all(
+      a.api.feedbackRequests(a.target, pr.number, pr.headCommit).map((req) => callProvider(req, { authorization, budgets, scope, repository: repo.name })),
+    );
     const fb = a.api.parseFeedback(answers.map((x) => x.json));
     parts.push(`Pull request ${pr.number} of ${repo.name} (${pr.url}):`);
     for (const c of fb.failedChecks) parts.push(`Failed check: ${c.name}: ${c.summary.replace(/\s*\n\s*/g, " ")}`);
-    for (const c of fb.comments) parts.push(`Review comment${c.path ? ` on ${c.path}${c.line ? ` line ${c.line}` : ""}` : ""}${c.author ? ` by ${c.author}` : ""}: ${c.body.replace(/\s*\n\s*/g, " ")}`);
+    for (const c of fb.comments)
+      parts.push(
+        `Review comment${c.path ? ` on ${c.path}${c.line ? ` line ${c.line}` : ""}` : ""}${c.author ? ` by ${c.author}` : ""}: ${c.body.replace(/\s*\n\s*/g, " ")}`,
+      );
     if (fb.failedChecks.length === 0 && fb.comments.length === 0) parts.push("Feedback: no failed checks and no unresolved review comments.");
   }
   return promptSession(deps, live, sessionId, parts.join("\n"));

@@ -38,14 +38,22 @@ export interface ApiAnswer {
  * 429 or a spent budget → `provider_rate_limited`, anything else → `provider_failed`. The
  * provider's text is never passed on (it may quote the request).
  */
-export async function callProvider(req: ApiRequest, opts: { authorization: string; etag?: string; budgets: RateBudgets; scope: Record<string, string>; repository: string; timeoutMs?: number }): Promise<ApiAnswer> {
+export async function callProvider(
+  req: ApiRequest,
+  opts: { authorization: string; etag?: string; budgets: RateBudgets; scope: Record<string, string>; repository: string; timeoutMs?: number },
+): Promise<ApiAnswer> {
   const headers: Record<string, string> = { authorization: opts.authorization, accept: "application/json", "user-agent": "grove" };
   if (req.body !== undefined) headers["content-type"] = "application/json";
   if (opts.etag) headers["if-none-match"] = opts.etag;
   const what = `${req.method} pull-request API of repository ${opts.repository}`;
   let res: Response;
   try {
-    res = await fetch(req.url, { method: req.method, headers, ...(req.body !== undefined && { body: JSON.stringify(req.body) }), signal: AbortSignal.timeout(opts.timeoutMs ?? 20_000) });
+    res = await fetch(req.url, {
+      method: req.method,
+      headers,
+      ...(req.body !== undefined && { body: JSON.stringify(req.body) }),
+      signal: AbortSignal.timeout(opts.timeoutMs ?? 20_000),
+    });
   } catch {
     throw new AppError("provider_failed", `${what}: the provider could not be reached`, opts.scope);
   }
@@ -54,11 +62,22 @@ export async function callProvider(req: ApiRequest, opts: { authorization: strin
   if (res.status === 429 || (res.status === 403 && spent)) {
     const reset = Number(res.headers.get("x-ratelimit-reset") ?? res.headers.get("ratelimit-reset") ?? NaN);
     const retryAt = Number.isFinite(reset) ? new Date(reset * 1000).toISOString() : undefined;
-    throw new AppError("provider_rate_limited", `${what}: the rate limit is spent${retryAt ? ` until ${retryAt}` : ""}`, { ...opts.scope, ...(retryAt && { retryAt }) });
+    throw new AppError("provider_rate_limited", `${what}: the rate limit is spent${retryAt ? ` until ${retryAt}` : ""}`, {
+      ...opts.scope,
+      ...(retryAt && { retryAt }),
+    });
   }
   if (res.status === 304) return { status: 304, json: undefined, etag: res.headers.get("etag") };
   const code =
-    res.status === 401 || res.status === 403 ? "provider_auth_failed" : res.status === 404 ? "provider_not_found" : [400, 409, 422].includes(res.status) ? "provider_rejected" : res.ok ? null : "provider_failed";
+    res.status === 401 || res.status === 403
+      ? "provider_auth_failed"
+      : res.status === 404
+        ? "provider_not_found"
+        : [400, 409, 422].includes(res.status)
+          ? "provider_rejected"
+          : res.ok
+            ? null
+            : "provider_failed";
   if (code) throw new AppError(code, `${what}: the provider answered ${res.status}`, { ...opts.scope, status: res.status });
   const text = await res.text();
   let json: unknown;

@@ -52,7 +52,10 @@ export class PullRequestPoller {
         if (!urls.every((u) => this.budgets.allows(u, RESERVE))) continue;
         await refreshOne(this.deps, this.budgets, pr, access);
       } catch (e) {
-        this.deps.log.warn({ taskId: pr.taskId, repositoryId: pr.repositoryId, code: (e as { code?: string }).code, err: (e as Error).message }, "pull request refresh failed");
+        this.deps.log.warn(
+          { taskId: pr.taskId, repositoryId: pr.repositoryId, code: (e as { code?: string }).code, err: (e as Error).message },
+          "pull request refresh failed",
+        );
       }
     }
   }

@@ -32,7 +32,13 @@ async function moveTask(deps: Deps, taskId: string, to: TaskRecord["state"]): Pr
  * one is already recorded, only push. The task moves to `review`. `forcePush: false` (a
  * workflow's `pr` action that does not allow it) refuses the lease-guarded force-push instead.
  */
-export async function createPullRequests(deps: Deps, budgets: RateBudgets, taskId: string, body: CreatePullRequestBody, opts: { forcePush?: boolean } = {}): Promise<PullRequest[]> {
+export async function createPullRequests(
+  deps: Deps,
+  budgets: RateBudgets,
+  taskId: string,
+  body: CreatePullRequestBody,
+  opts: { forcePush?: boolean } = {},
+): Promise<PullRequest[]> {
   await assertTaskWorkable(deps, taskId);
   const out: PullRequest[] = [];
   for (const slot of await reviewSlots(deps, taskId, body.repositoryId, notAttachedError())) {
@@ -43,10 +49,23 @@ export async function createPullRequests(deps: Deps, budgets: RateBudgets, taskI
     const lease = existing && !(await isAncestor(deps.git, slot.worktree, existing.pushedCommit, head)) ? existing.pushedCommit : undefined;
     // WF-2.15: an automation force-pushes only when its workflow says so explicitly.
     if (lease && opts.forcePush === false) {
-      throw new AppError("push_rejected", `the branch of repository ${slot.repository.name} was rewritten since Grove's last push (${lease.slice(0, 12)}); updating the pull request needs a force-push, which the workflow does not allow (forcePush: true)`, { ...scope, forcePush: false });
+      throw new AppError(
+        "push_rejected",
+        `the branch of repository ${slot.repository.name} was rewritten since Grove's last push (${lease.slice(0, 12)}); updating the pull request needs a force-push, which the workflow does not allow (forcePush: true)`,
+        { ...scope, forcePush: false },
+      );
     }
     await deps.git.withRepoLock(slot.repository.path, () =>
-      pushBranch(deps.git, { cwd: slot.worktree, branch: slot.branch, access: access.push, remote: access.remote, ...(lease && { lease }), timeoutMs: remoteOf(deps).refreshTimeoutMs, scope, repository: slot.repository.name }),
+      pushBranch(deps.git, {
+        cwd: slot.worktree,
+        branch: slot.branch,
+        access: access.push,
+        remote: access.remote,
+        ...(lease && { lease }),
+        timeoutMs: remoteOf(deps).refreshTimeoutMs,
+        scope,
+        repository: slot.repository.name,
+      }),
     );
     const now = deps.now();
     let rec: PullRequestRecord;
@@ -61,12 +80,32 @@ export async function createPullRequests(deps: Deps, budgets: RateBudgets, taskI
       const found = access.api.parseFound(access.target, (await callProvider(access.api.findOpenRequest(access.target, branches), call)).json);
       let created = found;
       if (!created) {
-        const req = access.api.createRequest(access.target, { title: body.title ?? slot.task.title, body: body.body ?? slot.task.description, draft: body.draft ?? false, ...branches });
+        const req = access.api.createRequest(access.target, {
+          title: body.title ?? slot.task.title,
+          body: body.body ?? slot.task.description,
+          draft: body.draft ?? false,
+          ...branches,
+        });
         created = access.api.parseCreated(access.target, (await callProvider(req, call)).json);
         await faultPoint("pr.after_create");
       }
-      if (!Number.isInteger(created.number) || created.number <= 0) throw new AppError("provider_failed", `the provider answered no pull-request number for repository ${slot.repository.name}`, scope);
-      rec = { taskId, repositoryId: slot.repository.id, provider: slot.repository.provider, ...created, headCommit: head, checks: "none", reviewDecision: null, branch: slot.branch, pushedCommit: head, etags: {}, checkedAt: null, createdAt: now, updatedAt: now };
+      if (!Number.isInteger(created.number) || created.number <= 0)
+        throw new AppError("provider_failed", `the provider answered no pull-request number for repository ${slot.repository.name}`, scope);
+      rec = {
+        taskId,
+        repositoryId: slot.repository.id,
+        provider: slot.repository.provider,
+        ...created,
+        headCommit: head,
+        checks: "none",
+        reviewDecision: null,
+        branch: slot.branch,
+        pushedCommit: head,
+        etags: {},
+        checkedAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
     }
     await deps.store.review.upsertPullRequest(rec);
     const view = pullRequestView(rec);
@@ -95,13 +134,32 @@ export async function refreshOne(deps: Deps, budgets: RateBudgets, pr: PullReque
   const a = access ?? (await prAccess(deps, repo, scope));
   const authorization = a.api.authorization(a.credential);
   const requests = a.api.statusRequests(a.target, pr.number, pr.headCommit);
-  const answers = await Promise.all(requests.map((req) => callProvider(req, { authorization, budgets, scope, repository: repo.name, ...(pr.etags[req.url] && { etag: pr.etags[req.url]! }) })));
+  const answers = await Promise.all(
+    requests.map((req) => callProvider(req, { authorization, budgets, scope, repository: repo.name, ...(pr.etags[req.url] && { etag: pr.etags[req.url]! }) })),
+  );
   if (answers.every((x) => x.status === 304)) return pr;
-  const full = await Promise.all(answers.map((x, i) => (x.status === 304 ? callProvider(requests[i]!, { authorization, budgets, scope, repository: repo.name }) : x)));
+  const full = await Promise.all(
+    answers.map((x, i) => (x.status === 304 ? callProvider(requests[i]!, { authorization, budgets, scope, repository: repo.name }) : x)),
+  );
   const etags: Record<string, string> = {};
   full.forEach((x, i) => x.etag && (etags[requests[i]!.url] = x.etag));
-  const status: PullRequestStatus = a.api.parseStatus(a.target, pr.number, full.map((x) => x.json));
-  const next: PullRequestRecord = { ...pr, state: status.state, draft: status.draft, checks: status.checks, reviewDecision: status.reviewDecision, headCommit: status.headCommit || pr.headCommit, url: status.url || pr.url, etags, checkedAt: deps.now(), updatedAt: deps.now() };
+  const status: PullRequestStatus = a.api.parseStatus(
+    a.target,
+    pr.number,
+    full.map((x) => x.json),
+  );
+  const next: PullRequestRecord = {
+    ...pr,
+    state: status.state,
+    draft: status.draft,
+    checks: status.checks,
+    reviewDecision: status.reviewDecision,
+    headCommit: status.headCommit || pr.headCommit,
+    url: status.url || pr.url,
+    etags,
+    checkedAt: deps.now(),
+    updatedAt: deps.now(),
+  };
   const written = await deps.store.review.updatePullRequestIf(next, pr.updatedAt);
   if (!written) return (await deps.store.review.getPullRequest(pr.taskId, pr.repositoryId)) ?? pr;
   deps.bus.publish("pull_request.updated", { taskId: pr.taskId, pullRequest: pullRequestView(written) });

@@ -21,7 +21,9 @@ async function commentBlock(deps: Deps, c: CommentRecord, index: number, repoNam
   const out: string[] = [];
   const from = Math.max(1, c.line - CONTEXT);
   const to = lines && !outdated ? Math.min(lines.length, c.line + CONTEXT) : c.line;
-  out.push(`[${index}] ${repoName}/${c.path}, line ${c.line} (${c.side} side)${outdated ? " (outdated: the line changed since the comment)" : `, lines ${from}-${to}`}:`);
+  out.push(
+    `[${index}] ${repoName}/${c.path}, line ${c.line} (${c.side} side)${outdated ? " (outdated: the line changed since the comment)" : `, lines ${from}-${to}`}:`,
+  );
   if (lines && !outdated) {
     for (let n = from; n <= to; n++) out.push(`${n === c.line ? ">" : " "} ${n} | ${lines[n - 1] ?? ""}`);
   } else {
@@ -56,7 +58,8 @@ export async function promptWithComments(deps: Deps, live: LiveSessions, session
   const comments: CommentRecord[] = [];
   for (const id of new Set(body.commentIds)) {
     const c = await deps.store.review.getComment(id);
-    if (!c || c.taskId !== session.taskId) throw new AppError("invalid_request", `comment ${id} is not a comment of this session's task`, { field: "commentIds", commentId: id });
+    if (!c || c.taskId !== session.taskId)
+      throw new AppError("invalid_request", `comment ${id} is not a comment of this session's task`, { field: "commentIds", commentId: id });
     if (c.state === "resolved") throw new AppError("comment_resolved", `comment ${id} is resolved; reopen it to send it`, { commentId: id });
     comments.push(c);
   }

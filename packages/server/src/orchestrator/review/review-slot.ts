@@ -46,9 +46,13 @@ export async function reviewSlots(deps: Deps, taskId: string, repositoryId: stri
   for (const att of task.repositories) {
     if (repositoryId !== undefined && att.repositoryId !== repositoryId) continue;
     const repository = await getRepositoryOnThisRunner(deps, att.repositoryId);
-    const row = rows.find((r) => r.repositoryId === att.repositoryId && r.baseBranch === att.baseBranch) ?? rows.find((r) => r.repositoryId === att.repositoryId);
+    const row =
+      rows.find((r) => r.repositoryId === att.repositoryId && r.baseBranch === att.baseBranch) ?? rows.find((r) => r.repositoryId === att.repositoryId);
     if (!repository || !row?.worktreePath || !row.worktreeBranch) {
-      throw new AppError("workspace_missing", `task ${taskId} has no worktree for repository ${att.repositoryId}; start a session first`, { taskId, repositoryId: att.repositoryId });
+      throw new AppError("workspace_missing", `task ${taskId} has no worktree for repository ${att.repositoryId}; start a session first`, {
+        taskId,
+        repositoryId: att.repositoryId,
+      });
     }
     if (out.some((s) => s.row.id === row.id)) continue;
     // SBX-4: a redirected `.git` refuses the whole action before anything runs.

@@ -37,7 +37,11 @@ async function updateSlot(deps: Deps, slot: ReviewSlot, body: UpdateFromBaseBody
     throw e instanceof AppError ? new AppError(e.code, `${slot.repository.name}: ${e.message}`, { ...e.details, ...scope }) : e;
   });
   const stopped = await operationInProgress(deps.git, cwd);
-  if (stopped) throw new AppError("update_in_progress", `a ${stopped} is stopped in the worktree of ${slot.repository.name}; continue or abort it first`, { ...scope, operation: stopped });
+  if (stopped)
+    throw new AppError("update_in_progress", `a ${stopped} is stopped in the worktree of ${slot.repository.name}; continue or abort it first`, {
+      ...scope,
+      operation: stopped,
+    });
   if (!body.autostash && (await hasUncommitted(deps.git, cwd))) {
     throw new AppError("dirty_worktree", `the worktree of ${slot.repository.name} has uncommitted changes; commit them or pass autostash`, scope);
   }
@@ -53,8 +57,16 @@ async function updateSlot(deps: Deps, slot: ReviewSlot, body: UpdateFromBaseBody
   if (body.keepConflicts) return { repositoryId: slot.repository.id, outcome: "conflicts", conflicts, backupRef, commit: head };
   await abortIntegration(deps.git, cwd, body.mode ?? "rebase");
   const back = await headCommit(deps.git, cwd);
-  if (back !== head) throw new AppError("internal_error", `abort left ${slot.repository.name} at ${back}, not ${head}; the branch is saved at ${backupRef}`, { ...scope, backupRef });
-  throw new AppError("merge_conflict", `updating ${slot.repository.name} from its base stops on conflicts in ${conflicts.join(", ")}; nothing changed`, { ...scope, conflicts, backupRef });
+  if (back !== head)
+    throw new AppError("internal_error", `abort left ${slot.repository.name} at ${back}, not ${head}; the branch is saved at ${backupRef}`, {
+      ...scope,
+      backupRef,
+    });
+  throw new AppError("merge_conflict", `updating ${slot.repository.name} from its base stops on conflicts in ${conflicts.join(", ")}; nothing changed`, {
+    ...scope,
+    conflicts,
+    backupRef,
+  });
 }
 
 /** `POST /tasks/:id/update-from-base`: each repository in turn (one, or all of the task's). */
@@ -63,7 +75,11 @@ export async function updateFromBase(deps: Deps, taskId: string, body: UpdateFro
   const slots = await reviewSlots(deps, taskId, body.repositoryId, notAttachedError());
   // RR-4 / seed 004: every repository's route is resolved (credentials opened) before the first
   // refresh, so a failing second route leaves the first repository untouched.
-  await resolveTaskRefreshRoutes(deps, slots.map((s) => ({ repository: s.repository })), { taskId });
+  await resolveTaskRefreshRoutes(
+    deps,
+    slots.map((s) => ({ repository: s.repository })),
+    { taskId },
+  );
   const results: Result[] = [];
   for (const slot of slots) {
     const r = await deps.git.withRepoLock(slot.repository.path, () => updateSlot(deps, slot, body));
@@ -90,7 +106,8 @@ export async function continueUpdate(deps: Deps, taskId: string, body: UpdateSte
     const cwd = slot.worktree;
     const conflicts = await conflictedPaths(deps.git, cwd);
     const unresolved = await unresolvedPaths(cwd, conflicts);
-    if (unresolved.length > 0) throw new AppError("conflicts_unresolved", `${unresolved.join(", ")} still hold conflict markers`, { ...scopeOf(slot), conflicts: unresolved });
+    if (unresolved.length > 0)
+      throw new AppError("conflicts_unresolved", `${unresolved.join(", ")} still hold conflict markers`, { ...scopeOf(slot), conflicts: unresolved });
     const identity = await personIdentityEnv(deps.git, cwd, deps.gitIdentity);
     const { stopped } = await continueIntegration(deps.git, cwd, kind, conflicts, identity);
     if (stopped) return { repositoryId: slot.repository.id, outcome: "conflicts", conflicts: await conflictedPaths(deps.git, cwd), backupRef };

@@ -1,4 +1,20 @@
-import type { Comment, CommitBody, SendConflictsBody, TaskConflicts, CreatePullRequestBody, PullRequest, CommitResult, CreateCommentBody, MergeBody, MergeResult, PatchCommentBody, PromptBody, UpdateFromBaseBody, UpdateResult, UpdateStepBody } from "@grove/protocol";
+import type {
+  Comment,
+  CommitBody,
+  SendConflictsBody,
+  TaskConflicts,
+  CreatePullRequestBody,
+  PullRequest,
+  CommitResult,
+  CreateCommentBody,
+  MergeBody,
+  MergeResult,
+  PatchCommentBody,
+  PromptBody,
+  UpdateFromBaseBody,
+  UpdateResult,
+  UpdateStepBody,
+} from "@grove/protocol";
 import type { SessionRecord } from "../../domain/records.js";
 import { DEFAULT_TUNING } from "../../config.js";
 import type { Deps } from "../context.js";
@@ -56,7 +72,8 @@ export class ReviewService {
   conflicts = (taskId: string, repositoryId?: string): Promise<TaskConflicts> => listConflicts(this.deps, taskId, repositoryId);
   sendConflicts = (taskId: string, body: SendConflictsBody): Promise<SessionRecord> => sendConflicts(this.deps, this.live, taskId, body);
   merge = (taskId: string, body: MergeBody): Promise<MergeResult> => mergeTask(this.deps, taskId, body);
-  createPullRequests = (taskId: string, body: CreatePullRequestBody, opts: { forcePush?: boolean } = {}): Promise<PullRequest[]> => createPullRequests(this.deps, this.budgets, taskId, body, opts);
+  createPullRequests = (taskId: string, body: CreatePullRequestBody, opts: { forcePush?: boolean } = {}): Promise<PullRequest[]> =>
+    createPullRequests(this.deps, this.budgets, taskId, body, opts);
   listPullRequests = (taskId: string): Promise<PullRequest[]> => listPullRequests(this.deps, taskId);
   refreshPullRequests = (taskId: string): Promise<PullRequest[]> => refreshPullRequests(this.deps, this.budgets, taskId);
   feedback = (taskId: string, sessionId: string): Promise<SessionRecord> => sendPullRequestFeedback(this.deps, this.live, this.budgets, taskId, sessionId);

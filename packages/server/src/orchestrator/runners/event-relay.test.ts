@@ -9,7 +9,11 @@ describe("ST-3 event relay between server processes", () => {
   it("ST-3 small frames go out whole; a long session.message is cut and marked truncated; other huge frames stay local", () => {
     const small = frame("task.deleted", { taskId: "t" });
     expect(fitFrame(small)).toBe(small);
-    const long = frame("session.message", { sessionId: "s", taskId: "t", message: { id: "m", sessionId: "s", role: "agent", text: "x".repeat(20_000), data: { big: "y".repeat(5000) }, createdAt: "" } });
+    const long = frame("session.message", {
+      sessionId: "s",
+      taskId: "t",
+      message: { id: "m", sessionId: "s", role: "agent", text: "x".repeat(20_000), data: { big: "y".repeat(5000) }, createdAt: "" },
+    });
     const cut = fitFrame(long) as unknown as { data: { message: { text: string; truncated: boolean; data?: unknown } } };
     expect(cut.data.message.text).toHaveLength(2000);
     expect(cut.data.message.truncated).toBe(true);

@@ -37,7 +37,12 @@ export function fitFrame(frame: EventFrame): EventFrame | undefined {
  * transport tagged with this runner; frames from other runners are delivered to this
  * process's listeners and never sent back out.
  */
-export function connectEventRelay(bus: EventBus, runnerId: string, transport: RelayTransport, onError: (e: unknown) => void): { receive(payload: string): void; stop(): void } {
+export function connectEventRelay(
+  bus: EventBus,
+  runnerId: string,
+  transport: RelayTransport,
+  onError: (e: unknown) => void,
+): { receive(payload: string): void; stop(): void } {
   const off = bus.subscribe((frame) => {
     if (bus.isRemoteDelivery) return;
     const fitted = fitFrame(frame);

@@ -30,7 +30,10 @@ export class RunnerGuard {
     const env = await this.deps.store.getEnvironmentByTask(taskId);
     if (!env || env.runnerId === this.deps.runnerId) return;
     if ((await this.registry.stateOf(env.runnerId)) === "offline") {
-      throw new AppError("runner_offline", `task ${taskId} lives on runner ${env.runnerId}, which is offline; nothing was done. Start that runner again.`, { taskId, runnerId: env.runnerId });
+      throw new AppError("runner_offline", `task ${taskId} lives on runner ${env.runnerId}, which is offline; nothing was done. Start that runner again.`, {
+        taskId,
+        runnerId: env.runnerId,
+      });
     }
   }
 
@@ -65,12 +68,16 @@ export class RunnerGuard {
     if (max === null) return launch();
     const live = this.deps.agents.liveCount();
     if (live + this.pending >= max) {
-      throw new AppError("no_runner_available", `runner ${this.deps.runnerId} already runs ${live} of ${max} agents (GROVE_RUNNER_MAX_AGENTS); stop a session or try another runner`, {
-        reason: "capacity",
-        runnerId: this.deps.runnerId,
-        maxAgents: max,
-        liveAgents: live,
-      });
+      throw new AppError(
+        "no_runner_available",
+        `runner ${this.deps.runnerId} already runs ${live} of ${max} agents (GROVE_RUNNER_MAX_AGENTS); stop a session or try another runner`,
+        {
+          reason: "capacity",
+          runnerId: this.deps.runnerId,
+          maxAgents: max,
+          liveAgents: live,
+        },
+      );
     }
     this.pending++;
     try {

@@ -102,19 +102,25 @@ export class RunnerPlacement {
       throw new AppError("runner_unknown", `no runner ${requested} is registered (see GET /runners)`, { field: "runnerId", runnerId: requested });
     }
     const fitsPlace = (r: Runner): boolean => labels.every((l) => r.labels.includes(l)) && [...holders].every((h) => h === r.id);
-    const lacksKey = (r: Runner): KeyNeed | undefined => needs.keys.find((k) => (k.keyId !== null ? r.credentialKeyId !== k.keyId : (k.registeredBy ?? r.id) !== r.id));
+    const lacksKey = (r: Runner): KeyNeed | undefined =>
+      needs.keys.find((k) => (k.keyId !== null ? r.credentialKeyId !== k.keyId : (k.registeredBy ?? r.id) !== r.id));
     const fits = (r: Runner): boolean => fitsPlace(r) && lacksKey(r) === undefined;
     const reachable = runners.filter((r) => r.id === this.deps.runnerId || r.state === "online");
     let pool = reachable.filter(fits);
     if (requested !== undefined) {
       const named = runners.find((r) => r.id === requested)!;
-      if (named.id !== this.deps.runnerId && named.state === "offline") throw new AppError("runner_offline", `runner ${requested} is offline`, { runnerId: requested });
+      if (named.id !== this.deps.runnerId && named.state === "offline")
+        throw new AppError("runner_offline", `runner ${requested} is offline`, { runnerId: requested });
       if (!fitsPlace(named)) {
-        throw new AppError("no_runner_available", `runner ${requested} cannot hold task ${taskId}: it lacks a required label (${labels.join(", ") || "none required"}) or a repository of the task`, {
-          reason: "no_match",
-          runnerId: requested,
-          labels,
-        });
+        throw new AppError(
+          "no_runner_available",
+          `runner ${requested} cannot hold task ${taskId}: it lacks a required label (${labels.join(", ") || "none required"}) or a repository of the task`,
+          {
+            reason: "no_match",
+            runnerId: requested,
+            labels,
+          },
+        );
       }
       const missing = lacksKey(named);
       if (missing) throw credentialKeyRefusal(taskId, missing, named);
@@ -125,11 +131,15 @@ export class RunnerPlacement {
       const keyless = reachable.filter(fitsPlace);
       const missing = keyless.length > 0 ? lacksKey(keyless[0]!) : undefined;
       if (missing) throw credentialKeyRefusal(taskId, missing, undefined);
-      throw new AppError("no_runner_available", `no online runner advertises ${labels.length ? `the labels ${labels.join(", ")}` : "what the task needs"} and holds every repository of task ${taskId}`, {
-        reason: "no_match",
-        labels,
-        ...(holders.size ? { repositoryRunners: [...holders] } : {}),
-      });
+      throw new AppError(
+        "no_runner_available",
+        `no online runner advertises ${labels.length ? `the labels ${labels.join(", ")}` : "what the task needs"} and holds every repository of task ${taskId}`,
+        {
+          reason: "no_match",
+          labels,
+          ...(holders.size ? { repositoryRunners: [...holders] } : {}),
+        },
+      );
     }
     const load = (r: Runner): number => (r.id === this.deps.runnerId ? this.deps.agents.liveCount() : r.liveAgents) + (this.inflight.get(r.id) ?? 0);
     const free = (r: Runner): number => (r.maxAgents === null ? Number.MAX_SAFE_INTEGER : r.maxAgents - load(r));
@@ -137,7 +147,13 @@ export class RunnerPlacement {
     // among equals the least loaded, then this runner (no hop), then by id.
     const best = pool
       .filter((r) => !tried.has(r.id))
-      .sort((a, b) => Number(free(b) > 0) - Number(free(a) > 0) || load(a) - load(b) || Number(b.id === this.deps.runnerId) - Number(a.id === this.deps.runnerId) || a.id.localeCompare(b.id))[0];
+      .sort(
+        (a, b) =>
+          Number(free(b) > 0) - Number(free(a) > 0) ||
+          load(a) - load(b) ||
+          Number(b.id === this.deps.runnerId) - Number(a.id === this.deps.runnerId) ||
+          a.id.localeCompare(b.id),
+      )[0];
     if (!best) return undefined;
     return { runnerId: best.id, local: best.id === this.deps.runnerId, url: best.url, release: this.hold(best.id) };
   }

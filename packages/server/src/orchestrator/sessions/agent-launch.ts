@@ -38,7 +38,8 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
   let confined: ConfinedLaunch | undefined;
   let handle: AgentHandle;
   try {
-    confined = sandbox === "confined" ? await confinedLaunch(deps, session, profile, cwd, (hostPort) => noteBlocked(deps, recorder, session, hostPort), mcp) : undefined;
+    confined =
+      sandbox === "confined" ? await confinedLaunch(deps, session, profile, cwd, (hostPort) => noteBlocked(deps, recorder, session, hostPort), mcp) : undefined;
     handle = await startAgent();
   } catch (e) {
     mcp?.revoke();
@@ -49,48 +50,51 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
   return afterStart(handle);
 
   function startAgent(): Promise<AgentHandle> {
-  return deps.agents.start({
-    sessionId: session.id,
-    profile: confined ? { ...profile, command: confined.command, args: confined.args } : profile,
-    ...(confined ? { extraEnv: confined.env } : {}),
-    cwd,
-    logFile: acpLogFile(deps, session.id),
-    ...(mcp ? { mcpServers: mcp.servers } : {}),
-    ...(resume && session.acpSessionId ? { resume: { acpSessionId: session.acpSessionId } } : {}),
-    chosen: { ...(chosen.chosenModeId ? { modeId: chosen.chosenModeId } : {}), ...(chosen.chosenModelId ? { modelId: chosen.chosenModelId } : {}) },
-    onInitialize: (init) =>
-      writeInitializeCache(deps.home, configured.name, {
-        ...(init.agentInfo?.name ? { agentName: init.agentInfo.name } : {}),
-        ...(init.agentInfo?.version ? { version: init.agentInfo.version } : {}),
-        authMethods: authMethodsOf(init),
-        at: deps.now(),
-      }),
-    callbacks: {
-      onEvent: (e) => recorder.handle(e),
-      onPermission: (ask: PermissionAsk) => live.askPermission(session, ask),
-      onElicitation: (ask, signal) => live.elicit(session, ask, signal),
-      onExit: (info) => {
-        // The proxy serves this one process: it goes with it (SBX-2).
-        void confined?.proxy.close();
-        mcp?.revoke();
-        live.onAgentExit(session.id, info);
+    return deps.agents.start({
+      sessionId: session.id,
+      profile: confined ? { ...profile, command: confined.command, args: confined.args } : profile,
+      ...(confined ? { extraEnv: confined.env } : {}),
+      cwd,
+      logFile: acpLogFile(deps, session.id),
+      ...(mcp ? { mcpServers: mcp.servers } : {}),
+      ...(resume && session.acpSessionId ? { resume: { acpSessionId: session.acpSessionId } } : {}),
+      chosen: { ...(chosen.chosenModeId ? { modeId: chosen.chosenModeId } : {}), ...(chosen.chosenModelId ? { modelId: chosen.chosenModelId } : {}) },
+      onInitialize: (init) =>
+        writeInitializeCache(deps.home, configured.name, {
+          ...(init.agentInfo?.name ? { agentName: init.agentInfo.name } : {}),
+          ...(init.agentInfo?.version ? { version: init.agentInfo.version } : {}),
+          authMethods: authMethodsOf(init),
+          at: deps.now(),
+        }),
+      callbacks: {
+        onEvent: (e) => recorder.handle(e),
+        onPermission: (ask: PermissionAsk) => live.askPermission(session, ask),
+        onElicitation: (ask, signal) => live.elicit(session, ask, signal),
+        onExit: (info) => {
+          // The proxy serves this one process: it goes with it (SBX-2).
+          void confined?.proxy.close();
+          mcp?.revoke();
+          live.onAgentExit(session.id, info);
+        },
       },
-    },
-  });
+    });
   }
 
   async function afterStart(handle: AgentHandle): Promise<AgentHandle> {
-  const now = deps.now();
-  await deps.store.upsertAgentProcess({ sessionId: session.id, runnerId: deps.runnerId, pid: handle.pid, startTime: handle.startTime, createdAt: now });
-  if (handle.acpSessionId !== session.acpSessionId) await deps.store.setSessionAcpId(session.id, handle.acpSessionId, now);
-  agentState.setup(handle.setup);
-  if (resume && !handle.resumed) {
-    const messages = await deps.store.listMessages(session.id);
-    if (messages.length > 0) live.setPendingSummary(session.id, summarize(messages.map((m) => ({ role: m.role, text: m.text }))));
-  }
-  // `pid` is the server's own in every log line: the agent's is `agentPid`.
-  deps.log.info({ sessionId: session.id, agentPid: handle.pid, cwd, resumed: handle.resumed, mode: handle.setup.modes?.currentModeId, sandbox }, "agent started");
-  return handle;
+    const now = deps.now();
+    await deps.store.upsertAgentProcess({ sessionId: session.id, runnerId: deps.runnerId, pid: handle.pid, startTime: handle.startTime, createdAt: now });
+    if (handle.acpSessionId !== session.acpSessionId) await deps.store.setSessionAcpId(session.id, handle.acpSessionId, now);
+    agentState.setup(handle.setup);
+    if (resume && !handle.resumed) {
+      const messages = await deps.store.listMessages(session.id);
+      if (messages.length > 0) live.setPendingSummary(session.id, summarize(messages.map((m) => ({ role: m.role, text: m.text }))));
+    }
+    // `pid` is the server's own in every log line: the agent's is `agentPid`.
+    deps.log.info(
+      { sessionId: session.id, agentPid: handle.pid, cwd, resumed: handle.resumed, mode: handle.setup.modes?.currentModeId, sandbox },
+      "agent started",
+    );
+    return handle;
   }
 }
 

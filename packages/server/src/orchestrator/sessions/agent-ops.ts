@@ -56,7 +56,9 @@ export async function checkAgentProfile(deps: Deps, name: string): Promise<Agent
     ...(confined
       ? {
           confine: async (launch) => {
-            const c = await confinedLaunch(deps, undefined, { ...profile, ...launch }, agentHome, (hostPort) => deps.log.info({ agent: name, hostPort }, "sandbox blocked a connection of an agent check"));
+            const c = await confinedLaunch(deps, undefined, { ...profile, ...launch }, agentHome, (hostPort) =>
+              deps.log.info({ agent: name, hostPort }, "sandbox blocked a connection of an agent check"),
+            );
             return { command: c.command, args: c.args, env: c.env, close: () => c.proxy.close() };
           },
         }
@@ -78,10 +80,14 @@ export async function setSessionMode(deps: Deps, live: LiveSessions, id: string,
   const modes = state.current.modes;
   const offered = modes?.availableModes.map((m) => m.id) ?? [];
   if (!offered.includes(modeId)) {
-    throw new AppError("agent_option_unsupported", modes ? `agent ${session.agent} offers no mode ${JSON.stringify(modeId)}` : `agent ${session.agent} reported no modes`, {
-      field: "modeId",
-      offered,
-    });
+    throw new AppError(
+      "agent_option_unsupported",
+      modes ? `agent ${session.agent} offers no mode ${JSON.stringify(modeId)}` : `agent ${session.agent} reported no modes`,
+      {
+        field: "modeId",
+        offered,
+      },
+    );
   }
   const handle = deps.agents.get(id);
   if (handle) await handle.setMode(modeId);
@@ -98,15 +104,22 @@ export async function setSessionModel(deps: Deps, live: LiveSessions, id: string
   const option = modelOption(state.current);
   const offered = option?.options.map((o) => o.value) ?? [];
   if (!option || !offered.includes(modelId)) {
-    throw new AppError("agent_option_unsupported", option ? `agent ${session.agent} offers no model ${JSON.stringify(modelId)}` : `agent ${session.agent} reported no models`, {
-      field: "modelId",
-      offered,
-    });
+    throw new AppError(
+      "agent_option_unsupported",
+      option ? `agent ${session.agent} offers no model ${JSON.stringify(modelId)}` : `agent ${session.agent} reported no models`,
+      {
+        field: "modelId",
+        offered,
+      },
+    );
   }
   const handle = deps.agents.get(id);
   if (handle) {
     const after = await handle.setConfigOption(option.id, modelId);
-    state.apply({ kind: "config", configOptions: after.length > 0 ? after : (state.current.configOptions ?? []).map((o) => (o.id === option.id ? { ...o, currentValue: modelId } : o)) });
+    state.apply({
+      kind: "config",
+      configOptions: after.length > 0 ? after : (state.current.configOptions ?? []).map((o) => (o.id === option.id ? { ...o, currentValue: modelId } : o)),
+    });
   }
   state.choose({ chosenModelId: modelId });
   await state.flush();

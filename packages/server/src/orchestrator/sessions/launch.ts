@@ -26,7 +26,13 @@ import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
  * first prompt's turn runs in the background.
  */
 /** `opts.sessionId`: the id to create the session with (WF-2: an automated start planned it first, so a redo finds it). */
-export async function startSession(deps: Deps, live: LiveSessions, taskId: string, body: CreateSessionBody, opts: { sessionId?: string } = {}): Promise<SessionRecord> {
+export async function startSession(
+  deps: Deps,
+  live: LiveSessions,
+  taskId: string,
+  body: CreateSessionBody,
+  opts: { sessionId?: string } = {},
+): Promise<SessionRecord> {
   const task = await getTaskOr404(deps, taskId);
   if (task.archivedAt) throw new AppError("task_archived", `task ${taskId} is archived`);
   const agent = body.agent ?? "scripted";
@@ -61,7 +67,10 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   if (environment.runnerId !== deps.runnerId) {
     // Another runner placed the environment meanwhile; its files are not ours to attach to.
     await deps.store.deleteSession(session.id);
-    throw new AppError("no_runner_available", `task ${taskId} was placed on runner ${environment.runnerId} meanwhile; send the request again`, { reason: "placed_elsewhere", runnerId: environment.runnerId });
+    throw new AppError("no_runner_available", `task ${taskId} was placed on runner ${environment.runnerId} meanwhile; send the request again`, {
+      reason: "placed_elsewhere",
+      runnerId: environment.runnerId,
+    });
   }
   if (mode === "attach" && before?.status !== "ready") {
     // The environment became ready between our read and the reservation: validate now.
@@ -74,7 +83,8 @@ export async function startSession(deps: Deps, live: LiveSessions, taskId: strin
   }
   deps.bus.publish("session.created", { session: sessionView(session) });
   const others = (await deps.store.listSessions(taskId)).filter((s) => s.id !== session.id && (s.state === "running" || s.state === "starting"));
-  if (others.length > 0) deps.log.info({ taskId, sessionId: session.id, concurrent: others.length }, "session starts while another session of the task is working (SES-4)");
+  if (others.length > 0)
+    deps.log.info({ taskId, sessionId: session.id, concurrent: others.length }, "session starts while another session of the task is working (SES-4)");
 
   // WT-10: the pool's refills wait until this start has its agent up (they would compete for the disk and CPU).
   const release = mode === "materialize" ? deps.pool?.hold() : undefined;
@@ -159,7 +169,8 @@ export async function validateAttach(deps: Deps, env: EnvironmentRecord): Promis
       throw new AppError("workspace_reuse_unsafe", `slot ${row.repositoryId} has no recorded worktree`, { reason: "missing", repositoryId: row.repositoryId });
     }
     const v = await deps.worktrees.validate({ repoPath: repo.path, worktreePath: row.worktreePath, branch: row.worktreeBranch });
-    if (!v.ok && v.reason === "tampered") throw tamperedSlot({ state: "tampered", message: v.message }, { taskId: env.taskId, repositoryId: row.repositoryId, worktreePath: row.worktreePath });
+    if (!v.ok && v.reason === "tampered")
+      throw tamperedSlot({ state: "tampered", message: v.message }, { taskId: env.taskId, repositoryId: row.repositoryId, worktreePath: row.worktreePath });
     if (!v.ok) {
       throw new AppError("workspace_reuse_unsafe", `worktree ${row.worktreePath} cannot be reused: ${v.message}`, {
         reason: v.reason,

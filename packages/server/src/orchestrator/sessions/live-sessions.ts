@@ -107,7 +107,11 @@ export class LiveSessions {
     this.elicitations.set(session.id, (this.elicitations.get(session.id) ?? 0) + 1);
     try {
       const answer = await handler(session, ask, signal);
-      recorder.note("system", `question from the agent: ${answer.action === "accept" ? "answered" : answer.action === "decline" ? "declined" : "not answered"}`, { elicitation: answer.action });
+      recorder.note(
+        "system",
+        `question from the agent: ${answer.action === "accept" ? "answered" : answer.action === "decline" ? "declined" : "not answered"}`,
+        { elicitation: answer.action },
+      );
       return answer;
     } finally {
       const left = (this.elicitations.get(session.id) ?? 1) - 1;
@@ -148,7 +152,13 @@ export class LiveSessions {
   }
 
   /** Compare-and-set a session's state, publish the change and re-derive the task state. */
-  async transition(session: SessionRecord, from: readonly SessionState[], to: SessionState, lastError?: LastError | null, lastTurn?: LastTurn): Promise<SessionRecord | undefined> {
+  async transition(
+    session: SessionRecord,
+    from: readonly SessionState[],
+    to: SessionState,
+    lastError?: LastError | null,
+    lastTurn?: LastTurn,
+  ): Promise<SessionRecord | undefined> {
     const patch = { ...(lastError === undefined ? {} : { lastError }), ...(lastTurn ? { lastTurn } : {}) };
     const updated = await this.deps.store.casSessionState(session.id, from, to, patch, this.deps.now());
     if (!updated) return undefined;

@@ -43,7 +43,11 @@ export async function queuePrompt(deps: Deps, live: LiveSessions, id: string, te
 export async function dropQueuedPrompt(deps: Deps, id: string, queuedId: string): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, id);
   if (!session.queued?.some((q) => q.id === queuedId)) throw new AppError("not_found", `queued prompt ${queuedId} not found`, { id: queuedId });
-  const dropped = await deps.store.changeQueuedPrompts(id, (q) => (q.some((x) => x.id === queuedId) ? q.filter((x) => x.id !== queuedId) : undefined), deps.now());
+  const dropped = await deps.store.changeQueuedPrompts(
+    id,
+    (q) => (q.some((x) => x.id === queuedId) ? q.filter((x) => x.id !== queuedId) : undefined),
+    deps.now(),
+  );
   if (!dropped) throw new AppError("not_found", `queued prompt ${queuedId} not found`, { id: queuedId });
   return published(deps, dropped)!;
 }
@@ -60,5 +64,8 @@ export async function sendQueuedPrompt(deps: Deps, live: LiveSessions, id: strin
     deps.log.warn({ err, sessionId: id }, "a queued prompt was not sent");
     return;
   }
-  published(deps, await deps.store.changeQueuedPrompts(id, (q) => (q.some((x) => x.id === next.id) ? q.filter((x) => x.id !== next.id) : undefined), deps.now()));
+  published(
+    deps,
+    await deps.store.changeQueuedPrompts(id, (q) => (q.some((x) => x.id === next.id) ? q.filter((x) => x.id !== next.id) : undefined), deps.now()),
+  );
 }

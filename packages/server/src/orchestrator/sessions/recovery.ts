@@ -33,14 +33,18 @@ export async function recoverBeforeListening(deps: Deps): Promise<SessionRecord[
   // One transaction (one commit) for every interrupted turn, not one per message; the frames go
   // out once it committed.
   const interrupted = changed.filter((x) => wasRunning.has(x.id));
-  const frames = interrupted.length === 0 ? [] : await deps.store.transaction(async () => {
-    const out: EventMap["session.message"][] = [];
-    for (const s of interrupted) out.push(...(await markInterruptedTurn(deps, s.id, s.taskId)));
-    return out;
-  });
+  const frames =
+    interrupted.length === 0
+      ? []
+      : await deps.store.transaction(async () => {
+          const out: EventMap["session.message"][] = [];
+          for (const s of interrupted) out.push(...(await markInterruptedTurn(deps, s.id, s.taskId)));
+          return out;
+        });
   for (const f of frames) deps.bus.publish("session.message", f);
   // LIVE-4: a permission question of a turn the restart cut can no longer be answered.
-  for (const s of interrupted) for (const item of await deps.store.inbox.resolveOf({ sessionId: s.id }, ["permission"], deps.now())) deps.bus.publish("inbox.updated", { item });
+  for (const s of interrupted)
+    for (const item of await deps.store.inbox.resolveOf({ sessionId: s.id }, ["permission"], deps.now())) deps.bus.publish("inbox.updated", { item });
   // SEC-7: every recorded group of this runner, leader alive or not (an agent whose stdin
   // closed with the crash has exited; the tools it started have not).
   const orphans = await stopRunnerGroups(deps, { graceMs: 3000, killWaitMs: 2000 });
@@ -74,7 +78,14 @@ async function markInterruptedTurn(deps: Deps, sessionId: string, taskId: string
     await deps.store.updateMessage(m.id, { data: closed });
     frames.push({ sessionId, taskId, message: messageView({ ...m, data: closed }) });
   }
-  const note = { id: newId("msg"), sessionId, role: "system" as const, text: "The server restarted during this turn; the turn was interrupted.", data: { interrupted: true }, createdAt: deps.now() };
+  const note = {
+    id: newId("msg"),
+    sessionId,
+    role: "system" as const,
+    text: "The server restarted during this turn; the turn was interrupted.",
+    data: { interrupted: true },
+    createdAt: deps.now(),
+  };
   await deps.store.insertMessage(note);
   frames.push({ sessionId, taskId, message: messageView(note) });
   return frames;

@@ -81,7 +81,13 @@ function isDir(p: string): boolean {
  * it (everything else of theirs), nor one holding a session repository's git dir (its config and
  * hooks stay read-only): such a value is left out and the agent runs without it.
  */
-export function vendorStateDirs(profile: AgentProfileConfig, env: NodeJS.ProcessEnv, groveHome: string, personHome: string | undefined, gitDirs: readonly string[] = []): string[] {
+export function vendorStateDirs(
+  profile: AgentProfileConfig,
+  env: NodeJS.ProcessEnv,
+  groveHome: string,
+  personHome: string | undefined,
+  gitDirs: readonly string[] = [],
+): string[] {
   const agentEnv = childEnv(env, profile.env, profile.inheritEnv);
   const out: string[] = [];
   for (const name of stateDirEnvOf(profile)) {
@@ -136,7 +142,11 @@ export async function confinedLaunch(
   const bwrap = bwrapStatus(sandboxEnvOf(deps));
   if (!bwrap.available) {
     const who = session ? `session ${session.id}` : `agent ${profile.name}`;
-    throw new AppError("sandbox_unavailable", `${who} runs confined and no sandbox is available now: ${bwrap.reason}; fix: ${bwrap.fix}`, { agent: profile.name, problem: bwrap.reason, fix: bwrap.fix });
+    throw new AppError("sandbox_unavailable", `${who} runs confined and no sandbox is available now: ${bwrap.reason}; fix: ${bwrap.fix}`, {
+      agent: profile.name,
+      problem: bwrap.reason,
+      fix: bwrap.fix,
+    });
   }
   const options = sandboxOptions(profile.sandbox);
   const allow = (options.network ?? defaultAllowList(profile)).map(parseAllowEntry);
@@ -147,7 +157,16 @@ export async function confinedLaunch(
   const proxy = await EgressProxy.start({ allow, forbiddenPorts: () => deps.sandbox?.ports() ?? [], onBlocked });
   const readable = [...(options.readable ?? []), ...agentInstallDirs(deps.home, profile.command, profile.args).filter((d) => d !== agentDir)];
   const personHome = sandboxEnvOf(deps).HOME;
-  const writable = [...(options.writable ?? []), ...vendorStateDirs(profile, process.env, resolve(deps.home), personHome, worktrees.map((w) => w.commonDir))];
+  const writable = [
+    ...(options.writable ?? []),
+    ...vendorStateDirs(
+      profile,
+      process.env,
+      resolve(deps.home),
+      personHome,
+      worktrees.map((w) => w.commonDir),
+    ),
+  ];
   const start = confinedStartOf(profile);
   const args = [...profile.args, ...start.args];
   const wrapped = sandboxedCommand(
@@ -189,12 +208,20 @@ export interface CommandLaunch {
  * the same mount plan binds the session's worktrees writable and hides GROVE_HOME, the same
  * allow-list guards the network, HOME is the agent's own. Only the program differs: `sh -c`.
  */
-export async function commandLaunch(deps: Deps, session: SessionRecord, profile: AgentProfileConfig, cwd: string, shell: string, onBlocked: (hostPort: string) => void): Promise<CommandLaunch> {
+export async function commandLaunch(
+  deps: Deps,
+  session: SessionRecord,
+  profile: AgentProfileConfig,
+  cwd: string,
+  shell: string,
+  onBlocked: (hostPort: string) => void,
+): Promise<CommandLaunch> {
   const sandbox = sandboxModeFor(deps, profile);
   // The agent's own program and its bridge's start arguments are not part of a command's launch.
   const { install: _install, ...bare } = profile;
   const asShell: AgentProfileConfig = { ...bare, command: "/bin/sh", args: ["-c", shell] };
-  if (sandbox === "unconfined") return { command: "/bin/sh", args: ["-c", shell], env: profile.env, inheritEnv: profile.inheritEnv ?? [], sandbox, close: async () => undefined };
+  if (sandbox === "unconfined")
+    return { command: "/bin/sh", args: ["-c", shell], env: profile.env, inheritEnv: profile.inheritEnv ?? [], sandbox, close: async () => undefined };
   const c = await confinedLaunch(deps, session, asShell, cwd, onBlocked);
   return { command: c.command, args: c.args, env: c.env, inheritEnv: profile.inheritEnv ?? [], sandbox, close: () => c.proxy.close() };
 }

@@ -23,7 +23,13 @@ export interface SessionMcp {
  * sandbox binds it; an unconfined one at its host path. The token lives only in this entry
  * (the ACP log redacts it) and in the token registry's memory.
  */
-export function sessionMcp(deps: Deps, session: SessionRecord, confined: boolean, scope: "task" | "none" | "board" = "task", toolNames?: McpToolNames): SessionMcp | undefined {
+export function sessionMcp(
+  deps: Deps,
+  session: SessionRecord,
+  confined: boolean,
+  scope: "task" | "none" | "board" = "task",
+  toolNames?: McpToolNames,
+): SessionMcp | undefined {
   const mcp = deps.mcp;
   // MCP-2: a profile with `mcp: "none"` gets no grove server at all.
   if (!mcp || scope === "none") return undefined;

@@ -76,7 +76,8 @@ export async function liveWorkspaceIntact(deps: Deps, session: SessionRecord): P
   }
   const checked = await checkWorkspace(deps, ws, { taskId: session.taskId, sessionId: session.id });
   for (const c of checked) {
-    if (c.disk.state === "foreign") throw reuseUnsafe(c.disk, { taskId: session.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath, branch: c.slot.worktreeBranch });
+    if (c.disk.state === "foreign")
+      throw reuseUnsafe(c.disk, { taskId: session.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath, branch: c.slot.worktreeBranch });
     // SBX-4: a live agent gets no prompt in a worktree whose `.git` was redirected.
     if (c.disk.state === "tampered") throw tamperedSlot(c.disk, { taskId: session.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath });
   }

@@ -39,7 +39,11 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
       const failed = isFailedOutcome(outcome);
       const reason = failed ? recorder.agentTextOfTurn().trim() || defaultReason(outcome, stopReason) : undefined;
       // Every turn that did not simply end is also a transcript row with its stop reason.
-      if (stopReason !== "end_turn") recorder.note("system", stopReason === "cancelled" ? "turn cancelled" : `turn ended: ${stopReason}${reason ? `: ${reason}` : ""}`, { stopReason, outcome });
+      if (stopReason !== "end_turn")
+        recorder.note("system", stopReason === "cancelled" ? "turn cancelled" : `turn ended: ${stopReason}${reason ? `: ${reason}` : ""}`, {
+          stopReason,
+          outcome,
+        });
       await recorder.flush();
       const at = deps.now();
       const lastError = failed ? { code: `turn_${outcome}`, message: `the turn ended with ${stopReason}: ${reason}`, at } : null;
@@ -76,7 +80,12 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
 async function markStalled(deps: Deps, live: LiveSessions, session: SessionRecord, stallAfterMs: number): Promise<void> {
   const at = deps.now();
   const reason = `no update from the agent for ${formatMs(stallAfterMs)}`;
-  const lastError = { code: "turn_stalled", message: `${reason}; cancel the turn or restart the agent`, action: `POST /api/v1/sessions/${session.id}/restart`, at };
+  const lastError = {
+    code: "turn_stalled",
+    message: `${reason}; cancel the turn or restart the agent`,
+    action: `POST /api/v1/sessions/${session.id}/restart`,
+    at,
+  };
   const stalled = await live.transition(session, ["running"], "failed", lastError, lastTurnOf("stalled", at, { reason })).catch((err: unknown) => {
     deps.log.error({ err, sessionId: session.id }, "recording a stalled turn failed");
     return undefined;

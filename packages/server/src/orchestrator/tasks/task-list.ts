@@ -43,7 +43,10 @@ export async function summariesOf(deps: Deps, tasks: readonly TaskRecord[], aski
 
 /** Full tasks of a list, each with its runner. */
 async function fullTasksOf(deps: Deps, rows: readonly TaskRecord[]): Promise<Task[]> {
-  const runners = await runnersOf(deps, rows.map((t) => t.id));
+  const runners = await runnersOf(
+    deps,
+    rows.map((t) => t.id),
+  );
   return rows.map((t) => ({ ...taskView(t), ...(runners.get(t.id) ?? { runnerId: null, runnerState: null }) }));
 }
 

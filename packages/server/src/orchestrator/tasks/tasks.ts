@@ -14,7 +14,12 @@ import { readablePathOnThisRunner } from "../refresh/repository-on-runner.js";
 import { boardDerivesState } from "./task-workflow.js";
 
 /** Creates a task with its ordered repository attachments (WT-8). Validates everything first. */
-export async function createTask(deps: Deps, body: CreateTaskBody, parentId?: string, opts: { id?: string; state?: TaskRecord["state"] } = {}): Promise<TaskRecord> {
+export async function createTask(
+  deps: Deps,
+  body: CreateTaskBody,
+  parentId?: string,
+  opts: { id?: string; state?: TaskRecord["state"] } = {},
+): Promise<TaskRecord> {
   const attachments: TaskRepositoryRecord[] = [];
   const slots = new Set<string>();
   for (const [position, input] of body.repositories.entries()) {
@@ -29,7 +34,11 @@ export async function createTask(deps: Deps, body: CreateTaskBody, parentId?: st
     }
     // Checked in this runner's own copy (see readablePathOnThisRunner).
     const path = readablePathOnThisRunner(deps, repo);
-    if (path !== null && !(await branchExists(deps.git, path, baseBranch)) && !(isRemoteRepository(repo) && (await remoteBranchExists(deps.git, path, baseBranch)))) {
+    if (
+      path !== null &&
+      !(await branchExists(deps.git, path, baseBranch)) &&
+      !(isRemoteRepository(repo) && (await remoteBranchExists(deps.git, path, baseBranch)))
+    ) {
       throw new AppError("base_branch_not_found", `base branch ${baseBranch} does not exist in ${repo.name}`, {
         field: `repositories.${position}.baseBranch`,
         repositoryId: repo.id,
@@ -43,7 +52,8 @@ export async function createTask(deps: Deps, body: CreateTaskBody, parentId?: st
       position,
     };
     const key = `${repo.id}\u0000${slotSlug(att)}`;
-    if (slots.has(key)) throw new AppError("invalid_request", `repository ${repo.name} is attached twice on the same branch`, { field: `repositories.${position}` });
+    if (slots.has(key))
+      throw new AppError("invalid_request", `repository ${repo.name} is attached twice on the same branch`, { field: `repositories.${position}` });
     slots.add(key);
     attachments.push(att);
   }

@@ -37,7 +37,14 @@ export class SessionUsageRecorder {
   turnEnded(t: TurnUsage | undefined): void {
     if (!t) return;
     const p = this.pending.tokens;
-    this.pending.tokens = p ? { tokensIn: p.tokensIn + t.tokensIn, tokensOut: p.tokensOut + t.tokensOut, cacheRead: p.cacheRead + t.cacheRead, cacheWrite: p.cacheWrite + t.cacheWrite } : t;
+    this.pending.tokens = p
+      ? {
+          tokensIn: p.tokensIn + t.tokensIn,
+          tokensOut: p.tokensOut + t.tokensOut,
+          cacheRead: p.cacheRead + t.cacheRead,
+          cacheWrite: p.cacheWrite + t.cacheWrite,
+        }
+      : t;
     this.schedule();
   }
 

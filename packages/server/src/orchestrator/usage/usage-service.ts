@@ -71,17 +71,32 @@ export class UsageService {
       this.granted.add(sessionId);
       return;
     }
-    const what = over.kind === "daily" ? "the daily cap" : over.kind === "workflow" ? `the budget of workflow ${over.workflow}` : over.taskId === taskId ? "its budget" : `the budget of its parent task ${over.taskId}`;
+    const what =
+      over.kind === "daily"
+        ? "the daily cap"
+        : over.kind === "workflow"
+          ? `the budget of workflow ${over.workflow}`
+          : over.taskId === taskId
+            ? "its budget"
+            : `the budget of its parent task ${over.taskId}`;
     const raise =
-      over.kind === "daily" ? "raises the daily cap (PUT /usage/daily-budget, `grove usage budget`)" : over.kind === "workflow" ? `raises the workflow's budget (grove workflow apply)` : `raises the budget (PUT /tasks/${taskId}/budget)`;
-    throw new AppError("budget_exceeded", `task ${taskId} reached ${what}: ${describe(over.used, over.limit)}; a person ${raise} or lets one more turn run (PUT /tasks/${taskId}/budget {continueOnce})`, {
-      taskId,
-      scope: over.kind,
-      ...(over.taskId ? { budgetTaskId: over.taskId } : {}),
-      ...(over.workflow ? { workflow: over.workflow } : {}),
-      limit: over.limit,
-      used: over.used,
-    });
+      over.kind === "daily"
+        ? "raises the daily cap (PUT /usage/daily-budget, `grove usage budget`)"
+        : over.kind === "workflow"
+          ? `raises the workflow's budget (grove workflow apply)`
+          : `raises the budget (PUT /tasks/${taskId}/budget)`;
+    throw new AppError(
+      "budget_exceeded",
+      `task ${taskId} reached ${what}: ${describe(over.used, over.limit)}; a person ${raise} or lets one more turn run (PUT /tasks/${taskId}/budget {continueOnce})`,
+      {
+        taskId,
+        scope: over.kind,
+        ...(over.taskId ? { budgetTaskId: over.taskId } : {}),
+        ...(over.workflow ? { workflow: over.workflow } : {}),
+        limit: over.limit,
+        used: over.used,
+      },
+    );
   }
 
   /** A prompt that took a grant did not start after all: the grant goes back. */
@@ -93,10 +108,15 @@ export class UsageService {
   async putBudget(task: TaskRecord, body: PutBudgetBody): Promise<void> {
     const now = this.deps.now();
     if (body.continueOnce) {
-      if (body.cost !== undefined || body.tokens !== undefined) throw new AppError("invalid_request", "continueOnce goes alone: raise the budget or continue once", { field: "continueOnce" });
+      if (body.cost !== undefined || body.tokens !== undefined)
+        throw new AppError("invalid_request", "continueOnce goes alone: raise the budget or continue once", { field: "continueOnce" });
       await this.deps.store.usage.grantContinue(task.id, now);
     } else {
-      await this.deps.store.usage.setBudget(task.id, { ...(body.cost !== undefined ? { cost: body.cost } : {}), ...(body.tokens !== undefined ? { tokens: body.tokens } : {}) }, now);
+      await this.deps.store.usage.setBudget(
+        task.id,
+        { ...(body.cost !== undefined ? { cost: body.cost } : {}), ...(body.tokens !== undefined ? { tokens: body.tokens } : {}) },
+        now,
+      );
     }
     // The person acted: the budget items of the task are settled.
     for (const item of await this.deps.store.inbox.resolveOf({ taskId: task.id }, ["budget"], now)) this.deps.bus.publish("inbox.updated", { item });
@@ -106,7 +126,13 @@ export class UsageService {
   async dailyBudget(): Promise<DailyBudget> {
     const cap = await this.dailyCap();
     const day = dayOf(this.deps.now());
-    return { budget: cap?.limit ?? {}, source: cap?.source ?? "none", setAt: cap?.source === "person" ? cap.version : null, day, used: await this.deps.store.usage.dayTotals(day) };
+    return {
+      budget: cap?.limit ?? {},
+      source: cap?.source ?? "none",
+      setAt: cap?.source === "person" ? cap.version : null,
+      day,
+      used: await this.deps.store.usage.dayTotals(day),
+    };
   }
 
   /**
@@ -116,7 +142,10 @@ export class UsageService {
    */
   async putDailyBudget(body: PutDailyBudgetBody | "reset"): Promise<DailyBudget> {
     const now = this.deps.now();
-    await this.deps.store.usage.setDailyBudget(body === "reset" ? undefined : { ...(body.cost !== undefined ? { cost: body.cost } : {}), ...(body.tokens !== undefined ? { tokens: body.tokens } : {}) }, now);
+    await this.deps.store.usage.setDailyBudget(
+      body === "reset" ? undefined : { ...(body.cost !== undefined ? { cost: body.cost } : {}), ...(body.tokens !== undefined ? { tokens: body.tokens } : {}) },
+      now,
+    );
     for (const item of await this.deps.store.inbox.resolveCausePrefix("budget:daily:", now)) this.deps.bus.publish("inbox.updated", { item });
     return this.dailyBudget();
   }
@@ -179,7 +208,14 @@ export class UsageService {
 
   private async alert(task: TaskRecord, sessionId: string, s: Scope, full: boolean): Promise<void> {
     const level = full ? 100 : 80;
-    const name = s.kind === "daily" ? "the daily cap" : s.kind === "workflow" ? `workflow ${s.workflow}'s budget` : s.taskId === task.id ? "the budget" : "the parent task's budget";
+    const name =
+      s.kind === "daily"
+        ? "the daily cap"
+        : s.kind === "workflow"
+          ? `workflow ${s.workflow}'s budget`
+          : s.taskId === task.id
+            ? "the budget"
+            : "the parent task's budget";
     const item = await this.deps.store.inbox.raise({
       id: newId("inbox"),
       kind: "budget",
@@ -204,11 +240,25 @@ export class UsageService {
     const workflow = name ? await this.deps.store.workflows.get(name) : undefined;
     if (workflow?.definition.budget) {
       // Its version is the budget's: applying a new version (a raised budget) lets alerts fire again.
-      out.push({ key: `workflow:${workflow.name}`, kind: "workflow", workflow: workflow.name, limit: workflow.definition.budget, used: await this.deps.store.usage.workflowTotals(workflow.name), version: `v${workflow.version}` });
+      out.push({
+        key: `workflow:${workflow.name}`,
+        kind: "workflow",
+        workflow: workflow.name,
+        limit: workflow.definition.budget,
+        used: await this.deps.store.usage.workflowTotals(workflow.name),
+        version: `v${workflow.version}`,
+      });
     }
     for (const t of await this.deps.store.usage.budgetChain(taskId)) {
       if (!t.budget) continue;
-      out.push({ key: `task:${t.id}`, kind: "task", taskId: t.id, limit: t.budget, used: await this.deps.store.usage.subtreeTotals(t.id), version: t.setAt ?? "" });
+      out.push({
+        key: `task:${t.id}`,
+        kind: "task",
+        taskId: t.id,
+        limit: t.budget,
+        used: await this.deps.store.usage.subtreeTotals(t.id),
+        version: t.setAt ?? "",
+      });
     }
     const cap = await this.dailyCap();
     if (cap && (cap.limit.cost !== undefined || cap.limit.tokens !== undefined)) {

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import type { TaskBudget } from "@grove/protocol";
 import { DEFAULT_PRICES, parseBudgetAmount, parsePriceTable, type PriceTable, type UsageSettings } from "../../domain/usage.js";
 
-
 /**
  * `GROVE_DAILY_BUDGET` (checked by config-schema.ts) is `<amount>[usd|tokens]`, or both joined by a comma (`20usd,5000000tokens`);
  * `GROVE_HOME/prices.json` is `{"<model or prefix*>": {input, output, cacheRead?, cacheWrite?}}` in

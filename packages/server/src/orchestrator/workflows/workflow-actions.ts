@@ -72,7 +72,10 @@ export async function executeAction(deps: Deps, ports: WorkflowPorts, run: Workf
 async function createTask(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, a: CreateTaskAction): Promise<ActionResult> {
   if (await deps.store.getTask(run.taskId)) return { state: "succeeded", outcome: `created task ${run.taskId}` };
   try {
-    await ports.createTask({ title: a.title, ...(a.brief ? { description: a.brief } : {}), repositories: [{ repositoryId: a.repositoryId }] }, { id: run.taskId, state: a.step });
+    await ports.createTask(
+      { title: a.title, ...(a.brief ? { description: a.brief } : {}), repositories: [{ repositoryId: a.repositoryId }] },
+      { id: run.taskId, state: a.step },
+    );
   } catch (e) {
     if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
     throw e;
@@ -91,7 +94,14 @@ async function move(deps: Deps, task: TaskRecord, to: BoardStep): Promise<Action
   }
 }
 
-async function startSession(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord, agent: string, template: string): Promise<ActionResult> {
+async function startSession(
+  deps: Deps,
+  ports: WorkflowPorts,
+  run: WorkflowRunRecord,
+  task: TaskRecord,
+  agent: string,
+  template: string,
+): Promise<ActionResult> {
   const planned = run.sessionId ?? (await deps.store.workflows.planSession(run.id, newId("ses"), deps.now()))?.sessionId;
   if (!planned) throw new AppError("internal_error", `workflow run ${run.id} lost its claim`);
   await faultPoint("workflow.after_plan");
@@ -140,7 +150,11 @@ async function sendComments(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRe
   if (open.length === 0) return { state: "skipped", outcome: "no open review comments" };
   await deps.store.workflows.planSession(run.id, target.id, deps.now());
   try {
-    await ports.promptComments(target.id, open.map((c) => c.id), extra ? renderTemplate(extra, await templateFields(deps, task, run.step)) : undefined);
+    await ports.promptComments(
+      target.id,
+      open.map((c) => c.id),
+      extra ? renderTemplate(extra, await templateFields(deps, task, run.step)) : undefined,
+    );
   } catch (e) {
     if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
     throw e;
@@ -198,7 +212,11 @@ async function pullRequest(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRec
   try {
     const prs = await ports.pullRequest(
       task.id,
-      { ...(a.title ? { title: renderTemplate(a.title, fields) } : {}), ...(a.body ? { body: renderTemplate(a.body, fields) } : {}), ...(a.draft !== undefined ? { draft: a.draft } : {}) },
+      {
+        ...(a.title ? { title: renderTemplate(a.title, fields) } : {}),
+        ...(a.body ? { body: renderTemplate(a.body, fields) } : {}),
+        ...(a.draft !== undefined ? { draft: a.draft } : {}),
+      },
       { forcePush: a.forcePush },
     );
     await faultPoint("workflow.after_pr");

@@ -34,7 +34,13 @@ export type StartedCommand = { state: "command"; done: Promise<CommandResult> } 
  * it outlives a crash of this process, and a redo after a crash finds it started and waits for
  * the same result instead of running it a second time.
  */
-export async function startCommand(deps: Deps, run: WorkflowRunRecord, task: TaskRecord, a: RunCommandAction, working: (taskId: string) => Promise<{ id: string } | undefined>): Promise<StartedCommand> {
+export async function startCommand(
+  deps: Deps,
+  run: WorkflowRunRecord,
+  task: TaskRecord,
+  a: RunCommandAction,
+  working: (taskId: string) => Promise<{ id: string } | undefined>,
+): Promise<StartedCommand> {
   const dir = commandDir(deps, run.id);
   let close = async (): Promise<void> => undefined;
   if (detachedStartedAt(dir) === undefined) {
@@ -49,7 +55,15 @@ export async function startCommand(deps: Deps, run: WorkflowRunRecord, task: Tas
       );
       close = launch.close;
       try {
-        await startDetached({ dir, command: launch.command, args: launch.args, cwd: ws.workspacePath, env: launch.env, inheritEnv: launch.inheritEnv, timeoutSeconds: a.timeoutSeconds });
+        await startDetached({
+          dir,
+          command: launch.command,
+          args: launch.args,
+          cwd: ws.workspacePath,
+          env: launch.env,
+          inheritEnv: launch.inheritEnv,
+          timeoutSeconds: a.timeoutSeconds,
+        });
       } catch (e) {
         await close();
         throw e;
@@ -84,7 +98,8 @@ async function waitForResult(dir: string, timeoutSeconds: number): Promise<Comma
     const r = detachedResult(dir);
     if (r) return r;
     const started = detachedStartedAt(dir) ?? since;
-    if (Date.now() > started + timeoutSeconds * 1000 + GRACE_MS) return { exitCode: null, timedOut: false, output: "the command's result was lost (its process went away without one)" };
+    if (Date.now() > started + timeoutSeconds * 1000 + GRACE_MS)
+      return { exitCode: null, timedOut: false, output: "the command's result was lost (its process went away without one)" };
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }

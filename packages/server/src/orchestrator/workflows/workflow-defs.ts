@@ -17,7 +17,13 @@ export function workflowView(w: WorkflowRecord): Workflow {
     repositoryId: w.repositoryId,
     version: w.version,
     source: w.source,
-    steps: w.definition.steps.map((s) => ({ id: s.id, ...(s.wipLimit !== undefined ? { wipLimit: s.wipLimit } : {}), ...(s.guard ? { guard: s.guard } : {}), onEnter: s.onEnter, on: s.on })),
+    steps: w.definition.steps.map((s) => ({
+      id: s.id,
+      ...(s.wipLimit !== undefined ? { wipLimit: s.wipLimit } : {}),
+      ...(s.guard ? { guard: s.guard } : {}),
+      onEnter: s.onEnter,
+      on: s.on,
+    })),
     stopped: w.stopped,
     builtIn: w.name === DEFAULT_WORKFLOW_NAME,
     createdAt: w.createdAt,
@@ -44,22 +50,36 @@ export async function getWorkflowOr404(deps: Deps, name: string): Promise<Workfl
  * concurrent one silently (each bumps the version it read, or conflicts).
  */
 export async function putWorkflow(deps: Deps, name: string, body: unknown, ifVersion?: number): Promise<WorkflowRecord> {
-  if (name === DEFAULT_WORKFLOW_NAME) throw new AppError("workflow_builtin", "the default workflow is built in (the plain board); store another name", { name });
-  if (!NAME.test(name)) throw new AppError("invalid_request", `workflow name ${JSON.stringify(name)}: lower-case letters, digits, . _ - (at most 64)`, { field: "name" });
+  if (name === DEFAULT_WORKFLOW_NAME)
+    throw new AppError("workflow_builtin", "the default workflow is built in (the plain board); store another name", { name });
+  if (!NAME.test(name))
+    throw new AppError("invalid_request", `workflow name ${JSON.stringify(name)}: lower-case letters, digits, . _ - (at most 64)`, { field: "name" });
   const source = typeof body === "string" ? body : body !== null && typeof body === "object" ? stringify(body) : "";
   if (source.trim() === "") throw new AppError("invalid_workflow", "line 1: the workflow is empty", { line: 1, path: "(document)" });
-  const { definition, repositoryId, repositoryLine, scheduleRepository, issuesRepository } = parseWorkflow(source, { agents: new Set(deps.profiles.map((p) => p.name)) });
+  const { definition, repositoryId, repositoryLine, scheduleRepository, issuesRepository } = parseWorkflow(source, {
+    agents: new Set(deps.profiles.map((p) => p.name)),
+  });
   if (repositoryId !== null && !(await deps.store.getRepository(repositoryId))) {
-    throw new AppError("invalid_workflow", `line ${repositoryLine}: repositoryId: repository ${repositoryId} not found`, { path: "repositoryId", line: repositoryLine });
+    throw new AppError("invalid_workflow", `line ${repositoryLine}: repositoryId: repository ${repositoryId} not found`, {
+      path: "repositoryId",
+      line: repositoryLine,
+    });
   }
   if (scheduleRepository && !(await deps.store.getRepository(scheduleRepository.id))) {
     const line = scheduleRepository.line;
-    throw new AppError("invalid_workflow", `line ${line}: triggers.schedule.repositoryId: repository ${scheduleRepository.id} not found`, { path: "triggers.schedule.repositoryId", line });
+    throw new AppError("invalid_workflow", `line ${line}: triggers.schedule.repositoryId: repository ${scheduleRepository.id} not found`, {
+      path: "triggers.schedule.repositoryId",
+      line,
+    });
   }
   if (issuesRepository) {
     const { id, line } = issuesRepository;
     const repo = await deps.store.getRepository(id);
-    const why = !repo ? `repository ${id} not found` : !isRemoteRepository(repo) || !issueApi(repo.provider) ? `repository ${repo.name} (${repo.provider}) has no provider issues API (GitHub and GitLab remotes have)` : undefined;
+    const why = !repo
+      ? `repository ${id} not found`
+      : !isRemoteRepository(repo) || !issueApi(repo.provider)
+        ? `repository ${repo.name} (${repo.provider}) has no provider issues API (GitHub and GitLab remotes have)`
+        : undefined;
     if (why) throw new AppError("invalid_workflow", `line ${line}: triggers.issues.repositoryId: ${why}`, { path: "triggers.issues.repositoryId", line });
   }
   const current = await deps.store.workflows.get(name);

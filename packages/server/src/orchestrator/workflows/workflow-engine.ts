@@ -36,8 +36,16 @@ export class WorkflowEngine {
     private readonly deps: Deps,
     private readonly ports: WorkflowPorts,
   ) {
-    this.schedules = new WorkflowSchedules(deps, (r) => this.enqueue(r), () => this.kick());
-    this.issues = new WorkflowIssues(deps, (r) => this.enqueue(r), () => this.kick());
+    this.schedules = new WorkflowSchedules(
+      deps,
+      (r) => this.enqueue(r),
+      () => this.kick(),
+    );
+    this.issues = new WorkflowIssues(
+      deps,
+      (r) => this.enqueue(r),
+      () => this.kick(),
+    );
   }
 
   /** Subscribes, re-runs this runner's claimed runs (a crash left them running) and reconciles every task's entry. */
@@ -93,7 +101,10 @@ export class WorkflowEngine {
       if (r.action.action === "run") stopCommand(this.deps, r.id);
       if (r.sessionId && r.action.action !== "send_comments") {
         const s = await this.deps.store.getSession(r.sessionId);
-        if (s && BUSY.has(s.state)) await this.ports.cancelTurn(s.id).catch((err: unknown) => this.deps.log.warn({ err, sessionId: s.id }, "workflow: the cancelled run's turn could not be cancelled"));
+        if (s && BUSY.has(s.state))
+          await this.ports
+            .cancelTurn(s.id)
+            .catch((err: unknown) => this.deps.log.warn({ err, sessionId: s.id }, "workflow: the cancelled run's turn could not be cancelled"));
       }
     }
   }
@@ -132,7 +143,15 @@ export class WorkflowEngine {
     if (isPlainBoard(wf.definition)) return;
     const latest = await store.workflows.latestEntry(taskId);
     if (latest?.step === task.state) return;
-    const entry = { id: newId("wfe"), taskId, seq: (latest?.seq ?? 0) + 1, step: task.state, workflow: wf.name, version: wf.version, createdAt: this.deps.now() };
+    const entry = {
+      id: newId("wfe"),
+      taskId,
+      seq: (latest?.seq ?? 0) + 1,
+      step: task.state,
+      workflow: wf.name,
+      version: wf.version,
+      createdAt: this.deps.now(),
+    };
     if (!(await store.workflows.addEntry(entry))) return; // another runner recorded it
     // Runs of the step the task left are superseded (the run that moved it has finished).
     for (const r of await store.workflows.cancelRuns({ taskId, exceptEntry: entry.id }, "superseded: the task entered another step", this.deps.now())) {
@@ -142,14 +161,37 @@ export class WorkflowEngine {
     if (wf.stopped || (opts.sweep && !latest) || (await store.workflows.isTaskStopped(taskId))) return;
     const actions = stepOf(wf.definition, task.state)?.onEnter ?? [];
     for (const [i, action] of actions.entries()) {
-      await this.enqueue({ idemKey: enterKey(taskId, wf.version, entry.id, i), taskId, entryId: entry.id, workflow: wf.name, version: wf.version, step: task.state, actionIndex: i, action, cause: "enter" });
+      await this.enqueue({
+        idemKey: enterKey(taskId, wf.version, entry.id, i),
+        taskId,
+        entryId: entry.id,
+        workflow: wf.name,
+        version: wf.version,
+        step: task.state,
+        actionIndex: i,
+        action,
+        cause: "enter",
+      });
     }
   }
 
   /** Inserts a run unless its key exists (exactly once) and announces it. */
-  async enqueue(r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & { action: RunAction }): Promise<WorkflowRunRecord | undefined> {
+  async enqueue(
+    r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & { action: RunAction },
+  ): Promise<WorkflowRunRecord | undefined> {
     const now = this.deps.now();
-    const run = await this.deps.store.workflows.enqueue({ ...r, id: newId("wfr"), state: "pending", runnerId: null, attempts: 0, outcome: null, sessionId: null, result: null, createdAt: now, updatedAt: now });
+    const run = await this.deps.store.workflows.enqueue({
+      ...r,
+      id: newId("wfr"),
+      state: "pending",
+      runnerId: null,
+      attempts: 0,
+      outcome: null,
+      sessionId: null,
+      result: null,
+      createdAt: now,
+      updatedAt: now,
+    });
     if (run) this.publish(run);
     return run;
   }
@@ -203,7 +245,10 @@ export class WorkflowEngine {
       // The command runs on without holding the queue; its end comes back through it.
       result.done.then(
         (r) => this.chain.enqueue(() => this.onCommandEnd(run, r)),
-        (err: unknown) => this.chain.enqueue(() => this.onCommandEnd(run, { exitCode: null, timedOut: false, output: `the command's result could not be read: ${String(err)}` })),
+        (err: unknown) =>
+          this.chain.enqueue(() =>
+            this.onCommandEnd(run, { exitCode: null, timedOut: false, output: `the command's result could not be read: ${String(err)}` }),
+          ),
       );
       return;
     }
@@ -211,7 +256,8 @@ export class WorkflowEngine {
       // The turn may have ended before we looked (a redo after a crash, a very short turn).
       const s = await this.deps.store.getSession(result.sessionId);
       const fresh = await this.deps.store.workflows.getRun(run.id);
-      if (s && fresh?.state === "running" && !BUSY.has(s.state) && s.lastTurn && s.lastTurn.at >= fresh.createdAt) await this.onTurnEnd(s as unknown as Session);
+      if (s && fresh?.state === "running" && !BUSY.has(s.state) && s.lastTurn && s.lastTurn.at >= fresh.createdAt)
+        await this.onTurnEnd(s as unknown as Session);
       return;
     }
     const done = await this.deps.store.workflows.finish(run.id, result.state, result.outcome, this.deps.now());
@@ -231,13 +277,37 @@ export class WorkflowEngine {
     const to = (ok ? a.onSuccess?.to : a.onFailure?.to) as BoardStep | undefined;
     const outcome = `${commandOutcome(r, a.timeoutSeconds)}${to ? ` → ${to}` : ""}`;
     const task = await this.deps.store.getTask(run.taskId);
-    const text = !ok && a.onFailure?.prompt && task ? renderTemplate(a.onFailure.prompt, { ...(await templateFields(this.deps, task, to ?? run.step)), command: a.command, exitCode: r.exitCode === null ? (r.timedOut ? "timeout" : "none") : String(r.exitCode), output: r.output }) : undefined;
+    const text =
+      !ok && a.onFailure?.prompt && task
+        ? renderTemplate(a.onFailure.prompt, {
+            ...(await templateFields(this.deps, task, to ?? run.step)),
+            command: a.command,
+            exitCode: r.exitCode === null ? (r.timedOut ? "timeout" : "none") : String(r.exitCode),
+            output: r.output,
+          })
+        : undefined;
     const base = { taskId: run.taskId, workflow: run.workflow, version: run.version, cause: ok ? "command_succeeded" : "command_failed" };
     const done = await this.deps.store.transaction(async () => {
       const d = await this.deps.store.workflows.finish(run.id, ok ? "succeeded" : "failed", outcome, this.deps.now(), ["running"], r);
       if (!d) return d;
-      if (to) await this.enqueue({ ...base, idemKey: `command:${run.id}:move`, entryId: run.entryId, step: run.step, actionIndex: TRANSITION_INDEX + 1, action: { action: "move", to } });
-      if (text) await this.enqueue({ ...base, idemKey: `command:${run.id}:prompt`, entryId: null, step: to ?? run.step, actionIndex: TRANSITION_INDEX + 2, action: { action: "prompt", text } });
+      if (to)
+        await this.enqueue({
+          ...base,
+          idemKey: `command:${run.id}:move`,
+          entryId: run.entryId,
+          step: run.step,
+          actionIndex: TRANSITION_INDEX + 1,
+          action: { action: "move", to },
+        });
+      if (text)
+        await this.enqueue({
+          ...base,
+          idemKey: `command:${run.id}:prompt`,
+          entryId: null,
+          step: to ?? run.step,
+          actionIndex: TRANSITION_INDEX + 2,
+          action: { action: "prompt", text },
+        });
       return d;
     });
     if (done) this.publish(done);
@@ -261,8 +331,24 @@ export class WorkflowEngine {
     const to = on[label] as BoardStep | undefined;
     // The run's end and the move it implies commit together: a crash leaves both or neither.
     const done = await this.deps.store.transaction(async () => {
-      const d = await this.deps.store.workflows.finish(run.id, outcome === "completed" ? "succeeded" : "failed", `turn ${label}${to ? ` → ${to}` : ""}`, this.deps.now());
-      if (d && to) await this.enqueue({ idemKey: `turn:${run.id}`, taskId: run.taskId, entryId: run.entryId, workflow: run.workflow, version: run.version, step: run.step, actionIndex: TRANSITION_INDEX, action: { action: "move", to }, cause: `turn_${label}` });
+      const d = await this.deps.store.workflows.finish(
+        run.id,
+        outcome === "completed" ? "succeeded" : "failed",
+        `turn ${label}${to ? ` → ${to}` : ""}`,
+        this.deps.now(),
+      );
+      if (d && to)
+        await this.enqueue({
+          idemKey: `turn:${run.id}`,
+          taskId: run.taskId,
+          entryId: run.entryId,
+          workflow: run.workflow,
+          version: run.version,
+          step: run.step,
+          actionIndex: TRANSITION_INDEX,
+          action: { action: "move", to },
+          cause: `turn_${label}`,
+        });
       return d;
     });
     if (done) this.publish(done);
@@ -270,7 +356,14 @@ export class WorkflowEngine {
   }
 
   publish(run: WorkflowRunRecord): void {
-    this.deps.bus.publish("workflow.run", { taskId: run.taskId, workflow: run.workflow, step: run.step, action: run.action.action, outcome: run.outcome ?? run.state, run: workflowRunView(run) });
+    this.deps.bus.publish("workflow.run", {
+      taskId: run.taskId,
+      workflow: run.workflow,
+      step: run.step,
+      action: run.action.action,
+      outcome: run.outcome ?? run.state,
+      run: workflowRunView(run),
+    });
   }
 }
 

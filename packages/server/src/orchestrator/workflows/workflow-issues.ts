@@ -4,7 +4,11 @@ import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { issueAccess } from "./workflow-issue-actions.js";
 
-type Enqueue = (r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & { action: WorkflowRunRecord["action"] }) => Promise<WorkflowRunRecord | undefined>;
+type Enqueue = (
+  r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & {
+    action: WorkflowRunRecord["action"];
+  },
+) => Promise<WorkflowRunRecord | undefined>;
 
 /** The cause of the issues trigger's runs. */
 export const ISSUE_CAUSE = "issue";
@@ -108,7 +112,12 @@ export class WorkflowIssues {
           ...base,
           idemKey: `issue-comment:${t.repositoryId}:${issue.number}`,
           actionIndex: 1,
-          action: { action: "issue_comment", repositoryId: t.repositoryId, number: issue.number, body: `Grove task ${taskId} was created for this issue: ${issue.title}` },
+          action: {
+            action: "issue_comment",
+            repositoryId: t.repositoryId,
+            number: issue.number,
+            body: `Grove task ${taskId} was created for this issue: ${issue.title}`,
+          },
         });
         return run;
       });

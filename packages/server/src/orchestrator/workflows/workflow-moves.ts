@@ -17,7 +17,13 @@ export async function assertWipRoom(deps: Deps, wf: WorkflowRecord, task: TaskRe
     if (t.id === task.id || t.state !== to) continue;
     if ((await workflowOf(deps, t)).name === wf.name) count += 1;
   }
-  if (count >= limit) throw new AppError("wip_limit_reached", `step ${to} of workflow ${wf.name} holds ${count} task${count === 1 ? "" : "s"}, its WIP limit is ${limit}`, { step: to, limit, count, workflow: wf.name });
+  if (count >= limit)
+    throw new AppError("wip_limit_reached", `step ${to} of workflow ${wf.name} holds ${count} task${count === 1 ? "" : "s"}, its WIP limit is ${limit}`, {
+      step: to,
+      limit,
+      count,
+      workflow: wf.name,
+    });
 }
 
 /** WF-1: an automated move into a guarded step needs what the guard names (a person's move is the approval). */
@@ -25,7 +31,8 @@ export async function assertGuard(deps: Deps, wf: WorkflowRecord, task: TaskReco
   const guard = stepOf(wf.definition, to)?.guard;
   if (guard === "merged_pull_request") {
     const prs = await deps.store.review.listPullRequests(task.id);
-    if (!prs.some((p) => p.state === "merged")) throw new AppError("workflow_guard", `step ${to} needs a merged pull request (or a person's move)`, { step: to, guard });
+    if (!prs.some((p) => p.state === "merged"))
+      throw new AppError("workflow_guard", `step ${to} needs a merged pull request (or a person's move)`, { step: to, guard });
   }
 }
 

@@ -4,7 +4,11 @@ import { dueTick, nextTick, tickFields } from "../../domain/workflow-schedule.js
 import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 
-type Enqueue = (r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & { action: WorkflowRunRecord["action"] }) => Promise<WorkflowRunRecord | undefined>;
+type Enqueue = (
+  r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & {
+    action: WorkflowRunRecord["action"];
+  },
+) => Promise<WorkflowRunRecord | undefined>;
 
 /** The cause of a schedule's runs. */
 export const SCHEDULE_CAUSE = "schedule";
@@ -83,7 +87,13 @@ export class WorkflowSchedules {
           version: w.version,
           step: s.step,
           actionIndex: 0,
-          action: { action: "create_task", title: renderTemplate(s.title, fields), brief: s.brief ? renderTemplate(s.brief, fields) : "", repositoryId: s.repositoryId, step: s.step },
+          action: {
+            action: "create_task",
+            title: renderTemplate(s.title, fields),
+            brief: s.brief ? renderTemplate(s.brief, fields) : "",
+            repositoryId: s.repositoryId,
+            step: s.step,
+          },
           cause: SCHEDULE_CAUSE,
         });
         queued ||= run !== undefined;

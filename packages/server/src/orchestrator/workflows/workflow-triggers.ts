@@ -5,7 +5,9 @@ import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { workflowOf } from "../tasks/task-workflow.js";
 
-type Enqueue = (r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & { action: RunAction }) => Promise<WorkflowRunRecord | undefined>;
+type Enqueue = (
+  r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & { action: RunAction },
+) => Promise<WorkflowRunRecord | undefined>;
 
 /** The cause of the CI-fix rounds (WF-2): one run per failing head commit, counted against the cap. */
 export const CHECKS_CAUSE = "checks_failed";
@@ -46,7 +48,12 @@ export async function onPullRequest(deps: Deps, enqueue: Enqueue, taskId: string
     for (const r of await deps.store.workflows.listRuns(taskId)) {
       const issue = r.action.action === "create_task" ? r.action.issue : undefined;
       if (!issue || r.state !== "succeeded") continue;
-      await enqueue({ ...base, idemKey: `issue-close:${issue.repositoryId}:${issue.number}`, action: { action: "issue_close", repositoryId: issue.repositoryId, number: issue.number }, cause: "issue_merged" });
+      await enqueue({
+        ...base,
+        idemKey: `issue-close:${issue.repositoryId}:${issue.number}`,
+        action: { action: "issue_close", repositoryId: issue.repositoryId, number: issue.number },
+        cause: "issue_merged",
+      });
     }
   }
   if (merged && pr.state === "merged") {

@@ -8,12 +8,14 @@ import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 /** WT-5: one active row's projected on-disk state, with the action that fixes anything but `ok`. */
 async function rowState(deps: Deps, taskId: string, r: EnvironmentRepoRecord): Promise<Pick<EnvironmentRepository, "worktreeState" | "action">> {
   if (r.status !== "active") return {};
-  if (!r.worktreePath || !r.worktreeBranch) return { worktreeState: "no_identity", action: `reset the task's environment (POST /tasks/${taskId}/environment/reset)` };
+  if (!r.worktreePath || !r.worktreeBranch)
+    return { worktreeState: "no_identity", action: `reset the task's environment (POST /tasks/${taskId}/environment/reset)` };
   const repo = await getRepositoryOnThisRunner(deps, r.repositoryId);
   if (!repo) return { worktreeState: "no_identity", action: "register the repository again or delete the task" };
   const disk = await checkSlotOnDisk(deps, { repoPath: repo.path, worktreePath: r.worktreePath, branch: r.worktreeBranch });
   if (disk.state === "ok") return { worktreeState: "ok" };
-  if (disk.state === "missing") return { worktreeState: "missing", action: `run \`${restoreCommand(taskId)}\` (or prompt a session): recreated in place on ${r.worktreeBranch}` };
+  if (disk.state === "missing")
+    return { worktreeState: "missing", action: `run \`${restoreCommand(taskId)}\` (or prompt a session): recreated in place on ${r.worktreeBranch}` };
   if (disk.state === "tampered") return { worktreeState: "tampered", action: tamperedAction(taskId) };
   return { worktreeState: "foreign", action: reuseAction(disk.reason, { taskId, worktreePath: r.worktreePath, branch: r.worktreeBranch }) };
 }

@@ -28,7 +28,11 @@ export async function planSlots(deps: Deps, task: TaskRecord): Promise<PlannedSl
     const branchSlug = slotSlug(att);
     const first = !seenRepos.has(repository.id);
     seenRepos.add(repository.id);
-    const suffix = task.id.replace(/^task_/, "").slice(0, 6).toLowerCase() + (first ? "" : `-${branchSlug}`);
+    const suffix =
+      task.id
+        .replace(/^task_/, "")
+        .slice(0, 6)
+        .toLowerCase() + (first ? "" : `-${branchSlug}`);
     const branch = att.checkoutBranch ?? renderBranchName(repository.branchTemplate, { title: creationTitleSlug(task.dirName), taskId: task.id, suffix });
     out.push({ attachment: att, repository, branchSlug, worktreePath: join(root, slotDirName(repository.name, branchSlug, first)), branch });
   }
@@ -37,7 +41,11 @@ export async function planSlots(deps: Deps, task: TaskRecord): Promise<PlannedSl
 
 /** The launch error of one slot: typed, naming the repository (WT-8, RR-7). */
 export class SlotError extends AppError {
-  constructor(cause: unknown, readonly repositoryId: string, scope?: RefreshContext) {
+  constructor(
+    cause: unknown,
+    readonly repositoryId: string,
+    scope?: RefreshContext,
+  ) {
     const base = isAppError(cause) ? cause : new AppError("git_failed", cause instanceof Error ? cause.message : String(cause));
     const ids = scope ? { taskId: scope.taskId, ...(scope.sessionId ? { sessionId: scope.sessionId } : {}) } : {};
     super(base.code, base.message, { ...(base.details ?? {}), ...ids, repositoryId });
@@ -62,7 +70,9 @@ export async function materializeSlots(deps: Deps, task: TaskRecord, env: Enviro
   await assertRemoteRoutes(deps, slots, ctx);
   const root = taskRoot(deps, task);
   await mkdir(root, { recursive: true, mode: 0o700 });
-  await writeFile(join(root, TASK_MARKER), JSON.stringify({ taskId: task.id, environmentId: env.id, runnerId: deps.runnerId }, null, 2) + "\n", { mode: 0o600 });
+  await writeFile(join(root, TASK_MARKER), JSON.stringify({ taskId: task.id, environmentId: env.id, runnerId: deps.runnerId }, null, 2) + "\n", {
+    mode: 0o600,
+  });
   const created: Created[] = [];
   try {
     let rows = await deps.store.listEnvironmentRepos(env.id);
@@ -141,7 +151,8 @@ async function materializeOne(
   await setupNewWorktree(deps, slot, ctx);
   // LC-8: work saved by that reset comes back as uncommitted changes (after WT-9, so a saved
   // copy-files file wins over the fresh copy). Never throws: a failure is reported, ref kept.
-  if (kept !== null) await restoreSavedWork(deps, { taskId: env.taskId, branchSlug: slot.branchSlug, worktreePath: slot.worktreePath, repoPath: repo.path }, ctx);
+  if (kept !== null)
+    await restoreSavedWork(deps, { taskId: env.taskId, branchSlug: slot.branchSlug, worktreePath: slot.worktreePath, repoPath: repo.path }, ctx);
   return after;
 }
 
@@ -151,7 +162,15 @@ async function claimPooled(deps: Deps, slot: PlannedSlot, startPoint: string, ta
   if (!pool?.enabled) return null;
   const { repository: repo, attachment: att } = slot;
   try {
-    return await pool.claim({ repoPath: repo.path, repositoryId: repo.id, baseBranch: att.baseBranch, taskId, worktreePath: slot.worktreePath, branch: slot.branch, startPoint });
+    return await pool.claim({
+      repoPath: repo.path,
+      repositoryId: repo.id,
+      baseBranch: att.baseBranch,
+      taskId,
+      worktreePath: slot.worktreePath,
+      branch: slot.branch,
+      startPoint,
+    });
   } finally {
     pool.refill(repo.id, repo.path, att.baseBranch);
   }
@@ -168,7 +187,12 @@ async function rollback(deps: Deps, env: EnvironmentRecord, created: Created[]):
     try {
       if (c.rowId) await deps.store.deleteEnvironmentRepo(c.rowId);
       await faultPoint("launch.rollback_after_row_delete");
-      await deps.worktrees.undoCreate({ repoPath: c.slot.repository.path, worktreePath: c.slot.worktreePath, branch: c.slot.branch, createdBranch: c.createdBranch });
+      await deps.worktrees.undoCreate({
+        repoPath: c.slot.repository.path,
+        worktreePath: c.slot.worktreePath,
+        branch: c.slot.branch,
+        createdBranch: c.createdBranch,
+      });
     } catch (e) {
       deps.log.error({ err: e, worktreePath: c.slot.worktreePath, environmentId: env.id }, "rollback of a new worktree failed; doctor will report it");
     }

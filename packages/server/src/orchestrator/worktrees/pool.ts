@@ -101,8 +101,10 @@ export class WorktreePool implements WorktreePoolPort {
       assertBranchName(c.branch, "branch");
       await this.deps.git.withRepoLock(c.repoPath, async () => {
         // A branch of that name appeared since the plan: not ours, refused like a fresh create.
-        if (await branchExists(this.deps.git, c.repoPath, c.branch)) throw new AppError("branch_exists", `branch ${c.branch} already exists`, { branch: c.branch });
-        if (existsSync(c.worktreePath)) throw new AppError("workspace_reuse_unsafe", `${c.worktreePath} already exists`, { reason: "path_exists", path: c.worktreePath });
+        if (await branchExists(this.deps.git, c.repoPath, c.branch))
+          throw new AppError("branch_exists", `branch ${c.branch} already exists`, { branch: c.branch });
+        if (existsSync(c.worktreePath))
+          throw new AppError("workspace_reuse_unsafe", `${c.worktreePath} already exists`, { reason: "path_exists", path: c.worktreePath });
         await mkdir(dirname(c.worktreePath), { recursive: true, mode: 0o700 });
         // Under the lock: no prune of ours runs between the move and git's new record of it.
         await this.deps.git.run(["worktree", "move", "--", from, c.worktreePath], { cwd: c.repoPath });
@@ -244,4 +246,3 @@ export class WorktreePool implements WorktreePoolPort {
     await this.idle();
   }
 }
-

@@ -71,12 +71,22 @@ export async function restoreSavedWork(deps: Deps, slot: SavedWorkSlot, ctx?: Re
     const worktree = await deps.worktrees.pin({ repoPath: slot.repoPath, worktreePath: slot.worktreePath });
     const { staged } = await restoreWorkFromRef(deps.git, worktree, commit);
     if (staged === "left_unstaged") {
-      await report(deps, ctx, `Uncommitted work saved when this task was archived or reset was restored into ${slot.worktreePath}, but what was staged could not be staged again (the branch moved on); all of it is unstaged now.`, { ref, commit, kind: "saved_work_staged_lost" });
+      await report(
+        deps,
+        ctx,
+        `Uncommitted work saved when this task was archived or reset was restored into ${slot.worktreePath}, but what was staged could not be staged again (the branch moved on); all of it is unstaged now.`,
+        { ref, commit, kind: "saved_work_staged_lost" },
+      );
     }
   } catch (e) {
     deps.log.warn({ err: e, ...log }, "could not restore saved work; it stays on the private ref");
     const why = e instanceof Error ? e.message.split("\n")[0] : String(e);
-    await report(deps, ctx, `Uncommitted work saved when this task was archived or reset could not be restored into ${slot.worktreePath} (${why}). It is kept on ${ref} (${commit}); apply it by hand with \`git diff ${commit}^1 ${commit} | git apply --3way\`.`, { ref, commit, kind: "saved_work_restore_failed" });
+    await report(
+      deps,
+      ctx,
+      `Uncommitted work saved when this task was archived or reset could not be restored into ${slot.worktreePath} (${why}). It is kept on ${ref} (${commit}); apply it by hand with \`git diff ${commit}^1 ${commit} | git apply --3way\`.`,
+      { ref, commit, kind: "saved_work_restore_failed" },
+    );
     return;
   }
   try {
@@ -85,7 +95,12 @@ export async function restoreSavedWork(deps: Deps, slot: SavedWorkSlot, ctx?: Re
       await deleteRef(deps.git, slot.repoPath, ref, commit);
     } else {
       await moveRef(deps.git, slot.repoPath, ref, earlier, commit);
-      await report(deps, ctx, `Uncommitted work saved when this task was archived or reset was restored. Earlier saved work that could not be restored before is still kept on ${ref} (${earlier}).`, { ref, commit: earlier, kind: "saved_work_earlier_kept" });
+      await report(
+        deps,
+        ctx,
+        `Uncommitted work saved when this task was archived or reset was restored. Earlier saved work that could not be restored before is still kept on ${ref} (${earlier}).`,
+        { ref, commit: earlier, kind: "saved_work_earlier_kept" },
+      );
     }
     deps.log.info(log, "saved uncommitted work restored (LC-8)");
   } catch (e) {

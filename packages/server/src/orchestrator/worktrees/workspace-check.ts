@@ -61,7 +61,8 @@ export async function checkSlotOnDisk(deps: Deps, slot: SlotIdentity): Promise<S
   const head = (await readText(join(gitDir, "HEAD")))?.trim() ?? "";
   if (!head.startsWith("ref: ") && (await rebasingBranch(gitDir)) === `refs/heads/${branch}`) return { state: "ok" };
   if (!head.startsWith("ref: ")) return foreign("detached_head", `${worktreePath} has a detached HEAD, expected branch ${branch}`);
-  if (head !== `ref: refs/heads/${branch}`) return foreign("wrong_branch", `${worktreePath} is on ${head.replace(/^ref: refs\/heads\//, "")}, expected ${branch}`);
+  if (head !== `ref: refs/heads/${branch}`)
+    return foreign("wrong_branch", `${worktreePath} is on ${head.replace(/^ref: refs\/heads\//, "")}, expected ${branch}`);
   return { state: "ok" };
 }
 
@@ -88,7 +89,10 @@ export function reuseAction(reason: string, input: { taskId: string; worktreePat
 }
 
 /** The SES-3 refusal for a slot whose path holds something else, with its action. */
-export function reuseUnsafe(state: Extract<SlotDiskState, { state: "foreign" }>, input: { taskId: string; repositoryId: string; worktreePath: string; branch: string }): AppError {
+export function reuseUnsafe(
+  state: Extract<SlotDiskState, { state: "foreign" }>,
+  input: { taskId: string; repositoryId: string; worktreePath: string; branch: string },
+): AppError {
   return new AppError("workspace_reuse_unsafe", `worktree ${input.worktreePath} cannot be used: ${state.message}`, {
     reason: state.reason,
     repositoryId: input.repositoryId,
@@ -98,7 +102,10 @@ export function reuseUnsafe(state: Extract<SlotDiskState, { state: "foreign" }>,
 }
 
 /** SBX-4: the refusal for a tampered slot (`workspace_tampered`), scoped and with its fix. */
-export function tamperedSlot(state: Extract<SlotDiskState, { state: "tampered" }>, input: { taskId: string; repositoryId: string; worktreePath: string }): AppError {
+export function tamperedSlot(
+  state: Extract<SlotDiskState, { state: "tampered" }>,
+  input: { taskId: string; repositoryId: string; worktreePath: string },
+): AppError {
   const e = tamperedError(input.worktreePath, state.message, { taskId: input.taskId, repositoryId: input.repositoryId });
   return new AppError(e.code, e.message, { ...e.details, action: tamperedAction(input.taskId) });
 }

@@ -45,7 +45,11 @@ export async function checkWorkspace(deps: Deps, ws: ProjectedWorkspace, scope: 
   for (const slot of ws.slots) {
     const repo = await getRepositoryOnThisRunner(deps, slot.row.repositoryId);
     if (!repo) {
-      throw new AppError("workspace_missing", `repository ${slot.row.repositoryId} of the workspace is gone`, { taskId: scope.taskId, ...(scope.sessionId ? { sessionId: scope.sessionId } : {}), repositoryId: slot.row.repositoryId });
+      throw new AppError("workspace_missing", `repository ${slot.row.repositoryId} of the workspace is gone`, {
+        taskId: scope.taskId,
+        ...(scope.sessionId ? { sessionId: scope.sessionId } : {}),
+        repositoryId: slot.row.repositoryId,
+      });
     }
     out.push({ slot, repo, disk: await checkSlotOnDisk(deps, { repoPath: repo.path, worktreePath: slot.worktreePath, branch: slot.worktreeBranch }) });
   }
@@ -68,7 +72,8 @@ export async function restoreWorkspace(deps: Deps, ws: ProjectedWorkspace, scope
     if (c.disk.state === "foreign") {
       throw reuseUnsafe(c.disk, { taskId: scope.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath, branch: c.slot.worktreeBranch });
     }
-    if (c.disk.state === "tampered" && !opts.repairTampered) throw tamperedSlot(c.disk, { taskId: scope.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath });
+    if (c.disk.state === "tampered" && !opts.repairTampered)
+      throw tamperedSlot(c.disk, { taskId: scope.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath });
   }
   const tampered = checked.filter((c) => c.disk.state === "tampered");
   if (tampered.length > 0) {
@@ -79,13 +84,18 @@ export async function restoreWorkspace(deps: Deps, ws: ProjectedWorkspace, scope
     deps.bus.publish("environment.updated", { taskId: scope.taskId, environmentId: ws.environmentId, status: "ready" });
     checked = await checkWorkspace(deps, ws, scope);
     for (const c of checked) {
-      if (c.disk.state === "foreign") throw reuseUnsafe(c.disk, { taskId: scope.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath, branch: c.slot.worktreeBranch });
+      if (c.disk.state === "foreign")
+        throw reuseUnsafe(c.disk, { taskId: scope.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath, branch: c.slot.worktreeBranch });
       if (c.disk.state === "tampered") throw tamperedSlot(c.disk, { taskId: scope.taskId, repositoryId: c.repo.id, worktreePath: c.slot.worktreePath });
     }
   }
   const missing = checked.filter((c) => c.disk.state === "missing");
   if (missing.length === 0) return [];
-  const routes = await resolveTaskRefreshRoutes(deps, checked.map((c) => ({ repository: c.repo })), scope);
+  const routes = await resolveTaskRefreshRoutes(
+    deps,
+    checked.map((c) => ({ repository: c.repo })),
+    scope,
+  );
   for (const { slot, repo } of missing) {
     try {
       // A vanished clone of a remote repository comes back first (this runner's own).

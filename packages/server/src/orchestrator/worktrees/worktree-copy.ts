@@ -23,7 +23,10 @@ function segmentRegex(seg: string): RegExp {
       const end = seg.indexOf("]", i + 1);
       if (end < 0) re += "\\[";
       else {
-        const body = seg.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\");
+        const body = seg
+          .slice(i + 1, end)
+          .replace(/^!/, "^")
+          .replace(/\\/g, "\\\\");
         re += `[${body}]`;
         i = end;
       }
@@ -56,9 +59,7 @@ export async function expandGlobs(root: string, globs: readonly string[]): Promi
       }
       return;
     }
-    const names = isGlob(seg)
-      ? (await readdir(join(root, rel)).catch(() => [] as string[])).filter((n) => n !== ".git" && segmentRegex(seg).test(n))
-      : [seg];
+    const names = isGlob(seg) ? (await readdir(join(root, rel)).catch(() => [] as string[])).filter((n) => n !== ".git" && segmentRegex(seg).test(n)) : [seg];
     for (const name of names) {
       const child = rel ? `${rel}/${name}` : name;
       const st = await lstat(join(root, child)).catch(() => undefined);

@@ -20,7 +20,10 @@ export async function setupNewWorktree(deps: Deps, slot: PlannedSlot, ctx: Refre
   try {
     const report = await copyIntoWorktree(repo.path, slot.worktreePath, repo.copyFiles);
     if (report.skipped.length > 0) {
-      await warn(deps, ctx, `${repo.name}: some copy-files matches were not copied:\n${report.skipped.join("\n")}`, { repositoryId: repo.id, kind: "copy_files" });
+      await warn(deps, ctx, `${repo.name}: some copy-files matches were not copied:\n${report.skipped.join("\n")}`, {
+        repositoryId: repo.id,
+        kind: "copy_files",
+      });
     }
   } catch (e) {
     deps.log.warn({ err: e, repositoryId: repo.id }, "copy-files failed");

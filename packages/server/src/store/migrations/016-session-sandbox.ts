@@ -8,8 +8,14 @@ import type { Migration } from "./migration.js";
  * (`sessions.blocked_connections`). Sessions from before the sandbox ran unconfined.
  */
 async function up(db: Kysely<DB>): Promise<void> {
-  await db.schema.alterTable("sessions").addColumn("sandbox", "text", (c) => c.notNull().defaultTo("unconfined")).execute();
-  await db.schema.alterTable("sessions").addColumn("blocked_connections", "integer", (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable("sessions")
+    .addColumn("sandbox", "text", (c) => c.notNull().defaultTo("unconfined"))
+    .execute();
+  await db.schema
+    .alterTable("sessions")
+    .addColumn("blocked_connections", "integer", (c) => c.notNull().defaultTo(0))
+    .execute();
 }
 
 export const m016SessionSandbox: Migration = { name: "016-session-sandbox", up };

@@ -18,22 +18,40 @@ import type { Migration } from "./migration.js";
  */
 async function up(db: Kysely<DB>): Promise<void> {
   for (const col of ["usage_tokens_in", "usage_tokens_out", "usage_cache_read", "usage_cache_write"] as const) {
-    await db.schema.alterTable("sessions").addColumn(col, "bigint", (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable("sessions")
+      .addColumn(col, "bigint", (c) => c.notNull().defaultTo(0))
+      .execute();
   }
   await db.schema.alterTable("sessions").addColumn("usage_context_used", "bigint").execute();
   await db.schema.alterTable("sessions").addColumn("usage_context_window", "bigint").execute();
-  await db.schema.alterTable("sessions").addColumn("usage_cost", "double precision", (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable("sessions")
+    .addColumn("usage_cost", "double precision", (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable("sessions").addColumn("usage_currency", "text").execute();
-  await db.schema.alterTable("sessions").addColumn("usage_estimated", "integer", (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable("sessions")
+    .addColumn("usage_estimated", "integer", (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable("sessions").addColumn("usage_reported_cost", "double precision").execute();
 
   for (const col of ["usage_tokens_in", "usage_tokens_out"] as const) {
-    await db.schema.alterTable("tasks").addColumn(col, "bigint", (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable("tasks")
+      .addColumn(col, "bigint", (c) => c.notNull().defaultTo(0))
+      .execute();
   }
-  await db.schema.alterTable("tasks").addColumn("usage_cost", "double precision", (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable("tasks")
+    .addColumn("usage_cost", "double precision", (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable("tasks").addColumn("budget_cost", "double precision").execute();
   await db.schema.alterTable("tasks").addColumn("budget_tokens", "bigint").execute();
-  await db.schema.alterTable("tasks").addColumn("budget_continue", "integer", (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable("tasks")
+    .addColumn("budget_continue", "integer", (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable("tasks").addColumn("budget_set_at", "text").execute();
 
   await db.schema

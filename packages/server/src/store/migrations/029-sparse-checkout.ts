@@ -7,7 +7,10 @@ import type { Migration } from "./migration.js";
  * directories; `[]` = the whole tree, what every repository registered before had).
  */
 async function up(db: Kysely<DB>): Promise<void> {
-  await db.schema.alterTable("repositories").addColumn("sparse_checkout", "text", (c) => c.notNull().defaultTo("[]")).execute();
+  await db.schema
+    .alterTable("repositories")
+    .addColumn("sparse_checkout", "text", (c) => c.notNull().defaultTo("[]"))
+    .execute();
 }
 
 export const m029SparseCheckout: Migration = { name: "029-sparse-checkout", up };

@@ -23,6 +23,29 @@ import { m030WorkflowRunResult } from "./030-workflow-run-result.js";
 import type { Migration } from "./migration.js";
 
 /** Every migration, in the order they are applied. Append only. */
-export const MIGRATIONS: readonly Migration[] = [m001Initial, m002CleanupJobs, m003Credentials, m005Review, m006ListIndexes, m007AgentState, m012Runners, m013Placement, m014CredentialKeyIds, m015TurnOutcomes, m016SessionSandbox, m017Inbox, m018Trash, m025Usage, m019TaskProgress, m020Questions, m021TaskParent, m024DailyBudget, m026Workflows, m028QueuedPrompts, m029SparseCheckout, m030WorkflowRunResult];
+export const MIGRATIONS: readonly Migration[] = [
+  m001Initial,
+  m002CleanupJobs,
+  m003Credentials,
+  m005Review,
+  m006ListIndexes,
+  m007AgentState,
+  m012Runners,
+  m013Placement,
+  m014CredentialKeyIds,
+  m015TurnOutcomes,
+  m016SessionSandbox,
+  m017Inbox,
+  m018Trash,
+  m025Usage,
+  m019TaskProgress,
+  m020Questions,
+  m021TaskParent,
+  m024DailyBudget,
+  m026Workflows,
+  m028QueuedPrompts,
+  m029SparseCheckout,
+  m030WorkflowRunResult,
+];
 
 export type { Migration } from "./migration.js";

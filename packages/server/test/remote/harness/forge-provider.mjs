@@ -3,7 +3,11 @@
 // GROVE_PROVIDER_PLUGINS=<absolute path of this file>; nothing else in Grove knows "forge".
 // Layout: https://<host>/r/<owner>/<name>; token as the password of user "forge-bot";
 // pull requests at refs/changes/<N>/head.
-const segments = (path) => path.replace(/\.git$/, "").split("/").filter((s) => s.length > 0);
+const segments = (path) =>
+  path
+    .replace(/\.git$/, "")
+    .split("/")
+    .filter((s) => s.length > 0);
 
 export default {
   id: "forge",

@@ -113,7 +113,8 @@ export async function startGitHttpServer(opts: { root: string; kind: ProviderKin
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
-    count: (repo, f = {}) => requests.filter((r) => r.repo === repo && (f.authed === undefined || r.authed === f.authed) && (f.status === undefined || r.status === f.status)).length,
+    count: (repo, f = {}) =>
+      requests.filter((r) => r.repo === repo && (f.authed === undefined || r.authed === f.authed) && (f.status === undefined || r.status === f.status)).length,
     fetches: (repo, authed) => requests.filter((r) => r.repo === repo && r.service === "info/refs" && r.status === 200 && r.authed === authed).length,
     setMode: (m2) => (globalMode = m2),
     setRepoMode: (repo, m2) => (m2 === "ok" ? repoModes.delete(repo) : repoModes.set(repo, m2)),

@@ -48,8 +48,8 @@ export async function startSshd(dir: string, root: string): Promise<LocalSshd> {
     [
       "#!/bin/sh",
       "set -f",
-      'cmd=${SSH_ORIGINAL_COMMAND%% *}',
-      'path=${SSH_ORIGINAL_COMMAND#* }',
+      "cmd=${SSH_ORIGINAL_COMMAND%% *}",
+      "path=${SSH_ORIGINAL_COMMAND#* }",
       "path=${path#\\'}; path=${path%\\'}",
       'case "$path" in *..*) exit 1;; esac',
       `case "$cmd" in git-upload-pack|git-receive-pack) exec "$cmd" "${root}$path";; esac`,
