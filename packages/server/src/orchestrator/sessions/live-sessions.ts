@@ -16,6 +16,9 @@ interface PendingAsk {
   resolve: (answer: { optionId: string } | "cancelled") => void;
 }
 
+/** The ports (orchestrator/context.ts) LiveSessions uses. */
+export type LiveSessionsPorts = Pick<Deps, "store" | "agents" | "bus" | "log" | "runnerId" | "now" | "usage">;
+
 /**
  * In-memory companions of sessions whose agents run in this process: message recorders,
  * pending permission questions, summaries waiting for the next prompt. The database stays
@@ -39,7 +42,7 @@ export class LiveSessions {
   /** USE-1/USE-2: usage recording, budgets and the gate of new turns. */
   readonly usage: UsageService;
 
-  constructor(private readonly deps: Deps) {
+  constructor(private readonly deps: LiveSessionsPorts) {
     this.usage = new UsageService(deps);
   }
 
