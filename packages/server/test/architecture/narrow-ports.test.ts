@@ -67,7 +67,7 @@ function publicDeps(text: string, name: string): string[] {
     for (const m of st.members) {
       if (ts.isConstructorDeclaration(m)) {
         for (const p of m.parameters) {
-          const isProperty = ts.getModifiers(p)?.some((x) => x.kind !== ts.SyntaxKind.Decorator);
+          const isProperty = (ts.getModifiers(p)?.length ?? 0) > 0;
           if (isProperty && p.name.getText() === "deps" && !hidden(ts.getModifiers(p))) out.push(p.getText());
         }
       } else if (m.name && m.name.getText() === "deps" && !hidden(ts.canHaveModifiers(m) ? ts.getModifiers(m) : undefined)) out.push(m.getText());
