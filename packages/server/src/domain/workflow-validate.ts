@@ -136,7 +136,14 @@ export function parseWorkflow(source: string, ctx: WorkflowContext): ParsedWorkf
     const onEnter = s.onEnter.map((a, j) => action(at, ["steps", i, "onEnter", j], a, ctx));
     const on: WorkflowStepDef["on"] = {};
     for (const [outcome, to] of Object.entries(s.on)) if (to !== undefined) on[outcome as keyof typeof on] = knownStep(at, ["steps", i, "on", outcome], to);
-    steps.push({ id, ...(s.wipLimit !== undefined ? { wipLimit: s.wipLimit } : {}), ...(s.guard ? { guard: s.guard } : {}), onEnter, on });
+    steps.push({
+      id,
+      ...(s.wipLimit !== undefined ? { wipLimit: s.wipLimit } : {}),
+      ...(s.guard ? { guard: s.guard } : {}),
+      ...(s.archiveAfterDays !== undefined ? { archiveAfterDays: s.archiveAfterDays } : {}),
+      onEnter,
+      on,
+    });
   });
   const triggers: WorkflowDefinition["triggers"] = {};
   if (raw.triggers.checksFailed) {

@@ -78,6 +78,9 @@ export type WorkflowAction = z.infer<typeof WorkflowAction>;
 export const TRANSITION_OUTCOMES = ["completed", "clean", "failed", "stalled"] as const;
 export type TransitionOutcome = (typeof TRANSITION_OUTCOMES)[number];
 
+/** The longest `archiveAfterDays` (ten years): past it a step's tasks are never archived in practice. */
+export const MAX_ARCHIVE_DAYS = 3650;
+
 /** `merged_pull_request`: an automated move into the step needs a merged pull request; a person's move is the approval. */
 export const GUARDS = ["merged_pull_request"] as const;
 
@@ -86,6 +89,8 @@ export const WorkflowStep = z
     id: text,
     wipLimit: z.number().int().min(1).optional(),
     guard: z.enum(GUARDS).optional(),
+    /** WF-2.17: days in the step after which the task is archived (LC-2's durable archive); fractions allowed. */
+    archiveAfterDays: z.number().positive().max(MAX_ARCHIVE_DAYS).optional(),
     onEnter: z.array(z.unknown()).default([]),
     on: z.object({ completed: text.optional(), clean: text.optional(), failed: text.optional(), stalled: text.optional() }).strict().default({}),
   })
@@ -145,6 +150,8 @@ export interface WorkflowStepDef {
   id: BoardStep;
   wipLimit?: number;
   guard?: (typeof GUARDS)[number];
+  /** WF-2.17: archive a task once it has been this many days in the step (counted from its entry). */
+  archiveAfterDays?: number;
   onEnter: WorkflowAction[];
   on: Partial<Record<TransitionOutcome, BoardStep>>;
 }
@@ -218,8 +225,17 @@ export interface PromptAction {
   text: string;
 }
 
+/**
+ * WF-2.17: archives the task through LC-2's durable archive (agents stopped, uncommitted work
+ * saved); queued once the task has been `afterDays` in the step of its entry.
+ */
+export interface ArchiveAction {
+  action: "archive";
+  afterDays: number;
+}
+
 /** What a run executes: a step's action, or a trigger's task creation or issue update. */
-export type RunAction = WorkflowAction | CreateTaskAction | IssueCommentAction | IssueCloseAction | PromptAction;
+export type RunAction = WorkflowAction | CreateTaskAction | IssueCommentAction | IssueCloseAction | PromptAction | ArchiveAction;
 
 /** A stored workflow (the current version of one name). */
 export interface WorkflowRecord {
@@ -253,6 +269,15 @@ export function defaultWorkflow(at = "1970-01-01T00:00:00.000Z"): WorkflowRecord
 /** True when the workflow automates nothing: the board's own derivation from sessions applies. */
 export function isPlainBoard(def: WorkflowDefinition): boolean {
   return def.steps.every((s) => s.onEnter.length === 0 && Object.keys(s.on).length === 0) && !def.triggers.checksFailed && !def.triggers.merged;
+}
+
+/**
+ * Whether the engine records a task's step entries: when the workflow automates anything, or
+ * times something from an entry (WF-2.17 `archiveAfterDays`, which leaves the board's own
+ * derivation of columns from sessions alone).
+ */
+export function recordsEntries(def: WorkflowDefinition): boolean {
+  return !isPlainBoard(def) || def.steps.some((s) => s.archiveAfterDays !== undefined);
 }
 
 export function stepOf(def: WorkflowDefinition, id: string): WorkflowStepDef | undefined {

@@ -18,7 +18,8 @@
  * `workflow.after_prompt` (send_comments / send_checks: the prompt went out, the run not told),
  * `comments.after_prompt` (review comments' prompt went out, the comments not yet marked sent),
  * `workflow.after_command_start` (a `run` action's command started, the run not told),
- * `workflow.after_pr` (a `pr` action pushed and opened or updated, the run not told).
+ * `workflow.after_pr` (a `pr` action pushed and opened or updated, the run not told),
+ * `workflow.after_archive` (WF-2.17: the task's archive job committed, its run not told).
  * WT-10 pool: `pool.after_claim` (a pooled worktree moved to the slot, no branch yet),
  * `pool.after_branch` (branch created, not checked out), `pool.after_checkout` (on the branch,
  * markers not yet dropped), `pool.after_refill_add` (a fill's worktree exists, not yet marked ready).

@@ -93,6 +93,7 @@ export class Orchestrator {
       sendFeedback: (taskId, sessionId) => this.guardSessionLaunch(sessionId, () => this.review.feedback(taskId, sessionId)),
       createTask: (body, opts) => createTask(this.deps, body, undefined, opts),
       pullRequest: (taskId, body, opts) => this.review.createPullRequests(taskId, body, opts),
+      archiveTask: (taskId) => this.archiveTask(taskId),
     });
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);

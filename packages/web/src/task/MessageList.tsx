@@ -17,7 +17,16 @@ function useStickToBottom(el: RefObject<HTMLElement | null>, dep: unknown, onSti
     if (!node) return;
     const onScroll = () => (atBottom.current = node.scrollHeight - node.scrollTop - node.clientHeight < 60);
     node.addEventListener("scroll", onScroll);
-    return () => node.removeEventListener("scroll", onScroll);
+    // The box's own height changes without a render (the conversation shares one screen with the
+    // prompt box and what waits for the person, WEB-40): at the bottom, it stays there.
+    const resized = new ResizeObserver(() => {
+      if (atBottom.current) node.scrollTop = node.scrollHeight;
+    });
+    resized.observe(node);
+    return () => {
+      node.removeEventListener("scroll", onScroll);
+      resized.disconnect();
+    };
   }, [el]);
   useLayoutEffect(() => {
     const node = el.current;

@@ -22,6 +22,7 @@ import { outcomeWords, sessionShownState, sessionStateWords } from "../ui/words.
 import { CommandHints, ModeSwitch, PlanView } from "./AgentControls.js";
 import { MessageList } from "./MessageList.js";
 import { Permissions } from "./Permissions.js";
+import { useConversationInView } from "./conversation-in-view.js";
 
 const ACTIVE: readonly Session["state"][] = ["starting", "running"];
 /** States without a live agent: the ones Resume leaves (SES-1). */
@@ -35,6 +36,8 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
   const [confirmDelete, setConfirmDelete] = useState(false);
   const action = useAction();
   const promptBox = useRef<HTMLTextAreaElement>(null);
+  const conversation = useRef<HTMLDivElement>(null);
+  useConversationInView(conversation, messages.data !== undefined);
   // WEB-36: "Write to the agent" in the palette puts the cursor in the prompt box.
   const commands = useMemo(
     () => (readOnly ? null : [{ id: "write-prompt", label: "Write to the agent", hint: `${session.agent} session`, run: () => promptBox.current?.focus() }]),
@@ -149,54 +152,57 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
           </div>
         ) : null}
       </div>
-      {/* WEB-35: a pending permission comes first, above the agent's settings: on a phone it is on the first screen. */}
-      {readOnly ? null : <Permissions sessionId={id} active={active} />}
       <ModeSwitch session={session} readOnly={readOnly} onSaved={refresh} />
       <ErrorBox error={action.error ?? messages.error} fixes={{ cancel_turn: () => post("cancel"), resume: () => post("resume") }} />
       <PlanView session={session} />
-      <MessageList messages={messages.data ?? []} />
-      {readOnly ? null : (
-        <form className="prompt-form" aria-label="Send a prompt" onSubmit={send}>
-          {session.queued && session.queued.length > 0 ? (
-            <ol className="queued-prompts" aria-label="Queued follow-ups">
-              {session.queued.map((q) => (
-                <li key={q.id} data-queued-id={q.id}>
-                  <span className="badge queued">Queued</span>
-                  <span className="queued-text">{q.text}</span>
-                  <button
-                    type="button"
-                    className="secondary small"
-                    aria-label={`Remove queued follow-up: ${q.text}`}
-                    disabled={action.busy}
-                    onClick={() => unqueue(q.id)}
-                  >
-                    Remove
-                  </button>
-                </li>
-              ))}
-            </ol>
-          ) : null}
-          <Field label="Prompt" hint={active ? "The agent is working. Queue it: it is sent when this turn ends (Ctrl+Enter)." : "Ctrl+Enter sends"}>
-            <textarea
-              ref={promptBox}
-              name="prompt"
-              rows={3}
-              placeholder="Ask the agent…"
-              value={prompt}
-              onChange={(e) => setPrompt(e.target.value)}
-              onKeyDown={(e) => {
-                if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) e.currentTarget.form?.requestSubmit();
-              }}
-            />
-          </Field>
-          <CommandHints commands={session.commands} prompt={prompt} onPick={setPrompt} />
-          <div className="actions">
-            <button type="submit" disabled={action.busy || !prompt.trim()}>
-              {active ? "Queue" : "Send"}
-            </button>
-          </div>
-        </form>
-      )}
+      {/* WEB-40: the conversation, at most a screen tall, is what the page opens on; what waits for
+          the person (a permission, WEB-35) sits at its end, right above the prompt box. */}
+      <div className="conversation" ref={conversation}>
+        <MessageList messages={messages.data ?? []} />
+        {readOnly ? null : <Permissions sessionId={id} active={active} />}
+        {readOnly ? null : (
+          <form className="prompt-form" aria-label="Send a prompt" onSubmit={send}>
+            {session.queued && session.queued.length > 0 ? (
+              <ol className="queued-prompts" aria-label="Queued follow-ups">
+                {session.queued.map((q) => (
+                  <li key={q.id} data-queued-id={q.id}>
+                    <span className="badge queued">Queued</span>
+                    <span className="queued-text">{q.text}</span>
+                    <button
+                      type="button"
+                      className="secondary small"
+                      aria-label={`Remove queued follow-up: ${q.text}`}
+                      disabled={action.busy}
+                      onClick={() => unqueue(q.id)}
+                    >
+                      Remove
+                    </button>
+                  </li>
+                ))}
+              </ol>
+            ) : null}
+            <Field label="Prompt" hint={active ? "The agent is working. Queue it: it is sent when this turn ends (Ctrl+Enter)." : "Ctrl+Enter sends"}>
+              <textarea
+                ref={promptBox}
+                name="prompt"
+                rows={3}
+                placeholder="Ask the agent…"
+                value={prompt}
+                onChange={(e) => setPrompt(e.target.value)}
+                onKeyDown={(e) => {
+                  if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) e.currentTarget.form?.requestSubmit();
+                }}
+              />
+            </Field>
+            <CommandHints commands={session.commands} prompt={prompt} onPick={setPrompt} />
+            <div className="actions">
+              <button type="submit" disabled={action.busy || !prompt.trim()}>
+                {active ? "Queue" : "Send"}
+              </button>
+            </div>
+          </form>
+        )}
+      </div>
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import type { CreatePullRequestBody, CreateSessionBody, CreateTaskBody, PullRequest } from "@grove/protocol";
+import type { CleanupJobRecord } from "../../domain/cleanup-job.js";
 import { AppError, isAppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
 import type { SessionRecord, TaskRecord } from "../../domain/records.js";
@@ -22,6 +23,8 @@ export interface WorkflowPorts {
   createTask(body: CreateTaskBody, opts: { id: string; state: BoardStep }): Promise<TaskRecord>;
   /** Opens the task's pull requests or pushes to the open ones (the review code's own path); `forcePush: false` refuses a rewritten branch. */
   pullRequest(taskId: string, body: CreatePullRequestBody, opts: { forcePush: boolean }): Promise<PullRequest[]>;
+  /** LC-2's durable archive of the task (agents stopped, uncommitted work saved); a task with open subtasks is refused. */
+  archiveTask(taskId: string): Promise<CleanupJobRecord>;
 }
 
 /** How an executed action ended: done now, waiting for the turn it started, or for the command it started (WF-2.13). */
@@ -42,6 +45,7 @@ export async function executeAction(deps: Deps, ports: WorkflowPorts, run: Workf
   if (run.action.action === "create_task") return createTask(deps, ports, run, run.action);
   if (run.action.action === "issue_comment") return commentOnIssue(deps, run.action, run.taskId);
   if (run.action.action === "issue_close") return closeIssue(deps, run.action);
+  if (run.action.action === "archive") return archiveTask(deps, ports, run, run.action.afterDays);
   const task = await deps.store.getTask(run.taskId);
   if (!task || task.archivedAt) return { state: "skipped", outcome: "the task is archived or gone" };
   const latest = await deps.store.workflows.latestEntry(run.taskId);
@@ -82,6 +86,29 @@ async function createTask(deps: Deps, ports: WorkflowPorts, run: WorkflowRunReco
   }
   await faultPoint("workflow.after_create");
   return { state: "succeeded", outcome: `created task ${run.taskId}` };
+}
+
+/**
+ * WF-2.17: archives the task once its days in the step ran out, through LC-2's archive job. A
+ * redo after a crash finds the task archived, or its archive job under way, and requests no
+ * second one; a task that left the step (a newer entry) is not archived.
+ */
+async function archiveTask(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, days: number): Promise<ActionResult> {
+  const task = await deps.store.getTask(run.taskId);
+  if (!task) return { state: "skipped", outcome: "the task is gone" };
+  if (task.archivedAt) return { state: "succeeded", outcome: "archived" };
+  const job = await deps.store.activeCleanupJob(task.id);
+  if (job?.trigger === "archive") return { state: "succeeded", outcome: `archived (cleanup job ${job.id})` };
+  const latest = await deps.store.workflows.latestEntry(task.id);
+  if (latest?.id !== run.entryId || task.state !== run.step) return { state: "skipped", outcome: "the task moved on" };
+  try {
+    const archived = await ports.archiveTask(task.id);
+    await faultPoint("workflow.after_archive");
+    return { state: "succeeded", outcome: `archived after ${days} day${days === 1 ? "" : "s"} in ${run.step} (cleanup job ${archived.id})` };
+  } catch (e) {
+    if (isAppError(e)) return { state: "failed", outcome: `${e.code}: ${e.message}` };
+    throw e;
+  }
 }
 
 async function move(deps: Deps, task: TaskRecord, to: BoardStep): Promise<ActionResult> {

@@ -2,7 +2,7 @@ import type { EventFrame, Session } from "@grove/protocol";
 import { newId } from "../../domain/ids.js";
 import type { TaskRecord } from "../../domain/records.js";
 import { SerialChain } from "../../domain/serial-chain.js";
-import { type BoardStep, type TransitionOutcome, type RunAction, isPlainBoard, renderTemplate, stepOf } from "../../domain/workflow.js";
+import { type BoardStep, type TransitionOutcome, type RunAction, recordsEntries, renderTemplate, stepOf } from "../../domain/workflow.js";
 import { type CommandResult, type WorkflowRunRecord, enterKey, workflowRunView } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
@@ -12,6 +12,7 @@ import { getWorkflowOr404 } from "./workflow-defs.js";
 import { assertWipRoom } from "./workflow-moves.js";
 import { WorkflowIssues } from "./workflow-issues.js";
 import { WorkflowSchedules } from "./workflow-schedules.js";
+import { WorkflowArchiver } from "./workflow-archive.js";
 import { onPullRequest } from "./workflow-triggers.js";
 import { workflowOf } from "../tasks/task-workflow.js";
 
@@ -31,6 +32,8 @@ export class WorkflowEngine {
   readonly schedules: WorkflowSchedules;
   /** WF-2: the issues trigger's poller; a new labeled issue queues runs this engine executes. */
   readonly issues: WorkflowIssues;
+  /** WF-2.17: archives tasks whose days in an `archiveAfterDays` step ran out. */
+  readonly archiver: WorkflowArchiver;
 
   constructor(
     private readonly deps: Deps,
@@ -42,6 +45,11 @@ export class WorkflowEngine {
       () => this.kick(),
     );
     this.issues = new WorkflowIssues(
+      deps,
+      (r) => this.enqueue(r),
+      () => this.kick(),
+    );
+    this.archiver = new WorkflowArchiver(
       deps,
       (r) => this.enqueue(r),
       () => this.kick(),
@@ -61,6 +69,7 @@ export class WorkflowEngine {
       await this.drain();
       if (!this.stopped) this.schedules.start();
       if (!this.stopped) this.issues.start();
+      if (!this.stopped) this.archiver.start();
     });
   }
 
@@ -74,6 +83,7 @@ export class WorkflowEngine {
     this.off?.();
     await this.schedules.stop();
     await this.issues.stop();
+    await this.archiver.stop();
     await this.chain.flush();
   }
 
@@ -140,7 +150,7 @@ export class WorkflowEngine {
     const task = await store.getTask(taskId);
     if (!task || task.archivedAt) return;
     const wf = await workflowOf(this.deps, task);
-    if (isPlainBoard(wf.definition)) return;
+    if (!recordsEntries(wf.definition)) return;
     const latest = await store.workflows.latestEntry(taskId);
     if (latest?.step === task.state) return;
     const entry = {
@@ -159,7 +169,10 @@ export class WorkflowEngine {
       if (r.action.action === "run") stopCommand(this.deps, r.id);
     }
     if (wf.stopped || (opts.sweep && !latest) || (await store.workflows.isTaskStopped(taskId))) return;
-    const actions = stepOf(wf.definition, task.state)?.onEnter ?? [];
+    const step = stepOf(wf.definition, task.state);
+    // WF-2.17: the entry starts the step's archive countdown; the archiver arms its timer for it.
+    if (step?.archiveAfterDays !== undefined) void this.archiver.check();
+    const actions = step?.onEnter ?? [];
     for (const [i, action] of actions.entries()) {
       await this.enqueue({
         idemKey: enterKey(taskId, wf.version, entry.id, i),

@@ -24,6 +24,7 @@ export class Workflows {
     const w = await putWorkflow(this.deps, name, body, ifVersion);
     void this.engine.schedules.check();
     void this.engine.issues.poll(true);
+    void this.engine.archiver.check();
     return w;
   };
   remove = (name: string): Promise<void> => deleteWorkflow(this.deps, name);
