@@ -3,16 +3,8 @@
  * (each links to its task), "dismiss", and the opt-in for browser notifications.
  */
 import { useEffect, useRef, useState } from "react";
-import {
-  ATTENTION_LABEL,
-  answerQuestion,
-  attention,
-  disableNotifications,
-  dismiss,
-  enableNotifications,
-  notificationsEnabled,
-  type AttentionItem,
-} from "./live/attention.js";
+import { ATTENTION_LABEL, attention, disableNotifications, dismiss, enableNotifications, notificationsEnabled } from "./live/attention.js";
+import { QuestionAnswer } from "./ui/QuestionAnswer.js";
 import { useStore } from "./live/store.js";
 import { Link, useLocation } from "./router.js";
 
@@ -85,49 +77,11 @@ export function Inbox() {
                 <button type="button" className="secondary small" aria-label={`Dismiss: ${i.text}`} onClick={() => dismiss((x) => x.id === i.id)}>
                   Dismiss
                 </button>
-                {i.kind === "question" ? <QuestionAnswer item={i} /> : null}
+                {i.kind === "question" ? <QuestionAnswer item={i} label={`Answer: ${i.text}`} /> : null}
               </li>
             ))}
           </ul>
         </section>
-      ) : null}
-    </div>
-  );
-}
-
-/** MCP-3: an agent's question answered right in the inbox — one button per choice, or a free answer. */
-function QuestionAnswer({ item }: { item: AttentionItem }) {
-  const [text, setText] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const send = (answer: string) => {
-    setError(null);
-    answerQuestion(item.id, answer).catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)));
-  };
-  return (
-    <div className="question-answer" role="group" aria-label={`Answer: ${item.text}`}>
-      {item.choices ? (
-        item.choices.map((c) => (
-          <button key={c} type="button" className="small" onClick={() => send(c)}>
-            {c}
-          </button>
-        ))
-      ) : (
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (text.trim()) send(text.trim());
-          }}
-        >
-          <input aria-label="Your answer" value={text} onChange={(e) => setText(e.target.value)} />
-          <button type="submit" className="small">
-            Send answer
-          </button>
-        </form>
-      )}
-      {error ? (
-        <p role="alert" className="error">
-          {error}
-        </p>
       ) : null}
     </div>
   );

@@ -60,7 +60,7 @@ describe.each(DATABASES)("MCP-3 ACP elicitation as inbox questions (%s)", (kind)
     const texts = (await messages(srv, s.body.id)).map((m) => m.text);
     expect(texts).toContain("done asking");
     expect(texts).toContain("question from the agent: Which database?");
-    expect(texts).toContain("question from the agent: answered");
+    expect(texts).toContain(`question from the agent: answered "SQLite"`);
   });
 
   it("MCP-3: each asked field is one question in turn; a yes/no is a boolean, a number that does not fit is asked again, and the content is typed", async () => {

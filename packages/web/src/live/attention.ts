@@ -24,6 +24,8 @@ export interface AttentionItem {
   at: string;
   /** MCP-3: an agent's question offers these answers (absent = a free answer). */
   choices?: string[];
+  /** MCP-3: the agent's question alone (the text leads with the task's title). */
+  question?: string;
 }
 
 export const attention = store<AttentionItem[]>([]);
@@ -74,6 +76,7 @@ function toAttention(i: InboxItem): AttentionItem {
     text: i.detail && !i.title.endsWith(i.detail) ? `${i.title}: ${i.detail}` : i.title,
     at: i.createdAt,
     ...(i.choices ? { choices: i.choices } : {}),
+    ...(i.kind === "question" && i.detail ? { question: i.detail } : {}),
   };
 }
 

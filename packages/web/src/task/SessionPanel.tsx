@@ -22,6 +22,7 @@ import { outcomeWords, sessionShownState, sessionStateWords } from "../ui/words.
 import { CommandHints, ModeSwitch, PlanView } from "./AgentControls.js";
 import { MessageList } from "./MessageList.js";
 import { Permissions } from "./Permissions.js";
+import { Questions, useOpenQuestions } from "./Questions.js";
 import { useConversationInView } from "./conversation-in-view.js";
 
 const ACTIVE: readonly Session["state"][] = ["starting", "running"];
@@ -46,7 +47,8 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
   usePaletteCommands(`session-${id}`, commands);
   const active = ACTIVE.includes(session.state);
   // A read-only session belongs to an archived task: its agent was stopped by the archive.
-  const shown = sessionShownState(session.state, { archived: readOnly });
+  const asking = useOpenQuestions(id).length > 0 && !readOnly;
+  const shown = sessionShownState(session.state, { archived: readOnly, asking });
   const refresh = (s: unknown) => {
     const next = s as Session | undefined;
     if (next?.id)
@@ -72,7 +74,7 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
         <div className="session-title">
           <h3>{session.agent} session</h3>
           <span className={`badge session-state state-${shown}`} data-state={shown}>
-            {sessionStateWords(session.state, { archived: readOnly, done })}
+            {sessionStateWords(session.state, { archived: readOnly, done, asking })}
           </span>
           {session.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
           {session.usage ? (
@@ -159,6 +161,7 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
           the person (a permission, WEB-35) sits at its end, right above the prompt box. */}
       <div className="conversation" ref={conversation}>
         <MessageList messages={messages.data ?? []} />
+        {readOnly ? null : <Questions sessionId={id} />}
         {readOnly ? null : <Permissions sessionId={id} active={active} />}
         {readOnly ? null : (
           <form className="prompt-form" aria-label="Send a prompt" onSubmit={send}>

@@ -12,6 +12,8 @@ import { api, enc } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listAgents, listSessions } from "../api/resources.js";
 import { upsert } from "../live/cache.js";
+import { attention } from "../live/attention.js";
+import { useStore } from "../live/store.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field, when } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
@@ -34,6 +36,9 @@ export function Sessions({
   const sessions = useQuery({ queryKey: keys.sessions(taskId), queryFn: () => listSessions(taskId) });
   const agents = useQuery({ queryKey: keys.agents, queryFn: listAgents, enabled: !readOnly });
   const [picked, setPicked] = useState<string | null>(null);
+  // WEB-41: sessions whose agent waits on the person's answer to its question.
+  const inbox = useStore(attention);
+  const asking = useMemo(() => new Set(readOnly ? [] : inbox.filter((i) => i.kind === "question" && i.sessionId).map((i) => i.sessionId)), [inbox, readOnly]);
   const [agent, setAgent] = useState("");
   const brief = task ? (taskBrief(task) ?? "") : "";
   const [prompt, setPrompt] = useState(brief);
@@ -75,19 +80,20 @@ export function Sessions({
       <ErrorBox error={sessions.error} context="Could not load sessions" />
       <ul className="session-list" aria-label="Session list">
         {ordered.length === 0 ? <li className="empty">No sessions yet.</li> : null}
-        {ordered.map((s, i) => (
-          <li key={s.id} data-session-id={s.id} data-state={sessionShownState(s.state, { archived: readOnly })}>
-            <button type="button" className="session-item" aria-pressed={s.id === selected?.id} onClick={() => setPicked(s.id)}>
-              <span>{`#${i + 1} ${s.agent}`}</span>
-              <span className={`badge state-${sessionShownState(s.state, { archived: readOnly })}`}>
-                {sessionStateWords(s.state, { archived: readOnly, done: task?.state === "done" })}
-              </span>
-              {s.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
-              <small className="muted">{when(s.createdAt)}</small>
-              {s.lastError ? <small className="error">{`${s.lastError.code}: ${s.lastError.message}`}</small> : null}
-            </button>
-          </li>
-        ))}
+        {ordered.map((s, i) => {
+          const opts = { archived: readOnly, done: task?.state === "done", asking: asking.has(s.id) };
+          return (
+            <li key={s.id} data-session-id={s.id} data-state={sessionShownState(s.state, opts)}>
+              <button type="button" className="session-item" aria-pressed={s.id === selected?.id} onClick={() => setPicked(s.id)}>
+                <span>{`#${i + 1} ${s.agent}`}</span>
+                <span className={`badge state-${sessionShownState(s.state, opts)}`}>{sessionStateWords(s.state, opts)}</span>
+                {s.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
+                <small className="muted">{when(s.createdAt)}</small>
+                {s.lastError ? <small className="error">{`${s.lastError.code}: ${s.lastError.message}`}</small> : null}
+              </button>
+            </li>
+          );
+        })}
       </ul>
       {selected ? <SessionPanel key={selected.id} session={selected} readOnly={readOnly} done={task?.state === "done"} /> : null}
       {readOnly ? null : (

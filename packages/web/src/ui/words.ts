@@ -84,6 +84,7 @@ export const taskStateWords = (s: string): string => (TASK_STATE_WORDS as Record
 export const agentActivityWords = (s: string, taskState?: string): string =>
   s === "waiting" && taskState === "done" ? IDLE : ((AGENT_ACTIVITY_WORDS as Record<string, string>)[s] ?? fallback(s));
 const IDLE = "Agent idle";
+const WAITING_FOR_ANSWER = "Waiting for your answer";
 export const environmentWords = (s: string): string => ENVIRONMENT_WORDS[s] ?? fallback(s);
 export const outcomeWords = (s: string): string => (TURN_OUTCOME_WORDS as Record<string, string>)[s] ?? fallback(s);
 export const planStatusWords = (s: string): string => PLAN_STATUS_WORDS[s] ?? fallback(s);
@@ -98,13 +99,19 @@ export const jobStateWords = (s: string): string => JOB_STATE_WORDS[s] ?? fallba
  * cleanup, whatever state it was left in: it is not waiting for anyone, it is stopped. One
  * waiting on a Done task is idle (see agentActivityWords).
  */
-export function sessionStateWords(state: string, opts: { archived?: boolean; done?: boolean } = {}): string {
+export function sessionStateWords(state: string, opts: { archived?: boolean; done?: boolean; asking?: boolean } = {}): string {
   if (opts.archived && (state === "waiting_for_input" || state === "running" || state === "starting")) return "Agent stopped";
+  // WEB-41: a turn held by the agent's question to the person is not work: it waits for them.
+  if (opts.asking && (state === "running" || state === "starting")) return WAITING_FOR_ANSWER;
   if (opts.done && state === "waiting_for_input") return IDLE;
   return (SESSION_STATE_WORDS as Record<string, string>)[state] ?? fallback(state);
 }
 
-/** The `data-state` a session's badge carries: the raw state, or `stopped` when its agent was stopped (see above). */
-export function sessionShownState(state: string, opts: { archived?: boolean } = {}): string {
-  return sessionStateWords(state, opts) === "Agent stopped" ? "stopped" : state;
+/**
+ * The `data-state` a session's badge carries: the raw state, `stopped` when its agent was stopped,
+ * or `waiting_for_answer` while the agent's question waits for the person (see above).
+ */
+export function sessionShownState(state: string, opts: { archived?: boolean; asking?: boolean } = {}): string {
+  const words = sessionStateWords(state, opts);
+  return words === "Agent stopped" ? "stopped" : words === WAITING_FOR_ANSWER ? "waiting_for_answer" : state;
 }

@@ -1,4 +1,5 @@
-import type { ElicitationAnswer, ElicitationAsk } from "../../agents/agent-contract.js";
+import type { ElicitationAsk } from "../../agents/agent-contract.js";
+import type { PersonAnswer } from "../sessions/live-sessions.js";
 import { choicesOf, fieldsToAsk, formFields, parseAnswer, questionOf, type FieldValue } from "../../domain/elicitation.js";
 import { AppError } from "../../domain/errors.js";
 import type { SessionRecord } from "../../domain/records.js";
@@ -21,15 +22,17 @@ export class Elicitations {
     private readonly questions: Questions,
   ) {}
 
-  async answer(session: SessionRecord, ask: ElicitationAsk, signal: AbortSignal): Promise<ElicitationAnswer> {
+  /** The form's answer for the agent, and what the person answered in their own words (the transcript's note says it). */
+  async answer(session: SessionRecord, ask: ElicitationAsk, signal: AbortSignal): Promise<PersonAnswer> {
     const fields = formFields(ask.requestedSchema);
     if ("unsupported" in fields) {
       this.deps.log.info({ sessionId: session.id, reason: fields.unsupported }, "mcp: an elicitation Grove cannot ask was declined");
-      return { action: "decline" };
+      return { reply: { action: "decline" }, said: [] };
     }
     const asked = fieldsToAsk(fields);
     const grant = { sessionId: session.id, taskId: session.taskId, scope: "task" as const };
     const content: Record<string, FieldValue> = {};
+    const said: string[] = [];
     try {
       for (const field of asked) {
         let question = questionOf(ask.message, field, asked.length);
@@ -39,17 +42,18 @@ export class Elicitations {
           const parsed = parseAnswer(field, answer);
           if ("value" in parsed) {
             content[field.key] = parsed.value;
+            said.push(answer);
             break;
           }
-          if (attempt >= ASKS_PER_FIELD) return { action: "cancel" };
+          if (attempt >= ASKS_PER_FIELD) return { reply: { action: "cancel" }, said };
           question = `${questionOf(ask.message, field, asked.length)}\n(Please answer with ${parsed.invalid}; "${answer}" does not fit.)`;
         }
       }
     } catch (e) {
       // question_timeout: nobody answered in time, or the agent withdrew the request.
-      if (e instanceof AppError && e.code === "question_timeout") return { action: "cancel" };
+      if (e instanceof AppError && e.code === "question_timeout") return { reply: { action: "cancel" }, said };
       throw e;
     }
-    return { action: "accept", content };
+    return { reply: { action: "accept", content }, said };
   }
 }

@@ -16,6 +16,12 @@ interface PendingAsk {
   resolve: (answer: { optionId: string } | "cancelled") => void;
 }
 
+/** MCP-3: an elicitation's answer for the agent, and the person's answers as they gave them. */
+export interface PersonAnswer {
+  reply: ElicitationAnswer;
+  said: readonly string[];
+}
+
 /**
  * In-memory companions of sessions whose agents run in this process: message recorders,
  * pending permission questions, summaries waiting for the next prompt. The database stays
@@ -32,7 +38,7 @@ export class LiveSessions {
   /** WEB-37: called when a turn ended with the session waiting for input (sends a queued follow-up). */
   onTurnWaiting: ((sessionId: string) => Promise<void>) | undefined;
   /** MCP-3: asks the person an agent's form elicitation (set by the orchestrator: the inbox's questions). */
-  elicitationHandler: ((session: SessionRecord, ask: ElicitationAsk, signal: AbortSignal) => Promise<ElicitationAnswer>) | undefined;
+  elicitationHandler: ((session: SessionRecord, ask: ElicitationAsk, signal: AbortSignal) => Promise<PersonAnswer>) | undefined;
   /** MCP-3: per session, the elicitations waiting for the person (the agent is waiting, not stalled). */
   private readonly elicitations = new Map<string, number>();
 
@@ -106,13 +112,14 @@ export class LiveSessions {
     recorder.note("system", `question from the agent: ${ask.message}`, { elicitation: "asked" });
     this.elicitations.set(session.id, (this.elicitations.get(session.id) ?? 0) + 1);
     try {
-      const answer = await handler(session, ask, signal);
-      recorder.note(
-        "system",
-        `question from the agent: ${answer.action === "accept" ? "answered" : answer.action === "decline" ? "declined" : "not answered"}`,
-        { elicitation: answer.action },
-      );
-      return answer;
+      const { reply, said } = await handler(session, ask, signal);
+      // What the person chose, in their words (WEB-41): the form's content may hold an option's value, not its title.
+      const answered = said.length > 0 ? `answered ${said.map((a) => JSON.stringify(a)).join(", ")}` : "answered";
+      recorder.note("system", `question from the agent: ${reply.action === "accept" ? answered : reply.action === "decline" ? "declined" : "not answered"}`, {
+        elicitation: reply.action,
+        ...(reply.action === "accept" ? { answers: said } : {}),
+      });
+      return reply;
     } finally {
       const left = (this.elicitations.get(session.id) ?? 1) - 1;
       if (left > 0) this.elicitations.set(session.id, left);
