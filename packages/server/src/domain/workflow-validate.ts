@@ -4,6 +4,7 @@ import { cronProblem, isTimeZone } from "./workflow-schedule.js";
 import {
   ACTION_KINDS,
   RUN_FIELDS,
+  REVIEW_COMMENT_FIELDS,
   SCHEDULE_FIELDS,
   BOARD_STEPS,
   type BoardStep,
@@ -177,6 +178,14 @@ export function parseWorkflow(source: string, ctx: WorkflowContext): ParsedWorkf
     if (repositoryId === undefined)
       at.fail(["triggers"], "an issues trigger of a global workflow names the repository whose issues it polls (repositoryId)", "issues");
     triggers.issues = { label: issues.label, repositoryId, step: knownStep(at, ["triggers", "issues", "step"], issues.step), pollSeconds: issues.pollSeconds };
+  }
+  const rc = raw.triggers.reviewComments;
+  if (rc) {
+    const path = ["triggers", "reviewComments"];
+    if (rc.agent !== undefined && !ctx.agents.has(rc.agent))
+      at.fail([...path, "agent"], `unknown agent profile "${rc.agent}" (known: ${[...ctx.agents].sort().join(", ")})`);
+    if (rc.prompt) template(at, [...path, "prompt"], rc.prompt, [...TEMPLATE_FIELDS, ...REVIEW_COMMENT_FIELDS]);
+    triggers.reviewComments = { pollSeconds: rc.pollSeconds, ...(rc.agent ? { agent: rc.agent } : {}), ...(rc.prompt ? { prompt: rc.prompt } : {}) };
   }
   if (raw.budget && raw.budget.cost === undefined && raw.budget.tokens === undefined) at.fail(["budget"], "a budget names cost, tokens or both");
   const def: WorkflowDefinition = { steps, triggers, ...(raw.budget ? { budget: raw.budget } : {}) };

@@ -121,6 +121,21 @@ export const IssuesTrigger = z
   })
   .strict();
 
+/** The fields a review comment's prompt may name on top of the task's: where it is, who wrote it, what it says. */
+export const REVIEW_COMMENT_FIELDS = ["path", "line", "author", "comment"] as const;
+
+/**
+ * WF-2.19: new review comments on the task's open pull request (polled every `pollSeconds`) go to
+ * the agent, each once: to the working session, or to a new session of `agent` when named.
+ */
+export const ReviewCommentsTrigger = z
+  .object({
+    pollSeconds: z.number().int().min(1).max(86_400).default(60),
+    agent: text.optional(),
+    prompt: text.optional(),
+  })
+  .strict();
+
 /** WF-2 triggers: of the pull request (failed checks → the agent, capped rounds; merged → a step) and of the clock. */
 export const WorkflowTriggers = z
   .object({
@@ -131,6 +146,7 @@ export const WorkflowTriggers = z
     merged: z.object({ to: text }).strict().optional(),
     schedule: ScheduleTrigger.optional(),
     issues: IssuesTrigger.optional(),
+    reviewComments: ReviewCommentsTrigger.optional(),
   })
   .strict()
   .default({});
@@ -158,7 +174,13 @@ export interface WorkflowStepDef {
 
 export interface WorkflowDefinition {
   steps: WorkflowStepDef[];
-  triggers: { checksFailed?: { maxRounds: number; prompt?: string }; merged?: { to: BoardStep }; schedule?: ScheduleDef; issues?: IssuesDef };
+  triggers: {
+    checksFailed?: { maxRounds: number; prompt?: string };
+    merged?: { to: BoardStep };
+    schedule?: ScheduleDef;
+    issues?: IssuesDef;
+    reviewComments?: ReviewCommentsDef;
+  };
   budget?: { cost?: number; tokens?: number };
 }
 
@@ -171,6 +193,16 @@ export interface ScheduleDef {
   repositoryId: string;
   step: BoardStep;
 }
+
+/** WF-2.19: a validated review-comments trigger. */
+export interface ReviewCommentsDef {
+  pollSeconds: number;
+  agent?: string;
+  prompt?: string;
+}
+
+/** The default prompt of a review comment: the place, the author and the text on one labelled line. */
+export const DEFAULT_REVIEW_COMMENT_PROMPT = "Review comment on {{path}} line {{line}} by {{author}}: {{comment}}";
 
 /** A validated issues trigger: the repository is resolved (the trigger's, else the workflow's). */
 export interface IssuesDef {
@@ -234,8 +266,21 @@ export interface ArchiveAction {
   afterDays: number;
 }
 
+/**
+ * WF-2.19: one review comment of the provider's pull request → the agent (its prompt rendered
+ * when the run was queued): the working session, or a new session of `agent`.
+ */
+export interface PrCommentAction {
+  action: "pr_comment";
+  repositoryId: string;
+  number: number;
+  commentId: string;
+  text: string;
+  agent?: string;
+}
+
 /** What a run executes: a step's action, or a trigger's task creation or issue update. */
-export type RunAction = WorkflowAction | CreateTaskAction | IssueCommentAction | IssueCloseAction | PromptAction | ArchiveAction;
+export type RunAction = WorkflowAction | CreateTaskAction | IssueCommentAction | IssueCloseAction | PromptAction | ArchiveAction | PrCommentAction;
 
 /** A stored workflow (the current version of one name). */
 export interface WorkflowRecord {

@@ -72,6 +72,7 @@ export const azureDevopsPullRequests: PullRequestApi = {
         arr(th.comments)
           .map(obj)
           .map((c) => ({
+            id: str(th.id) && str(c.id) ? `${str(th.id)}/${str(c.id)}` : null,
             path: str(obj(th.threadContext).filePath).replace(/^\//, "") || null,
             line: typeof obj(obj(th.threadContext).rightFileStart).line === "number" ? (obj(obj(th.threadContext).rightFileStart).line as number) : null,
             author: str(obj(c.author).displayName) || null,

@@ -65,6 +65,12 @@ export const githubPullRequests: PullRequestApi = {
     // The REST API does not say whether a thread is resolved; every review comment is sent.
     comments: arr(comments)
       .map(obj)
-      .map((c) => ({ path: str(c.path) || null, line: typeof c.line === "number" ? c.line : null, author: str(obj(c.user).login) || null, body: str(c.body) })),
+      .map((c) => ({
+        id: str(c.id) || null,
+        path: str(c.path) || null,
+        line: typeof c.line === "number" ? c.line : null,
+        author: str(obj(c.user).login) || null,
+        body: str(c.body),
+      })),
   }),
 };

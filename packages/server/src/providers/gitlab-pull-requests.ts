@@ -64,6 +64,7 @@ export const gitlabPullRequests: PullRequestApi = {
       .map(obj)
       .filter((n) => n.resolvable === true && n.resolved !== true)
       .map((n) => ({
+        id: str(n.id) || null,
         path: str(obj(n.position).new_path) || null,
         line: typeof obj(n.position).new_line === "number" ? (obj(n.position).new_line as number) : null,
         author: str(obj(n.author).username) || null,

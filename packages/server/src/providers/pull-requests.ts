@@ -27,7 +27,8 @@ export interface PullRequestStatus {
 /** Failed checks and unresolved review comments, for the feedback prompt. */
 export interface PullRequestFeedback {
   failedChecks: { name: string; summary: string }[];
-  comments: { path: string | null; line: number | null; author: string | null; body: string }[];
+  /** `id`: the provider's id of the comment (null when it names none), unique within the pull request. */
+  comments: { id: string | null; path: string | null; line: number | null; author: string | null; body: string }[];
 }
 
 /** Where a repository's pull requests live. */

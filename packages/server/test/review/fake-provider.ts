@@ -43,7 +43,8 @@ export interface FakeProvider {
   apiUrl: string;
   prs: FakePr[];
   checks: FakeCheck[];
-  comments: { path: string; line: number; body: string; resolved: boolean }[];
+  /** Review comments on lines; `id` defaults to the position + 1 (the provider's comment id). */
+  comments: { id?: number; path: string; line: number; body: string; resolved: boolean }[];
   /** GitHub/GitLab issues: listed by label, commented on, closed. */
   issues: FakeIssue[];
   approved: boolean;
@@ -209,7 +210,8 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
     const p = pr();
     if (!p) return [404, { message: "Not Found" }];
     if (/\/reviews$/.test(path)) return [200, f.approved ? [{ state: "APPROVED" }] : []];
-    if (/pulls\/\d+\/comments$/.test(path)) return [200, f.comments.map((c) => ({ path: c.path, line: c.line, body: c.body, user: { login: "reviewer" } }))];
+    if (/pulls\/\d+\/comments$/.test(path))
+      return [200, f.comments.map((c, i) => ({ id: c.id ?? i + 1, path: c.path, line: c.line, body: c.body, user: { login: "reviewer" } }))];
     if (/\/approvals$/.test(path)) return [200, { approved: f.approved }];
     if (/merge_requests\/\d+\/pipelines$/.test(path))
       return [
@@ -230,8 +232,17 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
     if (/\/discussions$/.test(path))
       return [
         200,
-        f.comments.map((c) => ({
-          notes: [{ body: c.body, resolvable: true, resolved: c.resolved, position: { new_path: c.path, new_line: c.line }, author: { username: "reviewer" } }],
+        f.comments.map((c, i) => ({
+          notes: [
+            {
+              id: c.id ?? i + 1,
+              body: c.body,
+              resolvable: true,
+              resolved: c.resolved,
+              position: { new_path: c.path, new_line: c.line },
+              author: { username: "reviewer" },
+            },
+          ],
         })),
       ];
     if (/\/statuses$/.test(path))
@@ -249,10 +260,11 @@ export async function startFakeProvider(kind: FakeKind, token: string, web: stri
       return [
         200,
         {
-          value: f.comments.map((c) => ({
+          value: f.comments.map((c, i) => ({
+            id: c.id ?? i + 1,
             status: c.resolved ? "fixed" : "active",
             threadContext: { filePath: `/${c.path}`, rightFileStart: { line: c.line } },
-            comments: [{ content: c.body, author: { displayName: "reviewer" } }],
+            comments: [{ id: 1, content: c.body, author: { displayName: "reviewer" } }],
           })),
         },
       ];

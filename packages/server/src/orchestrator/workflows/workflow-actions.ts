@@ -55,7 +55,10 @@ export async function executeAction(deps: Deps, ports: WorkflowPorts, run: Workf
     case "move":
       return move(deps, task, a.to as BoardStep);
     case "start_session":
-      return startSession(deps, ports, run, task, a.agent, a.prompt);
+      return startSession(deps, ports, run, task, a.agent, async () => renderTemplate(a.prompt, await templateFields(deps, task, run.step)));
+    case "pr_comment":
+      // WF-2.19: its prompt was rendered when the comment was seen; a template in the comment's text stays text.
+      return a.agent ? startSession(deps, ports, run, task, a.agent, async () => a.text) : sendPrompt(deps, ports, run, task, a.text);
     case "send_comments":
       return sendComments(deps, ports, run, task, a.prompt);
     case "send_checks":
@@ -127,13 +130,13 @@ async function startSession(
   run: WorkflowRunRecord,
   task: TaskRecord,
   agent: string,
-  template: string,
+  promptOf: () => Promise<string>,
 ): Promise<ActionResult> {
   const planned = run.sessionId ?? (await deps.store.workflows.planSession(run.id, newId("ses"), deps.now()))?.sessionId;
   if (!planned) throw new AppError("internal_error", `workflow run ${run.id} lost its claim`);
   await faultPoint("workflow.after_plan");
   if (!(await deps.store.getSession(planned))) {
-    const prompt = renderTemplate(template, await templateFields(deps, task, run.step));
+    const prompt = await promptOf();
     try {
       await ports.startSession(task.id, { agent, prompt }, { sessionId: planned });
     } catch (e) {

@@ -3,16 +3,17 @@ import { newId } from "../../domain/ids.js";
 import type { TaskRecord } from "../../domain/records.js";
 import { SerialChain } from "../../domain/serial-chain.js";
 import { type BoardStep, type TransitionOutcome, type RunAction, recordsEntries, renderTemplate, stepOf } from "../../domain/workflow.js";
-import { type CommandResult, type WorkflowRunRecord, enterKey, workflowRunView } from "../../domain/workflow-run.js";
+import { ACTIVE_RUN_STATES, type CommandResult, type WorkflowRunRecord, enterKey, workflowRunView } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
-import { BUSY, type WorkflowPorts, executeAction, templateFields } from "./workflow-actions.js";
+import { BUSY, type WorkflowPorts, executeAction, templateFields, workingSession } from "./workflow-actions.js";
 import { commandOutcome, stopCommand } from "./workflow-command.js";
 import { getWorkflowOr404 } from "./workflow-defs.js";
 import { assertWipRoom } from "./workflow-moves.js";
 import { WorkflowIssues } from "./workflow-issues.js";
 import { WorkflowSchedules } from "./workflow-schedules.js";
 import { WorkflowArchiver } from "./workflow-archive.js";
+import { REVIEW_COMMENT_CAUSE, WorkflowReviewComments } from "./workflow-review-comments.js";
 import { onPullRequest } from "./workflow-triggers.js";
 import { workflowOf } from "../tasks/task-workflow.js";
 
@@ -34,6 +35,8 @@ export class WorkflowEngine {
   readonly issues: WorkflowIssues;
   /** WF-2.17: archives tasks whose days in an `archiveAfterDays` step ran out. */
   readonly archiver: WorkflowArchiver;
+  /** WF-2.19: polls the review comments of open pull requests; a new one queues a run this engine executes. */
+  readonly reviewComments: WorkflowReviewComments;
 
   constructor(
     private readonly deps: Deps,
@@ -54,6 +57,11 @@ export class WorkflowEngine {
       (r) => this.enqueue(r),
       () => this.kick(),
     );
+    this.reviewComments = new WorkflowReviewComments(
+      deps,
+      (r) => this.enqueue(r),
+      () => this.kick(),
+    );
   }
 
   /** Subscribes, re-runs this runner's claimed runs (a crash left them running) and reconciles every task's entry. */
@@ -70,6 +78,7 @@ export class WorkflowEngine {
       if (!this.stopped) this.schedules.start();
       if (!this.stopped) this.issues.start();
       if (!this.stopped) this.archiver.start();
+      if (!this.stopped) this.reviewComments.start();
     });
   }
 
@@ -84,6 +93,7 @@ export class WorkflowEngine {
     await this.schedules.stop();
     await this.issues.stop();
     await this.archiver.stop();
+    await this.reviewComments.stop();
     await this.chain.flush();
   }
 
@@ -216,6 +226,7 @@ export class WorkflowEngine {
       for (const run of await this.deps.store.workflows.pendingRuns()) {
         if (!(await this.predecessorsDone(run))) continue;
         if (await this.elsewhere(run)) continue; // its task's runner claims it
+        if (await this.targetBusy(run)) continue; // claimed when that turn ends
         const claimed = await this.deps.store.workflows.claim(run.id, this.deps.runnerId, this.deps.now());
         if (!claimed) continue; // another runner, or a cancel, won
         this.publish(claimed);
@@ -237,11 +248,28 @@ export class WorkflowEngine {
   }
 
   /**
+   * WF-2.19: a review comment for the working session waits while that session is in a turn (a
+   * prompt would be refused); the turn's end drains the queue again.
+   */
+  private async targetBusy(run: WorkflowRunRecord): Promise<boolean> {
+    if (run.action.action !== "pr_comment" || run.action.agent) return false;
+    const s = await workingSession(this.deps, run.taskId);
+    return s !== undefined && BUSY.has(s.state);
+  }
+
+  /**
    * Earlier onEnter actions of the same entry must have ended well; after a failed one the rest
    * is cancelled. A transition (an outcome's move, index {@link TRANSITION_INDEX} and up) is what
    * an ended action asked for, failed ones included: it waits for nothing.
    */
   private async predecessorsDone(run: WorkflowRunRecord): Promise<boolean> {
+    // WF-2.19: a task's review comments go one at a time, in the order they were seen.
+    if (run.cause === REVIEW_COMMENT_CAUSE) {
+      const before = (r: WorkflowRunRecord) => r.createdAt < run.createdAt || (r.createdAt === run.createdAt && r.actionIndex < run.actionIndex);
+      return (await this.deps.store.workflows.listRuns(run.taskId)).every(
+        (r) => r.id === run.id || r.cause !== REVIEW_COMMENT_CAUSE || !before(r) || !ACTIVE_RUN_STATES.includes(r.state),
+      );
+    }
     if (run.entryId === null || run.actionIndex === 0 || run.actionIndex >= TRANSITION_INDEX) return true;
     const earlier = (await this.deps.store.workflows.runsOfEntry(run.entryId)).filter((r) => r.actionIndex < run.actionIndex);
     if (earlier.some((r) => r.state === "failed" || r.state === "cancelled")) {
@@ -330,7 +358,8 @@ export class WorkflowEngine {
   /** A turn ended: the run waiting for it ends with the turn's outcome, and the step's transition is queued. */
   private async onTurnEnd(session: Pick<Session, "id" | "taskId" | "state" | "lastTurn">): Promise<void> {
     const run = await this.deps.store.workflows.runOfSession(session.id);
-    if (!run) return;
+    // No run waited for this turn; a review comment may have waited for the session to be free.
+    if (!run) return this.drain();
     const outcome = turnOutcome(session);
     if (outcome === "cancelled") {
       const c = await this.deps.store.workflows.finish(run.id, "cancelled", "the turn was cancelled", this.deps.now());
@@ -384,7 +413,7 @@ export class WorkflowEngine {
 const TRANSITION_INDEX = 1000;
 
 /** Actions that start or prompt a session: executed on the runner of the task's environment. */
-const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks", "prompt", "run", "pr"]);
+const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks", "prompt", "run", "pr", "pr_comment"]);
 
 function turnOutcome(s: Pick<Session, "state" | "lastTurn">): TransitionOutcome | "cancelled" {
   const o = s.lastTurn?.outcome;

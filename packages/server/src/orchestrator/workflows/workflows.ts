@@ -25,6 +25,7 @@ export class Workflows {
     void this.engine.schedules.check();
     void this.engine.issues.poll(true);
     void this.engine.archiver.check();
+    void this.engine.reviewComments.poll(true);
     return w;
   };
   remove = (name: string): Promise<void> => deleteWorkflow(this.deps, name);
