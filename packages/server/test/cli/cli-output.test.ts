@@ -40,13 +40,13 @@ describe("grove CLI output and exit codes (UX-3)", () => {
     expect((JSON.parse(r.stdout) as { id: string }[]).map((t) => t.id)).toEqual(["task_old"]);
   });
 
-  it("UX-3 task ls prints a compact table: id, state, title", async () => {
+  it("UX-3 task ls prints a compact table: id, state in words (the raw value is --json's), title", async () => {
     const r = await runGrove(["task", "ls", "--server", stub.url]);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^ID\s+STATE\s+TITLE$/);
-    expect(lines[1]).toMatch(/^task_1\s+in_progress\s+Fix the login bug$/);
-    expect(lines[2]).toMatch(/^task_2\s+todo\s+Write docs$/);
+    expect(lines[1]).toMatch(/^task_1\s+In progress\s+Fix the login bug$/);
+    expect(lines[2]).toMatch(/^task_2\s+To do\s+Write docs$/);
   });
 
   it("UX-3 an API error prints `error: CODE: message` on one stderr line and exits 1", async () => {

@@ -71,9 +71,13 @@ describe("grove commands against a real server", () => {
     expect(bad.stderr).toMatch(/invalid_arguments: --queue and --wait/);
   });
 
-  it("session ls lists the task's sessions; task show --json includes them", async () => {
+  it("session ls lists the task's sessions; task show says their states in words, and --json includes them raw", async () => {
     const ls = await grove("session", "ls", taskId);
     expect(ls.stdout).toMatch(new RegExp(`^${sessionId}\\s+scripted\\s+waiting_for_input`, "m"));
+    // UX-3: the human output says states in the person's words; --json keeps the raw values.
+    const human = await grove("task", "show", taskId);
+    expect(human.stdout).toMatch(new RegExp(`^\\s+${sessionId}\\s+scripted\\s+Waiting for you$`, "m"));
+    expect(human.stdout).not.toContain("waiting_for_input");
     const shown = JSON.parse((await grove("task", "show", taskId, "--json")).stdout) as { id: string; sessions: { id: string }[] };
     expect(shown.id).toBe(taskId);
     expect(shown.sessions.map((s) => s.id)).toEqual([sessionId]);

@@ -65,7 +65,7 @@ describe("grove CLI against grove serve (UX-3)", () => {
     expect(added.path).toBe(repo.path);
 
     const created = JSON.parse((await grove(["task", "create", "--title", "Say hello", "--repo", `${added.name}@main`, "--json"])).stdout) as { id: string };
-    expect((await grove(["task", "ls"])).stdout).toMatch(new RegExp(`^${created.id}\\s+\\S+\\s+Say hello$`, "m"));
+    expect((await grove(["task", "ls"])).stdout).toMatch(new RegExp(`^${created.id}\\s+(To do|In progress|Review)\\s+Say hello$`, "m"));
 
     const prompt = "say Hello from the scripted agent\nwrite hello.txt Hello, Grove\ncommit Add hello.txt\nwrite notes.md draft";
     const started = await grove(["task", "start", created.id, "--agent", "scripted", "--prompt", prompt, "--wait", "--json"]);
@@ -88,7 +88,10 @@ describe("grove CLI against grove serve (UX-3)", () => {
         ["notes.md", "untracked"],
       ]),
     );
-    expect((await grove(["task", "diff", created.id, "--path", "notes.md"])).stdout).toContain("+draft");
+    const patch = (await grove(["task", "diff", created.id, "--path", "notes.md"])).stdout;
+    expect(patch).toContain("+draft");
+    // A patch printed for a terminal ends its last line (the shell's prompt starts on its own line).
+    expect(patch.endsWith("\n")).toBe(true);
   });
 
   it("UX-4 grove serve exits 0 on SIGTERM", async () => {

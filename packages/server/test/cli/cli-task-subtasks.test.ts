@@ -47,8 +47,8 @@ describe("MCP-2/MCP-3 grove task show: parent, progress and subtasks; task ls --
     const sub = lines.findIndex((l) => l.startsWith("subtasks:"));
     expect(lines[sub]).toBe("subtasks: 2, 1 done");
     expect(lines.slice(sub + 1, sub + 3).map((l) => l.trim().split(/\s{2,}/))).toEqual([
-      [ids.code, "done", "Lantern code"],
-      [ids.docs, "todo", "Lantern docs"],
+      [ids.code, "Done", "Lantern code"],
+      [ids.docs, "To do", "Lantern docs"],
     ]);
     expect(lines.some((l) => l.startsWith("parent:"))).toBe(false);
 
@@ -71,7 +71,7 @@ describe("MCP-2/MCP-3 grove task show: parent, progress and subtasks; task ls --
     const r = await grove("task", "show", ids.docs);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
-    expect(lines[1]).toMatch(new RegExp(`^parent: ${ids.parent} {2}\\w+ {2}Lantern parent$`));
+    expect(lines[1]).toMatch(new RegExp(`^parent: ${ids.parent} {2}[\\w ]+ {2}Lantern parent$`));
     expect(lines).toContain("progress: none reported");
     expect(lines).toContain("subtasks: none");
   });

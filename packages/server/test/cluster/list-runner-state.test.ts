@@ -169,10 +169,10 @@ describe.each(DATABASES)("task lists show the runner of each task's environment 
     expect(lines[0]).toMatch(/^ID\s+STATE\s+RUNNER\s+TITLE$/);
     expect(lines).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(new RegExp(`^${none}\\s+todo\\s+-\\s+no environment yet$`)),
-        expect.stringMatching(new RegExp(`^${here}\\s+todo\\s+runner_here\\s+on this runner$`)),
-        expect.stringMatching(new RegExp(`^${ghost}\\s+todo\\s+runner_ghost runner_offline\\s+renamed while its runner is away$`)),
-        expect.stringMatching(new RegExp(`^${unknown}\\s+todo\\s+runner_nowhere runner_offline\\s+on a runner without a row$`)),
+        expect.stringMatching(new RegExp(`^${none}\\s+To do\\s+-\\s+no environment yet$`)),
+        expect.stringMatching(new RegExp(`^${here}\\s+To do\\s+runner_here\\s+on this runner$`)),
+        expect.stringMatching(new RegExp(`^${ghost}\\s+To do\\s+runner_ghost runner_offline\\s+renamed while its runner is away$`)),
+        expect.stringMatching(new RegExp(`^${unknown}\\s+To do\\s+runner_nowhere runner_offline\\s+on a runner without a row$`)),
       ]),
     );
     const show = await runGrove(["task", "show", ghost, "--server", srv.url]);

@@ -21,7 +21,7 @@ describe("AG-3 web UI: a failed agent start shows the agent's stderr (Chromium)"
     expect(s.status).toBe(201);
     await waitForSession(ui.srv.api, s.body.id, ["failed"], 30_000);
     const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
-    await page.locator(".session-panel .last-error", { hasText: "agent_start_failed" }).waitFor();
+    await page.locator('.session-panel .last-error[data-error-code="agent_start_failed"]').waitFor();
     const stderr = page.locator(".session-panel .agent-stderr");
     expect(await stderr.locator("pre").isVisible()).toBe(false);
     await stderr.locator("summary", { hasText: "Agent output (stderr)" }).click();

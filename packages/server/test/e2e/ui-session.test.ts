@@ -113,7 +113,7 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     expect(pageErrors).toEqual([]);
   });
 
-  it("WEB-6.1 WEB-5.3 a `crash 3` session shows its lastError; Resume relaunches it; Delete removes it", async () => {
+  it("WEB-6.1 WEB-5.3 a `crash 3` session shows its lastError in words (code behind Details); Resume relaunches it; Delete removes it", async () => {
     const { task } = await uniqueRepoAndTask(ui.srv, "Crashing agent");
     const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
     await page.getByLabel("First prompt (optional)").fill("crash 3");
@@ -121,8 +121,12 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     await eventually(() => sessionState(page)).toBe("failed");
     const s = ((await ui.srv.api("GET", `/tasks/${task.id}/sessions`)).body as { id: string; lastError: { code: string; message: string } }[])[0]!;
     expect(s.lastError).not.toBeNull();
-    await eventually(() => page.locator(".session-panel .last-error").textContent()).toBe(`${s.lastError.code}: ${s.lastError.message}`);
-    expect(await page.locator(`.session-list li[data-session-id="${s.id}"]`).textContent()).toContain(s.lastError.code);
+    // WEB-24: said once, in words, in the panel; the raw code and message behind its Details.
+    const lastError = page.locator(".session-panel .last-error");
+    await eventually(() => lastError.getAttribute("data-error-code")).toBe(s.lastError.code);
+    expect(await lastError.textContent()).toBe("The agent stopped unexpectedly during its turn. Resume to go on.");
+    expect(await page.locator(".session-panel .last-error-block .error-raw").textContent()).toBe(`${s.lastError.code}: ${s.lastError.message}`);
+    expect(await page.locator(`.session-list li[data-session-id="${s.id}"]`).textContent()).not.toContain(s.lastError.code);
     await shot(page, "ui-session-failed");
 
     await page.getByRole("button", { name: "Resume" }).click();

@@ -95,13 +95,17 @@ export function Environment({
       )}
       {env.data ? (
         <>
-          <p className="meta">
+          <div className="meta env-meta">
             {/* WEB-22: an archived task's worktrees are gone, whatever the environment row still says. */}
             <span className={`badge env-${envShown}`} data-env-state={envShown}>
               {environmentWords(envShown)}
             </span>{" "}
-            · runner <code>{env.data.runnerId}</code>
-          </p>
+            {/* WEB-33: the runner is an internal: behind a toggle, never in the reading line. */}
+            <details className="internals">
+              <summary>Details</summary>
+              runner <code>{env.data.runnerId}</code>
+            </details>
+          </div>
           {env.data.workspacePath ? (
             <p className="meta">
               workspace <code>{env.data.workspacePath}</code>

@@ -20,6 +20,7 @@ import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
 import { outcomeWords, sessionShownState, sessionStateWords } from "../ui/words.js";
 import { CommandHints, ModeSwitch, PlanView } from "./AgentControls.js";
+import { LastError } from "./LastError.js";
 import { MessageList } from "./MessageList.js";
 import { Permissions } from "./Permissions.js";
 import { Questions, useOpenQuestions } from "./Questions.js";
@@ -104,20 +105,7 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
             <code>{session.id}</code>
           </details>
         </div>
-        {session.lastError ? (
-          <div className="last-error-block">
-            <p className="error last-error" role="alert">
-              {`${session.lastError.code}: ${session.lastError.message}`}
-            </p>
-            {session.lastError.stderr ? (
-              // AG-3: what the agent itself said when it failed to start or authenticate.
-              <details className="agent-stderr">
-                <summary>Agent output (stderr)</summary>
-                <pre>{session.lastError.stderr}</pre>
-              </details>
-            ) : null}
-          </div>
-        ) : null}
+        <LastError session={session} />
         {readOnly ? null : (
           <div className="actions">
             <button type="button" className="secondary" disabled={!active || action.busy} onClick={() => post("cancel")}>

@@ -20,6 +20,7 @@ import { useAction } from "../ui/use-action.js";
 import { usePaletteCommands } from "../ui/palette-commands.js";
 import { sessionShownState, sessionStateWords } from "../ui/words.js";
 import { SessionPanel } from "./SessionPanel.js";
+import { lastErrorLabel } from "./LastError.js";
 
 export function Sessions({
   taskId,
@@ -89,7 +90,7 @@ export function Sessions({
                 <span className={`badge state-${sessionShownState(s.state, opts)}`}>{sessionStateWords(s.state, opts)}</span>
                 {s.sandbox === "unconfined" ? <UnconfinedBadge /> : null}
                 <small className="muted">{when(s.createdAt)}</small>
-                {s.lastError ? <small className="error">{`${s.lastError.code}: ${s.lastError.message}`}</small> : null}
+                {lastErrorLabel(s.lastError) ? <small className="error">{lastErrorLabel(s.lastError)}</small> : null}
               </button>
             </li>
           );

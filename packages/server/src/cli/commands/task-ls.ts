@@ -4,6 +4,7 @@ import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { resolveRepoRef } from "../repo-ref.js";
 import { formatTable } from "../output.js";
+import { taskStateWords } from "../output-words.js";
 
 interface TaskLsOptions {
   archived?: boolean;
@@ -83,11 +84,11 @@ export function runnerCell(t: Pick<Task, "runnerId" | "runnerState">): string {
 export function taskTable(tasks: readonly Task[]): string[] {
   if (!tasks.some((t) => t.runnerId))
     return formatTable(
-      tasks.map((t) => [t.id, t.state, t.title]),
+      tasks.map((t) => [t.id, taskStateWords(t.state), t.title]),
       ["ID", "STATE", "TITLE"],
     );
   return formatTable(
-    tasks.map((t) => [t.id, t.state, runnerCell(t), t.title]),
+    tasks.map((t) => [t.id, taskStateWords(t.state), runnerCell(t), t.title]),
     ["ID", "STATE", "RUNNER", "TITLE"],
   );
 }

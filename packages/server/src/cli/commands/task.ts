@@ -3,6 +3,7 @@ import type { CreateTaskBody, Environment, EnvironmentRepository, Repository, Se
 import { CliError, allInOrder, isCliError, withCliFlags } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable, shortTime } from "../output.js";
+import { lastErrorWords, sessionStateWords, taskStateWords } from "../output-words.js";
 import { resolveRepoRef } from "../repo-ref.js";
 import { registerTaskDiffCommand } from "./task-diff.js";
 import { registerTaskEditCommand } from "./task-edit.js";
@@ -145,8 +146,8 @@ export function describeTask(
   family: { subtasks?: readonly Task[]; parent?: Task | undefined } = {},
 ): string[] {
   const nameOf = (id: string) => repos.find((r) => r.id === id)?.name;
-  const lines = [`task ${t.id}  ${t.state}  ${t.title}`];
-  if (t.parentId) lines.push(`parent: ${t.parentId}${family.parent ? `  ${family.parent.state}  ${family.parent.title}` : ""}`);
+  const lines = [`task ${t.id}  ${taskStateWords(t.state)}  ${t.title}`];
+  if (t.parentId) lines.push(`parent: ${t.parentId}${family.parent ? `  ${taskStateWords(family.parent.state)}  ${family.parent.title}` : ""}`);
   if (t.description) lines.push(`description: ${t.description}`);
   lines.push(`created: ${shortTime(t.createdAt)}  updated: ${shortTime(t.updatedAt)}${t.archivedAt ? `  archived: ${shortTime(t.archivedAt)}` : ""}`);
   if (t.runnerId)
@@ -162,12 +163,12 @@ export function describeTask(
     lines.push(...worktreeLines(environment?.repositories.find((e) => e.repositoryId === r.repositoryId)));
   }
   lines.push(sessions.length === 0 ? "sessions: none" : "sessions:");
-  lines.push(...formatTable(sessions.map((s) => [`  ${s.id}`, s.agent, s.state, s.lastError ? `${s.lastError.code}: ${s.lastError.message}` : ""])));
+  lines.push(...formatTable(sessions.map((s) => [`  ${s.id}`, s.agent, sessionStateWords(s.state), lastErrorWords(s.lastError, s.lastTurn?.reason)])));
   lines.push(...progressLines(t.progress));
   if (family.subtasks) {
     const subs = family.subtasks;
     lines.push(subs.length === 0 ? "subtasks: none" : `subtasks: ${subs.length}, ${subs.filter((c) => c.state === "done").length} done`);
-    lines.push(...formatTable(subs.map((c) => [`  ${c.id}`, c.state, c.archivedAt ? "archived" : "", c.title])));
+    lines.push(...formatTable(subs.map((c) => [`  ${c.id}`, taskStateWords(c.state), c.archivedAt ? "archived" : "", c.title])));
   }
   return lines;
 }

@@ -42,6 +42,8 @@ export class SessionRecorder {
   usage: SessionUsageRecorder | undefined;
   /** LIVE-2: what the agent said since the latest prompt (the reason of a refused turn). */
   private turnText = "";
+  /** Whether the latest update was an agent chunk, so the next one continues the same message. */
+  private agentTextOpen = false;
   /** LIVE-3: when the agent last sent anything (or the turn began), in ms since the epoch. */
   private lastUpdateAt = Date.now();
   /** LIVE-3: tool calls the agent reported and has not closed (they count as progress). */
@@ -55,7 +57,13 @@ export class SessionRecorder {
 
   handle(e: AgentEvent): void {
     this.lastUpdateAt = Date.now();
-    if (e.kind === "message_chunk" && e.role === "agent") this.turnText = (this.turnText + e.text).slice(-TURN_TEXT_CHARS);
+    if (e.kind === "message_chunk" && e.role === "agent") {
+      // Two agent messages (a tool call or a thought between them) are two paragraphs of the
+      // reason, never one glued word ("…the configI cannot…").
+      const gap = this.turnText !== "" && !this.agentTextOpen ? "\n\n" : "";
+      this.turnText = (this.turnText + gap + e.text).slice(-TURN_TEXT_CHARS);
+      this.agentTextOpen = true;
+    } else if (e.kind === "message_chunk" || e.kind === "tool_call" || e.kind === "plan") this.agentTextOpen = false;
     if (e.kind === "tool_call" || e.kind === "tool_call_update") {
       if (e.status === "completed" || e.status === "failed") this.runningTools.delete(e.toolCallId);
       else if (e.kind === "tool_call" || e.status === "in_progress" || e.status === "pending") this.runningTools.add(e.toolCallId);
@@ -70,6 +78,7 @@ export class SessionRecorder {
 
   /** A message the server itself writes (the user's prompt, a system note). */
   note(role: MessageRole, text: string, data?: unknown): void {
+    this.agentTextOpen = false;
     if (role === "user") {
       this.turnText = "";
       this.lastUpdateAt = Date.now();
@@ -107,6 +116,7 @@ export class SessionRecorder {
 
   /** Ends the current streamed message: the next chunk starts a new one. */
   closeMessage(): void {
+    this.agentTextOpen = false;
     this.enqueue(async () => {
       this.open = undefined;
     });

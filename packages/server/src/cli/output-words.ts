@@ -1,0 +1,51 @@
+/**
+ * The person's words for states in the CLI's human output (`task ls`, `task show`), the same
+ * words the page shows (web `ui/words.ts`, WEB-20). `--json` keeps the raw values: scripts read
+ * those. A state this CLI does not know (a newer server's) prints as its value with spaces.
+ */
+
+const TASK_STATES: Record<string, string> = {
+  todo: "To do",
+  in_progress: "In progress",
+  review: "Review",
+  done: "Done",
+  failed: "Failed",
+};
+
+const SESSION_STATES: Record<string, string> = {
+  created: "Not started",
+  starting: "Starting",
+  running: "Working",
+  waiting_for_input: "Waiting for you",
+  completed: "Finished",
+  failed: "Failed",
+  cancelled: "Cancelled",
+};
+
+const TURN_OUTCOMES: Record<string, string> = {
+  refused: "Turn refused",
+  failed: "Turn failed",
+  cancelled: "Turn cancelled",
+  interrupted: "Turn interrupted",
+  max_tokens: "Turn hit the token limit",
+  stalled: "Turn stalled",
+};
+
+const spaced = (s: string) => s.replace(/_/g, " ");
+
+/** A task's state in words ("In progress"). */
+export const taskStateWords = (s: string): string => TASK_STATES[s] ?? spaced(s);
+
+/** A session's state in words ("Waiting for you"). */
+export const sessionStateWords = (s: string): string => SESSION_STATES[s] ?? spaced(s);
+
+/**
+ * A session's last error, said once: a failed turn as its outcome and the agent's reason on one
+ * line ("Turn refused: …"), anything else as the server's message; the code stays in `--json`.
+ */
+export function lastErrorWords(e: { code: string; message: string } | null, reason?: string): string {
+  if (!e) return "";
+  const turn = e.code.startsWith("turn_") ? TURN_OUTCOMES[e.code.slice("turn_".length)] : undefined;
+  const text = turn ? `${turn}: ${e.code === "turn_stalled" ? e.message : (reason ?? e.message)}` : `${spaced(e.code)}: ${e.message}`;
+  return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
+}
