@@ -7,6 +7,12 @@ function schema(s: z.ZodType): unknown {
   return z.toJSONSchema(s, { io: "input", unrepresentable: "any" });
 }
 
+/** A query parameter's JSON Schema, without the `$schema` line a parameter does not carry. */
+function parameterSchema(s: z.ZodType): unknown {
+  const { $schema: _, ...rest } = schema(s) as Record<string, unknown>;
+  return rest;
+}
+
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
 
 /** `{"error": {code, message, details?}}` (CONTRACT.md), every code of the catalog. */
@@ -75,31 +81,37 @@ function parameters(op: Op): unknown[] {
     description: m[1] === "id" ? `the ${tagOf(op.path).replace(/ies$/, "y").replace(/s$/, "")}'s id` : `the ${m[1]}`,
     schema: { type: "string" },
   }));
-  const query = (op.query ?? []).map((q) => ({ name: q.name, in: "query", required: q.required === true, description: q.description, schema: q.schema }));
+  const docs: Record<string, string> = op.queryDocs ?? {};
+  const query = Object.entries(op.query?.shape ?? {}).map(([name, field]) => ({
+    name,
+    in: "query",
+    required: !(field as z.ZodType).safeParse(undefined).success,
+    description: docs[name],
+    schema: parameterSchema(field as z.ZodType),
+  }));
   return [...path, ...query];
 }
 
 function operation(op: Op): Record<string, unknown> {
   const example = EXAMPLES[op.operationId];
   const status = op.status ?? 200;
-  const success =
-    op.path === "/events"
-      ? { "101": { description: "WebSocket upgrade; then event frames `{type, data, at}`" } }
-      : {
-          [String(status)]: {
-            description: status === 204 ? "done, no body" : "success",
-            ...(status !== 204
-              ? {
-                  content: {
-                    "application/json": {
-                      schema: op.response ? schema(op.response) : { type: "object" },
-                      ...(example?.response !== undefined ? { example: example.response } : {}),
-                    },
+  const success = op.websocket
+    ? { "101": { description: "WebSocket upgrade; then text frames (see the summary)" } }
+    : {
+        [String(status)]: {
+          description: status === 204 ? "done, no body" : "success",
+          ...(status !== 204
+            ? {
+                content: {
+                  "application/json": {
+                    schema: op.response ? schema(op.response) : { type: "object" },
+                    ...(example?.response !== undefined ? { example: example.response } : {}),
                   },
-                }
-              : {}),
-          },
-        };
+                },
+              }
+            : {}),
+        },
+      };
   const params = parameters(op);
   return {
     operationId: op.operationId,

@@ -1,21 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { API_OPERATIONS, type Operation } from "@grove/protocol/operations";
 import { AppError } from "../domain/errors.js";
+import { routerPath } from "./operation-routes.js";
 import { cookieValue, TOKEN_COOKIE, tokenMatches } from "./auth.js";
 
 /**
  * SBX-5: the actions only the person may take — answering an agent's permission request and
  * switching its mode or model (an auto-approving mode answers every later request). Everything
- * an agent's own processes could do over plain HTTP on loopback stops here.
+ * an agent's own processes could do over plain HTTP on loopback stops here. Declared as
+ * `personOnly` on the operations of the table (`@grove/protocol/operations`).
  */
-export const PERSON_ROUTES: ReadonlySet<string> = new Set([
-  "POST /sessions/:id/permissions/:requestId",
-  "POST /sessions/:id/mode",
-  "POST /sessions/:id/model",
-  // USE-2: an agent never raises its own budget or lets itself run past it.
-  "PUT /tasks/:id/budget",
-  "PUT /usage/daily-budget",
-  "DELETE /usage/daily-budget",
-]);
+export const PERSON_ROUTES: ReadonlySet<string> = new Set(
+  (Object.values(API_OPERATIONS) as Operation[]).filter((op) => op.personOnly).map((op) => `${op.method.toUpperCase()} ${routerPath(op.path)}`),
+);
 
 declare module "fastify" {
   interface FastifyRequest {

@@ -16,19 +16,19 @@ import { installRequestLog } from "./request-log.js";
 import { installJsonParser, installTrustGuard, type TrustOptions } from "./trust-guard.js";
 import { DEFAULT_WS_LIMITS, installWsLimit, type WsLimits } from "./ws-limits.js";
 import { docsRoutes } from "./routes/docs.js";
-import { eventRoutes } from "./routes/events.js";
-import { lifecycleRoutes } from "./routes/lifecycle.js";
-import { metaRoutes } from "./routes/meta.js";
-import { repositoryRoutes } from "./routes/repositories.js";
-import { agentRoutes } from "./routes/agents.js";
-import { reviewRoutes } from "./routes/review.js";
-import { runnerRoutes } from "./routes/runners.js";
-import { inboxRoutes } from "./routes/inbox.js";
-import { usageRoutes } from "./routes/usage.js";
-import { workflowRoutes } from "./routes/workflows.js";
-import { sessionRoutes } from "./routes/sessions.js";
-import { taskRoutes } from "./routes/tasks.js";
-import { terminalRoutes } from "./routes/terminal.js";
+import { eventHandlers } from "./routes/events.js";
+import { lifecycleHandlers } from "./routes/lifecycle.js";
+import { metaHandlers } from "./routes/meta.js";
+import { repositoryHandlers } from "./routes/repositories.js";
+import { agentHandlers } from "./routes/agents.js";
+import { reviewHandlers } from "./routes/review.js";
+import { inboxHandlers } from "./routes/inbox.js";
+import { usageHandlers } from "./routes/usage.js";
+import { workflowHandlers } from "./routes/workflows.js";
+import { sessionHandlers } from "./routes/sessions.js";
+import { taskHandlers } from "./routes/tasks.js";
+import { terminalHandlers } from "./routes/terminal.js";
+import { registerOperations } from "./operation-routes.js";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
@@ -61,6 +61,8 @@ export interface ApiOptions {
 export interface RouteInfo {
   method: string;
   path: string;
+  /** The operation of the table the route serves (absent: a route registered past the table). */
+  operationId: string | undefined;
 }
 
 /** The schema-compiler factory Fastify gets instead of Ajv / fast-json-stringify (see `buildApi`). */
@@ -93,7 +95,11 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
     if (!r.url.startsWith("/api/v1/")) return;
     for (const m of [r.method].flat()) {
       if (m === "HEAD") continue;
-      routes.push({ method: m.toLowerCase(), path: r.url.slice("/api/v1".length).replace(/:([A-Za-z]+)/g, "{$1}") });
+      routes.push({
+        method: m.toLowerCase(),
+        path: r.url.slice("/api/v1".length).replace(/:([A-Za-z]+)/g, "{$1}"),
+        operationId: r.config?.operationId,
+      });
     }
   });
   installErrorHandler(app);
@@ -118,22 +124,26 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       if (opts.authToken) requireToken(api, opts.authToken);
       installPersonGuard(api, opts.personToken);
       installForwarding(api, opts.orchestrator, { runnerId: opts.runnerId, secret: opts.cluster?.secret, timeoutMs: opts.cluster?.timeoutMs ?? 120_000 });
-      metaRoutes(api, opts.orchestrator, { version: opts.version, database: opts.database, runnerId: opts.runnerId });
-      repositoryRoutes(api, opts.orchestrator);
-      taskRoutes(api, opts.orchestrator);
-      sessionRoutes(api, opts.orchestrator);
-      agentRoutes(api, opts.orchestrator);
-      lifecycleRoutes(api, opts.orchestrator);
-      reviewRoutes(api, opts.orchestrator);
-      runnerRoutes(api, opts.orchestrator);
-      inboxRoutes(api, opts.orchestrator);
-      usageRoutes(api, opts.orchestrator);
-      workflowRoutes(api, opts.orchestrator);
-      eventRoutes(api, opts.bus, opts.wsLimits);
-      terminalRoutes(api, opts.orchestrator, {
+      const terminal = terminalHandlers(opts.orchestrator, {
         editor: opts.editor,
         env: opts.env ?? process.env,
         cluster: { runnerId: opts.runnerId, secret: opts.cluster?.secret },
+      });
+      api.addHook("onClose", terminal.close);
+      // Every operation of the table, each with its handler (a missing one is a type error).
+      registerOperations(api, {
+        ...metaHandlers(opts.orchestrator, { version: opts.version, database: opts.database, runnerId: opts.runnerId }),
+        ...eventHandlers(opts.bus, opts.wsLimits),
+        ...repositoryHandlers(opts.orchestrator),
+        ...taskHandlers(opts.orchestrator),
+        ...sessionHandlers(opts.orchestrator),
+        ...agentHandlers(opts.orchestrator),
+        ...lifecycleHandlers(opts.orchestrator),
+        ...reviewHandlers(opts.orchestrator),
+        ...inboxHandlers(opts.orchestrator),
+        ...usageHandlers(opts.orchestrator),
+        ...workflowHandlers(opts.orchestrator),
+        ...terminal.handlers,
       });
     },
     { prefix: "/api/v1" },

@@ -61,7 +61,7 @@ export class Orchestrator {
   /** CHG-3 / WT-5: file-system watching of every active worktree (live changes, vanished roots). */
   readonly changesWatch: ChangesWatch;
 
-  constructor(readonly deps: Deps) {
+  constructor(private readonly deps: Deps) {
     this.live = new LiveSessions(deps);
     // LIVE-4: the durable inbox is fed from the bus; answered permission asks resolve their items.
     this.inbox = new InboxFeed(deps);

@@ -1,21 +1,18 @@
-import type { FastifyInstance } from "fastify";
-import { CreateRepositoryBody, PatchRepositoryBody } from "@grove/protocol";
+import type { REPOSITORY_OPERATIONS } from "@grove/protocol/operations";
 import { repositoryView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
-import { parse } from "../validate.js";
+import type { HandlersOf } from "../operation-routes.js";
 
-export function repositoryRoutes(app: FastifyInstance, orch: Orchestrator): void {
-  app.post("/repositories", async (req, reply) => {
-    const body = parse(CreateRepositoryBody, req.body);
-    return reply.status(201).send(repositoryView(await orch.addRepository(body)));
-  });
-  app.get("/repositories", async () => (await orch.listRepositories()).map(repositoryView));
-  app.get<{ Params: { id: string } }>("/repositories/:id", async (req) => repositoryView(await orch.getRepository(req.params.id)));
-  app.delete<{ Params: { id: string } }>("/repositories/:id", async (req, reply) => {
-    await orch.removeRepository(req.params.id);
-    return reply.status(204).send();
-  });
-  app.patch<{ Params: { id: string } }>("/repositories/:id", async (req) =>
-    repositoryView(await orch.patchRepository(req.params.id, parse(PatchRepositoryBody, req.body ?? {}))),
-  );
+/** The repositories Grove creates worktrees of. */
+export function repositoryHandlers(orch: Orchestrator): HandlersOf<typeof REPOSITORY_OPERATIONS> {
+  return {
+    addRepository: async ({ body }) => repositoryView(await orch.addRepository(body)),
+    listRepositories: async () => (await orch.listRepositories()).map(repositoryView),
+    getRepository: async ({ params }) => repositoryView(await orch.getRepository(params.id)),
+    removeRepository: async ({ params }) => {
+      await orch.removeRepository(params.id);
+      return undefined;
+    },
+    updateRepositorySettings: async ({ params, body }) => repositoryView(await orch.patchRepository(params.id, body)),
+  };
 }

@@ -1,45 +1,27 @@
-import type { FastifyInstance } from "fastify";
-import { z } from "zod";
-import { CreateSessionBody, CreateTaskBody, DiffScope, ListTasksQuery, PageQuery, PatchTaskBody, TaskCountsQuery } from "@grove/protocol";
+import type { TASK_OPERATIONS } from "@grove/protocol/operations";
 import { sessionView, taskView } from "../../domain/views.js";
 import type { Orchestrator } from "../../orchestrator/orchestrator.js";
-import { parse } from "../validate.js";
+import type { HandlersOf } from "../operation-routes.js";
 
-const DiffQuery = z.object({
-  repositoryId: z.string().min(1),
-  path: z.string().min(1).max(4096),
-  worktreeId: z.string().min(1).optional(),
-  scope: DiffScope.optional(),
-});
-
-type Id = { Params: { id: string } };
-
-export function taskRoutes(app: FastifyInstance, orch: Orchestrator): void {
-  app.post("/tasks", async (req, reply) => reply.status(201).send(taskView(await orch.createTask(parse(CreateTaskBody, req.body)))));
-  app.get("/tasks", async (req) => orch.queryTasks(parse(ListTasksQuery, req.query, "query")));
-  app.get("/tasks/counts", async (req) => orch.countTasks(parse(TaskCountsQuery, req.query, "query")));
-  app.get<Id>("/tasks/:id", async (req) => {
-    const t = await orch.getTaskWithRunner(req.params.id);
-    return { ...taskView(t), runnerId: t.runnerId, runnerState: t.runnerState, runnerLabels: t.runnerLabels, progress: t.progress };
-  });
-  app.patch<Id>("/tasks/:id", async (req) => taskView(await orch.patchTask(req.params.id, parse(PatchTaskBody, req.body))));
-
-  app.post<Id>("/tasks/:id/sessions", { config: { arbitraryText: ["prompt"] } }, async (req, reply) => {
-    const body = parse(CreateSessionBody, req.body ?? {});
-    return reply.status(201).send(sessionView(await orch.startSession(req.params.id, body)));
-  });
-  app.get<Id>("/tasks/:id/sessions", async (req) => {
-    const q = parse(PageQuery, req.query, "query");
-    if (q.limit !== undefined) return orch.sessionPage(req.params.id, q.limit, q.cursor);
-    return (await orch.listSessions(req.params.id)).map(sessionView);
-  });
-
-  app.get<Id>("/tasks/:id/environment", async (req) => orch.getEnvironment(req.params.id));
-  app.post<Id>("/tasks/:id/environment/restore", async (req) => orch.restoreEnvironment(req.params.id));
-
-  app.get<Id>("/tasks/:id/changes", async (req) => orch.changes(req.params.id));
-  app.get<Id>("/tasks/:id/changes/diff", async (req) => {
-    const q = parse(DiffQuery, req.query, "query");
-    return orch.fileDiff(req.params.id, q.repositoryId, q.path, q.worktreeId, q.scope);
-  });
+/** Tasks, their sessions, environment and changes. */
+export function taskHandlers(orch: Orchestrator): HandlersOf<typeof TASK_OPERATIONS> {
+  return {
+    createTask: async ({ body }) => taskView(await orch.createTask(body)),
+    listTasks: async ({ query }) => orch.queryTasks(query),
+    countTasks: async ({ query }) => orch.countTasks(query),
+    getTask: async ({ params }) => {
+      const t = await orch.getTaskWithRunner(params.id);
+      return { ...taskView(t), runnerId: t.runnerId, runnerState: t.runnerState, runnerLabels: t.runnerLabels, progress: t.progress };
+    },
+    updateTask: async ({ params, body }) => taskView(await orch.patchTask(params.id, body)),
+    startSession: async ({ params, body }) => sessionView(await orch.startSession(params.id, body)),
+    listTaskSessions: async ({ params, query }) => {
+      if (query.limit !== undefined) return orch.sessionPage(params.id, query.limit, query.cursor);
+      return (await orch.listSessions(params.id)).map(sessionView);
+    },
+    getTaskEnvironment: async ({ params }) => orch.getEnvironment(params.id),
+    restoreTaskEnvironment: async ({ params }) => orch.restoreEnvironment(params.id),
+    getTaskChanges: async ({ params }) => orch.changes(params.id),
+    getTaskFileDiff: async ({ params, query }) => orch.fileDiff(params.id, query.repositoryId, query.path, query.worktreeId, query.scope),
+  };
 }

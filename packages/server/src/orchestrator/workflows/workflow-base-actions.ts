@@ -21,7 +21,13 @@ export const baseCapCause = (taskId: string) => `workflow-base-cap:${taskId}`;
  * hands it to a person. A redo after a crash finds the stopped operation (no second update) or
  * the prompt gone out (no second send).
  */
-export async function updateBase(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord, a: UpdateBaseAction): Promise<ActionResult> {
+export async function updateBase(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote" | "bus" | "now">,
+  ports: WorkflowPorts,
+  run: WorkflowRunRecord,
+  task: TaskRecord,
+  a: UpdateBaseAction,
+): Promise<ActionResult> {
   if (await promptWentOut(deps, run)) return { state: "waiting", sessionId: run.sessionId! };
   try {
     const slot = await reviewSlot(deps, task.id, a.repositoryId, notAttachedError());

@@ -40,7 +40,7 @@ export class WorkflowBaseWatch {
   private readonly polledAt = new Map<string, number>();
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: Pick<Deps, "store" | "git" | "worktrees" | "log" | "now" | "home" | "remote" | "runnerId">,
     private readonly enqueue: Enqueue,
     private readonly queued: () => void,
   ) {}

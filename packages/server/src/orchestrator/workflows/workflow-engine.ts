@@ -27,6 +27,9 @@ import { WorkflowBaseWatch } from "./workflow-base.js";
 import { onPullRequest } from "./workflow-triggers.js";
 import { workflowOf } from "../tasks/task-workflow.js";
 
+/** The ports (orchestrator/context.ts) WorkflowEngine uses. */
+export type WorkflowEnginePorts = Pick<Deps, "store" | "git" | "worktrees" | "profiles" | "bus" | "log" | "home" | "runnerId" | "now" | "remote" | "sandbox">;
+
 /**
  * WF-2: runs workflows. A task entering a step (whoever moved it) is recorded once as a step
  * entry (unique per task and sequence number, so two runners record it once); its onEnter
@@ -51,7 +54,7 @@ export class WorkflowEngine {
   readonly baseWatch: WorkflowBaseWatch;
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: WorkflowEnginePorts,
     private readonly ports: WorkflowPorts,
   ) {
     this.schedules = new WorkflowSchedules(

@@ -1,0 +1,160 @@
+import { z } from "zod";
+import {
+  Changes,
+  CreateSessionBody,
+  CreateTaskBody,
+  DiffScope,
+  Environment,
+  FileDiff,
+  ListTasksQuery,
+  PageQuery,
+  pageOf,
+  PatchTaskBody,
+  Session,
+  Task,
+  TaskCounts,
+  TaskCountsQuery,
+  TaskSummary,
+} from "../index.js";
+import { operation } from "./operation.js";
+
+/** `GET /tasks/:id/changes/diff`: one file of one repository's worktree. */
+export const FileDiffQuery = z.object({
+  repositoryId: z.string().min(1),
+  path: z.string().min(1).max(4096),
+  worktreeId: z.string().min(1).optional(),
+  scope: DiffScope.optional(),
+});
+
+const PAGE_DOCS = { limit: "page size: answers {items, nextCursor} instead of a plain array", cursor: "nextCursor of the previous page" };
+
+/** Tasks, their sessions, environment and changes. */
+export const TASK_OPERATIONS = {
+  createTask: operation({
+    method: "post",
+    path: "/tasks",
+    summary: "Create a task; runnerLabels: labels the runner of its environment must advertise (placement)",
+    body: CreateTaskBody,
+    response: Task,
+    status: 201,
+    errors: ["invalid_request", "base_branch_not_found", "invalid_branch_name"],
+  }),
+  listTasks: operation({
+    method: "get",
+    path: "/tasks",
+    summary:
+      "List tasks (?archived=true|false&state=a,b&repositoryId=&parentId=&q=&view=full|summary&order=oldest|newest); with ?limit=N[&cursor=C] one keyset page {items, nextCursor}. Every item carries runnerId and runnerState (its environment's runner, computed at read time; null before an environment exists)",
+    query: ListTasksQuery,
+    queryDocs: {
+      archived: "archived tasks instead of live ones (default false)",
+      state: "comma-separated task states",
+      repositoryId: "only tasks with this repository",
+      parentId: "only the subtasks of this task (MCP-3)",
+      q: "text in title or description",
+      view: "full (default) or summary (the board's compact shape)",
+      order: "oldest (default) or newest first, by (createdAt, id)",
+      ...PAGE_DOCS,
+    },
+    response: z.union([z.array(Task), z.array(TaskSummary), pageOf(z.union([Task, TaskSummary]))]),
+    errors: ["invalid_request"],
+  }),
+  countTasks: operation({
+    method: "get",
+    path: "/tasks/counts",
+    summary: "How many tasks each state holds under the same filters as GET /tasks (the board's exact column counts)",
+    query: TaskCountsQuery,
+    queryDocs: {
+      archived: "archived tasks instead of live ones (default false)",
+      repositoryId: "only tasks with this repository",
+      q: "text in title or description",
+    },
+    response: TaskCounts,
+    errors: ["invalid_request"],
+  }),
+  getTask: operation({
+    method: "get",
+    path: "/tasks/{id}",
+    summary: "One task, with runnerId, runnerState (null before an environment exists) and runnerLabels",
+    response: Task,
+    errors: ["not_found"],
+  }),
+  updateTask: operation({
+    method: "patch",
+    path: "/tasks/{id}",
+    summary: "Edit a task or move it (e.g. to done)",
+    body: PatchTaskBody,
+    response: Task,
+    errors: ["not_found"],
+  }),
+  startSession: operation({
+    method: "post",
+    path: "/tasks/{id}/sessions",
+    summary:
+      "Start a session: the first places (runnerId, else runnerLabels, repositories and free capacity) and materializes the environment, later ones attach on its runner",
+    body: CreateSessionBody,
+    bodyOptional: true,
+    arbitraryText: ["prompt"],
+    response: Session,
+    status: 201,
+    errors: [
+      "budget_exceeded",
+      "workspace_preparing",
+      "workspace_reuse_unsafe",
+      "task_cleanup_in_progress",
+      "task_archived",
+      "agent_unknown",
+      "agent_unavailable",
+      "runner_offline",
+      "no_runner_available",
+      "runner_unknown",
+    ],
+    forward: { scope: "task", place: true },
+  }),
+  listTaskSessions: operation({
+    method: "get",
+    path: "/tasks/{id}/sessions",
+    summary: "Sessions of a task, oldest first; with ?limit=N[&cursor=C] one keyset page {items, nextCursor}",
+    query: PageQuery,
+    queryDocs: PAGE_DOCS,
+    response: z.union([z.array(Session), pageOf(Session)]),
+    errors: ["invalid_request", "not_found"],
+  }),
+  getTaskEnvironment: operation({
+    method: "get",
+    path: "/tasks/{id}/environment",
+    summary: "The task environment",
+    response: Environment,
+    errors: ["not_found"],
+    forward: { scope: "task", localWhenOffline: true },
+  }),
+  restoreTaskEnvironment: operation({
+    method: "post",
+    path: "/tasks/{id}/environment/restore",
+    summary: "Recreate vanished worktrees in place (WT-5)",
+    response: Environment,
+    errors: ["workspace_reuse_unsafe", "branch_unrecoverable", "runner_offline"],
+    forward: { scope: "task" },
+  }),
+  getTaskChanges: operation({
+    method: "get",
+    path: "/tasks/{id}/changes",
+    summary: "Changes of every worktree of the task",
+    response: Changes,
+    forward: { scope: "task" },
+  }),
+  getTaskFileDiff: operation({
+    method: "get",
+    path: "/tasks/{id}/changes/diff",
+    summary: "One file's patch",
+    query: FileDiffQuery,
+    queryDocs: {
+      repositoryId: "the repository holding the file",
+      path: "the file's path inside the worktree",
+      worktreeId: "a specific worktree of the repository (several attachments)",
+      scope: "RV-7: all (merge-base to working tree, default), committed (merge-base to HEAD) or uncommitted (HEAD to working tree)",
+    },
+    response: FileDiff,
+    errors: ["path_outside_worktree", "not_found"],
+    forward: { scope: "task" },
+  }),
+};
