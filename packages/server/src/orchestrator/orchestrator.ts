@@ -94,6 +94,9 @@ export class Orchestrator {
       createTask: (body, opts) => createTask(this.deps, body, undefined, opts),
       pullRequest: (taskId, body, opts) => this.review.createPullRequests(taskId, body, opts),
       archiveTask: (taskId) => this.archiveTask(taskId),
+      updateFromBase: (taskId, body) => this.review.updateFromBase(taskId, body),
+      abortUpdate: (taskId, body) => this.review.abortUpdate(taskId, body),
+      sendConflicts: (taskId, body) => this.guardSessionLaunch(body.sessionId, () => this.review.sendConflicts(taskId, body)),
     });
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);

@@ -1,4 +1,13 @@
-import type { CreatePullRequestBody, CreateSessionBody, CreateTaskBody, PullRequest } from "@grove/protocol";
+import type {
+  CreatePullRequestBody,
+  CreateSessionBody,
+  CreateTaskBody,
+  PullRequest,
+  SendConflictsBody,
+  UpdateFromBaseBody,
+  UpdateResult,
+  UpdateStepBody,
+} from "@grove/protocol";
 import type { CleanupJobRecord } from "../../domain/cleanup-job.js";
 import { AppError, isAppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
@@ -25,6 +34,10 @@ export interface WorkflowPorts {
   pullRequest(taskId: string, body: CreatePullRequestBody, opts: { forcePush: boolean }): Promise<PullRequest[]>;
   /** LC-2's durable archive of the task (agents stopped, uncommitted work saved); a task with open subtasks is refused. */
   archiveTask(taskId: string): Promise<CleanupJobRecord>;
+  /** WF-2.20: the review code's update from base (its LIVE-4 inbox item for kept conflicts included), abort, and conflicts → a session. */
+  updateFromBase(taskId: string, body: UpdateFromBaseBody): Promise<UpdateResult>;
+  abortUpdate(taskId: string, body: UpdateStepBody): Promise<UpdateResult>;
+  sendConflicts(taskId: string, body: SendConflictsBody): Promise<SessionRecord>;
 }
 
 /** How an executed action ended: done now, waiting for the turn it started, or for the command it started (WF-2.13). */
@@ -72,6 +85,9 @@ export async function executeAction(deps: ExecuteActionPorts, ports: WorkflowPor
       return sendPrompt(deps, ports, run, task, a.text);
     case "pr":
       return pullRequest(deps, ports, run, task, a);
+    case "update_base":
+      // WF-2.20: executed by the engine (workflow-base-actions.ts), which builds on this file's helpers.
+      throw new AppError("internal_error", `workflow run ${run.id}: update_base is not an action of this file`);
   }
 }
 
@@ -169,7 +185,7 @@ export async function workingSession(deps: Pick<Deps, "store">, taskId: string):
  * ended since (a restart records the turn it cut as interrupted). Then the redo waits for that
  * turn instead of prompting a second time.
  */
-async function promptWentOut(deps: Pick<Deps, "store">, run: WorkflowRunRecord): Promise<boolean> {
+export async function promptWentOut(deps: Pick<Deps, "store">, run: WorkflowRunRecord): Promise<boolean> {
   if (!run.sessionId) return false;
   const s = await deps.store.getSession(run.sessionId);
   return s !== undefined && (BUSY.has(s.state) || (s.lastTurn !== null && s.lastTurn !== undefined && s.lastTurn.at >= run.updatedAt));

@@ -2,11 +2,20 @@ import type { EventFrame, Session } from "@grove/protocol";
 import { newId } from "../../domain/ids.js";
 import type { TaskRecord } from "../../domain/records.js";
 import { SerialChain } from "../../domain/serial-chain.js";
-import { type BoardStep, type TransitionOutcome, type RunAction, recordsEntries, renderTemplate, stepOf } from "../../domain/workflow.js";
+import {
+  type BoardStep,
+  type TransitionOutcome,
+  type RunAction,
+  type UpdateBaseAction,
+  recordsEntries,
+  renderTemplate,
+  stepOf,
+} from "../../domain/workflow.js";
 import { ACTIVE_RUN_STATES, type CommandResult, type WorkflowRunRecord, enterKey, workflowRunView } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
-import { BUSY, type WorkflowPorts, executeAction, templateFields, workingSession } from "./workflow-actions.js";
+import { type ActionResult, BUSY, type WorkflowPorts, executeAction, templateFields, workingSession } from "./workflow-actions.js";
+import { updateBase } from "./workflow-base-actions.js";
 import { commandOutcome, stopCommand } from "./workflow-command.js";
 import { getWorkflowOr404 } from "./workflow-defs.js";
 import { assertWipRoom } from "./workflow-moves.js";
@@ -14,6 +23,7 @@ import { WorkflowIssues } from "./workflow-issues.js";
 import { WorkflowSchedules } from "./workflow-schedules.js";
 import { WorkflowArchiver } from "./workflow-archive.js";
 import { REVIEW_COMMENT_CAUSE, WorkflowReviewComments } from "./workflow-review-comments.js";
+import { WorkflowBaseWatch } from "./workflow-base.js";
 import { onPullRequest } from "./workflow-triggers.js";
 import { workflowOf } from "../tasks/task-workflow.js";
 
@@ -40,6 +50,8 @@ export class WorkflowEngine {
   readonly archiver: WorkflowArchiver;
   /** WF-2.19: polls the review comments of open pull requests; a new one queues a run this engine executes. */
   readonly reviewComments: WorkflowReviewComments;
+  /** WF-2.20: notices a base that moved past a task's branch; queues the update this engine executes. */
+  readonly baseWatch: WorkflowBaseWatch;
 
   constructor(
     private readonly deps: WorkflowEnginePorts,
@@ -65,6 +77,11 @@ export class WorkflowEngine {
       (r) => this.enqueue(r),
       () => this.kick(),
     );
+    this.baseWatch = new WorkflowBaseWatch(
+      deps,
+      (r) => this.enqueue(r),
+      () => this.kick(),
+    );
   }
 
   /** Subscribes, re-runs this runner's claimed runs (a crash left them running) and reconciles every task's entry. */
@@ -82,6 +99,7 @@ export class WorkflowEngine {
       if (!this.stopped) this.issues.start();
       if (!this.stopped) this.archiver.start();
       if (!this.stopped) this.reviewComments.start();
+      if (!this.stopped) this.baseWatch.start();
     });
   }
 
@@ -97,6 +115,7 @@ export class WorkflowEngine {
     await this.issues.stop();
     await this.archiver.stop();
     await this.reviewComments.stop();
+    await this.baseWatch.stop();
     await this.chain.flush();
   }
 
@@ -251,10 +270,12 @@ export class WorkflowEngine {
   }
 
   /**
-   * WF-2.19: a review comment for the working session waits while that session is in a turn (a
-   * prompt would be refused); the turn's end drains the queue again.
+   * Runs that wait, unclaimed, while the task's agent is in a turn; the turn's end drains the
+   * queue again. WF-2.19: a review comment for the working session (a prompt would be refused).
    */
   private async targetBusy(run: WorkflowRunRecord): Promise<boolean> {
+    // WF-2.20: the base is brought in only while no agent of the task is in a turn (it would change files under it).
+    if (run.action.action === "update_base" && run.state === "pending") return (await this.deps.store.listSessions(run.taskId)).some((s) => BUSY.has(s.state));
     if (run.action.action !== "pr_comment" || run.action.agent) return false;
     const s = await workingSession(this.deps, run.taskId);
     return s !== undefined && BUSY.has(s.state);
@@ -284,7 +305,7 @@ export class WorkflowEngine {
   }
 
   private async execute(run: WorkflowRunRecord): Promise<void> {
-    const result = await executeAction(this.deps, this.ports, run);
+    const result = run.action.action === "update_base" ? await this.updateBase(run, run.action) : await executeAction(this.deps, this.ports, run);
     if (result.state === "command") {
       // The command runs on without holding the queue; its end comes back through it.
       result.done.then(
@@ -306,6 +327,13 @@ export class WorkflowEngine {
     }
     const done = await this.deps.store.workflows.finish(run.id, result.state, result.outcome, this.deps.now());
     if (done) this.publish(done);
+  }
+
+  /** WF-2.20: the update of a moved base (its task live and not archived, as every action at the task). */
+  private async updateBase(run: WorkflowRunRecord, a: UpdateBaseAction): Promise<ActionResult> {
+    const task = await this.deps.store.getTask(run.taskId);
+    if (!task || task.archivedAt) return { state: "skipped", outcome: "the task is archived or gone" };
+    return updateBase(this.deps, this.ports, run, task, a);
   }
 
   /**
@@ -416,7 +444,7 @@ export class WorkflowEngine {
 const TRANSITION_INDEX = 1000;
 
 /** Actions that start or prompt a session: executed on the runner of the task's environment. */
-const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks", "prompt", "run", "pr", "pr_comment"]);
+const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks", "prompt", "run", "pr", "pr_comment", "update_base"]);
 
 function turnOutcome(s: Pick<Session, "state" | "lastTurn">): TransitionOutcome | "cancelled" {
   const o = s.lastTurn?.outcome;

@@ -29,6 +29,7 @@ export class Workflows {
     void this.engine.issues.poll(true);
     void this.engine.archiver.check();
     void this.engine.reviewComments.poll(true);
+    void this.engine.baseWatch.poll(true);
     return w;
   };
   remove = (name: string): Promise<void> => deleteWorkflow(this.deps, name);
