@@ -9,7 +9,6 @@ import type { CreationBarrier } from "./barrier-writes.js";
 import * as lists from "./list-pages.js";
 import { recoverAfterRestart } from "./recovery.js";
 import type { Db } from "./schema.js";
-import * as sessions from "./sessions-repo.js";
 
 /**
  * Grove's persistence: one object over SQLite or PostgreSQL (ST-1), created by `openStore`.
