@@ -19,6 +19,7 @@ import { WorktreeManager } from "./git/worktrees.js";
 import { usageSettingsFrom } from "./orchestrator/usage/usage-settings.js";
 import { LaunchRegistry } from "./orchestrator/launch-registry.js";
 import { Orchestrator } from "./orchestrator/orchestrator.js";
+import { armFaultPoints } from "./orchestrator/fault-points.js";
 import type { Deps } from "./orchestrator/context.js";
 import { WorktreePool } from "./orchestrator/worktrees/pool.js";
 import { openStore } from "./store/open.js";
@@ -107,6 +108,7 @@ async function claimRunnerId(config: Config): Promise<RunnerClaim | undefined> {
 
 async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, lock: HomeLock): Promise<RunningServer> {
   const config = loadConfig(opts.env ?? process.env);
+  armFaultPoints(config.fault);
   // A bad runner variable stops the start-up before anything opens.
   const runnerConfig = loadRunnerConfig(opts.env ?? process.env);
   // SBX-5: secrets read, they leave this process's start-time environment (/proc/<pid>/environ)
