@@ -14,7 +14,7 @@ const columnHeights = (page: Page) =>
 async function headerFits(page: Page) {
   return page.evaluate((width) => {
     const nav = document.querySelector<HTMLElement>(".top nav")!;
-    const cut = [...nav.querySelectorAll("a")].filter((a) => {
+    const cut = Array.from(nav.querySelectorAll("a")).filter((a) => {
       const r = a.getBoundingClientRect();
       return r.left < 0 || r.right > width + 0.5;
     });
