@@ -160,6 +160,21 @@ export interface UsageSettingsTable {
   set_at: string;
 }
 
+/** WEB-44 (migration 031): a person's settings by key (`editor`). */
+export interface PersonSettingsTable {
+  key: string;
+  value: string;
+  set_at: string;
+}
+
+/** WEB-44 (migration 031): a person's choices for an agent profile; null = the profile's own. */
+export interface AgentSettingsTable {
+  name: string;
+  permission_policy: string | null;
+  sandbox: string | null;
+  set_at: string;
+}
+
 /** LIVE-4 (migration 017): the durable attention inbox. */
 export interface InboxItemsTable {
   id: string;
@@ -395,6 +410,8 @@ export interface DB {
   usage_records: UsageRecordsTable;
   usage_days: UsageDaysTable;
   usage_settings: UsageSettingsTable;
+  person_settings: PersonSettingsTable;
+  agent_settings: AgentSettingsTable;
   agent_processes: AgentProcessesTable;
   cleanup_jobs: CleanupJobsTable;
   grove_migrations: MigrationsTable;
