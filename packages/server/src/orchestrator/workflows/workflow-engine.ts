@@ -3,7 +3,9 @@ import { newId } from "../../domain/ids.js";
 import type { TaskRecord } from "../../domain/records.js";
 import { SerialChain } from "../../domain/serial-chain.js";
 import {
+  BOARD_STEPS,
   type BoardStep,
+  type WorkflowRecord,
   type TransitionOutcome,
   type RunAction,
   type UpdateBaseAction,
@@ -119,6 +121,16 @@ export class WorkflowEngine {
     await this.chain.flush();
   }
 
+  /**
+   * Holds the engine's queue until `until` settles: frames and runs queued meanwhile wait, then go
+   * in order (a test that moves a task faster than the engine; a pause around maintenance).
+   */
+  hold(until: Promise<unknown>): void {
+    this.chain.enqueue(async () => {
+      await until.catch(() => undefined);
+    });
+  }
+
   /** Queued work: a new run is due. */
   kick(): void {
     this.chain.enqueue(() => this.drain());
@@ -154,9 +166,10 @@ export class WorkflowEngine {
   private onFrame(f: EventFrame): void {
     if (this.stopped) return;
     if (f.type === "task.updated" || f.type === "task.created") {
-      const id = (f as EventFrame<"task.updated">).data.task.id;
+      // WF-2.21: the frame's column is the move as it happened; the task may have moved on (or back) since.
+      const { id, state } = (f as EventFrame<"task.updated">).data.task;
       this.chain.enqueue(async () => {
-        await this.onTask(id);
+        await this.onTask(id, { seen: state });
         await this.drain();
       });
     } else if (f.type === "pull_request.updated") {
@@ -172,24 +185,39 @@ export class WorkflowEngine {
   }
 
   /**
-   * Records the task's entry into its current column (once) and queues the step's onEnter
-   * actions. Under the plain board nothing is recorded. The start-up sweep catches a move whose
-   * entry a crash prevented; a task it sees for the first time is adopted (its entry recorded,
-   * no actions: it did not just enter its column).
+   * Records the task's entry into its column (once) and queues the step's onEnter actions. Under
+   * the plain board nothing is recorded. WF-2.21: `seen` is the column of the move a frame
+   * announced; when the task has moved on since (a move straight back included), that entry is
+   * recorded first, then the current one, so every move is acted on once even when moves come
+   * faster than the engine. The start-up sweep catches a move whose entry a crash prevented; a
+   * task it sees for the first time is adopted (its entry recorded, no actions: it did not just
+   * enter its column).
    */
-  private async onTask(taskId: string, opts: { sweep?: boolean } = {}): Promise<void> {
-    const { store } = this.deps;
-    const task = await store.getTask(taskId);
+  private async onTask(taskId: string, opts: { sweep?: boolean; seen?: string } = {}): Promise<void> {
+    const task = await this.deps.store.getTask(taskId);
     if (!task || task.archivedAt) return;
     const wf = await workflowOf(this.deps, task);
     if (!recordsEntries(wf.definition)) return;
+    if (opts.seen !== undefined && opts.seen !== task.state && (BOARD_STEPS as readonly string[]).includes(opts.seen))
+      await this.enter(task, wf, opts.seen as BoardStep, { current: false });
+    await this.enter(task, wf, task.state, { current: true, ...(opts.sweep ? { sweep: true } : {}) });
+  }
+
+  /**
+   * One entry of the task into `step`, unless it is the latest already. Runs of the step left are
+   * superseded. A step the task has already left again (`current: false`) gets its entry but no
+   * actions: they would only be cancelled by the next entry.
+   */
+  private async enter(task: TaskRecord, wf: WorkflowRecord, step: BoardStep, opts: { current: boolean; sweep?: boolean }): Promise<void> {
+    const { store } = this.deps;
+    const taskId = task.id;
     const latest = await store.workflows.latestEntry(taskId);
-    if (latest?.step === task.state) return;
+    if (latest?.step === step) return;
     const entry = {
       id: newId("wfe"),
       taskId,
       seq: (latest?.seq ?? 0) + 1,
-      step: task.state,
+      step,
       workflow: wf.name,
       version: wf.version,
       createdAt: this.deps.now(),
@@ -200,19 +228,18 @@ export class WorkflowEngine {
       this.publish(r);
       if (r.action.action === "run") stopCommand(this.deps, r.id);
     }
-    if (wf.stopped || (opts.sweep && !latest) || (await store.workflows.isTaskStopped(taskId))) return;
-    const step = stepOf(wf.definition, task.state);
+    if (!opts.current || wf.stopped || (opts.sweep && !latest) || (await store.workflows.isTaskStopped(taskId))) return;
+    const def = stepOf(wf.definition, step);
     // WF-2.17: the entry starts the step's archive countdown; the archiver arms its timer for it.
-    if (step?.archiveAfterDays !== undefined) void this.archiver.check();
-    const actions = step?.onEnter ?? [];
-    for (const [i, action] of actions.entries()) {
+    if (def?.archiveAfterDays !== undefined) void this.archiver.check();
+    for (const [i, action] of (def?.onEnter ?? []).entries()) {
       await this.enqueue({
         idemKey: enterKey(taskId, wf.version, entry.id, i),
         taskId,
         entryId: entry.id,
         workflow: wf.name,
         version: wf.version,
-        step: task.state,
+        step,
         actionIndex: i,
         action,
         cause: "enter",
