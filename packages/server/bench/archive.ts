@@ -21,7 +21,6 @@ export async function archiveBench(rounds: number): Promise<Row[]> {
     env: { ...process.env, GROVE_HOME: home, GROVE_PORT: "0", GROVE_LOG_LEVEL: "warn", GROVE_DATABASE_URL: "" },
     quiet: true,
   });
-  const orch = server.orchestrator;
   const api = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(`${server.url}/api/v1${path}`, {
       method,
@@ -50,7 +49,7 @@ export async function archiveBench(rounds: number): Promise<Row[]> {
       const session = await api("POST", `/tasks/${task.id}/sessions`, {});
       if (session.state !== "waiting_for_input") throw new Error(`session did not start: ${JSON.stringify(session)}`);
       const done = new Promise<string>((res) => {
-        const off = orch.deps.bus.subscribe((f) => {
+        const off = server.deps.bus.subscribe((f) => {
           if (f.type !== "cleanup_job.updated") return;
           const job = (f.data as { job: { taskId: string; state: string } }).job;
           if (job.taskId === task.id && ["succeeded", "failed", "retry_wait"].includes(job.state)) {
@@ -70,11 +69,11 @@ export async function archiveBench(rounds: number): Promise<Row[]> {
       raw.push(performance.now() - r0);
     }
     // Idle: nothing due, so the worker must neither poll git nor burn CPU.
-    const git0 = orch.deps.git.spawnCount;
+    const git0 = server.deps.git.spawnCount;
     const cpu0 = process.cpuUsage();
     await new Promise((r) => setTimeout(r, 2000));
     const cpu = process.cpuUsage(cpu0);
-    idleGit = orch.deps.git.spawnCount - git0;
+    idleGit = server.deps.git.spawnCount - git0;
     idleCpuMs = (cpu.user + cpu.system) / 1000;
   } finally {
     await server.close();

@@ -42,14 +42,13 @@ export async function launchBench(rounds: number): Promise<Row[]> {
   const raw: number[] = [];
   const attachMs: number[] = [];
   const attachGit: number[] = [];
-  const orch = server.orchestrator;
   try {
     // Each measurement starts once the server is quiet (no git process for a second): the
     // background work after a launch (diff stat, watchers, the prompt's turn) runs in this very
     // process and must not land on the next measurement, raw or Grove.
     const settle = async () => {
-      for (let last = -1; orch.deps.git.spawnCount !== last; ) {
-        last = orch.deps.git.spawnCount;
+      for (let last = -1; server.deps.git.spawnCount !== last; ) {
+        last = server.deps.git.spawnCount;
         await new Promise((r) => setTimeout(r, 1000));
       }
     };
@@ -63,7 +62,7 @@ export async function launchBench(rounds: number): Promise<Row[]> {
       const task = await api("POST", "/tasks", { title: `bench ${i}`, repositories: [{ repositoryId: repoRow.id }] });
       const t0 = performance.now();
       const firstUpdate = new Promise<void>((res) => {
-        const off = orch.deps.bus.subscribe((f) => {
+        const off = server.deps.bus.subscribe((f) => {
           if (f.type === "session.message" && (f.data as { message: { role: string } }).message.role !== "user") {
             off();
             res();
@@ -76,11 +75,11 @@ export async function launchBench(rounds: number): Promise<Row[]> {
       // Attach: a second session on the same task, once the first prompt's background work
       // (Changes and diff stats after its turn) is done: that work is not the attach's.
       await settle();
-      const before = orch.deps.git.spawnCount;
+      const before = server.deps.git.spawnCount;
       const a0 = performance.now();
       await api("POST", `/tasks/${task.id}/sessions`, {});
       attachMs.push(performance.now() - a0);
-      attachGit.push(orch.deps.git.spawnCount - before);
+      attachGit.push(server.deps.git.spawnCount - before);
     };
     // A B, then B A: drift falls on both sides alike.
     for (let i = 0; i < rounds; i++) {

@@ -58,11 +58,10 @@ async function startRun(root: string, repo: string, poolSize: number, rounds: nu
   };
   const server = await startServer({ env, quiet: true });
   const api = (method: string, path: string, body?: unknown) => requestJson(method, `${server.url}/api/v1${path}`, body);
-  const orch = server.orchestrator;
   // Warm means: the pool has finished its background fills (no-op when it is off).
   const quiet = async () => {
-    await orch.deps.pool?.idle();
-    await settle(orch.deps.git);
+    await server.deps.pool?.idle();
+    await settle(server.deps.git);
   };
   const out: StartRun = { grove: [], raw: [], attachGit: [], parallel: [], serialRaw: [], failed: 0 };
   try {
@@ -74,9 +73,9 @@ async function startRun(root: string, repo: string, poolSize: number, rounds: nu
       out.grove.push(performance.now() - t0);
       if (s.state !== "waiting_for_input") out.failed += 1;
       await quiet();
-      const before = orch.deps.git.spawnCount;
+      const before = server.deps.git.spawnCount;
       await api("POST", `/tasks/${task.id}/sessions`, {});
-      out.attachGit.push(orch.deps.git.spawnCount - before);
+      out.attachGit.push(server.deps.git.spawnCount - before);
     };
     for (let i = 0; i < rounds; i++) {
       await quiet();

@@ -94,7 +94,7 @@ async function parallelLaunchRun(
     const repoRow = await api("POST", "/repositories", { path: repo });
     // Each measurement starts once the in-process server is quiet (no git process for a second):
     // the previous round's background work (agents stopping, diff stats) must not land on it.
-    const git = server.orchestrator.deps.git;
+    const git = server.deps.git;
     const settle = async () => {
       for (let last = -1; git.spawnCount !== last; ) {
         last = git.spawnCount;
@@ -113,7 +113,7 @@ async function parallelLaunchRun(
       const ids = new Set(tasks.map((t) => t.id as string));
       let readyAt = 0;
       let ready = 0;
-      const off = server.orchestrator.deps.bus.subscribe((f) => {
+      const off = server.deps.bus.subscribe((f) => {
         const d = f.data as { taskId?: string; status?: string };
         if (f.type === "environment.updated" && d.status === "ready" && ids.has(d.taskId ?? "") && ++ready === 20) readyAt = performance.now();
       });

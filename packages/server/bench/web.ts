@@ -74,7 +74,7 @@ export async function webBench(rounds = 5): Promise<Row[]> {
   try {
     // 10,000 real task rows (inserted through the store: creating them over HTTP checks git
     // 10,000 times, which is not what this row measures); the page reads them from the API.
-    const store = server.orchestrator.deps.store;
+    const store = server.deps.store;
     for (let i = 0; i < 10_000; i++) {
       const t = task(i);
       const rec: TaskRecord = {

@@ -19,6 +19,8 @@ import { WorktreeManager } from "./git/worktrees.js";
 import { usageSettingsFrom } from "./orchestrator/usage/usage-settings.js";
 import { LaunchRegistry } from "./orchestrator/launch-registry.js";
 import { Orchestrator } from "./orchestrator/orchestrator.js";
+import { armFaultPoints } from "./orchestrator/fault-points.js";
+import type { Deps } from "./orchestrator/context.js";
 import { WorktreePool } from "./orchestrator/worktrees/pool.js";
 import { openStore } from "./store/open.js";
 import { openPgEventRelay, type EventRelay } from "./store/event-relay.js";
@@ -68,6 +70,8 @@ export interface RunningServer {
   url: string;
   config: Config;
   orchestrator: Orchestrator;
+  /** The composed ports (tests and benchmarks observe the store, the bus and the agent runtime through them). */
+  deps: Deps;
   /** Registered API routes (the OpenAPI document must list exactly these). */
   routes: RouteInfo[];
   /** Fastify's in-process request: a route called without a socket (route-level tests). */
@@ -104,6 +108,7 @@ async function claimRunnerId(config: Config): Promise<RunnerClaim | undefined> {
 
 async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, lock: HomeLock): Promise<RunningServer> {
   const config = loadConfig(opts.env ?? process.env);
+  armFaultPoints(config.fault);
   // A bad runner variable stops the start-up before anything opens.
   const runnerConfig = loadRunnerConfig(opts.env ?? process.env);
   // SBX-5: secrets read, they leave this process's start-time environment (/proc/<pid>/environ)
@@ -153,7 +158,8 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   const mcpSocket = mcpSocketPath(config.home);
   const worktrees = new WorktreeManager(git);
   const pool = config.tuning.worktreePool?.size ? new WorktreePool({ git, worktrees, log: logger, home: config.home }, config.tuning.worktreePool) : undefined;
-  const orchestrator = new Orchestrator({
+  // The one place that holds every port; each use case receives the subset it declares.
+  const deps: Deps = {
     store,
     git,
     worktrees,
@@ -185,7 +191,8 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
       host: hostname(),
       version: VERSION,
     },
-  });
+  };
+  const orchestrator = new Orchestrator(deps);
   const mcpGateway = new McpGateway({
     tokens: mcpTokens,
     backend: orchestrator.mcpTools,
@@ -257,6 +264,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     url,
     config,
     orchestrator,
+    deps,
     routes,
     inject: (opts) => app.inject(opts),
     async close() {

@@ -43,6 +43,8 @@ export interface Config {
   mcpCallsPerMinute: number;
   /** The use cases' tuning (orchestrator Deps.tuning). */
   tuning: Tuning;
+  /** GROVE_FAULT: the crash tests' fault points (orchestrator/fault-points.ts); undefined = inert. */
+  fault: string | undefined;
 }
 
 /** Values the use cases read, passed down in `Deps.tuning` (defaults when a test builds Deps without them). */
@@ -133,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dailyBudget: parsed(env, "GROVE_DAILY_BUDGET"),
     gitMaxConcurrency: parsed(env, "GROVE_GIT_MAX_CONCURRENCY") ?? 8,
     mcpCallsPerMinute: parsed(env, "GROVE_MCP_CALLS_PER_MINUTE") ?? 120,
+    fault: raw(env, "GROVE_FAULT"),
     wsLimits: { maxClients: parsed(env, "GROVE_MAX_WS_CLIENTS") ?? 64, maxBufferedBytes: parsed(env, "GROVE_WS_MAX_BUFFERED_BYTES") ?? 1024 * 1024 },
     tuning: {
       prRefreshMs: parsed(env, "GROVE_PR_REFRESH_MS") ?? DEFAULT_TUNING.prRefreshMs,

@@ -4,7 +4,7 @@ import { Board } from "./board/Board.js";
 import { Header } from "./Header.js";
 import { INBOX_PATH } from "./Inbox.js";
 import { CommandPalette } from "./ui/CommandPalette.js";
-import { attention } from "./live/attention.js";
+import { attention, needsYou } from "./live/attention.js";
 import { notice, useStore } from "./live/store.js";
 import { lazyView, preloadViews, ViewBoundary } from "./ui/lazy-view.js";
 import { Link, match, useLocation } from "./router.js";
@@ -73,7 +73,7 @@ function Routed() {
 }
 
 export function App() {
-  const items = useStore(attention);
+  const items = needsYou(useStore(attention));
   const message = useStore(notice);
   useEffect(preloadViews, []);
   useEffect(() => {

@@ -34,7 +34,7 @@ export function Header() {
   const live = useLive();
   const { pathname } = useLocation();
   const current = (p: string) => ((p === "/" ? pathname === "/" || pathname.startsWith("/tasks/") : pathname.startsWith(p)) ? "page" : undefined);
-  // On a phone the pages are one line that scrolls sideways: the current one is kept in sight.
+  // Should the pages ever need a sideways scroll (a narrow screen, more pages), the current one is kept in sight.
   useEffect(() => {
     const link = document.querySelector<HTMLElement>('.top nav a[aria-current="page"]');
     const nav = link?.parentElement;

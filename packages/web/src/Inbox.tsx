@@ -3,7 +3,7 @@
  * (each links to its task), "dismiss", and the opt-in for browser notifications.
  */
 import { useEffect, useRef, useState } from "react";
-import { ATTENTION_LABEL, attention, disableNotifications, dismiss, enableNotifications, notificationsEnabled } from "./live/attention.js";
+import { ATTENTION_LABEL, attention, disableNotifications, dismiss, enableNotifications, needsYou, notificationsEnabled } from "./live/attention.js";
 import { QuestionAnswer } from "./ui/QuestionAnswer.js";
 import { useStore } from "./live/store.js";
 import { Link, useLocation } from "./router.js";
@@ -13,6 +13,8 @@ export const INBOX_PATH = "/inbox";
 
 export function Inbox() {
   const items = useStore(attention);
+  // The count is what still needs the person; read items stay listed until their cause clears them.
+  const count = needsYou(items).length;
   const { pathname } = useLocation();
   const [open, setOpen] = useState(pathname === INBOX_PATH);
   // Arriving at /inbox (a link, the back button) opens it.
@@ -41,11 +43,11 @@ export function Inbox() {
         aria-expanded={open}
         aria-controls="inbox-panel"
         onClick={() => setOpen(!open)}
-        aria-label={`Inbox ${items.length} (things that need you)`}
+        aria-label={`Inbox ${count} (things that need you)`}
       >
         Inbox{" "}
-        <span className={`badge count ${items.length ? "hot" : ""}`} data-count={items.length}>
-          {items.length}
+        <span className={`badge count ${count ? "hot" : ""}`} data-count={count}>
+          {count}
         </span>
       </button>
       {open ? (
@@ -69,7 +71,7 @@ export function Inbox() {
           {items.length === 0 ? <p className="empty">Nothing needs you right now.</p> : null}
           <ul className="plain">
             {items.map((i) => (
-              <li key={i.id} className={`attention kind-${i.kind}`} data-kind={i.kind}>
+              <li key={i.id} className={`attention kind-${i.kind}${i.read ? " read" : ""}`} data-kind={i.kind} data-read={i.read}>
                 <strong>{ATTENTION_LABEL[i.kind]}</strong>{" "}
                 <Link href={`/tasks/${i.taskId}`} onClick={() => setOpen(false)}>
                   {i.text}

@@ -47,9 +47,7 @@ export function installForwarding(api: FastifyInstance, orch: Orchestrator, clus
     if (!rule) return;
     const id = (req.params as { id?: string }).id;
     if (!id) return;
-    const commentTask = rule.scope === "comment" ? (await orch.deps.store.review.getComment(id))?.taskId : undefined;
-    if (rule.scope === "comment" && !commentTask) return; // the route answers not_found itself
-    const found = await orch.placement.resolve(rule.scope === "session" ? { sessionId: id } : { taskId: commentTask ?? id });
+    const found = await orch.placement.resolve(rule.scope === "session" ? { sessionId: id } : rule.scope === "comment" ? { commentId: id } : { taskId: id });
     if (!found) return; // the route answers not_found itself
     const { taskId, owner } = found;
     if (owner?.local) return;
@@ -136,7 +134,7 @@ async function place(req: FastifyRequest, reply: FastifyReply, orch: Orchestrato
     if (pick.local) {
       if (!orch.placement.localHasRoom()) {
         pick.release();
-        refused.push({ runnerId: pick.runnerId, maxAgents: orch.runners.settings.maxAgents, liveAgents: orch.deps.agents.liveCount() });
+        refused.push({ runnerId: pick.runnerId, maxAgents: orch.runners.settings.maxAgents, liveAgents: orch.placement.liveAgents() });
         continue;
       }
       reply.raw.once("close", pick.release);

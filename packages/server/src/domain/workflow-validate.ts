@@ -187,6 +187,11 @@ export function parseWorkflow(source: string, ctx: WorkflowContext): ParsedWorkf
     if (rc.prompt) template(at, [...path, "prompt"], rc.prompt, [...TEMPLATE_FIELDS, ...REVIEW_COMMENT_FIELDS]);
     triggers.reviewComments = { pollSeconds: rc.pollSeconds, ...(rc.agent ? { agent: rc.agent } : {}), ...(rc.prompt ? { prompt: rc.prompt } : {}) };
   }
+  const bm = raw.triggers.baseMoved;
+  if (bm) {
+    if (bm.prompt) template(at, ["triggers", "baseMoved", "prompt"], bm.prompt);
+    triggers.baseMoved = { maxRounds: bm.maxRounds, mode: bm.mode, pollSeconds: bm.pollSeconds, ...(bm.prompt ? { prompt: bm.prompt } : {}) };
+  }
   if (raw.budget && raw.budget.cost === undefined && raw.budget.tokens === undefined) at.fail(["budget"], "a budget names cost, tokens or both");
   const def: WorkflowDefinition = { steps, triggers, ...(raw.budget ? { budget: raw.budget } : {}) };
   noUnguardedCycle(at, def);

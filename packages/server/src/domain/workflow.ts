@@ -136,6 +136,20 @@ export const ReviewCommentsTrigger = z
   })
   .strict();
 
+/**
+ * WF-2.20: the base moved past the task's branch → update from base (`mode`); only when that
+ * stops on conflicts, the conflicts go to the working session, at most `maxRounds` per task,
+ * then one inbox item.
+ */
+export const BaseMovedTrigger = z
+  .object({
+    maxRounds: z.number().int().min(1).max(20).default(3),
+    mode: z.enum(["rebase", "merge"]).default("rebase"),
+    pollSeconds: z.number().int().min(1).max(86_400).default(300),
+    prompt: text.optional(),
+  })
+  .strict();
+
 /** WF-2 triggers: of the pull request (failed checks → the agent, capped rounds; merged → a step) and of the clock. */
 export const WorkflowTriggers = z
   .object({
@@ -147,6 +161,7 @@ export const WorkflowTriggers = z
     schedule: ScheduleTrigger.optional(),
     issues: IssuesTrigger.optional(),
     reviewComments: ReviewCommentsTrigger.optional(),
+    baseMoved: BaseMovedTrigger.optional(),
   })
   .strict()
   .default({});
@@ -180,6 +195,7 @@ export interface WorkflowDefinition {
     schedule?: ScheduleDef;
     issues?: IssuesDef;
     reviewComments?: ReviewCommentsDef;
+    baseMoved?: BaseMovedDef;
   };
   budget?: { cost?: number; tokens?: number };
 }
@@ -198,6 +214,14 @@ export interface ScheduleDef {
 export interface ReviewCommentsDef {
   pollSeconds: number;
   agent?: string;
+  prompt?: string;
+}
+
+/** WF-2.20: a validated base-moved trigger. */
+export interface BaseMovedDef {
+  maxRounds: number;
+  mode: "rebase" | "merge";
+  pollSeconds: number;
   prompt?: string;
 }
 
@@ -279,8 +303,29 @@ export interface PrCommentAction {
   agent?: string;
 }
 
+/**
+ * WF-2.20: one repository of the task brought up to its base (`base`: the commit seen); its
+ * conflicts, if any, to the working session within the trigger's round cap.
+ */
+export interface UpdateBaseAction {
+  action: "update_base";
+  repositoryId: string;
+  base: string;
+  mode: "rebase" | "merge";
+  maxRounds: number;
+  prompt?: string;
+}
+
 /** What a run executes: a step's action, or a trigger's task creation or issue update. */
-export type RunAction = WorkflowAction | CreateTaskAction | IssueCommentAction | IssueCloseAction | PromptAction | ArchiveAction | PrCommentAction;
+export type RunAction =
+  | WorkflowAction
+  | CreateTaskAction
+  | IssueCommentAction
+  | IssueCloseAction
+  | PromptAction
+  | ArchiveAction
+  | PrCommentAction
+  | UpdateBaseAction;
 
 /** A stored workflow (the current version of one name). */
 export interface WorkflowRecord {

@@ -1,6 +1,18 @@
 /**
- * Fault injection for crash tests (SEC-4, LC-4), inert unless the process was started with
- * `GROVE_FAULT`: a comma-separated list of `<point>:<action>`, where action is `exit` (the
+ * The faults of this process. Module state, not a port: a crash test runs one server per
+ * process (the point exits or hangs the whole process), and threading a test hook through every
+ * use case's ports would widen them all for nothing.
+ */
+let armed: string | undefined;
+
+/** CFG-1: called once at start-up with `Config.fault`; undefined disarms every point. */
+export function armFaultPoints(spec: string | undefined): void {
+  armed = spec;
+}
+
+/**
+ * Fault injection for crash tests (SEC-4, LC-4), inert unless the server was started with
+ * `GROVE_FAULT` (read once by config.ts, armed by app.ts): a comma-separated list of `<point>:<action>`, where action is `exit` (the
  * process exits at once with code 137, like a kill -9: no cleanup, no graceful shutdown) or
  * `hang` (the operation never continues, so a test can kill the process there).
  * `pr.after_create` (the provider answered 201 for a new pull request, Grove has not recorded it).
@@ -25,7 +37,7 @@
  * markers not yet dropped), `pool.after_refill_add` (a fill's worktree exists, not yet marked ready).
  */
 export function faultPoint(point: string): Promise<void> {
-  const spec = process.env.GROVE_FAULT;
+  const spec = armed;
   if (!spec) return Promise.resolve();
   for (const entry of spec.split(",")) {
     const [name, action] = entry.trim().split(":");

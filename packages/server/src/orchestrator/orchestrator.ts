@@ -61,7 +61,7 @@ export class Orchestrator {
   /** CHG-3 / WT-5: file-system watching of every active worktree (live changes, vanished roots). */
   readonly changesWatch: ChangesWatch;
 
-  constructor(readonly deps: Deps) {
+  constructor(private readonly deps: Deps) {
     this.live = new LiveSessions(deps);
     // LIVE-4: the durable inbox is fed from the bus; answered permission asks resolve their items.
     this.inbox = new InboxFeed(deps);
@@ -94,6 +94,9 @@ export class Orchestrator {
       createTask: (body, opts) => createTask(this.deps, body, undefined, opts),
       pullRequest: (taskId, body, opts) => this.review.createPullRequests(taskId, body, opts),
       archiveTask: (taskId) => this.archiveTask(taskId),
+      updateFromBase: (taskId, body) => this.review.updateFromBase(taskId, body),
+      abortUpdate: (taskId, body) => this.review.abortUpdate(taskId, body),
+      sendConflicts: (taskId, body) => this.guardSessionLaunch(body.sessionId, () => this.review.sendConflicts(taskId, body)),
     });
     // LC-2: every session / environment / row insert checks for an active cleanup job.
     deps.store.setCreationBarrier(deps.store.cleanupBarrier);

@@ -89,7 +89,7 @@ const LOCAL_WHEN_OFFLINE = ["getTaskEnvironment"];
 
 /** A statement on the server's own database (its store's transaction hands out the Kysely handle). */
 function onDb(srv: TestServer, fn: (db: Kysely<DB>) => Promise<unknown>): Promise<unknown> {
-  return srv.server.orchestrator.deps.store.transaction((trx) => fn(trx as Kysely<DB>));
+  return srv.server.deps.store.transaction((trx) => fn(trx as Kysely<DB>));
 }
 
 describe.each(DATABASES)("ST-4 SBX-5 forwarding follows the table (%s)", { timeout: 120_000 }, (kind) => {

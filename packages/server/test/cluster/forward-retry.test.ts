@@ -63,8 +63,8 @@ describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 },
       60_000,
     );
     expect((await a.api("GET", `/tasks/${task.id}`)).body.runnerId).toBe("runner_c");
-    expect(c.server.orchestrator.deps.agents.liveCount()).toBe(1);
-    expect(a.server.orchestrator.deps.agents.liveCount()).toBe(0);
+    expect(c.server.deps.agents.liveCount()).toBe(1);
+    expect(a.server.deps.agents.liveCount()).toBe(0);
     // Reads through A are forwarded to C under the same 300 ms timeout: on a loaded machine one
     // may time out (502, never resent), so each is read until C answers.
     const throughA = (path: string) =>
@@ -124,7 +124,7 @@ describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 },
     const started = await runGrove(["task", "start", taskId, "--runner", "runner_c", "--quiet", "--server", a.url]);
     expect(started.code, started.stderr).toBe(0);
     expect((await a.api("GET", `/tasks/${taskId}`)).body).toMatchObject({ runnerId: "runner_c", runnerState: "online" });
-    expect(c.server.orchestrator.deps.agents.liveCount()).toBe(1);
+    expect(c.server.deps.agents.liveCount()).toBe(1);
   });
 
   it("RUN-16: placement skips a runner that refuses the connection (dead within its heartbeat bound) and places on the next fitting one; a repository registered before migration 013 fits every runner", async () => {
@@ -145,6 +145,6 @@ describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 },
     const s = await a.api("POST", `/tasks/${task.id}/sessions`, {});
     expect(s.status).toBe(201);
     expect((await a.api("GET", `/tasks/${task.id}`)).body.runnerId).toBe("runner_c");
-    expect(c.server.orchestrator.deps.agents.liveCount()).toBe(1);
+    expect(c.server.deps.agents.liveCount()).toBe(1);
   });
 });

@@ -10,7 +10,7 @@ type Row = { id: string; runnerId: string | null; runnerState: string | null };
 
 /** A statement on the server's own database (its store's transaction hands out the Kysely handle). */
 function onDb(srv: TestServer, fn: (db: Kysely<DB>) => Promise<unknown>): Promise<unknown> {
-  return srv.server.orchestrator.deps.store.transaction((trx) => fn(trx as Kysely<DB>));
+  return srv.server.deps.store.transaction((trx) => fn(trx as Kysely<DB>));
 }
 
 describe.each(DATABASES)("task lists show the runner of each task's environment (%s)", { timeout: 120_000 }, (kind) => {
@@ -38,7 +38,7 @@ describe.each(DATABASES)("task lists show the runner of each task's environment 
 
     // Another runner's row, seen a moment ago with a long interval: online until aged below.
     const now = new Date().toISOString();
-    await srv.server.orchestrator.deps.store.runners.register({
+    await srv.server.deps.store.runners.register({
       id: "runner_ghost",
       host: "elsewhere",
       url: "http://127.0.0.1:9",
@@ -123,7 +123,7 @@ describe.each(DATABASES)("task lists show the runner of each task's environment 
     });
 
     // One join per page, not a read per task: count the store calls a list read makes.
-    const store = srv.server.orchestrator.deps.store;
+    const store = srv.server.deps.store;
     const calls = { join: 0, perTask: 0 };
     const { taskRunners } = store.placement;
     const { get } = store.runners;

@@ -87,7 +87,7 @@ describe("runners registry on PostgreSQL", { timeout: 240_000 }, () => {
     expect((await a.api("GET", `/tasks/${task.id}`)).body).toMatchObject({ runnerId: "runner_c", runnerState: "online" });
     const worktree = envOnA.body.repositories[0].worktreePath as string;
     expect(existsSync(worktree)).toBe(true);
-    const agentPids = (await a.server.orchestrator.deps.store.listAgentProcesses("runner_c")).map((p) => p.pid);
+    const agentPids = (await a.server.deps.store.listAgentProcesses("runner_c")).map((p) => p.pid);
     cleanups.push(async () => killGroups(agentPids));
 
     c.child.kill("SIGKILL");
@@ -112,7 +112,7 @@ describe("runners registry on PostgreSQL", { timeout: 240_000 }, () => {
     expect((await a.api("GET", `/cleanup-jobs?taskId=${task.id}`)).body).toEqual([]);
     expect((await a.api("GET", `/tasks/${task.id}/sessions`)).body).toHaveLength(1);
     expect((await a.api("GET", `/sessions/${s.body.id}`)).body.state).toBe("waiting_for_input");
-    expect(a.server.orchestrator.deps.agents.liveCount()).toBe(0);
+    expect(a.server.deps.agents.liveCount()).toBe(0);
     expect(existsSync(worktree)).toBe(true);
     expect((await a.api("GET", `/tasks/${task.id}`)).body.archivedAt).toBeNull();
   });
@@ -146,7 +146,7 @@ describe("runners registry on PostgreSQL", { timeout: 240_000 }, () => {
 
     // A freed slot admits the launch.
     expect((await a.api("DELETE", `/sessions/${s1.body.id}`)).status).toBe(204);
-    await waitFor(() => a.server.orchestrator.deps.agents.liveCount() === 0, "the first agent stopped", 10_000);
+    await waitFor(() => a.server.deps.agents.liveCount() === 0, "the first agent stopped", 10_000);
     const s2 = await a.api("POST", `/tasks/${two.task.id}/sessions`, {});
     expect(s2.status).toBe(201);
   });

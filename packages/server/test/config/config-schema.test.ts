@@ -61,6 +61,7 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
       });
       expect(dflt.wsLimits).toEqual({ maxClients: 64, maxBufferedBytes: 1024 * 1024 });
       expect([dflt.port, dflt.gitMaxConcurrency, dflt.refreshTimeoutMs, dflt.cloneTimeoutMs, dflt.logLevel]).toEqual([7420, 8, 120_000, 1_800_000, "info"]);
+      expect(dflt.fault).toBeUndefined();
       const set = loadConfig({
         GROVE_HOME: home,
         GROVE_PR_REFRESH_MS: "0",
@@ -73,7 +74,9 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
         GROVE_LOG_LEVEL: "debug",
         GROVE_WORKTREE_POOL_SIZE: "3",
         GROVE_WORKTREE_POOL_MAX_MB: "10",
+        GROVE_FAULT: "cleanup.after_claim:hang",
       });
+      expect(set.fault).toBe("cleanup.after_claim:hang");
       expect(set.tuning).toEqual({
         prRefreshMs: 0,
         reviewDoneOnMerge: false,
@@ -134,14 +137,12 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
   it("CFG-4: no GROVE_* variable is read outside the config module but for the documented exceptions", () => {
     // Exceptions (docs/specs/configuration.md): the CLI reads its own variables; `grove serve`
     // sets the server's listen variables; the sandbox seam reads GROVE_BWRAP from the server
-    // environment it is handed (with PATH); the crash-test hook reads its process's own
-    // environment where a fault fires; the scripted agent is a program Grove starts.
+    // environment it is handed (with PATH); the scripted agent is a program Grove starts.
     const allowed = (file: string, name: string): boolean => {
       if (["config.ts", "config-schema.ts", "runner-config.ts"].includes(file)) return true;
       if (file === "cli/commands/serve.ts") return name === "GROVE_HOST" || name === "GROVE_PORT";
       if (file.startsWith("cli/")) return SPECS[name]?.readBy === "cli" || SPECS[name]?.readBy === "server+cli";
       if (file === "sandbox/bwrap.ts" || file === "agents/pty.ts") return name === "GROVE_BWRAP";
-      if (file === "orchestrator/fault-points.ts") return name === "GROVE_FAULT";
       if (file.startsWith("agents/scripted-agent")) return SPECS[name]?.readBy === "child";
       return false;
     };

@@ -84,7 +84,7 @@ describe("board: drag and drop, search among 500, combined filters (Chromium)", 
   it("BOARD-2 BOARD-3 search finds one task among 500; repository, state, agent and text filters combine", async () => {
     // 500 task rows written through the store (creating them over HTTP checks git 500 times,
     // which this test is not about); the page reads them through the real API.
-    const store = ui.srv.server.orchestrator.deps.store;
+    const store = ui.srv.server.deps.store;
     const ids: string[] = [];
     const at = Date.parse("2026-11-30T10:00:00.000Z");
     for (let i = 0; i < 500; i++) {

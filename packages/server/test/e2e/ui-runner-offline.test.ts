@@ -10,7 +10,7 @@ describe("runner offline on the board and the task page (Chromium)", () => {
 
   it("RUN-20 BOARD-6 UX-2 a task whose runner's heartbeat goes stale shows a runner-offline badge on its card and its page, live, and loses it when the runner beats again", async () => {
     const { srv, browser } = ui;
-    const store = srv.server.orchestrator.deps.store;
+    const store = srv.server.deps.store;
     const onDb = (fn: (db: Kysely<DB>) => Promise<unknown>) => store.transaction((trx) => fn(trx as Kysely<DB>));
     const { task } = await uniqueRepoAndTask(srv, "Lives on a far runner");
     const { task: local } = await uniqueRepoAndTask(srv, "Has no environment");

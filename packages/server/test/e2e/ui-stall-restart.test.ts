@@ -17,7 +17,7 @@ describe("LIVE-3 a stalled session on the page (Chromium)", () => {
     const { task } = await uniqueRepoAndTask(ui.srv, "Goes quiet");
     const s = await ui.srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "quick", prompt: "say hello\nhang 60000" });
     await waitForSession(ui.srv.api, s.body.id, ["failed"]);
-    const oldPid = ui.srv.server.orchestrator.deps.agents.get(s.body.id)!.pid;
+    const oldPid = ui.srv.server.deps.agents.get(s.body.id)!.pid;
     const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + `/tasks/${task.id}`);
     try {
       const panel = page.locator(`.session-panel[data-session-id="${s.body.id}"]`);
@@ -25,7 +25,7 @@ describe("LIVE-3 a stalled session on the page (Chromium)", () => {
       expect(await panel.locator(".last-error").textContent()).toContain("no update from the agent for 1 s");
       await panel.getByRole("button", { name: "Restart agent" }).click();
       await eventually(() => panel.locator(".session-state").getAttribute("data-state")).toBe("waiting_for_input");
-      const handle = ui.srv.server.orchestrator.deps.agents.get(s.body.id)!;
+      const handle = ui.srv.server.deps.agents.get(s.body.id)!;
       expect(handle.pid).not.toBe(oldPid);
       expect(handle.resumed).toBe(true);
       expect(await panel.locator(".last-error").count()).toBe(0);

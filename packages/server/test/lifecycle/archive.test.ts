@@ -88,7 +88,7 @@ describe.each(DATABASES)("archive (%s)", (kind) => {
   it("LC-7: a worktree directory removed by hand does not block archive", async () => {
     const srv = await perFile.start();
     const { task, slot, session, repo } = await taskWithSession(srv);
-    await srv.server.orchestrator.deps.agents.stop(session.id);
+    await srv.server.deps.agents.stop(session.id);
     await rm(slot.worktreePath, { recursive: true, force: true });
     const r = await srv.api("POST", `/tasks/${task.id}/archive`);
     const job = await waitForJob(srv.api, task.id, r.body.jobId, ["succeeded", "failed", "retry_wait"]);
@@ -102,7 +102,7 @@ describe.each(DATABASES)("archive (%s)", (kind) => {
     const srv = await perFile.start();
     const { task } = await taskWithSession(srv, "say hi");
     const seen: any[] = [];
-    const off = srv.server.orchestrator.deps.bus.subscribe((f) => {
+    const off = srv.server.deps.bus.subscribe((f) => {
       if (f.type === "cleanup_job.updated") seen.push(f.data);
     });
     const r = await srv.api("POST", `/tasks/${task.id}/archive`);

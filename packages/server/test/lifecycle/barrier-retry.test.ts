@@ -13,7 +13,7 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
   it("LC-2: with a job in prepared, POST /tasks/:id/sessions → 409 task_cleanup_in_progress and no rows", async () => {
     const srv = await perTest.start();
     const { task } = await repoAndTask(srv);
-    const { store, runnerId, now } = srv.server.orchestrator.deps;
+    const { store, runnerId, now } = srv.server.deps;
     const t = now();
     await store.reserveCleanupJob({
       job: {
@@ -70,7 +70,7 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
       for (const r of rows) if (r.status === "active") expect(existsSync(r.worktreePath)).toBe(true);
       if (task.archivedAt) {
         expect(rows.every((r) => r.status === "deleted")).toBe(true);
-        if (session.status === 201) expect(s.server.orchestrator.deps.agents.get(session.body.id)).toBeUndefined();
+        if (session.status === 201) expect(s.server.deps.agents.get(session.body.id)).toBeUndefined();
       } else {
         expect([409]).toContain(archive.status);
       }

@@ -29,7 +29,7 @@ describe.each(DATABASES)("LC-7 branches on delete (%s)", (kind) => {
     expect(ses.status).toBe(201);
     await waitForSession(s.api, ses.body.id, ["waiting_for_input"]);
     const ws = (await s.api("GET", `/sessions/${ses.body.id}/workspace`)).body;
-    await s.server.orchestrator.deps.agents.stop(ses.body.id);
+    await s.server.deps.agents.stop(ses.body.id);
     const r = await s.api("DELETE", `/tasks/${taskId}`);
     expect(r.status).toBe(202);
     const job = await waitForJob(s.api, taskId, r.body.jobId, ["succeeded", "failed", "retry_wait"]);

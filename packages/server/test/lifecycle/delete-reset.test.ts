@@ -46,7 +46,7 @@ describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
   it("LC-7 (decision): DELETE drops a branch with no commits outside its base (at the purge, LIVE-5); a hand-removed directory does not block", async () => {
     const srv = await perFile.start({ GROVE_TRASH_RETENTION_MS: "0" });
     const { task, slot, session, repo } = await taskWithSession(srv, "say nothing to commit");
-    await srv.server.orchestrator.deps.agents.stop(session.id);
+    await srv.server.deps.agents.stop(session.id);
     await rm(slot.worktreePath, { recursive: true, force: true });
     const r = await srv.api("DELETE", `/tasks/${task.id}`);
     expect(r.status).toBe(202);

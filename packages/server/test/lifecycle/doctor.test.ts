@@ -25,7 +25,7 @@ describe.each(DATABASES)("grove doctor (%s)", (kind) => {
   it("LC-D: reports a hand-made orphan directory and a hand-removed worktree, exits 1, and changes nothing", async () => {
     const srv = await perTest.start();
     const { task, slot, session, repo } = await taskWithSession(srv);
-    await srv.server.orchestrator.deps.agents.stop(session.id);
+    await srv.server.deps.agents.stop(session.id);
     await rm(slot.worktreePath, { recursive: true, force: true });
     const stray = join(srv.home, "tasks", "not-a-task-123");
     mkdirSync(stray, { recursive: true });

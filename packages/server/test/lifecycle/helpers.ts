@@ -31,7 +31,7 @@ export async function taskWithSession(srv: TestServer, prompt = "write work.txt 
   expect(res.status).toBe(201);
   await waitForSession(srv.api, res.body.id, ["waiting_for_input"]);
   const ws = (await srv.api("GET", `/sessions/${res.body.id}/workspace`)).body;
-  const pid = srv.server.orchestrator.deps.agents.get(res.body.id)?.pid;
+  const pid = srv.server.deps.agents.get(res.body.id)?.pid;
   return { ...ctx, session: res.body, ws, slot: ws.repositories[0], pid };
 }
 

@@ -34,12 +34,12 @@ describe.each(DATABASES)("LC-1 a prompt that brings a worktree back never outliv
     const s = await srv.api("POST", `/tasks/${t.body.id}/sessions`, {});
     expect(s.body.state).toBe("waiting_for_input");
     const ws = (await srv.api("GET", `/sessions/${s.body.id}/workspace`)).body;
-    await srv.server.orchestrator.deps.agents.stop(s.body.id);
+    await srv.server.deps.agents.stop(s.body.id);
     await rm(ws.workspacePath, { recursive: true, force: true });
 
     origin.setMode("slow");
     const prompt = srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "write late.txt too late" });
-    await waitFor(() => srv!.server.orchestrator.deps.launches.count(t.body.id) > 0, "the prompt's launch to be in flight");
+    await waitFor(() => srv!.server.deps.launches.count(t.body.id) > 0, "the prompt's launch to be in flight");
     const archive = await srv.api("POST", `/tasks/${t.body.id}/archive`);
     expect(archive.status).toBe(202);
     expect((await prompt).status).toBe(202);
@@ -56,7 +56,7 @@ describe.each(DATABASES)("LC-1 a prompt that brings a worktree back never outliv
     const session = await waitForSession(srv.api, s.body.id, ["failed", "waiting_for_input"]);
     expect(session.state).toBe("failed");
     expect(["task_cleanup_in_progress", "task_archived"]).toContain(session.lastError.code);
-    expect(srv.server.orchestrator.deps.agents.get(s.body.id)).toBeUndefined();
+    expect(srv.server.deps.agents.get(s.body.id)).toBeUndefined();
     expect(existsSync(ws.workspacePath)).toBe(false);
     expect(existsSync(join(ws.workspacePath, "late.txt"))).toBe(false);
     const env = (await srv.api("GET", `/tasks/${t.body.id}/environment`)).body;

@@ -25,13 +25,13 @@ describe.each(DATABASES)("SES-7 deleting sessions (%s)", (kind) => {
     // What is counted is the attach; the board's background diff-stat refresh, which
     // runs a Changes computation when a session starts, is not part of it.
     await srv.server.orchestrator.summaries.dispose();
-    const gitBefore = srv.server.orchestrator.deps.git.spawnCount;
+    const gitBefore = srv.server.deps.git.spawnCount;
     const next = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say again" });
     expect(next.status).toBe(201);
     await waitForSession(srv.api, next.body.id, ["waiting_for_input"]);
     const ws = (await srv.api("GET", `/sessions/${next.body.id}/workspace`)).body;
     expect(ws.repositories[0]).toMatchObject({ worktreeId: slot.worktreeId, worktreePath: slot.worktreePath });
-    expect(srv.server.orchestrator.deps.git.spawnCount - gitBefore).toBeLessThanOrEqual(3);
+    expect(srv.server.deps.git.spawnCount - gitBefore).toBeLessThanOrEqual(3);
     expect(readFileSync(`${slot.worktreePath}/wip.txt`, "utf8")).toContain("uncommitted");
   });
 

@@ -11,7 +11,7 @@ import { jobsOf, taskWithSession, waitForJob } from "./helpers.js";
  * for a database error while the worker records an attempt (everything else is real).
  */
 function failNext(srv: TestServer, method: keyof Store, times: number): { failures: () => number; stop: () => void } {
-  const deps = srv.server.orchestrator.deps as { store: Store };
+  const deps = srv.server.deps as { store: Store };
   const real = deps.store;
   let left = times;
   let failed = 0;

@@ -44,7 +44,7 @@ describe.each(DATABASES)("LIVE-3 liveness (%s)", (kind) => {
     );
     const events = await openEvents(srv.url);
     try {
-      const pid = srv.server.orchestrator.deps.agents.get(s.body.id)!.pid;
+      const pid = srv.server.deps.agents.get(s.body.id)!.pid;
       const killedAt = Date.now();
       process.kill(-pid, "SIGKILL");
       const frame = await waitFor(
@@ -57,7 +57,7 @@ describe.each(DATABASES)("LIVE-3 liveness (%s)", (kind) => {
       expect(frame.data.from).toBe("running");
       expect(frame.data.session.lastTurn).toMatchObject({ outcome: "failed" });
       expect(frame.data.session.lastError.code).toBe("agent_crashed");
-      expect(srv.server.orchestrator.deps.agents.get(s.body.id)).toBeUndefined();
+      expect(srv.server.deps.agents.get(s.body.id)).toBeUndefined();
     } finally {
       events.close();
     }
@@ -100,7 +100,7 @@ describe.each(DATABASES)("LIVE-3 liveness (%s)", (kind) => {
     expect(failed.lastError.code).toBe("agent_crashed");
     expect(failed.lastTurn).toMatchObject({ outcome: "failed" });
     await waitFor(() => sleepers().length === 0, "the deaf process to be stopped", 10_000);
-    expect(srv.server.orchestrator.deps.agents.get(s.body.id)).toBeUndefined();
+    expect(srv.server.deps.agents.get(s.body.id)).toBeUndefined();
   });
 
   it("LIVE-3 a turn whose agent goes silent becomes stalled; a running tool call counts as progress", async () => {
@@ -131,7 +131,7 @@ describe.each(DATABASES)("LIVE-3 liveness (%s)", (kind) => {
       "a stalled inbox item",
     );
     // The agent is still attached inside its silent turn, for the person to cancel or restart.
-    expect(srv.server.orchestrator.deps.agents.get(busy.body.id)?.busy).toBe(true);
+    expect(srv.server.deps.agents.get(busy.body.id)?.busy).toBe(true);
   });
 
   it("LIVE-3 restart of a stalled session: the old agent is stopped, a new one resumes with session/load in the same worktree, and the session works again", async () => {
@@ -140,7 +140,7 @@ describe.each(DATABASES)("LIVE-3 liveness (%s)", (kind) => {
     const { task } = await repoAndTask(srv);
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "quick", prompt: "write before.txt kept\nhang 60000" });
     await waitForSession(srv.api, s.body.id, ["failed"], 15_000);
-    const deps = srv.server.orchestrator.deps;
+    const deps = srv.server.deps;
     const oldPid = deps.agents.get(s.body.id)!.pid;
     const acpId = (await deps.store.getSession(s.body.id))!.acpSessionId!;
     const ws = (await srv.api("GET", `/sessions/${s.body.id}/workspace`)).body;

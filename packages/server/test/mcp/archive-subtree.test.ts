@@ -97,12 +97,12 @@ describe.each(DATABASES)("MCP-3.7 archiving a task with subtasks (%s)", (kind) =
     // `kept` was archived alone before; its open subtask still belongs to the root's open subtree.
     expect((await srv.api("POST", `/tasks/${ids.kept}/archive`, { children: "keep" })).status).toBe(202);
     await waitForJob(srv.api, ids.kept!, (await jobsOf(srv.api, ids.kept!))[0].id, ["succeeded"]);
-    const pids = Object.fromEntries(Object.entries(sessions).map(([name, s]) => [name, srv.server.orchestrator.deps.agents.get(s)?.pid]));
+    const pids = Object.fromEntries(Object.entries(sessions).map(([name, s]) => [name, srv.server.deps.agents.get(s)?.pid]));
     const envs = Object.fromEntries(
       await Promise.all(["a", "a1"].map(async (n) => [n, (await srv.api("GET", `/tasks/${ids[n]}/environment`)).body.repositories[0]] as const)),
     );
     const reserved: string[] = [];
-    const unsubscribe = srv.server.orchestrator.deps.bus.subscribe((f) => {
+    const unsubscribe = srv.server.deps.bus.subscribe((f) => {
       if (f.type === "cleanup_job.updated" && (f.data as any).job.state === "prepared") reserved.push((f.data as any).job.taskId);
     });
     try {

@@ -42,7 +42,7 @@ export async function briefTask(srv: TestServer, title: string, description: str
  * can speak to the gateway itself with one that is stale or another session's.
  */
 export function captureTokens(srv: TestServer): Map<string, string[]> {
-  const tokens = srv.server.orchestrator.deps.mcp!.tokens;
+  const tokens = srv.server.deps.mcp!.tokens;
   const seen = new Map<string, string[]>();
   const mint = tokens.mint.bind(tokens);
   tokens.mint = (sessionId, ...rest) => {
@@ -58,7 +58,7 @@ export async function shimClient(srv: TestServer, sessionId: string, token: stri
   const client = new Client({ name: "test", version: "1.0.0" });
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
-    GROVE_MCP_SOCKET: srv.server.orchestrator.deps.mcp!.socketPath,
+    GROVE_MCP_SOCKET: srv.server.deps.mcp!.socketPath,
     GROVE_MCP_SESSION: sessionId,
     GROVE_MCP_TOKEN: token,
   };

@@ -61,16 +61,16 @@ describe.each(DATABASES)("managed GitHub repository (%s)", (kind) => {
 
     // Valid reuse on a prompt: no refresh — also when the agent is gone and is relaunched
     // (the prompt then validates the workspace before the relaunch, WT-5).
-    await w.srv.server.orchestrator.deps.agents.stopAll({ graceMs: 500 });
+    await w.srv.server.deps.agents.stopAll({ graceMs: 500 });
     const p1 = await w.srv.api("POST", `/sessions/${session.id}/prompt`, { prompt: "say again" });
     expect(p1.status).toBe(202);
     await waitForSession(w.srv.api, session.id, ["waiting_for_input"]);
-    expect(w.srv.server.orchestrator.deps.agents.get(session.id)?.resumed).toBe(true);
+    expect(w.srv.server.deps.agents.get(session.id)?.resumed).toBe(true);
     expect(w.http.requests.length - attachBefore).toBe(0);
 
     // A failed environment whose worktree is intact is materialized again by the next prompt:
     // the valid worktree is reused, still without a refresh.
-    const deps = w.srv.server.orchestrator.deps;
+    const deps = w.srv.server.deps;
     await deps.agents.stopAll({ graceMs: 500 });
     const env = await deps.store.getEnvironmentByTask(task.id);
     expect(await deps.store.setEnvironmentStatus(env!.id, ["ready"], "failed", {}, deps.now())).toBeDefined();
@@ -81,7 +81,7 @@ describe.each(DATABASES)("managed GitHub repository (%s)", (kind) => {
     expect(w.http.requests.length - attachBefore).toBe(0);
 
     // The directory removed by hand: after a restart-free agent stop the next prompt recreates it.
-    await w.srv.server.orchestrator.deps.agents.stopAll({ graceMs: 500 });
+    await w.srv.server.deps.agents.stopAll({ graceMs: 500 });
     rmSync(wt, { recursive: true, force: true });
     const recreateBefore = w.http.requests.length;
     const p2 = await w.srv.api("POST", `/sessions/${session.id}/prompt`, { prompt: "say back" });

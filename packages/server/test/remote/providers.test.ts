@@ -50,7 +50,7 @@ describe.each(DATABASES)("providers behind one interface (%s)", (kind) => {
       credential: { token: w.token },
       name: "svc-other",
     });
-    const store = w.srv.server.orchestrator.deps.store;
+    const store = w.srv.server.deps.store;
     const moved = `${other.path}-moved`;
     renameSync(other.path, moved);
     await store.transaction(async (trx: any) => trx.updateTable("repositories").set({ path: moved }).where("id", "=", other.id).execute());

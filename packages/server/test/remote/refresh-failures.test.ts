@@ -37,7 +37,7 @@ describe.each(DATABASES)("RR-7 refresh failures (%s)", (kind) => {
       // No agent was started for it: no agent message, and no process recorded.
       const msgs = await w.srv.api("GET", `/sessions/${session.id}/messages`);
       expect(msgs.body.filter((m: any) => m.role !== "user")).toHaveLength(0);
-      expect(w.srv.server.orchestrator.deps.agents.get(session.id)).toBeUndefined();
+      expect(w.srv.server.deps.agents.get(session.id)).toBeUndefined();
       const env = await w.srv.api("GET", `/tasks/${task.id}/environment`);
       expect(env.body.status).toBe("failed");
     },
@@ -63,7 +63,7 @@ describe.each(DATABASES)("RR-7 refresh failures (%s)", (kind) => {
     expect(dirs).toEqual([]);
     const env = await w.srv.api("GET", `/tasks/${task.id}/environment`);
     expect(env.body.repositories.filter((r: any) => r.worktreeId)).toEqual([]);
-    expect(w.srv.server.orchestrator.deps.agents.get(session.id)).toBeUndefined();
+    expect(w.srv.server.deps.agents.get(session.id)).toBeUndefined();
   });
 
   test("WT-3 pullBeforeWorktree off → zero requests to the server during a launch", async () => {

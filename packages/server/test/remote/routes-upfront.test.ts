@@ -46,7 +46,7 @@ describe.each(DATABASES)("refresh routes decided up front (%s)", (kind) => {
   }
 
   async function corruptCredential(world: RemoteWorld, repositoryId: string): Promise<void> {
-    const deps = world.srv.server.orchestrator.deps;
+    const deps = world.srv.server.deps;
     await deps.store.putCredential(repositoryId, "v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", credentialKeyIdOf(deps), deps.now());
   }
 
@@ -57,7 +57,7 @@ describe.each(DATABASES)("refresh routes decided up front (%s)", (kind) => {
     expect(session.state).toBe("waiting_for_input");
     const ws = (await w.srv.api("GET", `/sessions/${session.id}/workspace`)).body;
     const [wt1, wt2] = ws.repositories.map((r: any) => r.worktreePath as string);
-    await w.srv.server.orchestrator.deps.agents.stopAll({ graceMs: 500 });
+    await w.srv.server.deps.agents.stopAll({ graceMs: 500 });
     await rm(wt1, { recursive: true, force: true });
     await rm(wt2, { recursive: true, force: true });
     await corruptCredential(w, two.id);

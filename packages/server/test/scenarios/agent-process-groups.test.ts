@@ -192,7 +192,7 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
   it("SEC-7 LC-3: archive stops a recorded group whose leader is dead, waits for it before removing the worktree, and never signals a reused pid", async () => {
     const srv = await startTestServer(kind);
     cleanups.push(() => srv.close());
-    const deps = srv.server.orchestrator.deps;
+    const deps = srv.server.deps;
     const repo = await makeRepo();
     cleanups.push(repo.cleanup);
     const r = await srv.api("POST", "/repositories", { path: repo.path });
@@ -232,7 +232,7 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
   it("SEC-7 SES-7: session delete and shutdown stop the whole recorded group, also when its leader is dead", async () => {
     const srv = await startTestServer(kind);
     cleanups.push(() => srv.close());
-    const deps = srv.server.orchestrator.deps;
+    const deps = srv.server.deps;
     const repo = await makeRepo();
     cleanups.push(repo.cleanup);
     const r = await srv.api("POST", "/repositories", { path: repo.path });
@@ -241,7 +241,7 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
     const s2 = await srv.api("POST", `/tasks/${t.body.id}/sessions`, {});
     const ws = (await srv.api("GET", `/sessions/${s1.body.id}/workspace`)).body.workspacePath as string;
     const orphanOf = async (sessionId: string) => {
-      await srv.server.orchestrator.deps.agents.stop(sessionId);
+      await srv.server.deps.agents.stop(sessionId);
       const leader = spawn("sh", ["-c", "sleep 900 &\nread x"], { cwd: ws, detached: true, stdio: ["pipe", "ignore", "ignore"] });
       await new Promise((res) => leader.once("spawn", res));
       cleanups.push(async () => process.kill(-leader.pid!, "SIGKILL"));

@@ -88,8 +88,8 @@ describe("ST-3 LC-3 an archive stops the agents of every server process sharing 
     expect(s2.status).toBe(201);
     expect(s2.body.state).toBe("waiting_for_input");
     // Forwarded: the agent lives where the worktree is, never on the runner that took the request.
-    expect(b.server.orchestrator.deps.agents.get(s2.body.id)).toBeUndefined();
-    const pids = [s1, s2].map((s) => a.server.orchestrator.deps.agents.get(s.body.id)?.pid);
+    expect(b.server.deps.agents.get(s2.body.id)).toBeUndefined();
+    const pids = [s1, s2].map((s) => a.server.deps.agents.get(s.body.id)?.pid);
     expect(pids.every((p) => typeof p === "number")).toBe(true);
     const ws = (await a.api("GET", `/sessions/${s1.body.id}/workspace`)).body;
 

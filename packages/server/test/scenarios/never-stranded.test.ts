@@ -38,7 +38,7 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
     expect(gitSync(slot.worktreePath, "rev-parse", "--abbrev-ref", "HEAD").trim()).toBe(slot.worktreeBranch);
     expect(gitSync(slot.worktreePath, "rev-parse", "HEAD~1").trim()).toBe(head);
     expect(gitSync(slot.worktreePath, "log", "-1", "--format=%s").trim()).toBe("second");
-    const handle = srv.server.orchestrator.deps.agents.get(session.id);
+    const handle = srv.server.deps.agents.get(session.id);
     expect(handle?.pid).not.toBe(pid);
     expect(handle?.resumed).toBe(true);
     expect(isAlive(pid!)).toBe(false);
@@ -134,7 +134,7 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
     expect(gitSync(slot.worktreePath, "rev-parse", "HEAD").trim()).toBe(head);
     expect(readFileSync(join(slot.worktreePath, "again.txt"), "utf8")).toBe("yes");
 
-    await srv.server.orchestrator.deps.agents.stopAll({ graceMs: 500 });
+    await srv.server.deps.agents.stopAll({ graceMs: 500 });
     await rm(slot.worktreePath, { recursive: true, force: true });
     const restore = await runGrove(["task", "restore", task.id, "--server", srv.url]);
     expect(restore.code).toBe(0);
@@ -146,7 +146,7 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
   it("CHG-4 / seed 000: Changes of a missing worktree are typed, never a spawn error; a row with no identity fails closed", async () => {
     srv = await startTestServer(kind);
     const { task, session, slot } = await taskWithSession(srv, "write work.txt v1");
-    await srv.server.orchestrator.deps.agents.stop(session.id);
+    await srv.server.deps.agents.stop(session.id);
     await rm(slot.worktreePath, { recursive: true, force: true });
     const c = await srv.api("GET", `/tasks/${task.id}/changes`);
     expect(c.status).toBe(200);
@@ -162,7 +162,7 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
     const second = await makeRepo({ name: "second" });
     const r2 = await srv.api("POST", "/repositories", { path: second.path });
     expect(r2.status).toBe(201);
-    const deps = srv.server.orchestrator.deps;
+    const deps = srv.server.deps;
     const env = await deps.store.getEnvironmentByTask(task.id);
     await deps.store.mergeEnvironmentRepos(
       env!.id,

@@ -46,7 +46,7 @@ describe.each(DATABASES)("vertical slice over HTTP (%s)", (kind) => {
     expect(agentText).toContain("uncommitted work");
 
     // Two separate agent processes, both started in the same worktree (SES-4).
-    const pids = [s1.body.id, s2.body.id].map((id) => srv.server.orchestrator.deps.agents.get(id)?.pid);
+    const pids = [s1.body.id, s2.body.id].map((id) => srv.server.deps.agents.get(id)?.pid);
     expect(pids[0]).toBeTypeOf("number");
     expect(pids[1]).toBeTypeOf("number");
     expect(pids[0]).not.toBe(pids[1]);

@@ -23,7 +23,7 @@ describe.each(DATABASES)("worktree recovery and attach validation (%s)", (kind) 
     const srv = await perFile.start();
     const { session, slot, repo } = await sessionWithCommit(srv);
     const head = gitSync(slot.worktreePath, "rev-parse", "HEAD").trim();
-    await srv.server.orchestrator.deps.agents.stop(session.id);
+    await srv.server.deps.agents.stop(session.id);
     await rm(slot.worktreePath, { recursive: true, force: true });
     const p = await srv.api("POST", `/sessions/${session.id}/prompt`, { prompt: "write after.txt back" });
     expect(p.status).toBe(202);
@@ -40,7 +40,7 @@ describe.each(DATABASES)("worktree recovery and attach validation (%s)", (kind) 
   it("WT-5: worktree and branch both gone → failed with branch_unrecoverable, nothing invented", async () => {
     const srv = await perFile.start();
     const { session, slot, repo } = await sessionWithCommit(srv);
-    await srv.server.orchestrator.deps.agents.stop(session.id);
+    await srv.server.deps.agents.stop(session.id);
     await rm(slot.worktreePath, { recursive: true, force: true });
     gitSync(repo.path, "worktree", "prune");
     gitSync(repo.path, "branch", "-D", slot.worktreeBranch);

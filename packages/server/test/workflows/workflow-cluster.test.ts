@@ -23,7 +23,7 @@ steps:
 `;
 
 const engineOf = (s: TestServer) => s.server.orchestrator.workflows.engine;
-const storeOf = (s: TestServer) => s.server.orchestrator.deps.store;
+const storeOf = (s: TestServer) => s.server.deps.store;
 
 /**
  * WF-2 across two runners on one PostgreSQL database: both engines drain the shared queue of

@@ -131,7 +131,7 @@ describe.each(DATABASES)("CHG-1 CHG-2 SEC-2 Changes at scale over HTTP (%s)", (k
     // What is counted is the refused reads; the board's background diff-stat refresh,
     // which the watcher triggers for the symlinks just written, is not part of it.
     await srv!.server.orchestrator.summaries.dispose();
-    const git = srv!.server.orchestrator.deps.git;
+    const git = srv!.server.deps.git;
     const before = git.spawnCount;
     for (const p of ["../../etc/passwd", "/etc/passwd", "etc-link/passwd", "passwd-link", "sub/up/etc/passwd", "sub/../../x", `${wt}/inside.txt`]) {
       const r = await srv!.api("GET", `/tasks/${taskId}/changes/diff?repositoryId=${repositoryId}&path=${encodeURIComponent(p)}`);

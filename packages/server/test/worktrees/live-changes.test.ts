@@ -67,7 +67,7 @@ describe.each(DATABASES)("CHG-3 live changes from file-system watching (%s)", (k
     const s = await srv.api("POST", `/tasks/${t.body.id}/sessions`, { prompt: "write a.txt 1" });
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
     const wt = (await srv.api("GET", `/sessions/${s.body.id}/workspace`)).body.workspacePath as string;
-    const deps = srv.server.orchestrator.deps;
+    const deps = srv.server.deps;
     await waitFor(() => srv!.server.orchestrator.changesWatch.watchedTasks().includes(t.body.id), "task watched");
     const pid = deps.agents.get(s.body.id)!.pid;
     rmSync(wt, { recursive: true, force: true });
@@ -125,9 +125,9 @@ describe("CHG-3 idle worktrees are not polled", () => {
       await waitFor(() => watch.watchedTasks().length === 50, "50 watched tasks");
       const events = await openEvents(srv.url);
       const published: Frame[] = [];
-      const off = srv.server.orchestrator.deps.bus.subscribe((f) => published.push(f as Frame));
+      const off = srv.server.deps.bus.subscribe((f) => published.push(f as Frame));
       await vi.advanceTimersByTimeAsync(500); // launch-time debounces settle
-      const git = srv.server.orchestrator.deps.git;
+      const git = srv.server.deps.git;
       const before = git.spawnCount;
       const framesBefore = events.frames.length;
       published.length = 0;

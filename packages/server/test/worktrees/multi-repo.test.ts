@@ -103,7 +103,7 @@ describe.each(DATABASES)("multi-repository tasks and compensation (%s)", (kind) 
     const srv = await perTest.start();
     const { a, b } = await threeRepos(srv);
     const task = await srv.api("POST", "/tasks", { title: "Barrier", repositories: [{ repositoryId: a.id }, { repositoryId: b.id }] });
-    const store = srv.server.orchestrator.deps.store;
+    const store = srv.server.deps.store;
     let calls = 0;
     // Call 1 is the launch reservation, call 2 persists slot 1, call 3 would persist slot 2.
     store.setCreationBarrier(async () => {

@@ -38,7 +38,7 @@ describe.each(DATABASES)("WT-10 worktree pool (%s)", (kind) => {
     srv = await startTestServer(kind, undefined, { GROVE_WORKTREE_POOL_SIZE: "2" });
     const { repo, id } = await registerRepo(srv, "pooled", {}, { "a.txt": "one\n" });
     cleanups.push(() => repo.cleanup());
-    const pool = srv.server.orchestrator.deps.pool!;
+    const pool = srv.server.deps.pool!;
     await pool.idle();
     const warm = pooled(srv.home, id);
     expect(warm).toHaveLength(2);
@@ -88,7 +88,7 @@ describe.each(DATABASES)("WT-10 worktree pool (%s)", (kind) => {
     srv = await startTestServer(kind, undefined, { GROVE_WORKTREE_POOL_SIZE: "1" });
     const { repo, id } = await registerRepo(srv, "raced");
     cleanups.push(() => repo.cleanup());
-    const pool = srv.server.orchestrator.deps.pool!;
+    const pool = srv.server.deps.pool!;
     await pool.idle();
     const [only] = pooled(srv.home, id);
     const claim = (n: number) =>
@@ -109,7 +109,7 @@ describe.each(DATABASES)("WT-10 worktree pool (%s)", (kind) => {
 
   it("WT-10: GROVE_WORKTREE_POOL_SIZE=0 (the default) keeps no pool: a start checks out in full, nothing under pool/", async () => {
     srv = await startTestServer(kind, undefined, { GROVE_WORKTREE_POOL_SIZE: "0" });
-    expect(srv.server.orchestrator.deps.pool).toBeUndefined();
+    expect(srv.server.deps.pool).toBeUndefined();
     const { repo, id } = await registerRepo(srv, "unpooled");
     cleanups.push(() => repo.cleanup());
     const t = await srv.api("POST", "/tasks", { title: "No pool", repositories: [{ repositoryId: id }] });

@@ -125,7 +125,7 @@ describe.each(DATABASES)("WT-3 refresh of local checkouts (%s)", (kind) => {
     const { session } = await launch(srv, id, "Recreate after fetch");
     expect(session.state).toBe("waiting_for_input");
     const ws = (await srv.api("GET", `/sessions/${session.id}/workspace`)).body;
-    await srv.server.orchestrator.deps.agents.stop(session.id);
+    await srv.server.deps.agents.stop(session.id);
     await import("node:fs/promises").then((f) => f.rm(ws.workspacePath, { recursive: true, force: true }));
 
     const origin = await countingOrigin();

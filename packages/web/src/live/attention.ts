@@ -4,9 +4,11 @@
  * reload, a new tab or a server restart keeps it. This module mirrors the open items into a
  * page store (the header badge; the tab title shows the count), marks items done on the server
  * when the person dismisses them, and — once the person opted in — shows a browser notification
- * for each item that arrives while the page is open. Items about the task the person is looking
- * at (a turn end, a failure) are marked done as they arrive: they see them. A permission question
- * always stays until it is answered.
+ * for each item that arrives while the page is open. An item clears when its cause is resolved
+ * (the session prompted again, the question answered) or the person dismisses it — never because
+ * a page was looked at: items about the task the person is looking at (a turn end, a failure) are
+ * marked read (`POST /inbox/:id/read`), as are a task's items when its page opens. Read items
+ * stay listed but leave the count; a permission or a question counts until it is answered.
  */
 import type { InboxItem, InboxKind } from "@grove/protocol";
 import { call } from "../api/client.js";
@@ -26,7 +28,16 @@ export interface AttentionItem {
   choices?: string[];
   /** MCP-3: the agent's question alone (the text leads with the task's title). */
   question?: string;
+  /** Seen by a person already (`readAt`): still open, no longer counted. */
+  read: boolean;
 }
+
+/** What still needs the person: unread items, and every permission or question until answered. */
+export function needsYou(items: readonly AttentionItem[]): AttentionItem[] {
+  return items.filter((i) => !i.read || asks(i.kind));
+}
+
+const asks = (kind: AttentionKind) => kind === "permission" || kind === "question";
 
 export const attention = store<AttentionItem[]>([]);
 const open = new Map<string, Notification>();
@@ -77,15 +88,35 @@ function toAttention(i: InboxItem): AttentionItem {
     at: i.createdAt,
     ...(i.choices ? { choices: i.choices } : {}),
     ...(i.kind === "question" && i.detail ? { question: i.detail } : {}),
+    read: i.readAt !== undefined,
   };
 }
 
 const visible = () => document.visibilityState === "visible";
-/** Seen already: the person looks at its task (never a question waiting for an answer). */
-const seenNow = (i: InboxItem) => i.kind !== "permission" && i.kind !== "question" && watchingTask === i.taskId && visible();
+/** Seen now, unread until now: the person looks at its task (a question or permission still waits). */
+const seenNow = (i: InboxItem) => !asks(i.kind) && i.readAt === undefined && watchingTask === i.taskId && visible();
 
 function markDone(id: string): void {
   void call("markInboxItemDone", { params: { id } }).catch((e: unknown) => console.warn("inbox: could not mark an item done", e));
+}
+
+function markRead(id: string): void {
+  void api.post(`/inbox/${enc(id)}/read`).catch((e: unknown) => console.warn("inbox: could not mark an item read", e));
+}
+
+/**
+ * The person opened a task's page: its unread items (not the questions and permissions, which
+ * wait for an answer) are read now — here at once, on the server for every other tab.
+ */
+export function markTaskRead(taskId: string): void {
+  const unread = attention.get().filter((i) => i.taskId === taskId && !i.read && !asks(i.kind));
+  if (unread.length === 0) return;
+  for (const i of unread) {
+    closeNotification(i.id);
+    markRead(i.id);
+  }
+  const ids = new Set(unread.map((i) => i.id));
+  attention.set((cur) => cur.map((i) => (ids.has(i.id) ? { ...i, read: true } : i)));
 }
 
 function closeNotification(id: string): void {
@@ -132,14 +163,12 @@ function apply(item: InboxItem, fresh: boolean): void {
     attention.set((cur) => cur.filter((i) => i.id !== item.id));
     return;
   }
-  if (seenNow(item)) {
-    markDone(item.id);
-    return;
-  }
+  const seen = seenNow(item);
+  if (seen) markRead(item.id);
   const known = attention.get().some((i) => i.id === item.id);
-  const shown = toAttention(item);
+  const shown = { ...toAttention(item), read: item.readAt !== undefined || seen };
   attention.set((cur) => [shown, ...cur.filter((i) => i.id !== item.id)].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0)));
-  if (fresh && !known) notify(shown);
+  if (fresh && !known && !shown.read) notify(shown);
 }
 
 /** The server's open items (on connect and after every reconnect: frames sent meanwhile are lost). */
@@ -147,7 +176,13 @@ async function load(): Promise<void> {
   const items = await call("listInbox", { query: { state: "open" } });
   const ids = new Set(items.map((i) => i.id));
   for (const gone of attention.get().filter((i) => !ids.has(i.id))) closeNotification(gone.id);
-  attention.set(items.filter((i) => !seenNow(i)).map(toAttention));
+  attention.set(
+    items.map((i) => {
+      const seen = seenNow(i);
+      if (seen) markRead(i.id);
+      return { ...toAttention(i), read: i.readAt !== undefined || seen };
+    }),
+  );
 }
 
 /** Mirrors the server's inbox from the event stream; returns the unsubscribe function. */

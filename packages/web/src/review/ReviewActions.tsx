@@ -127,6 +127,13 @@ export function ReviewActions({
     run(updated, () => call("updateTaskFromBase", { params: { id: taskId }, body }), "update_from_base");
 
   if (!offered) return null;
+  const mergeWhy = hasUncommitted
+    ? "Commit the uncommitted changes first."
+    : nothingToMerge
+      ? "The base already holds every commit of the branch."
+      : landing.length === 0
+        ? "Reading the branch…"
+        : null;
   return (
     <section className="card review-actions" aria-label="Review actions">
       <h2>Land</h2>
@@ -190,19 +197,17 @@ export function ReviewActions({
             type="button"
             className="secondary"
             disabled={action.busy || hasUncommitted || nothingToMerge || askMerge || landing.length === 0}
-            title={
-              hasUncommitted
-                ? "Commit the uncommitted changes first"
-                : nothingToMerge
-                  ? "The base already holds every commit of the branch"
-                  : landing.length === 0
-                    ? "Reading the branch…"
-                    : undefined
-            }
+            aria-describedby={mergeWhy ? "merge-why" : undefined}
             onClick={() => setAskMerge(true)}
           >
             {nothingToMerge ? "Nothing to merge" : "Merge…"}
           </button>
+        ) : null}
+        {/* Why Merge is unavailable, as text beside it: a hover tooltip never reaches a finger. */}
+        {caps.has("POST /tasks/{id}/merge") && mergeWhy ? (
+          <span className="muted merge-why" id="merge-why">
+            {mergeWhy}
+          </span>
         ) : null}
         {caps.has("POST /tasks/{id}/pull-requests") && canOpenPr === true ? (
           <button

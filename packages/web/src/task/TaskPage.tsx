@@ -13,7 +13,7 @@ import { keys } from "../api/keys.js";
 import { getChanges, getTask, listRepositories, listSessions } from "../api/resources.js";
 import { TASK_STATES } from "../board/column-query.js";
 import { useCapabilities } from "../api/capabilities.js";
-import { dismiss, setWatchingTask } from "../live/attention.js";
+import { markTaskRead, setWatchingTask } from "../live/attention.js";
 import { putTask } from "../live/cache.js";
 import { events } from "../live/events.js";
 import { notice } from "../live/store.js";
@@ -69,8 +69,8 @@ export function TaskPage({ taskId }: { taskId: string }) {
 
   useEffect(() => {
     setWatchingTask(taskId);
-    // What finished or failed here has been seen now.
-    dismiss((i) => i.taskId === taskId && i.kind !== "permission" && i.kind !== "question");
+    // What finished or failed here has been seen now: read, not done (its cause clears it, LIVE-4).
+    markTaskRead(taskId);
     const off = events.on("task.deleted", ({ taskId: gone }) => gone === taskId && goneToBoard(qc.getQueryData<Task>(keys.task(taskId))?.title));
     return () => {
       setWatchingTask(null);

@@ -1,9 +1,9 @@
 import type { CleanupJobRecord } from "../../domain/cleanup-job.js";
 import { AppError, isAppError } from "../../domain/errors.js";
 import type { TaskRecord } from "../../domain/records.js";
-import type { Deps } from "../context.js";
 import type { CleanupWorker } from "../lifecycle/cleanup-worker.js";
-import { requestCleanup } from "../lifecycle/lifecycle.js";
+import { requestCleanup, type RequestCleanupPorts } from "../lifecycle/lifecycle.js";
+import type { Deps } from "../context.js";
 import { getTaskOr404 } from "../tasks/tasks.js";
 import { SUBTASK_LIMITS, childrenOf } from "./subtasks.js";
 
@@ -11,7 +11,7 @@ import { SUBTASK_LIMITS, childrenOf } from "./subtasks.js";
 export type ChildrenChoice = "archive" | "keep";
 
 export interface ArchiveSubtreeDeps {
-  deps: Deps;
+  deps: RequestCleanupPorts;
   worker: CleanupWorker;
   /** The runner guard: a task whose runner is offline cannot be archived (`runner_offline`). */
   assertReachable(taskId: string): Promise<void>;
@@ -70,7 +70,7 @@ export async function archiveWithSubtasks(d: ArchiveSubtreeDeps, taskId: string,
 }
 
 /** The open subtasks below `taskId`, each listed before its own subtasks. */
-async function openSubtasks(deps: Deps, taskId: string): Promise<OpenSubtask[]> {
+async function openSubtasks(deps: Pick<Deps, "store">, taskId: string): Promise<OpenSubtask[]> {
   const found: OpenSubtask[] = [];
   const seen = new Set<string>([taskId]);
   const walk = async (parentId: string, depth: number): Promise<void> => {

@@ -18,7 +18,7 @@ const ASKS_PER_FIELD = 3;
  */
 export class Elicitations {
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: Pick<Deps, "log">,
     private readonly questions: Questions,
   ) {}
 

@@ -19,6 +19,9 @@ type Args = Record<string, unknown>;
 /** What the transcript shows of a call's arguments (bounded: a long comment body is cut). */
 const ARG_CHARS = 2000;
 
+/** The ports (orchestrator/context.ts) McpTools uses. */
+export type McpToolsPorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "home" | "now" | "remote">;
+
 /**
  * MCP-2: the use cases behind Grove's MCP tools. Every tool acts on the calling session's own
  * task (or, with subtasks, its subtree); a call naming any other task is `403 mcp_forbidden`,
@@ -27,7 +30,7 @@ const ARG_CHARS = 2000;
  */
 export class McpTools implements McpBackend {
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: McpToolsPorts,
     private readonly live: LiveSessions,
     private readonly questions: Questions,
     private readonly subtasks: Subtasks,

@@ -25,7 +25,7 @@ export class Questions {
   private readonly waiters = new Map<string, (answer: string) => void>();
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: Pick<Deps, "store" | "bus" | "log" | "now">,
     private readonly live: LiveSessions,
     /** Prompts a session (the orchestrator's guarded prompt: resumes its agent when needed). */
     private readonly prompt: (sessionId: string, text: string) => Promise<unknown>,

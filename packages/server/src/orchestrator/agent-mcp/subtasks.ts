@@ -20,13 +20,13 @@ export const SUBTASK_LIMITS = {
 const LIVE_STATES: ReadonlySet<SessionRecord["state"]> = new Set(["starting", "running", "waiting_for_input"]);
 
 /** The subtasks of `taskId` (live and archived), oldest first. */
-export async function childrenOf(deps: Deps, taskId: string): Promise<TaskRecord[]> {
+export async function childrenOf(deps: Pick<Deps, "store">, taskId: string): Promise<TaskRecord[]> {
   const pages = await Promise.all([false, true].map((archived) => deps.store.listTaskPage({ archived, parentId: taskId }, {})));
   return pages.flatMap((p) => p.rows).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
 }
 
 /** Whether `taskId` is `rootId` or one of its subtasks (at any depth). */
-export async function inSubtree(deps: Deps, rootId: string, taskId: string): Promise<boolean> {
+export async function inSubtree(deps: Pick<Deps, "store">, rootId: string, taskId: string): Promise<boolean> {
   let id: string | null | undefined = taskId;
   for (let hops = 0; id && hops <= SUBTASK_LIMITS.depth + 1; hops++) {
     if (id === rootId) return true;
@@ -35,7 +35,7 @@ export async function inSubtree(deps: Deps, rootId: string, taskId: string): Pro
   return false;
 }
 
-async function depthOf(deps: Deps, task: TaskRecord): Promise<number> {
+async function depthOf(deps: Pick<Deps, "store">, task: TaskRecord): Promise<number> {
   let depth = 0;
   let parent = task.parentId;
   while (parent && depth <= SUBTASK_LIMITS.depth + 1) {
@@ -45,7 +45,7 @@ async function depthOf(deps: Deps, task: TaskRecord): Promise<number> {
   return depth;
 }
 
-async function liveAgentsBelow(deps: Deps, taskId: string): Promise<number> {
+async function liveAgentsBelow(deps: Pick<Deps, "store">, taskId: string): Promise<number> {
   let n = 0;
   for (const child of await childrenOf(deps, taskId)) {
     n += (await deps.store.listSessions(child.id)).filter((s) => LIVE_STATES.has(s.state)).length;
@@ -55,7 +55,7 @@ async function liveAgentsBelow(deps: Deps, taskId: string): Promise<number> {
 }
 
 /** A subtask as the tools show it: state, the outcome of its latest session, no host paths. */
-export async function subtaskOut(deps: Deps, t: TaskRecord): Promise<Record<string, unknown>> {
+export async function subtaskOut(deps: Pick<Deps, "store">, t: TaskRecord): Promise<Record<string, unknown>> {
   const sessions = await deps.store.listSessions(t.id);
   const last = sessions.at(-1);
   return {
@@ -68,6 +68,9 @@ export async function subtaskOut(deps: Deps, t: TaskRecord): Promise<Record<stri
   };
 }
 
+/** The ports (orchestrator/context.ts) Subtasks uses. */
+export type SubtasksPorts = Pick<Deps, "store" | "git" | "profiles" | "bus" | "home" | "now" | "remote">;
+
 /**
  * MCP-3: `subtask_create` — a child task of the caller's task (or of a task of its subtree), on
  * the parent's repositories or named ones, optionally started with an agent profile and a
@@ -79,7 +82,7 @@ export class Subtasks {
   private readonly chains = new Map<string, Promise<unknown>>();
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: SubtasksPorts,
     private readonly startSession: (taskId: string, body: CreateSessionBody) => Promise<SessionRecord>,
   ) {}
 

@@ -32,7 +32,7 @@ interface TaskWatch {
  * path (SBX-4, never what the worktree's own `.git` names; no git process). Nothing when the
  * worktree is not (or no longer) the recorded one: its root is still watched.
  */
-async function privateGitDir(deps: Deps, repositoryId: string, worktreePath: string): Promise<string[]> {
+async function privateGitDir(deps: Pick<Deps, "store" | "worktrees" | "home" | "remote">, repositoryId: string, worktreePath: string): Promise<string[]> {
   const repo = await getRepositoryOnThisRunner(deps, repositoryId).catch(() => undefined);
   if (!repo) return [];
   const admin = await deps.worktrees.link({ repoPath: repo.path, worktreePath }).catch(() => undefined);
@@ -42,6 +42,9 @@ async function privateGitDir(deps: Deps, repositoryId: string, worktreePath: str
 
 /** Session events that may change which worktrees of a task exist or are active. */
 const RECONSIDER: ReadonlySet<string> = new Set(["session.state_changed", "session.deleted", "task.deleted", "task.updated", "environment.updated"]);
+
+/** The ports (orchestrator/context.ts) ChangesWatch uses. */
+export type ChangesWatchPorts = Pick<Deps, "store" | "worktrees" | "agents" | "bus" | "log" | "home" | "runnerId" | "remote" | "tuning">;
 
 /**
  * CHG-3: live `changes.updated` from file-system watching of EVERY active worktree of this
@@ -64,7 +67,7 @@ export class ChangesWatch {
   /** CHG-3: GROVE_WATCH_MAX_DIRS, directories watched per worktree. */
   private readonly maxDirs: number;
 
-  constructor(private readonly deps: Deps) {
+  constructor(private readonly deps: ChangesWatchPorts) {
     this.maxDirs = (deps.tuning ?? DEFAULT_TUNING).watchMaxDirs;
   }
 

@@ -18,13 +18,13 @@ import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
  * repository the fetched `origin/<base>` (its managed clone's local branch is never refreshed,
  * and may not exist at all).
  */
-async function baseRefOf(deps: Deps, row: EnvironmentRepoRecord, worktree: PinnedWorktree): Promise<string> {
+async function baseRefOf(deps: Pick<Deps, "store" | "git">, row: EnvironmentRepoRecord, worktree: PinnedWorktree): Promise<string> {
   const repo = await deps.store.getRepository(row.repositoryId);
   if (!repo || !isRemoteRepository(repo)) return row.baseBranch;
   return resolveBaseRef(deps.git, worktree, row.baseBranch, { preferRemote: true });
 }
 
-async function activeRows(deps: Deps, taskId: string): Promise<EnvironmentRepoRecord[]> {
+async function activeRows(deps: Pick<Deps, "store">, taskId: string): Promise<EnvironmentRepoRecord[]> {
   const env = await deps.store.getEnvironmentByTask(taskId);
   if (!env) return [];
   return (await deps.store.listEnvironmentRepos(env.id)).filter((r) => r.status === "active" && r.worktreePath && r.worktreeBranch);
@@ -51,7 +51,11 @@ function unavailable(r: EnvironmentRepoRecord, status: Exclude<WorktreeState, "o
 }
 
 /** One slot's Changes, or why there are none: never a raw spawn error for a missing worktree. */
-async function slotChanges(deps: Deps, taskId: string, r: EnvironmentRepoRecord): Promise<RepositoryChanges> {
+async function slotChanges(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote">,
+  taskId: string,
+  r: EnvironmentRepoRecord,
+): Promise<RepositoryChanges> {
   const restore = `run \`${restoreCommand(taskId)}\` (or prompt a session of the task): the worktree is recreated in place on its branch`;
   if (!r.worktreeId || !r.worktreePath || !r.worktreeBranch) {
     return unavailable(
@@ -99,13 +103,16 @@ async function slotChanges(deps: Deps, taskId: string, r: EnvironmentRepoRecord)
   }
 }
 
+/** The ports (orchestrator/context.ts) taskChanges uses. */
+export type TaskChangesPorts = Pick<Deps, "store" | "git" | "worktrees" | "log" | "home" | "now" | "remote">;
+
 /**
  * CHG-1 / CHG-4 / seed 000: the Changes of a task are computed in its persisted worktree paths,
  * never in a source checkout, and fail closed per repository: every row of the environment is
  * reported (`status` ok | missing | foreign | no_identity, with `errorCode` and `action`), so an
  * empty list means "no environment yet", never "unknown".
  */
-export async function taskChanges(deps: Deps, taskId: string): Promise<Changes> {
+export async function taskChanges(deps: TaskChangesPorts, taskId: string): Promise<Changes> {
   await getTaskOr404(deps, taskId);
   const env = await deps.store.getEnvironmentByTask(taskId);
   if (!env) return { taskId, repositories: [] };
@@ -146,7 +153,14 @@ export async function confinePath(worktreePath: string, requested: string): Prom
 }
 
 /** CHG-2: one file's patch against the merge-base, uncommitted and untracked content included. */
-export async function taskFileDiff(deps: Deps, taskId: string, repositoryId: string, path: string, worktreeId?: string, scope?: DiffScope): Promise<FileDiff> {
+export async function taskFileDiff(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote">,
+  taskId: string,
+  repositoryId: string,
+  path: string,
+  worktreeId?: string,
+  scope?: DiffScope,
+): Promise<FileDiff> {
   await getTaskOr404(deps, taskId);
   // A repository attached on several branches has several slots: `worktreeId` picks one.
   const row = (await activeRows(deps, taskId)).find((r) => r.repositoryId === repositoryId && (worktreeId === undefined || r.worktreeId === worktreeId));

@@ -5,7 +5,7 @@ import type { Deps } from "../context.js";
  * Caches the totals of freshly computed Changes for the board's summaries, so a list
  * never runs git. Changes with an unreadable slot are not cached: their totals would be wrong.
  */
-export async function recordDiffStat(deps: Deps, changes: Changes): Promise<void> {
+export async function recordDiffStat(deps: Pick<Deps, "store" | "log" | "now">, changes: Changes): Promise<void> {
   if (changes.repositories.some((r) => r.error !== undefined)) return;
   let files = 0;
   let additions = 0;

@@ -7,6 +7,9 @@ import { summariesOf, type AskingSessions } from "../tasks/task-list.js";
 /** How often a busy task's Changes are recomputed for its diff stat, at most. */
 const DIFF_STAT_INTERVAL_MS = 5000;
 
+/** The ports (orchestrator/context.ts) TaskSummaryEvents uses. */
+export type TaskSummaryEventsPorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "home" | "runnerId" | "now" | "remote">;
+
 /**
  * `task.summary` frames, so the board never refetches its list. Anything a summary
  * shows — a task's fields, a session's state, a permission question, the diff stat — arrives
@@ -25,7 +28,7 @@ export class TaskSummaryEvents {
   private readonly computing = new Set<Promise<void>>();
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: TaskSummaryEventsPorts,
     private readonly asking: AskingSessions,
   ) {
     this.off = deps.bus.subscribe((f) => {

@@ -25,7 +25,7 @@ export class InboxFeed {
   private readonly chain = new SerialChain((err: unknown) => this.deps.log.error({ err }, "inbox: recording an item failed"));
   private readonly off: () => void;
 
-  constructor(private readonly deps: Deps) {
+  constructor(private readonly deps: Pick<Deps, "store" | "bus" | "log" | "now">) {
     this.off = deps.bus.subscribe((f) => {
       if (!deps.bus.isRemoteDelivery) this.onFrame(f);
     });

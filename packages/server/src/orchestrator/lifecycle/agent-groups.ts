@@ -29,7 +29,7 @@ function groupOf(p: SessionGroup): RecordedGroup {
  * Resolves with the survivors, empty when everything is gone.
  */
 export async function stopSessionGroups(
-  deps: Deps,
+  deps: Pick<Deps, "store" | "agents" | "log">,
   sessionIds: readonly string[],
   timing: GroupStopTiming,
   extra: readonly SessionGroup[] = [],
@@ -79,7 +79,7 @@ export function survivorsError(what: string, survivors: (SessionGroup & { surviv
  * Start-up (SES-6) and shutdown: every group recorded for this runner is stopped, whether or
  * not its leader is alive. Records of gone groups are deleted; survivors are logged and kept.
  */
-export async function stopRunnerGroups(deps: Deps, timing: GroupStopTiming): Promise<number> {
+export async function stopRunnerGroups(deps: Pick<Deps, "store" | "log" | "runnerId">, timing: GroupStopTiming): Promise<number> {
   const records = await deps.store.listAgentProcesses(deps.runnerId);
   for (const p of records) {
     const found = recordedGroupMembers(groupOf(p));

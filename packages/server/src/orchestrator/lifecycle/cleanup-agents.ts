@@ -20,7 +20,7 @@ function delay(ms: number): Promise<void> {
  * and waited for (bounded). A process that survives → AppError, so the job keeps the worktrees
  * and retries (a failed or uncertain stop never leads to a removal).
  */
-export async function stopTaskAgents(deps: Deps, snapshot: CleanupSnapshot): Promise<void> {
+export async function stopTaskAgents(deps: Pick<Deps, "store" | "agents" | "log" | "launches">, snapshot: CleanupSnapshot): Promise<void> {
   await terminals.killTask(snapshot.taskId);
   await waitForLaunches(deps, snapshot);
   const survivors = await stopSessionGroups(deps, snapshot.sessionIds, { graceMs: GRACE_MS, killWaitMs: KILL_WAIT_MS }, snapshot.agentProcesses);
@@ -36,7 +36,7 @@ const LAUNCH_WAIT_MS = 15_000;
  * worktree is not pulled from under a starting agent. Still
  * starting after the wait → an uncertain stop: throw, keep the worktrees, retry (LC-3).
  */
-async function waitForLaunches(deps: Deps, snapshot: CleanupSnapshot): Promise<void> {
+async function waitForLaunches(deps: Pick<Deps, "store" | "agents" | "launches">, snapshot: CleanupSnapshot): Promise<void> {
   const deadline = Date.now() + LAUNCH_WAIT_MS;
   for (;;) {
     const starting = (await deps.store.listSessions(snapshot.taskId)).filter((s) => s.state === "starting" && snapshot.sessionIds.includes(s.id));

@@ -12,7 +12,7 @@ import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
  * environment row with a physical tuple. Taken after the job is reserved, so the barrier
  * guarantees nothing is added to the task while the job lives (LC-2).
  */
-export async function takeInventory(deps: Deps, task: TaskRecord): Promise<CleanupSnapshot> {
+export async function takeInventory(deps: Pick<Deps, "store" | "home" | "remote">, task: TaskRecord): Promise<CleanupSnapshot> {
   const env = await deps.store.getEnvironmentByTask(task.id);
   const rows = env ? await deps.store.listEnvironmentRepos(env.id) : [];
   const sessions = await deps.store.listSessions(task.id);
@@ -61,7 +61,7 @@ function createdByGrove(task: TaskRecord, repo: RepositoryRecord, row: Environme
 }
 
 /** LC-6: the first live slot with uncommitted or untracked work → `dirty_worktree`. Missing directories are not dirty. */
-export async function assertClean(deps: Deps, snapshot: CleanupSnapshot): Promise<void> {
+export async function assertClean(deps: Pick<Deps, "worktrees">, snapshot: CleanupSnapshot): Promise<void> {
   for (const slot of snapshot.slots) {
     if (slot.tombstoned || !existsSync(slot.worktreePath)) continue;
     // SBX-4: pinned; a redirected `.git` is `workspace_tampered` (restore it, then delete).

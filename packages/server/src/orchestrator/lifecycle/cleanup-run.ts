@@ -11,6 +11,9 @@ import { saveSlotWork } from "../worktrees/saved-work.js";
 import type { Deps } from "../context.js";
 import { TASK_MARKER } from "../worktrees/paths.js";
 
+/** The ports (orchestrator/context.ts) executeCleanup uses. */
+export type ExecuteCleanupPorts = Pick<Deps, "store" | "git" | "worktrees" | "agents" | "bus" | "log" | "launches" | "now">;
+
 /**
  * One attempt of a claimed job (FLOWS "Archive" step 4, LC-3): stop every agent of the task,
  * then per slot save uncommitted work (LC-8), remove the worktree the task owns (an
@@ -18,7 +21,7 @@ import { TASK_MARKER } from "../worktrees/paths.js";
  * (ENV-4). Each step is idempotent, so a retry or a restart after a crash simply runs the
  * attempt again. Any throw leaves the rest for the next attempt.
  */
-export async function executeCleanup(deps: Deps, job: CleanupJobRecord): Promise<void> {
+export async function executeCleanup(deps: ExecuteCleanupPorts, job: CleanupJobRecord): Promise<void> {
   const snap = job.snapshot;
   if (!snap) throw new AppError("internal_error", `cleanup job ${job.id} has no inventory`);
   if (job.trigger === "purge") return purgeTask(deps, job);
@@ -42,7 +45,7 @@ export async function executeCleanup(deps: Deps, job: CleanupJobRecord): Promise
  * commits, never the person's); then the task row (sessions, transcripts and environment
  * cascade) and its directory. Each step is idempotent; the row goes last, so a retry finds it.
  */
-async function purgeTask(deps: Deps, job: CleanupJobRecord): Promise<void> {
+async function purgeTask(deps: Pick<Deps, "store" | "git" | "worktrees">, job: CleanupJobRecord): Promise<void> {
   const snap = job.snapshot!;
   const { git } = deps;
   for (const slot of snap.slots) {
@@ -59,7 +62,7 @@ async function purgeTask(deps: Deps, job: CleanupJobRecord): Promise<void> {
   await removeTaskDirectory(snap.taskRoot);
 }
 
-async function cleanupSlot(deps: Deps, job: CleanupJobRecord, slot: CleanupSlot): Promise<void> {
+async function cleanupSlot(deps: Pick<Deps, "store" | "git" | "worktrees" | "log" | "now">, job: CleanupJobRecord, slot: CleanupSlot): Promise<void> {
   const { git } = deps;
   const ref = archivedWorkRef(job.taskId, slot.branchSlug);
   if (existsSync(slot.worktreePath)) {

@@ -8,6 +8,12 @@ import { faultPoint } from "../fault-points.js";
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** The ports (orchestrator/context.ts) CleanupWorker uses. */
+export type CleanupWorkerPorts = Pick<
+  Deps,
+  "store" | "git" | "worktrees" | "agents" | "bus" | "log" | "home" | "runnerId" | "launches" | "now" | "remote" | "trashRetentionMs"
+>;
+
 /**
  * Runs this runner's due cleanup jobs (LC-2 … LC-4). Idle costs nothing: no polling loop and
  * no process; one unref'd timer is armed for the earliest `nextRunAt`, re-armed after every
@@ -29,7 +35,7 @@ export class CleanupWorker {
   private readonly stranded = new Map<string, { attempt: number; error: string }>();
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: CleanupWorkerPorts,
     private readonly opts: { backoffMs?: readonly number[] } = {},
   ) {
     this.clock = () => Date.parse(deps.now());

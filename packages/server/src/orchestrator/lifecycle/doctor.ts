@@ -23,7 +23,12 @@ function markerTaskId(dir: string): string | undefined {
 }
 
 /** SBX-4: the link state of a row's worktree, read from the repository's admin dirs only. */
-async function linkOf(deps: Deps, repositories: readonly { id: string; path: string }[], repositoryId: string, worktreePath: string): Promise<string> {
+async function linkOf(
+  deps: Pick<Deps, "worktrees">,
+  repositories: readonly { id: string; path: string }[],
+  repositoryId: string,
+  worktreePath: string,
+): Promise<string> {
   const repo = repositories.find((r) => r.id === repositoryId);
   if (!repo) return "unknown";
   return (await deps.worktrees.link({ repoPath: repo.path, worktreePath }).catch(() => ({ state: "unknown" }))).state;
@@ -42,7 +47,7 @@ async function linkOf(deps: Deps, repositories: readonly { id: string; path: str
  *   claims, or a task directory whose task does not exist.
  * Never changes anything: no git mutation, no file written or removed.
  */
-export async function runDoctor(deps: Deps): Promise<DoctorReport> {
+export async function runDoctor(deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "runnerId" | "remote">): Promise<DoctorReport> {
   const findings: DoctorFinding[] = [];
   const tasksDir = await norm(join(deps.home, "tasks"));
   // Only this runner's environments and repositories are on this disk; the others are skipped, not judged.

@@ -10,6 +10,9 @@ import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
 import { getTaskOr404 } from "../tasks/tasks.js";
 
+/** The ports (orchestrator/context.ts) requestCleanup uses. */
+export type RequestCleanupPorts = Pick<Deps, "store" | "worktrees" | "bus" | "home" | "runnerId" | "now" | "remote">;
+
 /**
  * Lifecycle requests (LC-1 … LC-6; FLOWS "Archive"): archive, delete and environment reset are
  * the only operations that remove workspace resources, and they do it only through a durable
@@ -17,7 +20,7 @@ import { getTaskOr404 } from "../tasks/tasks.js";
  * rest.
  */
 export async function requestCleanup(
-  deps: Deps,
+  deps: RequestCleanupPorts,
   worker: CleanupWorker,
   taskId: string,
   trigger: CleanupTrigger,
@@ -74,7 +77,7 @@ export async function requestCleanup(
   return active;
 }
 
-async function publishTaskChange(deps: Deps, task: TaskRecord, trigger: CleanupTrigger): Promise<void> {
+async function publishTaskChange(deps: Pick<Deps, "store" | "bus">, task: TaskRecord, trigger: CleanupTrigger): Promise<void> {
   if (trigger === "delete") {
     deps.bus.publish("task.deleted", { taskId: task.id });
     return;
@@ -88,7 +91,7 @@ async function publishTaskChange(deps: Deps, task: TaskRecord, trigger: CleanupT
  * task_cleanup_in_progress`). The next session recreates the tombstoned worktrees on their
  * branches and restores the work saved on the private ref (see lifecycle-restore.ts).
  */
-export async function unarchiveTask(deps: Deps, taskId: string): Promise<TaskRecord> {
+export async function unarchiveTask(deps: Pick<Deps, "store" | "bus" | "now">, taskId: string): Promise<TaskRecord> {
   await getTaskOr404(deps, taskId);
   const cancelled = await deps.store.unarchiveTask(taskId, deps.now());
   publishJob(deps, cancelled);
@@ -98,7 +101,7 @@ export async function unarchiveTask(deps: Deps, taskId: string): Promise<TaskRec
 }
 
 /** `GET /cleanup-jobs?taskId=`: oldest first (jobs of deleted tasks stay listed). */
-export function listCleanupJobs(deps: Deps, taskId: string | undefined): Promise<CleanupJobRecord[]> {
+export function listCleanupJobs(deps: Pick<Deps, "store">, taskId: string | undefined): Promise<CleanupJobRecord[]> {
   return deps.store.listCleanupJobs(taskId);
 }
 
@@ -107,7 +110,7 @@ export function listCleanupJobs(deps: Deps, taskId: string | undefined): Promise
  * happen on an archived task or while a cleanup of the task is active, or cleanup would race
  * with it.
  */
-export async function assertTaskWorkable(deps: Deps, taskId: string): Promise<void> {
+export async function assertTaskWorkable(deps: Pick<Deps, "store">, taskId: string): Promise<void> {
   const task = await deps.store.getTask(taskId);
   if (!task) throw new AppError("not_found", `task ${taskId} not found`, { taskId });
   if (task.archivedAt) throw new AppError("task_archived", `task ${taskId} is archived; unarchive it first`, { taskId });

@@ -8,7 +8,10 @@ import type { Deps } from "../context.js";
  * in a task's worktree — conflicts kept, or a crash mid-way — with the backup ref that holds the
  * branch as it was. Resolve with `…/update-from-base/continue` or `/abort`.
  */
-export async function reviewFindings(deps: Deps, inventory: Awaited<ReturnType<Deps["store"]["listTaskInventory"]>>): Promise<DoctorFinding[]> {
+export async function reviewFindings(
+  deps: Pick<Deps, "store" | "git" | "worktrees">,
+  inventory: Awaited<ReturnType<Deps["store"]["listTaskInventory"]>>,
+): Promise<DoctorFinding[]> {
   const out: DoctorFinding[] = [];
   for (const task of inventory) {
     for (const row of task.rows) {

@@ -11,12 +11,12 @@ import { takeInventory } from "./cleanup-inventory.js";
 const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** LIVE-5: when a trashed task is purged (config.ts reads `GROVE_TRASH_RETENTION_MS`; default 7 days). */
-function purgeAt(deps: Deps, task: TaskRecord): string {
+function purgeAt(deps: Pick<Deps, "trashRetentionMs">, task: TaskRecord): string {
   return new Date(Date.parse(task.deletedAt!) + (deps.trashRetentionMs ?? DEFAULT_RETENTION_MS)).toISOString();
 }
 
 /** `GET /trash`: the deleted tasks, most recently deleted first, each with when it is purged. */
-export async function listTrash(deps: Deps): Promise<TrashedTask[]> {
+export async function listTrash(deps: Pick<Deps, "store" | "trashRetentionMs">): Promise<TrashedTask[]> {
   return (await deps.store.listTrash()).map((t) => ({ ...taskView(t), deletedAt: t.deletedAt!, purgeAt: purgeAt(deps, t) }));
 }
 
@@ -25,7 +25,7 @@ export async function listTrash(deps: Deps): Promise<TrashedTask[]> {
  * sessions and transcripts were never removed; its worktrees come back with the next session on
  * their branches, with the saved uncommitted work restored (as after unarchive, LC-5/LC-8).
  */
-export async function restoreDeletedTask(deps: Deps, taskId: string): Promise<TaskRecord> {
+export async function restoreDeletedTask(deps: Pick<Deps, "store" | "bus" | "now">, taskId: string): Promise<TaskRecord> {
   const cancelled = await deps.store.restoreDeletedTask(taskId, deps.now());
   if (cancelled) publishJob(deps, cancelled);
   const task = await deps.store.getTask(taskId);
@@ -34,6 +34,9 @@ export async function restoreDeletedTask(deps: Deps, taskId: string): Promise<Ta
   return task;
 }
 
+/** The ports (orchestrator/context.ts) schedulePurges uses. */
+export type SchedulePurgesPorts = Pick<Deps, "store" | "bus" | "home" | "runnerId" | "now" | "remote" | "trashRetentionMs">;
+
 /**
  * LIVE-5: every trashed task of this runner whose delete job has finished gets its purge job,
  * `pending` and due when the retention ends — a durable cleanup job like any other (claimed by
@@ -41,7 +44,7 @@ export async function restoreDeletedTask(deps: Deps, taskId: string): Promise<Ta
  * worker before each look for due jobs; the insert re-checks in one transaction that the task is
  * still in the trash with no active job, so a restore or another runner never gets a second one.
  */
-export async function schedulePurges(deps: Deps): Promise<CleanupJobRecord[]> {
+export async function schedulePurges(deps: SchedulePurgesPorts): Promise<CleanupJobRecord[]> {
   const out: CleanupJobRecord[] = [];
   for (const taskId of await deps.store.trashWithoutPurge()) {
     const task = await deps.store.getTaskAnyState(taskId);

@@ -15,7 +15,7 @@ import { scopeIds, type RefreshScope } from "./refresh-routes.js";
  * every error names the repository. No ref is moved: the new worktree's branch is created at
  * the chosen commit.
  */
-export async function prepareLocalStartPoint(deps: Deps, slot: PlannedSlot, scope?: RefreshScope): Promise<string> {
+export async function prepareLocalStartPoint(deps: Pick<Deps, "git" | "log">, slot: PlannedSlot, scope?: RefreshScope): Promise<string> {
   const { repository: repo, attachment: att } = slot;
   if (!repo.pullBeforeWorktree) return att.baseBranch;
   return withRepositoryNamed(repo, scope, () =>
@@ -40,7 +40,7 @@ export async function prepareLocalStartPoint(deps: Deps, slot: PlannedSlot, scop
  * the same non-interactive fetch of the base runs first and a failure stops the recreate. The
  * recreated worktree is the task's own branch, so nothing is selected and no ref moves.
  */
-export async function refreshLocalBeforeRecreate(deps: Deps, repo: RepositoryRecord, baseBranch: string, scope?: RefreshScope): Promise<void> {
+export async function refreshLocalBeforeRecreate(deps: Pick<Deps, "git">, repo: RepositoryRecord, baseBranch: string, scope?: RefreshScope): Promise<void> {
   if (!repo.pullBeforeWorktree) return;
   await withRepositoryNamed(repo, scope, () => deps.git.withRepoLock(repo.path, () => fetchBaseFromOrigin(deps.git, repo.path, baseBranch)));
 }

@@ -15,7 +15,11 @@ import { isRemoteRepository, resolveRoute, resolveTaskRefreshRoutes, scopeIds, t
 export { isRemoteRepository, refreshRoute, type RefreshRouteKind, type RefreshScope } from "./refresh-routes.js";
 
 /** RR-4 "decided before preparation": every slot's route is resolved before the first worktree (see resolveTaskRefreshRoutes). */
-export async function assertRemoteRoutes(deps: Deps, slots: PlannedSlot[], scope: RefreshScope): Promise<Map<string, ResolvedRoute>> {
+export async function assertRemoteRoutes(
+  deps: Pick<Deps, "store" | "home" | "remote">,
+  slots: PlannedSlot[],
+  scope: RefreshScope,
+): Promise<Map<string, ResolvedRoute>> {
   return resolveTaskRefreshRoutes(
     deps,
     slots.map((s) => ({ repository: s.repository, prNumber: s.attachment.prNumber })),
@@ -24,7 +28,7 @@ export async function assertRemoteRoutes(deps: Deps, slots: PlannedSlot[], scope
 }
 
 /** Origin rules before a managed fetch (RR-4): scoped path (provider check) and the provider's origin URL. */
-async function verifyCheckout(deps: Deps, repo: RepositoryRecord, identity: RemoteIdentity, scope: RefreshScope): Promise<void> {
+async function verifyCheckout(deps: Pick<Deps, "git">, repo: RepositoryRecord, identity: RemoteIdentity, scope: RefreshScope): Promise<void> {
   const actual = await realpath(repo.path).catch(() => repo.path);
   const expected = await realpath(identity.expectedPath).catch(() => identity.expectedPath);
   const pathProblem = identity.provider.verifyCheckout?.({ expectedPath: expected, actualPath: actual, loc: identity.loc }) ?? null;
@@ -50,7 +54,7 @@ async function verifyCheckout(deps: Deps, repo: RepositoryRecord, identity: Remo
  * Any failure is an RR-7 error; nothing falls back to stale refs.
  */
 export async function refreshRemote(
-  deps: Deps,
+  deps: Pick<Deps, "store" | "git" | "log" | "home" | "remote">,
   repo: RepositoryRecord,
   input: { baseBranch: string; prNumber: number | null },
   scope: RefreshScope,
@@ -84,12 +88,16 @@ export async function refreshRemote(
  * head (RR-6), or the WT-3 base choice between the local and fetched base. After a successful
  * refresh the slot is remote-sync-handled: no other fetch follows (RR-5).
  */
-export async function prepareRemoteStartPoint(deps: Deps, slot: PlannedSlot, scope: RefreshScope): Promise<string> {
+export async function prepareRemoteStartPoint(
+  deps: Pick<Deps, "store" | "git" | "log" | "home" | "remote">,
+  slot: PlannedSlot,
+  scope: RefreshScope,
+): Promise<string> {
   // WT-6: refresh and base choice under the repository's lock (re-entrant for the worktree add).
   return deps.git.withRepoLock(slot.repository.path, () => startPointLocked(deps, slot, scope));
 }
 
-async function startPointLocked(deps: Deps, slot: PlannedSlot, scope: RefreshScope): Promise<string> {
+async function startPointLocked(deps: Pick<Deps, "store" | "git" | "log" | "home" | "remote">, slot: PlannedSlot, scope: RefreshScope): Promise<string> {
   const { repository: repo, attachment: att } = slot;
   const handled = await refreshRemote(deps, repo, { baseBranch: att.baseBranch, prNumber: att.prNumber }, scope);
   if (att.prNumber !== null) {
@@ -122,7 +130,7 @@ async function startPointLocked(deps: Deps, slot: PlannedSlot, scope: RefreshSco
  * other mismatch is refused by `recreate` itself.
  */
 export async function refreshBeforeRecreate(
-  deps: Deps,
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "log" | "home" | "remote">,
   repo: RepositoryRecord,
   slot: { worktreePath: string; branch: string; baseBranch: string },
   scope: RefreshScope,
@@ -139,7 +147,7 @@ export async function refreshBeforeRecreate(
  * route, then the caller recreates it. Never call this for a worktree that may be valid.
  */
 export async function refreshForRecreate(
-  deps: Deps,
+  deps: Pick<Deps, "store" | "git" | "log" | "home" | "remote">,
   repo: RepositoryRecord,
   slot: { baseBranch: string },
   scope: RefreshScope,

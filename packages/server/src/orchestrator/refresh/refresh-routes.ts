@@ -39,7 +39,7 @@ export function scoped(e: unknown, repo: RepositoryRecord, scope: RefreshScope):
  * Throws typed, scoped errors: `invalid_request` (URL/provider), `refresh_auth_failed` (no
  * stored credential), `credential_unreadable` (the stored one cannot be opened).
  */
-export async function resolveRoute(deps: Deps, repo: RepositoryRecord, scope: RefreshScope): Promise<ResolvedRoute> {
+export async function resolveRoute(deps: Pick<Deps, "store" | "home" | "remote">, repo: RepositoryRecord, scope: RefreshScope): Promise<ResolvedRoute> {
   const kind = refreshRoute(repo);
   if (kind === "local" || kind === "none") return { repository: repo, kind };
   const ids = scopeIds(repo, scope);
@@ -84,7 +84,11 @@ export interface RouteTarget {
  * touched the network or the disk. Returns the routes by repository id; callers may pass them
  * on to the refresh so nothing is resolved twice. Side-effect free.
  */
-export async function resolveTaskRefreshRoutes(deps: Deps, targets: readonly RouteTarget[], scope: RefreshScope): Promise<Map<string, ResolvedRoute>> {
+export async function resolveTaskRefreshRoutes(
+  deps: Pick<Deps, "store" | "home" | "remote">,
+  targets: readonly RouteTarget[],
+  scope: RefreshScope,
+): Promise<Map<string, ResolvedRoute>> {
   const out = new Map<string, ResolvedRoute>();
   for (const t of targets) {
     const route = out.get(t.repository.id) ?? (await resolveRoute(deps, t.repository, scope));

@@ -11,7 +11,11 @@ import { prepareRemoteStartPoint } from "./refresh-remote.js";
  *
  * Local checkouts: `refresh-local.ts` (WT-3; no network unless `pullBeforeWorktree`).
  */
-export async function prepareStartPoint(deps: Deps, slot: PlannedSlot, ctx: RefreshContext): Promise<string> {
+export async function prepareStartPoint(
+  deps: Pick<Deps, "store" | "git" | "log" | "home" | "remote">,
+  slot: PlannedSlot,
+  ctx: RefreshContext,
+): Promise<string> {
   if (slot.repository.provider === "local") return prepareLocalStartPoint(deps, slot, ctx);
   // RR-4: provider repositories take their route (managed / executor / none) in refresh-remote.ts.
   return prepareRemoteStartPoint(deps, slot, ctx);

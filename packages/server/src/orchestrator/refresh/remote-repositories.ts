@@ -33,7 +33,7 @@ export interface RemoteIdentity {
 }
 
 /** Parses and resolves `rawUrl` against the provider registry; `invalid_request` on any mismatch. */
-export function remoteIdentity(deps: Deps, rawUrl: string, providerId: string | undefined): RemoteIdentity {
+export function remoteIdentity(deps: Pick<Deps, "home" | "remote">, rawUrl: string, providerId: string | undefined): RemoteIdentity {
   const url = parseRemoteUrl(rawUrl);
   const provider = remoteOf(deps).providers.resolve(url, providerId);
   const loc = provider.parseLocation(url);
@@ -52,7 +52,7 @@ export function remoteIdentity(deps: Deps, rawUrl: string, providerId: string | 
  * carrying `ids`.
  */
 export async function cloneManaged(
-  deps: Deps,
+  deps: Pick<Deps, "git" | "bus" | "remote">,
   o: { identity: RemoteIdentity; access: RemoteAccess; dest: string; repositoryId: string; name: string; tmpTag: string; ids: Record<string, string> },
 ): Promise<void> {
   const { identity: id, access } = o;
@@ -90,7 +90,10 @@ export async function cloneManaged(
  * leaves neither a directory nor a row (SEC-3). The token is sealed before anything is stored
  * and reaches git only through the origin-bound helper (RR-2).
  */
-export async function addRemoteRepository(deps: Deps, body: CreateRepositoryBody & { url: string }): Promise<RepositoryRecord> {
+export async function addRemoteRepository(
+  deps: Pick<Deps, "store" | "git" | "bus" | "home" | "now" | "remote">,
+  body: CreateRepositoryBody & { url: string },
+): Promise<RepositoryRecord> {
   const id = remoteIdentity(deps, body.url, body.provider);
   const cred = body.credential;
   if (cred && /[\n\r\0]/.test(cred.token + (cred.username ?? "")))

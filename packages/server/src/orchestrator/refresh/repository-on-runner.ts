@@ -18,7 +18,7 @@ import { isRemoteRepository, resolveRoute, scopeIds, type RefreshScope } from ".
  * from here: read a row through `repositoryOnThisRunner` / `getRepositoryOnThisRunner` rather
  * than using `deps.store.getRepository(...).path`.
  */
-export function repositoryPathOnThisRunner(deps: Deps, repo: RepositoryRecord): string {
+export function repositoryPathOnThisRunner(deps: Pick<Deps, "home" | "remote">, repo: RepositoryRecord): string {
   if (!isRemoteRepository(repo)) return repo.path;
   // The registering runner (or one whose home has the same path): the row's own clone.
   if (repo.path.startsWith(join(deps.home, "clones") + sep)) return repo.path;
@@ -31,19 +31,19 @@ export function repositoryPathOnThisRunner(deps: Deps, repo: RepositoryRecord): 
  * creation, a new default branch) are then left to the runner that makes the worktree, which
  * clones first and refuses a missing base itself; another runner's path is never read.
  */
-export function readablePathOnThisRunner(deps: Deps, repo: RepositoryRecord): string | null {
+export function readablePathOnThisRunner(deps: Pick<Deps, "home" | "remote">, repo: RepositoryRecord): string | null {
   const path = repositoryPathOnThisRunner(deps, repo);
   return isRemoteRepository(repo) && !existsSync(path) ? null : path;
 }
 
 /** The row with `path` as on this runner (see repositoryPathOnThisRunner). Idempotent. */
-export function repositoryOnThisRunner(deps: Deps, repo: RepositoryRecord): RepositoryRecord {
+export function repositoryOnThisRunner(deps: Pick<Deps, "home" | "remote">, repo: RepositoryRecord): RepositoryRecord {
   const path = repositoryPathOnThisRunner(deps, repo);
   return path === repo.path ? repo : { ...repo, path };
 }
 
 /** `store.getRepository` for runtime work: the row with this runner's path, or undefined. */
-export async function getRepositoryOnThisRunner(deps: Deps, id: string): Promise<RepositoryRecord | undefined> {
+export async function getRepositoryOnThisRunner(deps: Pick<Deps, "store" | "home" | "remote">, id: string): Promise<RepositoryRecord | undefined> {
   const repo = await deps.store.getRepository(id);
   return repo ? repositoryOnThisRunner(deps, repo) : undefined;
 }
@@ -62,7 +62,11 @@ const cloning = new Map<string, Promise<void>>();
  * `executor`. `pullBeforeWorktree` off does not skip this clone: there is nothing to start from
  * without it. Concurrent calls for one path share a single clone.
  */
-export async function ensureRepositoryOnThisRunner(deps: Deps, repo: RepositoryRecord, scope: RefreshScope): Promise<void> {
+export async function ensureRepositoryOnThisRunner(
+  deps: Pick<Deps, "store" | "git" | "bus" | "log" | "home" | "remote">,
+  repo: RepositoryRecord,
+  scope: RefreshScope,
+): Promise<void> {
   if (!isRemoteRepository(repo)) return;
   const dest = repositoryPathOnThisRunner(deps, repo);
   if (existsSync(dest)) return;
@@ -74,7 +78,12 @@ export async function ensureRepositoryOnThisRunner(deps: Deps, repo: RepositoryR
   await pending;
 }
 
-async function firstClone(deps: Deps, repo: RepositoryRecord, dest: string, scope: RefreshScope): Promise<void> {
+async function firstClone(
+  deps: Pick<Deps, "store" | "git" | "bus" | "log" | "home" | "remote">,
+  repo: RepositoryRecord,
+  dest: string,
+  scope: RefreshScope,
+): Promise<void> {
   if (existsSync(dest)) return;
   // The registered access whatever pullBeforeWorktree says (route `none` still needs a clone).
   const route = await resolveRoute(deps, { ...repo, pullBeforeWorktree: true }, scope);

@@ -11,11 +11,14 @@ import { assertCopyGlobs } from "./repository-settings.js";
 import { addRemoteRepository } from "../refresh/remote-repositories.js";
 import { assertNotInTaskWorktrees, assertRegistrablePath } from "./repository-path-guard.js";
 
+/** The ports (orchestrator/context.ts) addRepository uses. */
+export type AddRepositoryPorts = Pick<Deps, "store" | "git" | "bus" | "home" | "now" | "remote" | "pool">;
+
 /**
  * Registers a repository (RR-1). A local checkout is the person's own: validated, never
  * re-cloned or re-pointed. Nothing is written unless every check passed (SEC-3).
  */
-export async function addRepository(deps: Deps, body: CreateRepositoryBody): Promise<RepositoryRecord> {
+export async function addRepository(deps: AddRepositoryPorts, body: CreateRepositoryBody): Promise<RepositoryRecord> {
   // RR-1: a remote URL is cloned into its managed path (remote-repositories.ts).
   if (body.url !== undefined) return addRemoteRepository(deps, { ...body, url: body.url });
   if (body.path === undefined) throw new AppError("invalid_request", "give exactly one of path or url", { field: "path" });
@@ -68,7 +71,7 @@ export async function addRepository(deps: Deps, body: CreateRepositoryBody): Pro
   return rec;
 }
 
-export async function getRepositoryOr404(deps: Deps, id: string): Promise<RepositoryRecord> {
+export async function getRepositoryOr404(deps: Pick<Deps, "store">, id: string): Promise<RepositoryRecord> {
   const r = await deps.store.getRepository(id);
   if (!r) throw new AppError("not_found", `repository ${id} not found`, { id });
   return r;

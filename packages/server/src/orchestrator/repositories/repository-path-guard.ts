@@ -14,7 +14,7 @@ async function real(path: string): Promise<string> {
 }
 
 /** Linked worktrees (not the main checkout) of a registered repository; none if it cannot be read. */
-async function linkedWorktrees(deps: Deps, repoPath: string): Promise<string[]> {
+async function linkedWorktrees(deps: Pick<Deps, "git">, repoPath: string): Promise<string[]> {
   try {
     const r = await deps.git.run(["worktree", "list", "--porcelain"], { cwd: repoPath });
     const paths = r.stdout
@@ -33,7 +33,7 @@ async function linkedWorktrees(deps: Deps, repoPath: string): Promise<string[]> 
  * repository's checkout (`path_is_worktree`), and GROVE_HOME holds task worktrees and managed
  * clones Grove deletes on its own (`path_inside_grove_home`). Read-only.
  */
-export async function assertRegistrablePath(deps: Deps, info: RepositoryInfo): Promise<void> {
+export async function assertRegistrablePath(deps: Pick<Deps, "store" | "git" | "home" | "remote">, info: RepositoryInfo): Promise<void> {
   for (const repo of await deps.store.listRepositories()) {
     for (const wt of await linkedWorktrees(deps, repositoryPathOnThisRunner(deps, repo))) {
       if (inside(info.path, wt)) {
@@ -53,7 +53,7 @@ export async function assertRegistrablePath(deps: Deps, info: RepositoryInfo): P
  * worktree (or lies in one), never registrable — and Grove's git runs there only pinned to a
  * recorded git dir, so it is refused without asking git.
  */
-export async function assertNotInTaskWorktrees(deps: Deps, path: string): Promise<void> {
+export async function assertNotInTaskWorktrees(deps: Pick<Deps, "home">, path: string): Promise<void> {
   const tasks = await real(join(deps.home, "tasks"));
   const at = await real(resolve(path));
   if (inside(at, tasks)) throw new AppError("path_is_worktree", `${path} lies inside Grove's task worktrees (${tasks})`, { field: "path" });

@@ -11,7 +11,7 @@ import { repositoryOnThisRunner } from "../refresh/repository-on-runner.js";
  * `$GROVE_HOME/clones/`) is removed after the row, so a failure there leaves an orphan
  * directory, never a row pointing at nothing.
  */
-export async function removeRepository(deps: Deps, id: string): Promise<void> {
+export async function removeRepository(deps: Pick<Deps, "store" | "log" | "home" | "remote">, id: string): Promise<void> {
   // This runner's own clone (other runners' clones stay on their disks).
   const repo = repositoryOnThisRunner(deps, await getRepositoryOr404(deps, id));
   await deps.store.deleteRepository(id);

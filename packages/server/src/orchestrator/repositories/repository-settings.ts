@@ -28,7 +28,7 @@ export function assertCopyGlobs(globs: readonly string[]): void {
  * Validates the settings shared by `POST` and `PATCH /repositories` before anything is written
  * (SEC-3); `repoPath` null skips the default branch's existence check only.
  */
-export async function validateSettings(deps: Deps, repoPath: string | null, s: PatchRepositoryBody): Promise<void> {
+export async function validateSettings(deps: Pick<Deps, "git">, repoPath: string | null, s: PatchRepositoryBody): Promise<void> {
   if (s.defaultBranch !== undefined) {
     assertBranchName(s.defaultBranch, "defaultBranch");
     // null: no copy of the repository on this runner to look in (see patchRepositorySettings).
@@ -47,7 +47,11 @@ export async function validateSettings(deps: Deps, repoPath: string | null, s: P
  * copy-files globs, setup script and the sparse-checkout cone (WT-11). Settings apply to worktrees created from now on;
  * existing worktrees are never touched. Nothing is written unless every field is valid.
  */
-export async function patchRepositorySettings(deps: Deps, id: string, body: PatchRepositoryBody): Promise<RepositoryRecord> {
+export async function patchRepositorySettings(
+  deps: Pick<Deps, "store" | "git" | "home" | "now" | "remote">,
+  id: string,
+  body: PatchRepositoryBody,
+): Promise<RepositoryRecord> {
   const repo = await deps.store.getRepository(id);
   if (!repo) throw new AppError("not_found", `repository ${id} not found`, { id });
   // Checked in this runner's own copy (see readablePathOnThisRunner).

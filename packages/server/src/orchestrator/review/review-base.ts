@@ -11,7 +11,7 @@ import type { ReviewSlot } from "./review-slot.js";
  * refresh code — the same public seam a new worktree uses — so a change of how routes are
  * resolved lands here too. A pull-request checkout is brought up to its base branch, not its head.
  */
-export async function refreshedBase(deps: Deps, slot: ReviewSlot, sessionId?: string): Promise<string> {
+export async function refreshedBase(deps: Pick<Deps, "store" | "git" | "log" | "home" | "remote">, slot: ReviewSlot, sessionId?: string): Promise<string> {
   const startPoint = await prepareStartPoint(
     deps,
     {

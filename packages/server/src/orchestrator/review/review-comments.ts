@@ -15,7 +15,7 @@ function anchorError(message: string, field: string, details: Record<string, unk
 
 /** The lines of a comment's file on its side as they are now (null: the file is gone). */
 export async function currentLines(
-  deps: Deps,
+  deps: Pick<Deps, "git">,
   slot: ReviewSlot,
   path: string,
   side: "new" | "old",
@@ -26,12 +26,15 @@ export async function currentLines(
   return { lines: await linesOnSide(deps.git, { worktreePath: slot.worktree, path, side, commit: base }), commit: base };
 }
 
+/** The ports (orchestrator/context.ts) createComment uses. */
+export type CreateCommentPorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "home" | "now" | "remote">;
+
 /**
  * `POST /tasks/:id/comments`: anchors the comment to the line as it is now — the worktree's
  * file for side `new`, the merge-base's for side `old` — and keeps the line's text, so a later
  * edit of that line shows the comment as outdated instead of silently moving it.
  */
-export async function createComment(deps: Deps, taskId: string, body: CreateCommentBody): Promise<Comment> {
+export async function createComment(deps: CreateCommentPorts, taskId: string, body: CreateCommentBody): Promise<Comment> {
   const side = body.side ?? "new";
   const slot = await reviewSlot(deps, taskId, body.repositoryId, (id) =>
     anchorError(`repository ${id} is not a repository of task ${taskId}`, "repositoryId", { repositoryId: id }),
@@ -66,7 +69,11 @@ export async function createComment(deps: Deps, taskId: string, body: CreateComm
 }
 
 /** Comments with `outdated` computed against the files as they are now (one read per file and side). */
-export async function withOutdated(deps: Deps, taskId: string, records: CommentRecord[]): Promise<Comment[]> {
+export async function withOutdated(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote">,
+  taskId: string,
+  records: CommentRecord[],
+): Promise<Comment[]> {
   const slots = new Map<string, ReviewSlot | null>();
   const files = new Map<string, string[] | null>();
   const out: Comment[] = [];
@@ -89,19 +96,19 @@ export async function withOutdated(deps: Deps, taskId: string, records: CommentR
   return out;
 }
 
-export async function listComments(deps: Deps, taskId: string): Promise<Comment[]> {
+export async function listComments(deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote">, taskId: string): Promise<Comment[]> {
   await getTaskOr404(deps, taskId);
   return withOutdated(deps, taskId, await deps.store.review.listComments(taskId));
 }
 
-async function getCommentOr404(deps: Deps, id: string): Promise<CommentRecord> {
+async function getCommentOr404(deps: Pick<Deps, "store">, id: string): Promise<CommentRecord> {
   const c = await deps.store.review.getComment(id);
   if (!c) throw new AppError("not_found", `comment ${id} not found`, { id });
   return c;
 }
 
 /** `PATCH /comments/:id`: edit the words, resolve, or reopen (compare-and-set on the state read). */
-export async function patchComment(deps: Deps, id: string, body: PatchCommentBody): Promise<Comment> {
+export async function patchComment(deps: CreateCommentPorts, id: string, body: PatchCommentBody): Promise<Comment> {
   const c = await getCommentOr404(deps, id);
   const updated = await deps.store.review.updateCommentIf(
     id,
@@ -115,7 +122,7 @@ export async function patchComment(deps: Deps, id: string, body: PatchCommentBod
   return view!;
 }
 
-export async function deleteComment(deps: Deps, id: string): Promise<void> {
+export async function deleteComment(deps: Pick<Deps, "store" | "bus">, id: string): Promise<void> {
   const c = await getCommentOr404(deps, id);
   if (await deps.store.review.deleteComment(id)) deps.bus.publish("comment.deleted", { commentId: id, taskId: c.taskId });
 }

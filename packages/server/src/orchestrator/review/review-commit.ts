@@ -6,13 +6,16 @@ import type { Deps } from "../context.js";
 import { assertTaskWorkable } from "../lifecycle/lifecycle.js";
 import { notAttachedError, reviewSlots, scopeOf } from "./review-slot.js";
 
+/** The ports (orchestrator/context.ts) commitTask uses. */
+export type CommitTaskPorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "home" | "remote" | "gitIdentity">;
+
 /**
  * `POST /tasks/:id/commit`: commits the uncommitted work of the task's worktrees (one
  * repository, or every one with changes) as the person, under each repository's lock. Only the
  * task branch moves. Listed paths apply to one repository, so they need `repositoryId` when the
  * task has several.
  */
-export async function commitTask(deps: Deps, taskId: string, body: CommitBody): Promise<CommitResult> {
+export async function commitTask(deps: CommitTaskPorts, taskId: string, body: CommitBody): Promise<CommitResult> {
   await assertTaskWorkable(deps, taskId);
   const slots = await reviewSlots(deps, taskId, body.repositoryId, notAttachedError());
   if (body.paths && slots.length > 1)

@@ -36,7 +36,11 @@ export function conflictHunks(text: string): ConflictHunk[] {
  * files (unmerged in the index) and the regions that still hold markers; a file without any is
  * `resolved` (it is staged by continue). Read-only; git runs pinned (SBX-4).
  */
-export async function listConflicts(deps: Deps, taskId: string, repositoryId?: string): Promise<TaskConflicts> {
+export async function listConflicts(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote">,
+  taskId: string,
+  repositoryId?: string,
+): Promise<TaskConflicts> {
   const slots = await reviewSlots(deps, taskId, repositoryId, notAttachedError());
   const repositories: TaskConflicts["repositories"] = [];
   for (const slot of slots) {
@@ -54,13 +58,34 @@ export async function listConflicts(deps: Deps, taskId: string, repositoryId?: s
   return { taskId, repositories };
 }
 
+/** The ports (orchestrator/context.ts) sendConflicts uses. */
+export type SendConflictsPorts = Pick<
+  Deps,
+  | "store"
+  | "git"
+  | "worktrees"
+  | "agents"
+  | "profiles"
+  | "bus"
+  | "log"
+  | "home"
+  | "runnerId"
+  | "launches"
+  | "now"
+  | "remote"
+  | "sandbox"
+  | "mcp"
+  | "tuning"
+  | "pool"
+>;
+
 /**
  * `POST /tasks/:id/conflicts/send {sessionId, repositoryId?, prompt?}` (RV-8): one prompt to a
  * session of the task with every unresolved hunk, each line quoted with `> ` so an agent that
  * reads line by line (the scripted one) never takes one for a command; then the person's words.
  * The agent is asked to edit the files only: the person continues (or aborts) the update.
  */
-export async function sendConflicts(deps: Deps, live: LiveSessions, taskId: string, body: SendConflictsBody): Promise<SessionRecord> {
+export async function sendConflicts(deps: SendConflictsPorts, live: LiveSessions, taskId: string, body: SendConflictsBody): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, body.sessionId);
   if (session.taskId !== taskId) throw new AppError("invalid_request", `session ${body.sessionId} is not a session of task ${taskId}`, { field: "sessionId" });
   const conflicts = await listConflicts(deps, taskId, body.repositoryId);

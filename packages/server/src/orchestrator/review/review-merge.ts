@@ -23,12 +23,12 @@ type Result = MergeResult["results"][number];
 export const mergeTestHooks: { beforeBaseMove?: (info: { repositoryPath: string; baseRef: string }) => Promise<void> } = {};
 
 /** Whether a merge moves the task to `done` (GROVE_REVIEW_DONE_ON_MERGE, default on). */
-export function doneOnMerge(deps: Deps): boolean {
+export function doneOnMerge(deps: Pick<Deps, "tuning">): boolean {
   return (deps.tuning ?? DEFAULT_TUNING).reviewDoneOnMerge;
 }
 
 /** The commit the base ref should point at, computed without touching any working tree. */
-async function computeTarget(deps: Deps, slot: ReviewSlot, base: string, head: string, body: MergeBody): Promise<string> {
+async function computeTarget(deps: Pick<Deps, "git" | "gitIdentity">, slot: ReviewSlot, base: string, head: string, body: MergeBody): Promise<string> {
   const cwd = slot.repository.path;
   const strategy = body.strategy ?? "merge";
   if (strategy === "fast_forward") {
@@ -64,7 +64,7 @@ async function computeTarget(deps: Deps, slot: ReviewSlot, base: string, head: s
  * it is; a linked worktree (another task's, say) pinned to its recorded git dir, or refused as
  * `workspace_tampered`.
  */
-async function checkoutCwd(deps: Deps, repoPath: string, path: string): Promise<GitCwd> {
+async function checkoutCwd(deps: Pick<Deps, "worktrees">, repoPath: string, path: string): Promise<GitCwd> {
   const link = await deps.worktrees.link({ repoPath, worktreePath: path });
   if (link.state === "ok") return link.pin;
   if (link.state === "tampered") throw tamperedError(path, link.message);
@@ -76,7 +76,7 @@ async function checkoutCwd(deps: Deps, repoPath: string, path: string): Promise<
  * branch (dirty → 409, nothing moved), move the base ref by compare-and-set, then bring that
  * checkout to the new commit.
  */
-async function mergeSlot(deps: Deps, slot: ReviewSlot, body: MergeBody): Promise<Result> {
+async function mergeSlot(deps: Pick<Deps, "git" | "worktrees" | "gitIdentity">, slot: ReviewSlot, body: MergeBody): Promise<Result> {
   const repo = slot.repository;
   const baseBranch = slot.attachment.baseBranch;
   const baseRef = `refs/heads/${baseBranch}`;
@@ -113,8 +113,11 @@ async function mergeSlot(deps: Deps, slot: ReviewSlot, body: MergeBody): Promise
   return { repositoryId: repo.id, repositoryName: repo.name, baseBranch, commit: target };
 }
 
+/** The ports (orchestrator/context.ts) mergeTask uses. */
+export type MergeTaskPorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "home" | "now" | "remote" | "gitIdentity" | "tuning">;
+
 /** `POST /tasks/:id/merge`: local repositories only (a remote repository lands through a pull request). */
-export async function mergeTask(deps: Deps, taskId: string, body: MergeBody): Promise<MergeResult> {
+export async function mergeTask(deps: MergeTaskPorts, taskId: string, body: MergeBody): Promise<MergeResult> {
   await assertTaskWorkable(deps, taskId);
   const slots = await reviewSlots(deps, taskId, body.repositoryId, notAttachedError());
   for (const slot of slots) {

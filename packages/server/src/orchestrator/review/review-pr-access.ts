@@ -28,7 +28,7 @@ export interface PrAccess {
  * here, in memory only). A local checkout or a provider without a PR API → 400
  * `pull_request_unsupported`; no stored credential → `provider_auth_failed`.
  */
-export async function prAccess(deps: Deps, repo: RepositoryRecord, scope: Record<string, string>): Promise<PrAccess> {
+export async function prAccess(deps: Pick<Deps, "store" | "home" | "remote">, repo: RepositoryRecord, scope: Record<string, string>): Promise<PrAccess> {
   const api = pullRequestApi(repo.provider);
   if (!isRemoteRepository(repo) || !api) {
     throw new AppError("pull_request_unsupported", `repository ${repo.name} (${repo.provider}) has no pull-request API; merge it locally instead`, scope);

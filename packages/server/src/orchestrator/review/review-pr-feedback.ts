@@ -6,12 +6,39 @@ import { prAccess } from "./review-pr-access.js";
 import { callProvider, type RateBudgets } from "./review-pr-http.js";
 import { getSessionOr404, promptSession } from "../sessions/session-ops.js";
 
+/** The ports (orchestrator/context.ts) sendPullRequestFeedback uses. */
+export type SendPullRequestFeedbackPorts = Pick<
+  Deps,
+  | "store"
+  | "git"
+  | "worktrees"
+  | "agents"
+  | "profiles"
+  | "bus"
+  | "log"
+  | "home"
+  | "runnerId"
+  | "launches"
+  | "now"
+  | "remote"
+  | "sandbox"
+  | "mcp"
+  | "tuning"
+  | "pool"
+>;
+
 /**
  * `POST /tasks/:id/pull-requests/feedback {sessionId}`: one prompt to the session with every
  * failed check (name and summary) and every unresolved review comment of the task's pull
  * requests. Lines are labelled so an agent reading line by line never takes one for a command.
  */
-export async function sendPullRequestFeedback(deps: Deps, live: LiveSessions, budgets: RateBudgets, taskId: string, sessionId: string): Promise<SessionRecord> {
+export async function sendPullRequestFeedback(
+  deps: SendPullRequestFeedbackPorts,
+  live: LiveSessions,
+  budgets: RateBudgets,
+  taskId: string,
+  sessionId: string,
+): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, sessionId);
   if (session.taskId !== taskId) throw new AppError("invalid_request", `session ${sessionId} is not a session of task ${taskId}`, { field: "sessionId" });
   const prs = await deps.store.review.listPullRequests(taskId);

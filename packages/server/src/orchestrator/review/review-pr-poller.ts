@@ -6,6 +6,9 @@ import type { RateBudgets } from "./review-pr-http.js";
 /** Calls of a provider's budget the background refresher leaves for people's own actions. */
 const RESERVE = 100;
 
+/** The ports (orchestrator/context.ts) PullRequestPoller uses. */
+export type PullRequestPollerPorts = Pick<Deps, "store" | "bus" | "log" | "home" | "now" | "remote" | "tuning">;
+
 /**
  * Background refresh of open pull requests (docs/decisions/2026-11-30-pr-status-polling.md):
  * every `intervalMs` (GROVE_PR_REFRESH_MS, default 60 s; 0 turns it off), one request set per
@@ -16,7 +19,7 @@ export class PullRequestPoller {
   private running: Promise<void> | undefined;
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: PullRequestPollerPorts,
     private readonly budgets: RateBudgets,
     private readonly intervalMs: number,
   ) {}

@@ -18,12 +18,15 @@ import { getTaskOr404 } from "../tasks/tasks.js";
 import { faultPoint } from "../fault-points.js";
 
 /** Moves the task `to` by compare-and-set from the state read (never from done back to review; never archives). */
-async function moveTask(deps: Deps, taskId: string, to: TaskRecord["state"]): Promise<void> {
+async function moveTask(deps: Pick<Deps, "store" | "bus" | "now">, taskId: string, to: TaskRecord["state"]): Promise<void> {
   const task = await deps.store.getTask(taskId);
   if (!task || task.state === to || (to === "review" && task.state === "done")) return;
   const moved = await deps.store.setTaskStateIf(taskId, task.state, to, deps.now());
   if (moved) deps.bus.publish("task.updated", { task: taskView(moved) });
 }
+
+/** The ports (orchestrator/context.ts) createPullRequests uses. */
+export type CreatePullRequestsPorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "home" | "now" | "remote">;
 
 /**
  * `POST /tasks/:id/pull-requests`: per remote repository, push the task branch through the
@@ -33,7 +36,7 @@ async function moveTask(deps: Deps, taskId: string, to: TaskRecord["state"]): Pr
  * workflow's `pr` action that does not allow it) refuses the lease-guarded force-push instead.
  */
 export async function createPullRequests(
-  deps: Deps,
+  deps: CreatePullRequestsPorts,
   budgets: RateBudgets,
   taskId: string,
   body: CreatePullRequestBody,
@@ -116,7 +119,7 @@ export async function createPullRequests(
   return out;
 }
 
-export async function listPullRequests(deps: Deps, taskId: string): Promise<PullRequest[]> {
+export async function listPullRequests(deps: Pick<Deps, "store">, taskId: string): Promise<PullRequest[]> {
   await getTaskOr404(deps, taskId);
   return (await deps.store.review.listPullRequests(taskId)).map(pullRequestView);
 }
@@ -127,7 +130,12 @@ export async function listPullRequests(deps: Deps, taskId: string): Promise<Pull
  * full and the status is written by compare-and-set on `updatedAt`. A merge moves the task to
  * `done` (GROVE_REVIEW_DONE_ON_MERGE).
  */
-export async function refreshOne(deps: Deps, budgets: RateBudgets, pr: PullRequestRecord, access?: PrAccess): Promise<PullRequestRecord> {
+export async function refreshOne(
+  deps: Pick<Deps, "store" | "bus" | "home" | "now" | "remote" | "tuning">,
+  budgets: RateBudgets,
+  pr: PullRequestRecord,
+  access?: PrAccess,
+): Promise<PullRequestRecord> {
   const repo = await deps.store.getRepository(pr.repositoryId);
   if (!repo) return pr;
   const scope = { taskId: pr.taskId, repositoryId: pr.repositoryId };
@@ -168,7 +176,11 @@ export async function refreshOne(deps: Deps, budgets: RateBudgets, pr: PullReque
 }
 
 /** `POST /tasks/:id/pull-requests/refresh`: every pull request of the task, on demand. */
-export async function refreshPullRequests(deps: Deps, budgets: RateBudgets, taskId: string): Promise<PullRequest[]> {
+export async function refreshPullRequests(
+  deps: Pick<Deps, "store" | "bus" | "home" | "now" | "remote" | "tuning">,
+  budgets: RateBudgets,
+  taskId: string,
+): Promise<PullRequest[]> {
   await getTaskOr404(deps, taskId);
   const out: PullRequest[] = [];
   for (const pr of await deps.store.review.listPullRequests(taskId)) out.push(pullRequestView(await refreshOne(deps, budgets, pr)));

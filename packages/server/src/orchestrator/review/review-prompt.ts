@@ -17,7 +17,7 @@ const CONTEXT = 2;
  * marked `>`), then the person's words. Every line starts with a label, a number or `>`, so an
  * agent reading commands line by line never mistakes a quoted line for an instruction.
  */
-async function commentBlock(deps: Deps, c: CommentRecord, index: number, repoName: string, lines: string[] | null, outdated: boolean): Promise<string> {
+async function commentBlock(c: CommentRecord, index: number, repoName: string, lines: string[] | null, outdated: boolean): Promise<string> {
   const out: string[] = [];
   const from = Math.max(1, c.line - CONTEXT);
   const to = lines && !outdated ? Math.min(lines.length, c.line + CONTEXT) : c.line;
@@ -34,17 +34,42 @@ async function commentBlock(deps: Deps, c: CommentRecord, index: number, repoNam
 }
 
 /** Composes the review comments (in the given order) into one prompt text. */
-export async function composeCommentPrompt(deps: Deps, taskId: string, comments: CommentRecord[]): Promise<string> {
+export async function composeCommentPrompt(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote">,
+  taskId: string,
+  comments: CommentRecord[],
+): Promise<string> {
   const views = await withOutdated(deps, taskId, comments);
   const blocks: string[] = [];
   for (const [i, c] of comments.entries()) {
     const repo = await deps.store.getRepository(c.repositoryId);
     const [slot] = await reviewSlots(deps, taskId, c.repositoryId, () => new AppError("not_found", "gone")).catch(() => []);
     const lines = slot ? (await currentLines(deps, slot, c.path, c.side).catch(() => ({ lines: null }))).lines : null;
-    blocks.push(await commentBlock(deps, c, i + 1, repo?.name ?? c.repositoryId, lines, views[i]?.outdated ?? true));
+    blocks.push(await commentBlock(c, i + 1, repo?.name ?? c.repositoryId, lines, views[i]?.outdated ?? true));
   }
   return [`Review comments (${comments.length}):`, ...blocks].join("\n\n");
 }
+
+/** The ports (orchestrator/context.ts) promptWithComments uses. */
+export type PromptWithCommentsPorts = Pick<
+  Deps,
+  | "store"
+  | "git"
+  | "worktrees"
+  | "agents"
+  | "profiles"
+  | "bus"
+  | "log"
+  | "home"
+  | "runnerId"
+  | "launches"
+  | "now"
+  | "remote"
+  | "sandbox"
+  | "mcp"
+  | "tuning"
+  | "pool"
+>;
 
 /**
  * `POST /sessions/:id/prompt {prompt?, commentIds?}`: the comments are composed into one prompt
@@ -52,7 +77,7 @@ export async function composeCommentPrompt(deps: Deps, taskId: string, comments:
  * marked `sent` with the session and turn (compare-and-set from open|sent): a refused prompt
  * (busy session) leaves them as they were.
  */
-export async function promptWithComments(deps: Deps, live: LiveSessions, sessionId: string, body: PromptBody): Promise<SessionRecord> {
+export async function promptWithComments(deps: PromptWithCommentsPorts, live: LiveSessions, sessionId: string, body: PromptBody): Promise<SessionRecord> {
   if (!body.commentIds) return promptSession(deps, live, sessionId, body.prompt ?? "");
   const session = await getSessionOr404(deps, sessionId);
   const comments: CommentRecord[] = [];

@@ -27,7 +27,7 @@ export function scopeOf(slot: { task: { id: string }; repository: { id: string }
   return { taskId: slot.task.id, repositoryId: slot.repository.id, ...(sessionId ? { sessionId } : {}) };
 }
 
-async function activeRows(deps: Deps, taskId: string): Promise<EnvironmentRepoRecord[]> {
+async function activeRows(deps: Pick<Deps, "store">, taskId: string): Promise<EnvironmentRepoRecord[]> {
   const env = await deps.store.getEnvironmentByTask(taskId);
   if (!env) return [];
   return (await deps.store.listEnvironmentRepos(env.id)).filter((r) => r.status === "active" && r.worktreePath && r.worktreeBranch);
@@ -38,7 +38,12 @@ async function activeRows(deps: Deps, taskId: string): Promise<EnvironmentRepoRe
  * is `notAttached()` (a 400 of the caller's choosing); a repository without a live worktree is
  * `409 workspace_missing` — review acts on the worktree, never on the person's checkout.
  */
-export async function reviewSlots(deps: Deps, taskId: string, repositoryId: string | undefined, notAttached: (id: string) => AppError): Promise<ReviewSlot[]> {
+export async function reviewSlots(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote">,
+  taskId: string,
+  repositoryId: string | undefined,
+  notAttached: (id: string) => AppError,
+): Promise<ReviewSlot[]> {
   const task = await getTaskOr404(deps, taskId);
   if (repositoryId !== undefined && !task.repositories.some((a) => a.repositoryId === repositoryId)) throw notAttached(repositoryId);
   const rows = await activeRows(deps, taskId);
@@ -64,7 +69,12 @@ export async function reviewSlots(deps: Deps, taskId: string, repositoryId: stri
 }
 
 /** Exactly one slot (the repository given, else the task's only repository). */
-export async function reviewSlot(deps: Deps, taskId: string, repositoryId: string, notAttached: (id: string) => AppError): Promise<ReviewSlot> {
+export async function reviewSlot(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote">,
+  taskId: string,
+  repositoryId: string,
+  notAttached: (id: string) => AppError,
+): Promise<ReviewSlot> {
   const [slot] = await reviewSlots(deps, taskId, repositoryId, notAttached);
   if (!slot) throw notAttached(repositoryId);
   return slot;

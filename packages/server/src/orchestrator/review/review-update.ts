@@ -29,7 +29,11 @@ type Result = UpdateResult["results"][number];
  * the route; write the backup ref; only then rebase/merge. On conflicts: abort and verify the
  * branch is back (`409 merge_conflict`), or keep them for the person or the agent.
  */
-async function updateSlot(deps: Deps, slot: ReviewSlot, body: UpdateFromBaseBody): Promise<Result> {
+async function updateSlot(
+  deps: Pick<Deps, "store" | "git" | "log" | "home" | "remote" | "gitIdentity">,
+  slot: ReviewSlot,
+  body: UpdateFromBaseBody,
+): Promise<Result> {
   const cwd = slot.worktree;
   const scope = scopeOf(slot);
   // The person's identity for the commits a rebase rewrites or a merge makes, before anything moves.
@@ -69,8 +73,11 @@ async function updateSlot(deps: Deps, slot: ReviewSlot, body: UpdateFromBaseBody
   });
 }
 
+/** The ports (orchestrator/context.ts) updateFromBase uses. */
+export type UpdateFromBasePorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "home" | "remote" | "gitIdentity">;
+
 /** `POST /tasks/:id/update-from-base`: each repository in turn (one, or all of the task's). */
-export async function updateFromBase(deps: Deps, taskId: string, body: UpdateFromBaseBody): Promise<UpdateResult> {
+export async function updateFromBase(deps: UpdateFromBasePorts, taskId: string, body: UpdateFromBaseBody): Promise<UpdateResult> {
   await assertTaskWorkable(deps, taskId);
   const slots = await reviewSlots(deps, taskId, body.repositoryId, notAttachedError());
   // RR-4 / seed 004: every repository's route is resolved (credentials opened) before the first
@@ -90,7 +97,11 @@ export async function updateFromBase(deps: Deps, taskId: string, body: UpdateFro
   return { results };
 }
 
-async function stoppedSlot(deps: Deps, taskId: string, body: UpdateStepBody): Promise<{ slot: ReviewSlot; kind: "rebase" | "merge"; backupRef: string }> {
+async function stoppedSlot(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote">,
+  taskId: string,
+  body: UpdateStepBody,
+): Promise<{ slot: ReviewSlot; kind: "rebase" | "merge"; backupRef: string }> {
   await assertTaskWorkable(deps, taskId);
   const slot = await reviewSlot(deps, taskId, body.repositoryId, notAttachedError());
   const kind = await operationInProgress(deps.git, slot.worktree);
@@ -99,8 +110,11 @@ async function stoppedSlot(deps: Deps, taskId: string, body: UpdateStepBody): Pr
   return { slot, kind, backupRef };
 }
 
+/** The ports (orchestrator/context.ts) continueUpdate uses. */
+export type ContinueUpdatePorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "home" | "remote" | "gitIdentity">;
+
 /** `…/update-from-base/continue`: after the conflicts were resolved in the files, finish the rebase/merge. */
-export async function continueUpdate(deps: Deps, taskId: string, body: UpdateStepBody): Promise<UpdateResult> {
+export async function continueUpdate(deps: ContinueUpdatePorts, taskId: string, body: UpdateStepBody): Promise<UpdateResult> {
   const { slot, kind, backupRef } = await stoppedSlot(deps, taskId, body);
   const result = await deps.git.withRepoLock(slot.repository.path, async (): Promise<Result> => {
     const cwd = slot.worktree;
@@ -118,7 +132,11 @@ export async function continueUpdate(deps: Deps, taskId: string, body: UpdateSte
 }
 
 /** `…/update-from-base/abort`: undo the stopped rebase/merge; the branch is back where the backup ref says. */
-export async function abortUpdate(deps: Deps, taskId: string, body: UpdateStepBody): Promise<UpdateResult> {
+export async function abortUpdate(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "bus" | "home" | "remote">,
+  taskId: string,
+  body: UpdateStepBody,
+): Promise<UpdateResult> {
   const { slot, kind, backupRef } = await stoppedSlot(deps, taskId, body);
   await deps.git.withRepoLock(slot.repository.path, () => abortIntegration(deps.git, slot.worktree, kind));
   deps.bus.publish("changes.updated", { taskId, repositoryId: slot.repository.id });

@@ -30,6 +30,28 @@ import { promptWithComments } from "./review-prompt.js";
 import { abortUpdate, continueUpdate, updateFromBase } from "./review-update.js";
 import { listConflicts, sendConflicts } from "./review-conflicts.js";
 
+/** The ports (orchestrator/context.ts) ReviewService uses. */
+export type ReviewServicePorts = Pick<
+  Deps,
+  | "store"
+  | "git"
+  | "worktrees"
+  | "agents"
+  | "profiles"
+  | "bus"
+  | "log"
+  | "home"
+  | "runnerId"
+  | "launches"
+  | "now"
+  | "remote"
+  | "gitIdentity"
+  | "sandbox"
+  | "mcp"
+  | "tuning"
+  | "pool"
+>;
+
 /**
  * Review to land: the use cases behind `api/routes/review.ts` (docs/specs/review.md).
  * Reached as `orchestrator.review`.
@@ -40,7 +62,7 @@ export class ReviewService {
   readonly poller: PullRequestPoller;
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: ReviewServicePorts,
     private readonly live: LiveSessions,
   ) {
     this.poller = new PullRequestPoller(deps, this.budgets, (deps.tuning ?? DEFAULT_TUNING).prRefreshMs);

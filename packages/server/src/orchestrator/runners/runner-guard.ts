@@ -14,7 +14,7 @@ export class RunnerGuard {
   private pending = 0;
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: Pick<Deps, "store" | "agents" | "runnerId">,
     private readonly registry: RunnerRegistry,
   ) {}
 

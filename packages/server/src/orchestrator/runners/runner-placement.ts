@@ -64,16 +64,20 @@ export class RunnerPlacement {
   private readonly inflight = new Map<string, number>();
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: Pick<Deps, "store" | "agents" | "home" | "runnerId">,
     private readonly registry: RunnerRegistry,
   ) {}
 
   /**
-   * The task of a request (by its id or one of its sessions) and the runner of its environment
-   * (`owner` undefined before one exists), in one database read. Undefined: no such task/session.
-   * A runner id without a row counts as offline (registry.stateOf).
+   * The task of a request (by its id, one of its sessions or one of its review comments) and the
+   * runner of its environment (`owner` undefined before one exists). Undefined: no such
+   * task/session/comment. A runner id without a row counts as offline (registry.stateOf).
    */
-  async resolve(by: { taskId: string } | { sessionId: string }): Promise<{ taskId: string; owner: TaskOwner | undefined } | undefined> {
+  async resolve(by: { taskId: string } | { sessionId: string } | { commentId: string }): Promise<{ taskId: string; owner: TaskOwner | undefined } | undefined> {
+    if ("commentId" in by) {
+      const comment = await this.deps.store.review.getComment(by.commentId);
+      return comment ? this.resolve({ taskId: comment.taskId }) : undefined;
+    }
     const row = await this.deps.store.placement.owner(by);
     if (!row) return undefined;
     if (row.runnerId === null) return { taskId: row.taskId, owner: undefined };
@@ -197,6 +201,11 @@ export class RunnerPlacement {
   }
 
   /** Whether this runner has a free slot now, counting placements held for it. */
+  /** Agents running on this runner now (the figure a capacity refusal reports). */
+  liveAgents(): number {
+    return this.deps.agents.liveCount();
+  }
+
   localHasRoom(): boolean {
     const max = this.registry.settings.maxAgents;
     return max === null || this.deps.agents.liveCount() + (this.inflight.get(this.deps.runnerId) ?? 0) <= max;

@@ -8,6 +8,9 @@ export type { RunnerSettings } from "../context.js";
 /** The settings of one local runner without limits (tests and single-runner set-ups). */
 export const LOCAL_RUNNER_DEFAULTS: RunnerSettings = { host: "localhost", url: undefined, labels: [], maxAgents: null, heartbeatMs: 5000, version: "0.0.0" };
 
+/** The ports (orchestrator/context.ts) RunnerRegistry uses. */
+export type RunnerRegistryPorts = Pick<Deps, "store" | "agents" | "bus" | "log" | "home" | "runnerId" | "now">;
+
 /**
  * This process's row in the runners registry. `start` registers it once the server
  * listens; a timer heartbeats every `heartbeatMs` with the live load. Other runners judge it
@@ -21,7 +24,7 @@ export class RunnerRegistry {
   private readonly seen = new Map<string, RunnerState>();
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: RunnerRegistryPorts,
     readonly settings: RunnerSettings,
   ) {}
 

@@ -12,18 +12,24 @@ import { confinedLaunch, sandboxModeFor, type ConfinedLaunch } from "./sandbox-l
 import { sessionMcp } from "./session-mcp.js";
 import { mcpToolNamesOf } from "../../agents/bridges.js";
 
-export function findProfile(deps: Deps, name: string): AgentProfileConfig {
+export function findProfile(deps: Pick<Deps, "profiles">, name: string): AgentProfileConfig {
   const p = deps.profiles.find((x) => x.name === name);
   if (!p) throw new AppError("agent_unknown", `no agent profile named ${JSON.stringify(name)}`, { field: "agent", known: deps.profiles.map((x) => x.name) });
   return p;
 }
+
+/** The ports (orchestrator/context.ts) spawnAgent uses. */
+export type SpawnAgentPorts = Pick<
+  Deps,
+  "store" | "git" | "worktrees" | "agents" | "profiles" | "log" | "home" | "runnerId" | "now" | "remote" | "sandbox" | "mcp"
+>;
 
 /**
  * Spawns the session's own agent process in `cwd` (SES-4, SES-5), resuming its ACP session
  * with `session/load` when asked and possible (SES-6), and records pid + start time so a
  * crashed server's orphans can be found without ever killing a recycled pid.
  */
-export async function spawnAgent(deps: Deps, live: LiveSessions, session: SessionRecord, cwd: string, resume: boolean): Promise<AgentHandle> {
+export async function spawnAgent(deps: SpawnAgentPorts, live: LiveSessions, session: SessionRecord, cwd: string, resume: boolean): Promise<AgentHandle> {
   const configured = findProfile(deps, session.agent);
   // AG-3: a missing command or an uninstalled bridge fails here, before any process starts.
   const launch = requireLaunch(configured, deps.home);
@@ -99,7 +105,7 @@ export async function spawnAgent(deps: Deps, live: LiveSessions, session: Sessio
 }
 
 /** SBX-2: a connection the egress proxy refused is a transcript note and one more on the session's count. */
-function noteBlocked(deps: Deps, recorder: SessionRecorder, session: SessionRecord, hostPort: string): void {
+function noteBlocked(deps: Pick<Deps, "store" | "log">, recorder: SessionRecorder, session: SessionRecord, hostPort: string): void {
   recorder.note("system", `blocked: ${hostPort}`, { sandbox: "blocked", hostPort });
   deps.store.countBlockedConnection(session.id).then(
     (count) => deps.log.info({ sessionId: session.id, hostPort, count }, "sandbox blocked a connection"),

@@ -15,7 +15,7 @@ import { getSessionOr404 } from "./session-ops.js";
 import { confinedLaunch, sandboxModeFor } from "./sandbox-launch.js";
 
 /** AG-3 `GET /agents`: every profile with its availability, version and cached auth methods. */
-export function listAgentProfiles(deps: Deps): AgentProfile[] {
+export function listAgentProfiles(deps: Pick<Deps, "profiles" | "home">): AgentProfile[] {
   return deps.profiles.map((p) => {
     const launch = resolveLaunch(p, deps.home);
     const cached = readInitializeCache(deps.home, p.name);
@@ -35,15 +35,18 @@ export function listAgentProfiles(deps: Deps): AgentProfile[] {
 }
 
 /** AG-3 `POST /agents/:name/install`: the pinned bridge into GROVE_HOME/agents/<name> (idempotent). */
-export async function installAgentProfile(deps: Deps, name: string): Promise<AgentProfile & { installed: boolean }> {
+export async function installAgentProfile(deps: Pick<Deps, "profiles" | "home">, name: string): Promise<AgentProfile & { installed: boolean }> {
   const r = await installAgent(findProfile(deps, name), deps.home);
   const view = listAgentProfiles(deps).find((p) => p.name === name);
   if (!view) throw new AppError("agent_unknown", `no agent profile named ${JSON.stringify(name)}`);
   return { ...view, installed: r.installed };
 }
 
+/** The ports (orchestrator/context.ts) checkAgentProfile uses. */
+export type CheckAgentProfilePorts = Pick<Deps, "store" | "git" | "worktrees" | "profiles" | "log" | "home" | "now" | "remote" | "sandbox">;
+
 /** AG-3 `POST /agents/:name/check`: `initialize` only; caches version and auth methods. */
-export async function checkAgentProfile(deps: Deps, name: string): Promise<AgentProfile & { startMs: number }> {
+export async function checkAgentProfile(deps: CheckAgentProfilePorts, name: string): Promise<AgentProfile & { startMs: number }> {
   const profile = findProfile(deps, name);
   // SBX-1..3: confined exactly as a session would be (a real agent without a sandbox is refused).
   const confined = sandboxModeFor(deps, profile) === "confined";
@@ -74,7 +77,7 @@ export async function checkAgentProfile(deps: Deps, name: string): Promise<Agent
  * the choice, which wins over the profile's policy mapping after every later `session/load`.
  * Without a live agent the choice is applied when it next starts.
  */
-export async function setSessionMode(deps: Deps, live: LiveSessions, id: string, modeId: string): Promise<SessionRecord> {
+export async function setSessionMode(deps: Pick<Deps, "store" | "agents">, live: LiveSessions, id: string, modeId: string): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, id);
   const state = live.agentStateFor(session);
   const modes = state.current.modes;
@@ -98,7 +101,7 @@ export async function setSessionMode(deps: Deps, live: LiveSessions, id: string,
 }
 
 /** AG-2 `POST /sessions/:id/model`: the agent's `model` config option (`session/set_config_option`). */
-export async function setSessionModel(deps: Deps, live: LiveSessions, id: string, modelId: string): Promise<SessionRecord> {
+export async function setSessionModel(deps: Pick<Deps, "store" | "agents">, live: LiveSessions, id: string, modelId: string): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, id);
   const state = live.agentStateFor(session);
   const option = modelOption(state.current);

@@ -15,7 +15,7 @@ export class AgentStateRecorder {
   private chain: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: Pick<Deps, "store" | "bus" | "log">,
     private readonly sessionId: string,
     initial: AgentState | null | undefined,
   ) {

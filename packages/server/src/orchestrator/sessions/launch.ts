@@ -19,6 +19,27 @@ import { reuseAction, tamperedSlot } from "../worktrees/workspace-check.js";
 import { projectWorkspace } from "../../domain/workspace-projection.js";
 import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
+/** The ports (orchestrator/context.ts) startSession uses. */
+export type StartSessionPorts = Pick<
+  Deps,
+  | "store"
+  | "git"
+  | "worktrees"
+  | "agents"
+  | "profiles"
+  | "bus"
+  | "log"
+  | "home"
+  | "runnerId"
+  | "launches"
+  | "now"
+  | "remote"
+  | "sandbox"
+  | "mcp"
+  | "tuning"
+  | "pool"
+>;
+
 /**
  * `POST /tasks/:id/sessions` (FLOWS "Launch" and "Attach"). The first session materializes
  * the environment (SES-2); every later one attaches after a read-only validation (SES-3) and
@@ -27,7 +48,7 @@ import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
  */
 /** `opts.sessionId`: the id to create the session with (WF-2: an automated start planned it first, so a redo finds it). */
 export async function startSession(
-  deps: Deps,
+  deps: StartSessionPorts,
   live: LiveSessions,
   taskId: string,
   body: CreateSessionBody,
@@ -100,7 +121,10 @@ export async function startSession(
   }
 }
 
-async function materialize(deps: Deps, live: LiveSessions, task: TaskRecord, env: EnvironmentRecord, session: SessionRecord): Promise<boolean> {
+/** The ports (orchestrator/context.ts) materialize uses. */
+export type MaterializePorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "home" | "runnerId" | "now" | "remote" | "tuning" | "pool">;
+
+async function materialize(deps: MaterializePorts, live: LiveSessions, task: TaskRecord, env: EnvironmentRecord, session: SessionRecord): Promise<boolean> {
   deps.bus.publish("environment.updated", { taskId: task.id, environmentId: env.id, status: "creating" });
   try {
     const rows = await materializeSlots(deps, task, env, { taskId: task.id, sessionId: session.id });
@@ -119,8 +143,14 @@ async function materialize(deps: Deps, live: LiveSessions, task: TaskRecord, env
   }
 }
 
+/** The ports (orchestrator/context.ts) launchAgent uses. */
+export type LaunchAgentPorts = Pick<
+  Deps,
+  "store" | "git" | "worktrees" | "agents" | "profiles" | "log" | "home" | "runnerId" | "now" | "remote" | "sandbox" | "mcp"
+>;
+
 /** Spawns the session's agent in the projected workspace and sends the first prompt, if any. */
-async function launchAgent(deps: Deps, live: LiveSessions, session: SessionRecord, prompt: string | undefined): Promise<SessionRecord> {
+async function launchAgent(deps: LaunchAgentPorts, live: LiveSessions, session: SessionRecord, prompt: string | undefined): Promise<SessionRecord> {
   try {
     const ws = await projectSessionWorkspace(deps, session);
     const handle = await spawnAgent(deps, live, session, ws.workspacePath, false);
@@ -142,13 +172,16 @@ async function launchAgent(deps: Deps, live: LiveSessions, session: SessionRecor
   }
 }
 
+/** The ports (orchestrator/context.ts) recreateMissingThenValidate uses. */
+export type RecreateMissingThenValidatePorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "home" | "launches" | "remote">;
+
 /**
  * SES-3 with WT-5's one exception: a recorded worktree whose directory is missing is recreated
  * in place first (same id, path and branch; routes of all slots resolved up front, refresh per
  * route), exactly as a prompt would; a foreign directory is refused with its action. Then the
  * read-only validation of every slot.
  */
-async function recreateMissingThenValidate(deps: Deps, task: TaskRecord, env: EnvironmentRecord): Promise<void> {
+async function recreateMissingThenValidate(deps: RecreateMissingThenValidatePorts, task: TaskRecord, env: EnvironmentRecord): Promise<void> {
   const rows = await deps.store.listEnvironmentRepos(env.id);
   if (rows.some((r) => r.status === "active" && r.worktreePath !== null && !existsSync(r.worktreePath))) {
     await deps.launches.run(task.id, async () => {
@@ -160,7 +193,7 @@ async function recreateMissingThenValidate(deps: Deps, task: TaskRecord, env: En
 }
 
 /** SES-3: every active slot is the recorded worktree, on its branch. Read-only, no network. */
-export async function validateAttach(deps: Deps, env: EnvironmentRecord): Promise<void> {
+export async function validateAttach(deps: Pick<Deps, "store" | "worktrees" | "home" | "remote">, env: EnvironmentRecord): Promise<void> {
   const rows = (await deps.store.listEnvironmentRepos(env.id)).filter((r) => r.status === "active");
   if (rows.length === 0) throw new AppError("workspace_reuse_unsafe", "the environment has no active worktree", { reason: "missing" });
   for (const row of rows) {

@@ -16,6 +16,9 @@ interface PendingAsk {
   resolve: (answer: { optionId: string } | "cancelled") => void;
 }
 
+/** The ports (orchestrator/context.ts) LiveSessions uses. */
+export type LiveSessionsPorts = Pick<Deps, "store" | "agents" | "bus" | "log" | "runnerId" | "now" | "usage">;
+
 /** MCP-3: an elicitation's answer for the agent, and the person's answers as they gave them. */
 export interface PersonAnswer {
   reply: ElicitationAnswer;
@@ -45,7 +48,7 @@ export class LiveSessions {
   /** USE-1/USE-2: usage recording, budgets and the gate of new turns. */
   readonly usage: UsageService;
 
-  constructor(private readonly deps: Deps) {
+  constructor(private readonly deps: LiveSessionsPorts) {
     this.usage = new UsageService(deps);
   }
 

@@ -16,13 +16,34 @@ import { getSessionOr404, promptSession } from "./session-ops.js";
 
 const TURN_RUNS: readonly SessionState[] = ["starting", "running"];
 
-function published(deps: Deps, s: SessionRecord | undefined): SessionRecord | undefined {
+function published(deps: Pick<Deps, "bus">, s: SessionRecord | undefined): SessionRecord | undefined {
   if (s) deps.bus.publish("session.updated", { session: sessionView(s) });
   return s;
 }
 
+/** The ports (orchestrator/context.ts) queuePrompt uses. */
+export type QueuePromptPorts = Pick<
+  Deps,
+  | "store"
+  | "git"
+  | "worktrees"
+  | "agents"
+  | "profiles"
+  | "bus"
+  | "log"
+  | "home"
+  | "runnerId"
+  | "launches"
+  | "now"
+  | "remote"
+  | "sandbox"
+  | "mcp"
+  | "tuning"
+  | "pool"
+>;
+
 /** Queues `text` behind the running turn, or sends it now when the session waits for input. */
-export async function queuePrompt(deps: Deps, live: LiveSessions, id: string, text: string): Promise<SessionRecord> {
+export async function queuePrompt(deps: QueuePromptPorts, live: LiveSessions, id: string, text: string): Promise<SessionRecord> {
   await getSessionOr404(deps, id);
   // The turn may end between the two tries: queue → it ended → send → a queued prompt already
   // started the next turn → queue again.
@@ -40,7 +61,7 @@ export async function queuePrompt(deps: Deps, live: LiveSessions, id: string, te
 }
 
 /** `DELETE /sessions/:id/queued/:queuedId`: the person takes a queued follow-up back. */
-export async function dropQueuedPrompt(deps: Deps, id: string, queuedId: string): Promise<SessionRecord> {
+export async function dropQueuedPrompt(deps: Pick<Deps, "store" | "bus" | "now">, id: string, queuedId: string): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, id);
   if (!session.queued?.some((q) => q.id === queuedId)) throw new AppError("not_found", `queued prompt ${queuedId} not found`, { id: queuedId });
   const dropped = await deps.store.changeQueuedPrompts(
@@ -53,7 +74,7 @@ export async function dropQueuedPrompt(deps: Deps, id: string, queuedId: string)
 }
 
 /** After a turn ended and the session waits: the oldest queued prompt becomes the next turn. */
-export async function sendQueuedPrompt(deps: Deps, live: LiveSessions, id: string): Promise<void> {
+export async function sendQueuedPrompt(deps: QueuePromptPorts, live: LiveSessions, id: string): Promise<void> {
   const session = await deps.store.getSession(id);
   const next = session?.state === "waiting_for_input" ? session.queued?.[0] : undefined;
   if (!next) return;

@@ -50,7 +50,7 @@ export class SessionRecorder {
   private readonly runningTools = new Set<string>();
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: Pick<Deps, "store" | "bus" | "log" | "now">,
     private readonly sessionId: string,
     private readonly taskId: string,
   ) {}

@@ -14,7 +14,7 @@ import { refreshTaskState } from "../tasks/tasks.js";
  * by the leader's pid and start time (agents/process-group.ts), so a recycled pid is never
  * hit. Nothing is relaunched.
  */
-export async function recoverOnStartup(deps: Deps): Promise<void> {
+export async function recoverOnStartup(deps: Pick<Deps, "store" | "bus" | "log" | "runnerId" | "now">): Promise<void> {
   await recoverAfterListening(deps, await recoverBeforeListening(deps));
 }
 
@@ -25,7 +25,7 @@ export async function recoverOnStartup(deps: Deps): Promise<void> {
  * (SEC-7: they must not write into a workspace a new agent is about to use), cleanup jobs
  * recovered. Returns the sessions whose state changed.
  */
-export async function recoverBeforeListening(deps: Deps): Promise<SessionRecord[]> {
+export async function recoverBeforeListening(deps: Pick<Deps, "store" | "bus" | "log" | "runnerId" | "now">): Promise<SessionRecord[]> {
   // AG-1: which turns the restart cut (read first: recovery moves them to waiting_for_input).
   const wasRunning = new Set(await deps.store.listSessionIdsInStates(["running"]));
   const changed = await deps.store.recoverAfterRestart(deps.runnerId, deps.now());
@@ -61,7 +61,7 @@ export async function recoverBeforeListening(deps: Deps): Promise<SessionRecord[
  * query and a compare-and-set per task, growing with the sessions to recover). A request
  * meanwhile sees the previous task state for a moment.
  */
-export async function recoverAfterListening(deps: Deps, changed: readonly SessionRecord[]): Promise<void> {
+export async function recoverAfterListening(deps: Pick<Deps, "store" | "bus" | "now">, changed: readonly SessionRecord[]): Promise<void> {
   for (const taskId of new Set(changed.map((s) => s.taskId))) await refreshTaskState(deps, taskId);
 }
 
@@ -69,7 +69,7 @@ export async function recoverAfterListening(deps: Deps, changed: readonly Sessio
  * AG-1: a turn the server's restart cut: its open tool calls become `interrupted` and a
  * `system` message says what happened, so the transcript never shows a turn as still running.
  */
-async function markInterruptedTurn(deps: Deps, sessionId: string, taskId: string): Promise<EventMap["session.message"][]> {
+async function markInterruptedTurn(deps: Pick<Deps, "store" | "now">, sessionId: string, taskId: string): Promise<EventMap["session.message"][]> {
   const frames: EventMap["session.message"][] = [];
   for (const m of await deps.store.listToolMessages(sessionId)) {
     const data = m.data as { toolCallId?: string; status?: string } | null;

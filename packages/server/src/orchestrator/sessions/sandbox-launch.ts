@@ -22,7 +22,7 @@ import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
  * (Grove's own program, the default of a new install) still runs, unconfined and marked so,
  * while every real agent is refused with `409 sandbox_unavailable` naming the fix.
  */
-export function sandboxModeFor(deps: Deps, profile: AgentProfileConfig): SessionSandbox {
+export function sandboxModeFor(deps: Pick<Deps, "sandbox">, profile: AgentProfileConfig): SessionSandbox {
   if (profile.sandbox === "off") return "unconfined";
   const bwrap = bwrapStatus(sandboxEnvOf(deps));
   if (bwrap.available) return "confined";
@@ -34,7 +34,7 @@ export function sandboxModeFor(deps: Deps, profile: AgentProfileConfig): Session
   });
 }
 
-function sandboxEnvOf(deps: Deps): NodeJS.ProcessEnv {
+function sandboxEnvOf(deps: Pick<Deps, "sandbox">): NodeJS.ProcessEnv {
   return deps.sandbox?.env ?? process.env;
 }
 
@@ -103,7 +103,7 @@ export function vendorStateDirs(
 }
 
 /** The session's worktrees, pinned (SBX-4: a tampered `.git` refuses the launch), with their git dirs. */
-async function sessionWorktrees(deps: Deps, session: SessionRecord): Promise<SandboxedWorktree[]> {
+async function sessionWorktrees(deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote">, session: SessionRecord): Promise<SandboxedWorktree[]> {
   const ws = await projectSessionWorkspace(deps, session);
   const out: SandboxedWorktree[] = [];
   for (const slot of ws.slots) {
@@ -131,7 +131,7 @@ async function sessionWorktrees(deps: Deps, session: SessionRecord): Promise<San
  * connection (SBX-2).
  */
 export async function confinedLaunch(
-  deps: Deps,
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote" | "sandbox">,
   // Undefined: no session (`grove agents check`), so no worktree is bound; the same sandbox otherwise.
   session: SessionRecord | undefined,
   profile: AgentProfileConfig,
@@ -209,7 +209,7 @@ export interface CommandLaunch {
  * allow-list guards the network, HOME is the agent's own. Only the program differs: `sh -c`.
  */
 export async function commandLaunch(
-  deps: Deps,
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "home" | "remote" | "sandbox">,
   session: SessionRecord,
   profile: AgentProfileConfig,
   cwd: string,

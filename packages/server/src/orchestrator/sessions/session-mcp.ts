@@ -24,7 +24,7 @@ export interface SessionMcp {
  * (the ACP log redacts it) and in the token registry's memory.
  */
 export function sessionMcp(
-  deps: Deps,
+  deps: Pick<Deps, "mcp">,
   session: SessionRecord,
   confined: boolean,
   scope: "task" | "none" | "board" = "task",

@@ -11,11 +11,32 @@ import { refreshTaskState } from "../tasks/tasks.js";
 import { startTurn } from "./turns.js";
 import { liveWorkspaceIntact, prepareSessionWorkspace } from "./session-workspace.js";
 
-export async function getSessionOr404(deps: Deps, id: string): Promise<SessionRecord> {
+export async function getSessionOr404(deps: Pick<Deps, "store">, id: string): Promise<SessionRecord> {
   const s = await deps.store.getSession(id);
   if (!s) throw new AppError("not_found", `session ${id} not found`, { id });
   return s;
 }
+
+/** The ports (orchestrator/context.ts) ensureAgent uses. */
+export type EnsureAgentPorts = Pick<
+  Deps,
+  | "store"
+  | "git"
+  | "worktrees"
+  | "agents"
+  | "profiles"
+  | "bus"
+  | "log"
+  | "home"
+  | "runnerId"
+  | "launches"
+  | "now"
+  | "remote"
+  | "sandbox"
+  | "mcp"
+  | "tuning"
+  | "pool"
+>;
 
 /**
  * FLOWS "Prompt or resume", step 2: the session's live agent when its workspace is intact (a
@@ -24,7 +45,7 @@ export async function getSessionOr404(deps: Deps, id: string): Promise<SessionRe
  * workspace is projected from rows (ENV-5), rematerialized after an unarchive (LC-5) or
  * recreated in place (WT-5), and the agent resumed with `session/load` in the same cwd (SES-6).
  */
-async function ensureAgent(deps: Deps, live: LiveSessions, session: SessionRecord): Promise<AgentHandle> {
+async function ensureAgent(deps: EnsureAgentPorts, live: LiveSessions, session: SessionRecord): Promise<AgentHandle> {
   const existing = deps.agents.get(session.id);
   if (existing && (await liveWorkspaceIntact(deps, session))) return existing;
   return deps.launches.run(session.taskId, async () => {
@@ -47,7 +68,7 @@ async function ensureAgent(deps: Deps, live: LiveSessions, session: SessionRecor
 }
 
 /** `POST /sessions/:id/prompt`: claims the turn by compare-and-set, then runs it in the background. */
-export async function promptSession(deps: Deps, live: LiveSessions, id: string, prompt: string): Promise<SessionRecord> {
+export async function promptSession(deps: EnsureAgentPorts, live: LiveSessions, id: string, prompt: string): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, id);
   if (session.state === "starting" || session.state === "running") throw new AppError("session_busy", `session ${id} is ${session.state}`);
   if (session.state !== "waiting_for_input") {
@@ -73,7 +94,7 @@ export async function promptSession(deps: Deps, live: LiveSessions, id: string, 
 }
 
 /** `POST /sessions/:id/resume`: the only way out of failed/cancelled (SES-1). */
-export async function resumeSession(deps: Deps, live: LiveSessions, id: string): Promise<SessionRecord> {
+export async function resumeSession(deps: EnsureAgentPorts, live: LiveSessions, id: string): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, id);
   // The same condition and code as deleting a running session (one code per condition).
   if (session.state === "starting" || session.state === "running") throw new AppError("session_running", `session ${id} is ${session.state}; cancel it first`);
@@ -103,7 +124,7 @@ const RESTARTABLE_STATES = ["running", ...RESUMABLE_STATES] as const;
  * then its agent's whole process group is stopped and a new agent resumes the conversation
  * with `session/load` in the same worktree (SES-6); the session then waits for input.
  */
-export async function restartSession(deps: Deps, live: LiveSessions, id: string): Promise<SessionRecord> {
+export async function restartSession(deps: EnsureAgentPorts, live: LiveSessions, id: string): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, id);
   if (!RESTARTABLE_STATES.includes(session.state as (typeof RESTARTABLE_STATES)[number])) {
     throw new AppError(session.state === "starting" ? "session_busy" : "session_not_resumable", `session ${id} is ${session.state}`, { state: session.state });
@@ -124,7 +145,7 @@ export async function restartSession(deps: Deps, live: LiveSessions, id: string)
 }
 
 /** `POST /sessions/:id/cancel`: ends the running turn (`session/cancel`); the session then waits. */
-export async function cancelSession(deps: Deps, id: string): Promise<SessionRecord> {
+export async function cancelSession(deps: Pick<Deps, "store" | "agents">, id: string): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, id);
   const handle = deps.agents.get(id);
   if (handle?.busy) await handle.cancel();
@@ -136,7 +157,7 @@ export async function cancelSession(deps: Deps, id: string): Promise<SessionReco
  * stops only this session's agent (its whole process group, SEC-7); never touches the
  * workspace and creates no cleanup job.
  */
-export async function deleteSession(deps: Deps, live: LiveSessions, id: string): Promise<void> {
+export async function deleteSession(deps: Pick<Deps, "store" | "agents" | "bus" | "log" | "now">, live: LiveSessions, id: string): Promise<void> {
   const session = await getSessionOr404(deps, id);
   if (session.state === "starting" || session.state === "running") {
     throw new AppError("session_running", `session ${id} is ${session.state}; cancel it first`);

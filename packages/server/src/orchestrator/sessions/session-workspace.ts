@@ -13,11 +13,14 @@ import { reuseUnsafe, tamperedSlot } from "../worktrees/workspace-check.js";
  * An environment that must be materialized again before anything runs in it: `failed` (a launch
  * or restart interrupted it) or `ready` with tombstoned rows (archived, then unarchived, LC-5).
  */
-async function needsMaterialize(deps: Deps, env: EnvironmentRecord): Promise<boolean> {
+async function needsMaterialize(deps: Pick<Deps, "store">, env: EnvironmentRecord): Promise<boolean> {
   if (env.status === "failed") return true;
   if (env.status !== "ready") return false;
   return (await deps.store.listEnvironmentRepos(env.id)).some((r) => r.status === "deleted");
 }
+
+/** The ports (orchestrator/context.ts) rematerialize uses. */
+export type RematerializePorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "home" | "runnerId" | "now" | "remote" | "tuning" | "pool">;
 
 /**
  * LC-5 / WT-5 for an existing environment: claims it (`ready|failed → creating`, compare-and-set,
@@ -25,7 +28,7 @@ async function needsMaterialize(deps: Deps, env: EnvironmentRecord): Promise<boo
  * recorded branch — routes resolved up front, refresh per route, LC-8 saved work restored once —
  * and sets it `ready` again (or `failed`, with the error rethrown).
  */
-async function rematerialize(deps: Deps, task: TaskRecord, env: EnvironmentRecord, scope: RefreshScope): Promise<void> {
+async function rematerialize(deps: RematerializePorts, task: TaskRecord, env: EnvironmentRecord, scope: RefreshScope): Promise<void> {
   const from = env.status === "failed" ? (["failed"] as const) : (["ready"] as const);
   const claimed = await deps.store.setEnvironmentStatus(env.id, [...from], "creating", {}, deps.now());
   if (!claimed) throw new AppError("workspace_preparing", `the workspace of task ${task.id} is being prepared`, { taskId: task.id, environmentId: env.id });
@@ -51,7 +54,7 @@ async function rematerialize(deps: Deps, task: TaskRecord, env: EnvironmentRecor
  * directory is refused with `workspace_reuse_unsafe` and `details.action`. Call inside
  * `deps.launches.run(taskId, …)` after `assertTaskWorkable`.
  */
-export async function prepareSessionWorkspace(deps: Deps, session: SessionRecord): Promise<ProjectedWorkspace> {
+export async function prepareSessionWorkspace(deps: RematerializePorts, session: SessionRecord): Promise<ProjectedWorkspace> {
   const scope = { taskId: session.taskId, sessionId: session.id };
   const env = session.taskEnvironmentId ? await deps.store.getEnvironment(session.taskEnvironmentId) : undefined;
   if (env && env.taskId === session.taskId && (await needsMaterialize(deps, env))) {
@@ -67,7 +70,7 @@ export async function prepareSessionWorkspace(deps: Deps, session: SessionRecord
  * recorded one. `false` when a worktree vanished (the caller stops the agent and relaunches it
  * after the recreate); a foreign directory throws `workspace_reuse_unsafe` with its action.
  */
-export async function liveWorkspaceIntact(deps: Deps, session: SessionRecord): Promise<boolean> {
+export async function liveWorkspaceIntact(deps: Pick<Deps, "store" | "worktrees" | "home" | "remote">, session: SessionRecord): Promise<boolean> {
   let ws: ProjectedWorkspace;
   try {
     ws = await projectSessionWorkspace(deps, session);
@@ -90,7 +93,7 @@ export async function liveWorkspaceIntact(deps: Deps, session: SessionRecord): P
  * ones rematerialized with their saved work. Refuses a foreign directory. Call inside
  * `deps.launches.run(taskId, …)` after `assertTaskWorkable`.
  */
-export async function restoreTaskEnvironment(deps: Deps, taskId: string): Promise<EnvironmentRecord> {
+export async function restoreTaskEnvironment(deps: RematerializePorts, taskId: string): Promise<EnvironmentRecord> {
   const task = await getTaskOr404(deps, taskId);
   const env = await deps.store.getEnvironmentByTask(taskId);
   if (!env) throw new AppError("not_found", `task ${taskId} has no environment`, { taskId });

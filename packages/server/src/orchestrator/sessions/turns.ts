@@ -15,7 +15,13 @@ import { watchForStall } from "./stall-watch.js";
  * with a durable lastError (SES-8) — unless the server itself is shutting down, in which case
  * start-up recovery owns the state (SES-6).
  */
-export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord, handle: AgentHandle, prompt: string): void {
+export function startTurn(
+  deps: Pick<Deps, "agents" | "profiles" | "log" | "now">,
+  live: LiveSessions,
+  session: SessionRecord,
+  handle: AgentHandle,
+  prompt: string,
+): void {
   const recorder = live.recorderFor(session);
   recorder.note("user", prompt);
   const summary = live.takePendingSummary(session.id);
@@ -77,7 +83,7 @@ export function startTurn(deps: Deps, live: LiveSessions, session: SessionRecord
  * stopped and a new one resumes the conversation with `session/load` in the same worktree). A
  * late answer of the stalled turn lands in the transcript only; the state stays until then.
  */
-async function markStalled(deps: Deps, live: LiveSessions, session: SessionRecord, stallAfterMs: number): Promise<void> {
+async function markStalled(deps: Pick<Deps, "log" | "now">, live: LiveSessions, session: SessionRecord, stallAfterMs: number): Promise<void> {
   const at = deps.now();
   const reason = `no update from the agent for ${formatMs(stallAfterMs)}`;
   const lastError = {

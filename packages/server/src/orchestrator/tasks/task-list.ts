@@ -15,14 +15,14 @@ export type AskingSessions = () => ReadonlySet<string>;
  * per batch (not a read per task). The state is computed now, from each runner's heartbeat, so a
  * runner that went quiet shows offline on the next read without anyone announcing it.
  */
-export async function runnersOf(deps: Deps, taskIds: readonly string[]): Promise<Map<string, TaskRunner>> {
+export async function runnersOf(deps: Pick<Deps, "store" | "runnerId">, taskIds: readonly string[]): Promise<Map<string, TaskRunner>> {
   const rows = await deps.store.placement.taskRunners(taskIds);
   const now = Date.now();
   return new Map(taskIds.map((id) => [id, taskRunner(rows.get(id), deps.runnerId, now)]));
 }
 
 /** Summaries of already loaded tasks: a few indexed queries for the whole batch, never git. */
-export async function summariesOf(deps: Deps, tasks: readonly TaskRecord[], asking: AskingSessions): Promise<TaskSummary[]> {
+export async function summariesOf(deps: Pick<Deps, "store" | "runnerId">, tasks: readonly TaskRecord[], asking: AskingSessions): Promise<TaskSummary[]> {
   const ids = tasks.map((t) => t.id);
   const [parts, runners] = await Promise.all([deps.store.taskSummaryParts(ids), runnersOf(deps, ids)]);
   const askingNow = asking();
@@ -42,7 +42,7 @@ export async function summariesOf(deps: Deps, tasks: readonly TaskRecord[], aski
 }
 
 /** Full tasks of a list, each with its runner. */
-async function fullTasksOf(deps: Deps, rows: readonly TaskRecord[]): Promise<Task[]> {
+async function fullTasksOf(deps: Pick<Deps, "store" | "runnerId">, rows: readonly TaskRecord[]): Promise<Task[]> {
   const runners = await runnersOf(
     deps,
     rows.map((t) => t.id),
@@ -54,7 +54,11 @@ async function fullTasksOf(deps: Deps, rows: readonly TaskRecord[]): Promise<Tas
  * `GET /tasks`: filters combine; `view=summary` gives the board's shape; with
  * `limit` one keyset page `{items, nextCursor}`, without it the plain array (CONTRACT.md).
  */
-export async function listTasks(deps: Deps, q: ListTasksQuery, asking: AskingSessions): Promise<Task[] | TaskSummary[] | Page<Task | TaskSummary>> {
+export async function listTasks(
+  deps: Pick<Deps, "store" | "runnerId">,
+  q: ListTasksQuery,
+  asking: AskingSessions,
+): Promise<Task[] | TaskSummary[] | Page<Task | TaskSummary>> {
   const filter: TaskFilter = { archived: q.archived === "true", states: q.state, repositoryId: q.repositoryId, parentId: q.parentId, q: q.q };
   const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
   const { rows, more } = await deps.store.listTaskPage(filter, { after, limit: q.limit, newest: q.order === "newest" });
@@ -65,7 +69,7 @@ export async function listTasks(deps: Deps, q: ListTasksQuery, asking: AskingSes
 }
 
 /** WEB-30 `GET /tasks/counts`: every state's count (0 when empty) and their total, under the same filters as `GET /tasks`. */
-export async function countTasks(deps: Deps, q: TaskCountsQuery): Promise<TaskCounts> {
+export async function countTasks(deps: Pick<Deps, "store">, q: TaskCountsQuery): Promise<TaskCounts> {
   const found = await deps.store.countTasksByState({ archived: q.archived === "true", repositoryId: q.repositoryId, q: q.q });
   const counts = Object.fromEntries(TaskState.options.map((s) => [s, found.get(s) ?? 0])) as TaskCounts["counts"];
   return { counts, total: Object.values(counts).reduce((a, b) => a + b, 0) };

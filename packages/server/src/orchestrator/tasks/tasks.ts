@@ -15,7 +15,7 @@ import { boardDerivesState } from "./task-workflow.js";
 
 /** Creates a task with its ordered repository attachments (WT-8). Validates everything first. */
 export async function createTask(
-  deps: Deps,
+  deps: Pick<Deps, "store" | "git" | "bus" | "home" | "now" | "remote">,
   body: CreateTaskBody,
   parentId?: string,
   opts: { id?: string; state?: TaskRecord["state"] } = {},
@@ -77,13 +77,13 @@ export async function createTask(
   return task;
 }
 
-export async function getTaskOr404(deps: Deps, id: string): Promise<TaskRecord> {
+export async function getTaskOr404(deps: Pick<Deps, "store">, id: string): Promise<TaskRecord> {
   const t = await deps.store.getTask(id);
   if (!t) throw new AppError("not_found", `task ${id} not found`, { id });
   return t;
 }
 
-export async function patchTask(deps: Deps, id: string, body: PatchTaskBody): Promise<TaskRecord> {
+export async function patchTask(deps: Pick<Deps, "store" | "bus" | "now">, id: string, body: PatchTaskBody): Promise<TaskRecord> {
   await getTaskOr404(deps, id);
   const updated = await deps.store.updateTask(id, body, deps.now());
   if (!updated) throw new AppError("not_found", `task ${id} not found`, { id });
@@ -92,7 +92,7 @@ export async function patchTask(deps: Deps, id: string, body: PatchTaskBody): Pr
 }
 
 /** Re-derives a task's state from its sessions (in_progress while one works, review when all wait). */
-export async function refreshTaskState(deps: Deps, taskId: string): Promise<void> {
+export async function refreshTaskState(deps: Pick<Deps, "store" | "bus" | "now">, taskId: string): Promise<void> {
   // Compare-and-set from the state that was read: a state a person set meanwhile (PATCH
   // state=done) is never overwritten; it is re-read and the derivation runs on it instead.
   for (let tries = 0; tries < 3; tries += 1) {

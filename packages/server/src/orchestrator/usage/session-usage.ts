@@ -21,7 +21,7 @@ export class SessionUsageRecorder {
   private readonly chain = new SerialChain((err: unknown) => this.deps.log.error({ err }, "recording usage failed"));
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: Pick<Deps, "log">,
     private readonly write: (p: PendingUsage) => Promise<void>,
   ) {}
 

@@ -24,7 +24,7 @@ function decodeKeyCursor(groupBy: string, raw: string): string {
  * runner or UTC day, keys ascending, paged by key; `taskId` narrows it to the task and its
  * subtasks. Task and repository rows carry their title or name as `label`.
  */
-export async function usageReport(deps: Deps, q: UsageQuery, subtree: (taskId: string) => Promise<string[]>): Promise<UsageReport> {
+export async function usageReport(deps: Pick<Deps, "store">, q: UsageQuery, subtree: (taskId: string) => Promise<string[]>): Promise<UsageReport> {
   if (q.from && q.to && q.from > q.to) throw new AppError("invalid_request", "from is after to", { field: "from" });
   let taskIds: string[] | undefined;
   if (q.taskId) {
@@ -38,7 +38,7 @@ export async function usageReport(deps: Deps, q: UsageQuery, subtree: (taskId: s
   return { rows, nextCursor: page.more && last ? encodeKeyCursor(q.groupBy, last.key) : null };
 }
 
-async function labelled(deps: Deps, groupBy: UsageQuery["groupBy"], r: UsageRow): Promise<UsageRow> {
+async function labelled(deps: Pick<Deps, "store">, groupBy: UsageQuery["groupBy"], r: UsageRow): Promise<UsageRow> {
   if (groupBy === "task") {
     const t = await deps.store.getTaskAnyState(r.key);
     return t ? { ...r, label: t.title } : r;

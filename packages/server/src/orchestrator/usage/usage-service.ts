@@ -24,6 +24,9 @@ interface Scope {
 /** The share of a budget at which a person is told (one inbox item). */
 const ALERT_AT = 0.8;
 
+/** The ports (orchestrator/context.ts) UsageService uses. */
+export type UsageServicePorts = Pick<Deps, "store" | "agents" | "bus" | "log" | "runnerId" | "now" | "usage">;
+
 /**
  * USE-1/USE-2: records what agents report, keeps budgets and the global daily cap, and gates new
  * turns. Budgets are measured in the database (the task totals, the day totals of every runner),
@@ -37,7 +40,7 @@ export class UsageService {
   /** Per session: the workflow that started it, or null (see `workflowOf`). */
   private readonly startedBy = new Map<string, string | null>();
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: UsageServicePorts) {}
 
   recorderFor(session: SessionRecord): SessionUsageRecorder {
     let r = this.recorders.get(session.id);

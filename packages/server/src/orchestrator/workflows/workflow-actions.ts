@@ -1,4 +1,13 @@
-import type { CreatePullRequestBody, CreateSessionBody, CreateTaskBody, PullRequest } from "@grove/protocol";
+import type {
+  CreatePullRequestBody,
+  CreateSessionBody,
+  CreateTaskBody,
+  PullRequest,
+  SendConflictsBody,
+  UpdateFromBaseBody,
+  UpdateResult,
+  UpdateStepBody,
+} from "@grove/protocol";
 import type { CleanupJobRecord } from "../../domain/cleanup-job.js";
 import { AppError, isAppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
@@ -25,6 +34,10 @@ export interface WorkflowPorts {
   pullRequest(taskId: string, body: CreatePullRequestBody, opts: { forcePush: boolean }): Promise<PullRequest[]>;
   /** LC-2's durable archive of the task (agents stopped, uncommitted work saved); a task with open subtasks is refused. */
   archiveTask(taskId: string): Promise<CleanupJobRecord>;
+  /** WF-2.20: the review code's update from base (its LIVE-4 inbox item for kept conflicts included), abort, and conflicts → a session. */
+  updateFromBase(taskId: string, body: UpdateFromBaseBody): Promise<UpdateResult>;
+  abortUpdate(taskId: string, body: UpdateStepBody): Promise<UpdateResult>;
+  sendConflicts(taskId: string, body: SendConflictsBody): Promise<SessionRecord>;
 }
 
 /** How an executed action ended: done now, waiting for the turn it started, or for the command it started (WF-2.13). */
@@ -36,12 +49,15 @@ export type ActionResult =
 /** Sessions that are not idle: a turn is under way (or the agent is starting). */
 export const BUSY = new Set(["starting", "running"]);
 
+/** The ports (orchestrator/context.ts) executeAction uses. */
+export type ExecuteActionPorts = Pick<Deps, "store" | "git" | "worktrees" | "profiles" | "bus" | "log" | "home" | "now" | "remote" | "sandbox">;
+
 /**
  * WF-2: runs one claimed action. Every action is idempotent over a redo after a crash: a move
  * whose target is reached is done, a start finds the session planned before it was created,
  * comments already sent are not sent again.
  */
-export async function executeAction(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord): Promise<ActionResult> {
+export async function executeAction(deps: ExecuteActionPorts, ports: WorkflowPorts, run: WorkflowRunRecord): Promise<ActionResult> {
   if (run.action.action === "create_task") return createTask(deps, ports, run, run.action);
   if (run.action.action === "issue_comment") return commentOnIssue(deps, run.action, run.taskId);
   if (run.action.action === "issue_close") return closeIssue(deps, run.action);
@@ -69,6 +85,9 @@ export async function executeAction(deps: Deps, ports: WorkflowPorts, run: Workf
       return sendPrompt(deps, ports, run, task, a.text);
     case "pr":
       return pullRequest(deps, ports, run, task, a);
+    case "update_base":
+      // WF-2.20: executed by the engine (workflow-base-actions.ts), which builds on this file's helpers.
+      throw new AppError("internal_error", `workflow run ${run.id}: update_base is not an action of this file`);
   }
 }
 
@@ -76,7 +95,7 @@ export async function executeAction(deps: Deps, ports: WorkflowPorts, run: Workf
  * WF-2: a trigger's task. The run was queued with the task's id (its key claimed first), so a
  * redo after a crash finds the task it created instead of creating a second one.
  */
-async function createTask(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, a: CreateTaskAction): Promise<ActionResult> {
+async function createTask(deps: Pick<Deps, "store">, ports: WorkflowPorts, run: WorkflowRunRecord, a: CreateTaskAction): Promise<ActionResult> {
   if (await deps.store.getTask(run.taskId)) return { state: "succeeded", outcome: `created task ${run.taskId}` };
   try {
     await ports.createTask(
@@ -96,7 +115,7 @@ async function createTask(deps: Deps, ports: WorkflowPorts, run: WorkflowRunReco
  * redo after a crash finds the task archived, or its archive job under way, and requests no
  * second one; a task that left the step (a newer entry) is not archived.
  */
-async function archiveTask(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, days: number): Promise<ActionResult> {
+async function archiveTask(deps: Pick<Deps, "store">, ports: WorkflowPorts, run: WorkflowRunRecord, days: number): Promise<ActionResult> {
   const task = await deps.store.getTask(run.taskId);
   if (!task) return { state: "skipped", outcome: "the task is gone" };
   if (task.archivedAt) return { state: "succeeded", outcome: "archived" };
@@ -114,7 +133,7 @@ async function archiveTask(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRec
   }
 }
 
-async function move(deps: Deps, task: TaskRecord, to: BoardStep): Promise<ActionResult> {
+async function move(deps: Pick<Deps, "store" | "bus" | "now">, task: TaskRecord, to: BoardStep): Promise<ActionResult> {
   try {
     const moved = await automatedMove(deps, task, to);
     return moved ? { state: "succeeded", outcome: `moved to ${to}` } : { state: "skipped", outcome: "the task moved meanwhile" };
@@ -125,7 +144,7 @@ async function move(deps: Deps, task: TaskRecord, to: BoardStep): Promise<Action
 }
 
 async function startSession(
-  deps: Deps,
+  deps: Pick<Deps, "store" | "now">,
   ports: WorkflowPorts,
   run: WorkflowRunRecord,
   task: TaskRecord,
@@ -152,7 +171,7 @@ async function startSession(
  * The task's working session: its newest session no workflow started (the person's), else its
  * oldest. Open comments go there (WF-2 "send open review comments to the working session").
  */
-export async function workingSession(deps: Deps, taskId: string): Promise<SessionRecord | undefined> {
+export async function workingSession(deps: Pick<Deps, "store">, taskId: string): Promise<SessionRecord | undefined> {
   const sessions = await deps.store.listSessions(taskId);
   const started = new Set((await deps.store.workflows.listRuns(taskId)).filter((r) => r.action.action === "start_session").map((r) => r.sessionId));
   const own = sessions.filter((s) => !started.has(s.id) && s.state !== "failed" && s.state !== "cancelled");
@@ -166,13 +185,19 @@ export async function workingSession(deps: Deps, taskId: string): Promise<Sessio
  * ended since (a restart records the turn it cut as interrupted). Then the redo waits for that
  * turn instead of prompting a second time.
  */
-async function promptWentOut(deps: Deps, run: WorkflowRunRecord): Promise<boolean> {
+export async function promptWentOut(deps: Pick<Deps, "store">, run: WorkflowRunRecord): Promise<boolean> {
   if (!run.sessionId) return false;
   const s = await deps.store.getSession(run.sessionId);
   return s !== undefined && (BUSY.has(s.state) || (s.lastTurn !== null && s.lastTurn !== undefined && s.lastTurn.at >= run.updatedAt));
 }
 
-async function sendComments(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord, extra: string | undefined): Promise<ActionResult> {
+async function sendComments(
+  deps: Pick<Deps, "store" | "now">,
+  ports: WorkflowPorts,
+  run: WorkflowRunRecord,
+  task: TaskRecord,
+  extra: string | undefined,
+): Promise<ActionResult> {
   if (await promptWentOut(deps, run)) return { state: "waiting", sessionId: run.sessionId! };
   const open = (await deps.store.review.listComments(task.id)).filter((c) => c.state === "open");
   const target = run.sessionId ? await deps.store.getSession(run.sessionId) : await workingSession(deps, task.id);
@@ -193,7 +218,7 @@ async function sendComments(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRe
   return { state: "waiting", sessionId: target.id };
 }
 
-async function sendChecks(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord): Promise<ActionResult> {
+async function sendChecks(deps: Pick<Deps, "store" | "now">, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord): Promise<ActionResult> {
   // A redo after the prompt went out waits for that turn rather than sending it twice.
   if (await promptWentOut(deps, run)) return { state: "waiting", sessionId: run.sessionId! };
   const target = run.sessionId ? await deps.store.getSession(run.sessionId) : await workingSession(deps, task.id);
@@ -215,7 +240,13 @@ async function sendChecks(deps: Deps, ports: WorkflowPorts, run: WorkflowRunReco
  * session, once: the target is recorded before the send, and a redo after the send waits for
  * that turn instead of sending again.
  */
-async function sendPrompt(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord, text: string): Promise<ActionResult> {
+async function sendPrompt(
+  deps: Pick<Deps, "store" | "now">,
+  ports: WorkflowPorts,
+  run: WorkflowRunRecord,
+  task: TaskRecord,
+  text: string,
+): Promise<ActionResult> {
   if (await promptWentOut(deps, run)) return { state: "waiting", sessionId: run.sessionId! };
   const target = run.sessionId ? await deps.store.getSession(run.sessionId) : await workingSession(deps, task.id);
   if (!target) return { state: "skipped", outcome: "the task has no session to send the prompt to" };
@@ -236,7 +267,13 @@ async function sendPrompt(deps: Deps, ports: WorkflowPorts, run: WorkflowRunReco
  * crash adopts the pull request the provider already has (the code asks before it creates), and
  * pushing the same commit twice changes nothing. Never merges; force-pushes only with `forcePush`.
  */
-async function pullRequest(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRecord, task: TaskRecord, a: PullRequestAction): Promise<ActionResult> {
+async function pullRequest(
+  deps: Pick<Deps, "store">,
+  ports: WorkflowPorts,
+  run: WorkflowRunRecord,
+  task: TaskRecord,
+  a: PullRequestAction,
+): Promise<ActionResult> {
   const fields = await templateFields(deps, task, run.step);
   const before = new Set((await deps.store.review.listPullRequests(task.id)).map((p) => `${p.repositoryId}:${p.number}`));
   try {
@@ -259,7 +296,7 @@ async function pullRequest(deps: Deps, ports: WorkflowPorts, run: WorkflowRunRec
 }
 
 /** The fields a prompt template may name. */
-export async function templateFields(deps: Deps, task: TaskRecord, step: string, checks = ""): Promise<Record<string, string>> {
+export async function templateFields(deps: Pick<Deps, "store">, task: TaskRecord, step: string, checks = ""): Promise<Record<string, string>> {
   const comments = (await deps.store.review.listComments(task.id)).filter((c) => c.state === "open");
   return {
     title: task.title,

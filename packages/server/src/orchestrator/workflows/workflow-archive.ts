@@ -40,7 +40,7 @@ export class WorkflowArchiver {
   private checking: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: Pick<Deps, "store" | "log" | "now">,
     private readonly enqueue: Enqueue,
     private readonly queued: () => void,
   ) {}

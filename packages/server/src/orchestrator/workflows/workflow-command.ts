@@ -21,12 +21,15 @@ const GRACE_MS = 30_000;
  * Where a run's command keeps its state (claim, pid, output, exit code): under GROVE_HOME,
  * never in the worktree the command works on.
  */
-export function commandDir(deps: Deps, runId: string): string {
+export function commandDir(deps: Pick<Deps, "home">, runId: string): string {
   return join(deps.home, "workflow-runs", runId);
 }
 
 /** A run's command under way: its result once it ends. */
 export type StartedCommand = { state: "command"; done: Promise<CommandResult> } | { state: "skipped" | "failed"; outcome: string };
+
+/** The ports (orchestrator/context.ts) startCommand uses. */
+export type StartCommandPorts = Pick<Deps, "store" | "git" | "worktrees" | "profiles" | "log" | "home" | "remote" | "sandbox">;
 
 /**
  * WF-2.13: starts a `run` action's command in the task's workspace, confined like the working
@@ -35,7 +38,7 @@ export type StartedCommand = { state: "command"; done: Promise<CommandResult> } 
  * the same result instead of running it a second time.
  */
 export async function startCommand(
-  deps: Deps,
+  deps: StartCommandPorts,
   run: WorkflowRunRecord,
   task: TaskRecord,
   a: RunCommandAction,
@@ -78,7 +81,7 @@ export async function startCommand(
 }
 
 /** WF-2.13: a cancelled run's command is killed (its whole process group). */
-export function stopCommand(deps: Deps, runId: string): void {
+export function stopCommand(deps: Pick<Deps, "home">, runId: string): void {
   killDetached(commandDir(deps, runId));
 }
 

@@ -32,11 +32,11 @@ export function workflowView(w: WorkflowRecord): Workflow {
 }
 
 /** WF-1: the built-in default first, then the stored ones by name. */
-export async function listWorkflows(deps: Deps): Promise<WorkflowRecord[]> {
+export async function listWorkflows(deps: Pick<Deps, "store">): Promise<WorkflowRecord[]> {
   return [defaultWorkflow(), ...(await deps.store.workflows.list())];
 }
 
-export async function getWorkflowOr404(deps: Deps, name: string): Promise<WorkflowRecord> {
+export async function getWorkflowOr404(deps: Pick<Deps, "store">, name: string): Promise<WorkflowRecord> {
   if (name === DEFAULT_WORKFLOW_NAME) return defaultWorkflow();
   const w = await deps.store.workflows.get(name);
   if (!w) throw new AppError("not_found", `workflow ${name} not found`, { name });
@@ -49,7 +49,7 @@ export async function getWorkflowOr404(deps: Deps, name: string): Promise<Workfl
  * stored version (0: it must not exist yet); without it the write still never loses a
  * concurrent one silently (each bumps the version it read, or conflicts).
  */
-export async function putWorkflow(deps: Deps, name: string, body: unknown, ifVersion?: number): Promise<WorkflowRecord> {
+export async function putWorkflow(deps: Pick<Deps, "store" | "profiles" | "now">, name: string, body: unknown, ifVersion?: number): Promise<WorkflowRecord> {
   if (name === DEFAULT_WORKFLOW_NAME)
     throw new AppError("workflow_builtin", "the default workflow is built in (the plain board); store another name", { name });
   if (!NAME.test(name))
@@ -90,13 +90,13 @@ export async function putWorkflow(deps: Deps, name: string, body: unknown, ifVer
   return written;
 }
 
-export async function deleteWorkflow(deps: Deps, name: string): Promise<void> {
+export async function deleteWorkflow(deps: Pick<Deps, "store">, name: string): Promise<void> {
   if (name === DEFAULT_WORKFLOW_NAME) throw new AppError("workflow_builtin", "the default workflow is built in and cannot be deleted", { name });
   if (!(await deps.store.workflows.remove(name))) throw new AppError("not_found", `workflow ${name} not found`, { name });
 }
 
 /** WF-2: the per-workflow stop switch: no new runs while stopped (pending ones are cancelled by the engine). */
-export async function setWorkflowStopped(deps: Deps, name: string, stopped: boolean): Promise<WorkflowRecord> {
+export async function setWorkflowStopped(deps: Pick<Deps, "store" | "now">, name: string, stopped: boolean): Promise<WorkflowRecord> {
   if (name === DEFAULT_WORKFLOW_NAME) throw new AppError("workflow_builtin", "the default workflow automates nothing", { name });
   const w = await deps.store.workflows.setStopped(name, stopped, deps.now());
   if (!w) throw new AppError("not_found", `workflow ${name} not found`, { name });

@@ -2,11 +2,22 @@ import type { EventFrame, Session } from "@grove/protocol";
 import { newId } from "../../domain/ids.js";
 import type { TaskRecord } from "../../domain/records.js";
 import { SerialChain } from "../../domain/serial-chain.js";
-import { type BoardStep, type TransitionOutcome, type RunAction, recordsEntries, renderTemplate, stepOf } from "../../domain/workflow.js";
+import {
+  BOARD_STEPS,
+  type BoardStep,
+  type WorkflowRecord,
+  type TransitionOutcome,
+  type RunAction,
+  type UpdateBaseAction,
+  recordsEntries,
+  renderTemplate,
+  stepOf,
+} from "../../domain/workflow.js";
 import { ACTIVE_RUN_STATES, type CommandResult, type WorkflowRunRecord, enterKey, workflowRunView } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
-import { BUSY, type WorkflowPorts, executeAction, templateFields, workingSession } from "./workflow-actions.js";
+import { type ActionResult, BUSY, type WorkflowPorts, executeAction, templateFields, workingSession } from "./workflow-actions.js";
+import { updateBase } from "./workflow-base-actions.js";
 import { commandOutcome, stopCommand } from "./workflow-command.js";
 import { getWorkflowOr404 } from "./workflow-defs.js";
 import { assertWipRoom } from "./workflow-moves.js";
@@ -14,8 +25,12 @@ import { WorkflowIssues } from "./workflow-issues.js";
 import { WorkflowSchedules } from "./workflow-schedules.js";
 import { WorkflowArchiver } from "./workflow-archive.js";
 import { REVIEW_COMMENT_CAUSE, WorkflowReviewComments } from "./workflow-review-comments.js";
+import { WorkflowBaseWatch } from "./workflow-base.js";
 import { onPullRequest } from "./workflow-triggers.js";
 import { workflowOf } from "../tasks/task-workflow.js";
+
+/** The ports (orchestrator/context.ts) WorkflowEngine uses. */
+export type WorkflowEnginePorts = Pick<Deps, "store" | "git" | "worktrees" | "profiles" | "bus" | "log" | "home" | "runnerId" | "now" | "remote" | "sandbox">;
 
 /**
  * WF-2: runs workflows. A task entering a step (whoever moved it) is recorded once as a step
@@ -37,9 +52,11 @@ export class WorkflowEngine {
   readonly archiver: WorkflowArchiver;
   /** WF-2.19: polls the review comments of open pull requests; a new one queues a run this engine executes. */
   readonly reviewComments: WorkflowReviewComments;
+  /** WF-2.20: notices a base that moved past a task's branch; queues the update this engine executes. */
+  readonly baseWatch: WorkflowBaseWatch;
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: WorkflowEnginePorts,
     private readonly ports: WorkflowPorts,
   ) {
     this.schedules = new WorkflowSchedules(
@@ -62,6 +79,11 @@ export class WorkflowEngine {
       (r) => this.enqueue(r),
       () => this.kick(),
     );
+    this.baseWatch = new WorkflowBaseWatch(
+      deps,
+      (r) => this.enqueue(r),
+      () => this.kick(),
+    );
   }
 
   /** Subscribes, re-runs this runner's claimed runs (a crash left them running) and reconciles every task's entry. */
@@ -79,6 +101,7 @@ export class WorkflowEngine {
       if (!this.stopped) this.issues.start();
       if (!this.stopped) this.archiver.start();
       if (!this.stopped) this.reviewComments.start();
+      if (!this.stopped) this.baseWatch.start();
     });
   }
 
@@ -94,7 +117,18 @@ export class WorkflowEngine {
     await this.issues.stop();
     await this.archiver.stop();
     await this.reviewComments.stop();
+    await this.baseWatch.stop();
     await this.chain.flush();
+  }
+
+  /**
+   * Holds the engine's queue until `until` settles: frames and runs queued meanwhile wait, then go
+   * in order (a test that moves a task faster than the engine; a pause around maintenance).
+   */
+  hold(until: Promise<unknown>): void {
+    this.chain.enqueue(async () => {
+      await until.catch(() => undefined);
+    });
   }
 
   /** Queued work: a new run is due. */
@@ -132,9 +166,10 @@ export class WorkflowEngine {
   private onFrame(f: EventFrame): void {
     if (this.stopped) return;
     if (f.type === "task.updated" || f.type === "task.created") {
-      const id = (f as EventFrame<"task.updated">).data.task.id;
+      // WF-2.21: the frame's column is the move as it happened; the task may have moved on (or back) since.
+      const { id, state } = (f as EventFrame<"task.updated">).data.task;
       this.chain.enqueue(async () => {
-        await this.onTask(id);
+        await this.onTask(id, { seen: state });
         await this.drain();
       });
     } else if (f.type === "pull_request.updated") {
@@ -150,24 +185,39 @@ export class WorkflowEngine {
   }
 
   /**
-   * Records the task's entry into its current column (once) and queues the step's onEnter
-   * actions. Under the plain board nothing is recorded. The start-up sweep catches a move whose
-   * entry a crash prevented; a task it sees for the first time is adopted (its entry recorded,
-   * no actions: it did not just enter its column).
+   * Records the task's entry into its column (once) and queues the step's onEnter actions. Under
+   * the plain board nothing is recorded. WF-2.21: `seen` is the column of the move a frame
+   * announced; when the task has moved on since (a move straight back included), that entry is
+   * recorded first, then the current one, so every move is acted on once even when moves come
+   * faster than the engine. The start-up sweep catches a move whose entry a crash prevented; a
+   * task it sees for the first time is adopted (its entry recorded, no actions: it did not just
+   * enter its column).
    */
-  private async onTask(taskId: string, opts: { sweep?: boolean } = {}): Promise<void> {
-    const { store } = this.deps;
-    const task = await store.getTask(taskId);
+  private async onTask(taskId: string, opts: { sweep?: boolean; seen?: string } = {}): Promise<void> {
+    const task = await this.deps.store.getTask(taskId);
     if (!task || task.archivedAt) return;
     const wf = await workflowOf(this.deps, task);
     if (!recordsEntries(wf.definition)) return;
+    if (opts.seen !== undefined && opts.seen !== task.state && (BOARD_STEPS as readonly string[]).includes(opts.seen))
+      await this.enter(task, wf, opts.seen as BoardStep, { current: false });
+    await this.enter(task, wf, task.state, { current: true, ...(opts.sweep ? { sweep: true } : {}) });
+  }
+
+  /**
+   * One entry of the task into `step`, unless it is the latest already. Runs of the step left are
+   * superseded. A step the task has already left again (`current: false`) gets its entry but no
+   * actions: they would only be cancelled by the next entry.
+   */
+  private async enter(task: TaskRecord, wf: WorkflowRecord, step: BoardStep, opts: { current: boolean; sweep?: boolean }): Promise<void> {
+    const { store } = this.deps;
+    const taskId = task.id;
     const latest = await store.workflows.latestEntry(taskId);
-    if (latest?.step === task.state) return;
+    if (latest?.step === step) return;
     const entry = {
       id: newId("wfe"),
       taskId,
       seq: (latest?.seq ?? 0) + 1,
-      step: task.state,
+      step,
       workflow: wf.name,
       version: wf.version,
       createdAt: this.deps.now(),
@@ -178,19 +228,18 @@ export class WorkflowEngine {
       this.publish(r);
       if (r.action.action === "run") stopCommand(this.deps, r.id);
     }
-    if (wf.stopped || (opts.sweep && !latest) || (await store.workflows.isTaskStopped(taskId))) return;
-    const step = stepOf(wf.definition, task.state);
+    if (!opts.current || wf.stopped || (opts.sweep && !latest) || (await store.workflows.isTaskStopped(taskId))) return;
+    const def = stepOf(wf.definition, step);
     // WF-2.17: the entry starts the step's archive countdown; the archiver arms its timer for it.
-    if (step?.archiveAfterDays !== undefined) void this.archiver.check();
-    const actions = step?.onEnter ?? [];
-    for (const [i, action] of actions.entries()) {
+    if (def?.archiveAfterDays !== undefined) void this.archiver.check();
+    for (const [i, action] of (def?.onEnter ?? []).entries()) {
       await this.enqueue({
         idemKey: enterKey(taskId, wf.version, entry.id, i),
         taskId,
         entryId: entry.id,
         workflow: wf.name,
         version: wf.version,
-        step: task.state,
+        step,
         actionIndex: i,
         action,
         cause: "enter",
@@ -248,10 +297,12 @@ export class WorkflowEngine {
   }
 
   /**
-   * WF-2.19: a review comment for the working session waits while that session is in a turn (a
-   * prompt would be refused); the turn's end drains the queue again.
+   * Runs that wait, unclaimed, while the task's agent is in a turn; the turn's end drains the
+   * queue again. WF-2.19: a review comment for the working session (a prompt would be refused).
    */
   private async targetBusy(run: WorkflowRunRecord): Promise<boolean> {
+    // WF-2.20: the base is brought in only while no agent of the task is in a turn (it would change files under it).
+    if (run.action.action === "update_base" && run.state === "pending") return (await this.deps.store.listSessions(run.taskId)).some((s) => BUSY.has(s.state));
     if (run.action.action !== "pr_comment" || run.action.agent) return false;
     const s = await workingSession(this.deps, run.taskId);
     return s !== undefined && BUSY.has(s.state);
@@ -281,7 +332,7 @@ export class WorkflowEngine {
   }
 
   private async execute(run: WorkflowRunRecord): Promise<void> {
-    const result = await executeAction(this.deps, this.ports, run);
+    const result = run.action.action === "update_base" ? await this.updateBase(run, run.action) : await executeAction(this.deps, this.ports, run);
     if (result.state === "command") {
       // The command runs on without holding the queue; its end comes back through it.
       result.done.then(
@@ -303,6 +354,13 @@ export class WorkflowEngine {
     }
     const done = await this.deps.store.workflows.finish(run.id, result.state, result.outcome, this.deps.now());
     if (done) this.publish(done);
+  }
+
+  /** WF-2.20: the update of a moved base (its task live and not archived, as every action at the task). */
+  private async updateBase(run: WorkflowRunRecord, a: UpdateBaseAction): Promise<ActionResult> {
+    const task = await this.deps.store.getTask(run.taskId);
+    if (!task || task.archivedAt) return { state: "skipped", outcome: "the task is archived or gone" };
+    return updateBase(this.deps, this.ports, run, task, a);
   }
 
   /**
@@ -413,7 +471,7 @@ export class WorkflowEngine {
 const TRANSITION_INDEX = 1000;
 
 /** Actions that start or prompt a session: executed on the runner of the task's environment. */
-const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks", "prompt", "run", "pr", "pr_comment"]);
+const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks", "prompt", "run", "pr", "pr_comment", "update_base"]);
 
 function turnOutcome(s: Pick<Session, "state" | "lastTurn">): TransitionOutcome | "cancelled" {
   const o = s.lastTurn?.outcome;

@@ -20,7 +20,7 @@ export interface IssueAccess {
 /** Provider call budgets of the issues trigger (one process). */
 const budgets = new RateBudgets();
 
-export async function issueAccess(deps: Deps, repositoryId: string): Promise<IssueAccess> {
+export async function issueAccess(deps: Pick<Deps, "store" | "home" | "remote">, repositoryId: string): Promise<IssueAccess> {
   const scope = { repositoryId };
   const repo = await deps.store.getRepository(repositoryId);
   if (!repo) throw new AppError("not_found", `repository ${repositoryId} not found`, scope);
@@ -32,7 +32,7 @@ export async function issueAccess(deps: Deps, repositoryId: string): Promise<Iss
 }
 
 /** WF-2: the link back. The issue's comments are read first: a redo after a crash finds its own comment and posts none. */
-export async function commentOnIssue(deps: Deps, a: IssueCommentAction, taskId: string): Promise<ActionResult> {
+export async function commentOnIssue(deps: Pick<Deps, "store" | "home" | "remote">, a: IssueCommentAction, taskId: string): Promise<ActionResult> {
   try {
     const acc = await issueAccess(deps, a.repositoryId);
     const existing = acc.api.parseComments((await acc.call(acc.api.commentsRequest(acc.target, a.number))).json);
@@ -47,7 +47,7 @@ export async function commentOnIssue(deps: Deps, a: IssueCommentAction, taskId: 
 }
 
 /** WF-2: the task's pull request merged: its issue is closed (closing a closed issue changes nothing). */
-export async function closeIssue(deps: Deps, a: IssueCloseAction): Promise<ActionResult> {
+export async function closeIssue(deps: Pick<Deps, "store" | "home" | "remote">, a: IssueCloseAction): Promise<ActionResult> {
   try {
     const acc = await issueAccess(deps, a.repositoryId);
     await acc.call(acc.api.closeRequest(acc.target, a.number));

@@ -9,7 +9,7 @@ import { workflowOf } from "../tasks/task-workflow.js";
  * WF-1: refuses a move into `to` past the step's WIP limit (`409 wip_limit_reached`). The count
  * is of the live tasks in that column under the same workflow, the moving task excluded.
  */
-export async function assertWipRoom(deps: Deps, wf: WorkflowRecord, task: TaskRecord, to: BoardStep): Promise<void> {
+export async function assertWipRoom(deps: Pick<Deps, "store">, wf: WorkflowRecord, task: TaskRecord, to: BoardStep): Promise<void> {
   const limit = stepOf(wf.definition, to)?.wipLimit;
   if (limit === undefined) return;
   let count = 0;
@@ -27,7 +27,7 @@ export async function assertWipRoom(deps: Deps, wf: WorkflowRecord, task: TaskRe
 }
 
 /** WF-1: an automated move into a guarded step needs what the guard names (a person's move is the approval). */
-export async function assertGuard(deps: Deps, wf: WorkflowRecord, task: TaskRecord, to: BoardStep): Promise<void> {
+export async function assertGuard(deps: Pick<Deps, "store">, wf: WorkflowRecord, task: TaskRecord, to: BoardStep): Promise<void> {
   const guard = stepOf(wf.definition, to)?.guard;
   if (guard === "merged_pull_request") {
     const prs = await deps.store.review.listPullRequests(task.id);
@@ -40,7 +40,7 @@ export async function assertGuard(deps: Deps, wf: WorkflowRecord, task: TaskReco
  * WF-2: moves a task as an automation: guard, WIP limit, then a compare-and-set from the state
  * it was read in (a person's move meanwhile wins). Undefined when the task moved meanwhile.
  */
-export async function automatedMove(deps: Deps, task: TaskRecord, to: BoardStep): Promise<TaskRecord | undefined> {
+export async function automatedMove(deps: Pick<Deps, "store" | "bus" | "now">, task: TaskRecord, to: BoardStep): Promise<TaskRecord | undefined> {
   if (task.state === to) return task;
   const wf = await workflowOf(deps, task);
   await assertGuard(deps, wf, task, to);

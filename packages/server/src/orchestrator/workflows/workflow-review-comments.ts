@@ -45,7 +45,7 @@ export class WorkflowReviewComments {
   private readonly polledAt = new Map<string, number>();
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: Pick<Deps, "store" | "log" | "home" | "now" | "remote">,
     private readonly enqueue: Enqueue,
     private readonly queued: () => void,
   ) {}

@@ -36,7 +36,7 @@ export class WorkflowSchedules {
   private checking: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: Pick<Deps, "store" | "log" | "now">,
     private readonly enqueue: Enqueue,
     private readonly queued: () => void,
   ) {}

@@ -18,7 +18,7 @@ export const CHECKS_CAUSE = "checks_failed";
  * `maxRounds` per task; the round past the cap raises one inbox item instead. Merged → the
  * workflow's `merged.to` step (a run keyed by the pull request).
  */
-export async function onPullRequest(deps: Deps, enqueue: Enqueue, taskId: string, pr: PullRequest): Promise<void> {
+export async function onPullRequest(deps: Pick<Deps, "store" | "bus" | "now">, enqueue: Enqueue, taskId: string, pr: PullRequest): Promise<void> {
   const task = await deps.store.getTask(taskId);
   if (!task || task.archivedAt) return;
   const wf = await workflowOf(deps, task);

@@ -6,12 +6,15 @@ import { deleteWorkflow, getWorkflowOr404, listWorkflows, putWorkflow, setWorkfl
 import type { WorkflowPorts } from "./workflow-actions.js";
 import { WorkflowEngine } from "./workflow-engine.js";
 
+/** The ports (orchestrator/context.ts) Workflows uses. */
+export type WorkflowsPorts = Pick<Deps, "store" | "git" | "worktrees" | "profiles" | "bus" | "log" | "home" | "runnerId" | "now" | "remote" | "sandbox">;
+
 /** WF-1/WF-2: the workflow use cases behind `/workflows` and a task's runs. */
 export class Workflows {
   readonly engine: WorkflowEngine;
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: WorkflowsPorts,
     ports: WorkflowPorts,
   ) {
     this.engine = new WorkflowEngine(deps, ports);
@@ -26,6 +29,7 @@ export class Workflows {
     void this.engine.issues.poll(true);
     void this.engine.archiver.check();
     void this.engine.reviewComments.poll(true);
+    void this.engine.baseWatch.poll(true);
     return w;
   };
   remove = (name: string): Promise<void> => deleteWorkflow(this.deps, name);

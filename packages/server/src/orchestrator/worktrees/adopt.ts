@@ -11,7 +11,7 @@ import { TASK_MARKER } from "./paths.js";
  * worktree of this repository on the planned branch. Anything else is left alone (and the
  * create that follows refuses the occupied path).
  */
-export async function isAdoptable(deps: Deps, taskId: string, taskRootDir: string, slot: PlannedSlot): Promise<boolean> {
+export async function isAdoptable(deps: Pick<Deps, "worktrees">, taskId: string, taskRootDir: string, slot: PlannedSlot): Promise<boolean> {
   if (!existsSync(slot.worktreePath)) return false;
   try {
     const marker = JSON.parse(readFileSync(join(taskRootDir, TASK_MARKER), "utf8")) as { taskId?: unknown };

@@ -6,7 +6,11 @@ import { checkSlotOnDisk, restoreCommand, reuseAction, tamperedAction } from "./
 import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /** WT-5: one active row's projected on-disk state, with the action that fixes anything but `ok`. */
-async function rowState(deps: Deps, taskId: string, r: EnvironmentRepoRecord): Promise<Pick<EnvironmentRepository, "worktreeState" | "action">> {
+async function rowState(
+  deps: Pick<Deps, "store" | "worktrees" | "home" | "remote">,
+  taskId: string,
+  r: EnvironmentRepoRecord,
+): Promise<Pick<EnvironmentRepository, "worktreeState" | "action">> {
   if (r.status !== "active") return {};
   if (!r.worktreePath || !r.worktreeBranch)
     return { worktreeState: "no_identity", action: `reset the task's environment (POST /tasks/${taskId}/environment/reset)` };
@@ -25,7 +29,7 @@ async function rowState(deps: Deps, taskId: string, r: EnvironmentRepoRecord): P
  * `worktreeState` (`ok | missing | foreign | tampered | no_identity`) and `action` — a vanished worktree
  * shows as `missing` the moment it is gone (WT-5), read from disk cheaply, never guessed.
  */
-export async function environmentWithDisk(deps: Deps, env: EnvironmentRecord): Promise<Environment> {
+export async function environmentWithDisk(deps: Pick<Deps, "store" | "worktrees" | "home" | "remote">, env: EnvironmentRecord): Promise<Environment> {
   const rows = await deps.store.listEnvironmentRepos(env.id);
   const view = environmentView(env, rows);
   const states = await Promise.all(rows.map((r) => rowState(deps, env.taskId, r)));

@@ -18,7 +18,7 @@ import { setupNewWorktree } from "./worktree-setup.js";
 import { ensureRepositoryOnThisRunner, getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /** WT-1 / WT-2: where each attachment's worktree goes and which branch it is on. */
-export async function planSlots(deps: Deps, task: TaskRecord): Promise<PlannedSlot[]> {
+export async function planSlots(deps: Pick<Deps, "store" | "home" | "remote">, task: TaskRecord): Promise<PlannedSlot[]> {
   const root = taskRoot(deps, task);
   const seenRepos = new Set<string>();
   const out: PlannedSlot[] = [];
@@ -58,13 +58,21 @@ interface Created {
   rowId?: string;
 }
 
+/** The ports (orchestrator/context.ts) materializeSlots uses. */
+export type MaterializeSlotsPorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "home" | "runnerId" | "now" | "remote" | "tuning" | "pool">;
+
 /**
  * FLOWS "Launch" step 2: for each slot in order, reuse a valid worktree, recreate a vanished
  * one on its recorded branch (WT-5), or create a new one; persist each slot's concrete tuple
  * right after its creation (ENV-2), undoing exactly that creation if persisting is refused
  * (WT-7). A failure in any slot undoes every worktree this attempt created (WT-8).
  */
-export async function materializeSlots(deps: Deps, task: TaskRecord, env: EnvironmentRecord, ctx: RefreshContext): Promise<EnvironmentRepoRecord[]> {
+export async function materializeSlots(
+  deps: MaterializeSlotsPorts,
+  task: TaskRecord,
+  env: EnvironmentRecord,
+  ctx: RefreshContext,
+): Promise<EnvironmentRepoRecord[]> {
   const slots = await planSlots(deps, task);
   // RR-4: every slot's refresh route is decided before the first worktree is touched.
   await assertRemoteRoutes(deps, slots, ctx);
@@ -92,8 +100,11 @@ export async function materializeSlots(deps: Deps, task: TaskRecord, env: Enviro
   }
 }
 
+/** The ports (orchestrator/context.ts) materializeOne uses. */
+export type MaterializeOnePorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "home" | "now" | "remote" | "tuning" | "pool">;
+
 async function materializeOne(
-  deps: Deps,
+  deps: MaterializeOnePorts,
   env: EnvironmentRecord,
   slot: PlannedSlot,
   rows: EnvironmentRepoRecord[],
@@ -157,7 +168,7 @@ async function materializeOne(
 }
 
 /** WT-10: a pooled worktree for a new branch, or null (no pool, none ready); the pool is topped up either way. */
-async function claimPooled(deps: Deps, slot: PlannedSlot, startPoint: string, taskId: string): Promise<{ createdBranch: boolean } | null> {
+async function claimPooled(deps: Pick<Deps, "pool">, slot: PlannedSlot, startPoint: string, taskId: string): Promise<{ createdBranch: boolean } | null> {
   const pool = deps.pool;
   if (!pool?.enabled) return null;
   const { repository: repo, attachment: att } = slot;
@@ -182,7 +193,7 @@ async function claimPooled(deps: Deps, slot: PlannedSlot, startPoint: string, ta
  * which the next attempt adopts; the other order would leave a row whose branch is gone, and the
  * task could never launch again.
  */
-async function rollback(deps: Deps, env: EnvironmentRecord, created: Created[]): Promise<void> {
+async function rollback(deps: Pick<Deps, "store" | "worktrees" | "log">, env: EnvironmentRecord, created: Created[]): Promise<void> {
   for (const c of [...created].reverse()) {
     try {
       if (c.rowId) await deps.store.deleteEnvironmentRepo(c.rowId);

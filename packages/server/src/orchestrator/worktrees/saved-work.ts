@@ -16,7 +16,12 @@ import { warnOnSession } from "./session-warning.js";
  * one alone is reason enough to save (an unedited copy can be copied again from the source).
  * Returns the saved commit or null.
  */
-export async function saveSlotWork(deps: Deps, job: CleanupJobRecord, slot: CleanupSlot, ref: string): Promise<string | null> {
+export async function saveSlotWork(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "log">,
+  job: CleanupJobRecord,
+  slot: CleanupSlot,
+  ref: string,
+): Promise<string | null> {
   const worktree = await deps.worktrees.pin({ repoPath: slot.repoPath, worktreePath: slot.worktreePath });
   const dirty = await deps.worktrees.isDirty(worktree);
   const repository = await deps.store.getRepository(slot.repositoryId);
@@ -43,7 +48,13 @@ async function anyEdited(worktreePath: string, sourcePath: string, paths: readon
  * saved on the private ref is put back as uncommitted changes. Never throws: a restore that
  * fails keeps the ref (nothing is lost) and is reported on the launching session.
  */
-export async function restoreArchivedWork(deps: Deps, taskId: string, row: EnvironmentRepoRecord, repoPath: string, ctx?: RefreshContext): Promise<void> {
+export async function restoreArchivedWork(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "now">,
+  taskId: string,
+  row: EnvironmentRepoRecord,
+  repoPath: string,
+  ctx?: RefreshContext,
+): Promise<void> {
   if (row.status !== "deleted" || !row.worktreePath) return;
   await restoreSavedWork(deps, { taskId, branchSlug: row.branchSlug, worktreePath: row.worktreePath, repoPath }, ctx);
 }
@@ -62,7 +73,11 @@ export interface SavedWorkSlot {
  * is the ref dropped — or, when the save carries an earlier, never-restored save (its second
  * parent), moved back to that one, both compare-and-set. Failures are reported, never thrown.
  */
-export async function restoreSavedWork(deps: Deps, slot: SavedWorkSlot, ctx?: RefreshContext): Promise<void> {
+export async function restoreSavedWork(
+  deps: Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "now">,
+  slot: SavedWorkSlot,
+  ctx?: RefreshContext,
+): Promise<void> {
   const ref = archivedWorkRef(slot.taskId, slot.branchSlug);
   const log = { taskId: slot.taskId, ref, worktreePath: slot.worktreePath };
   const commit = await readRef(deps.git, slot.repoPath, ref).catch(() => null);
@@ -109,7 +124,12 @@ export async function restoreSavedWork(deps: Deps, slot: SavedWorkSlot, ctx?: Re
   }
 }
 
-function report(deps: Deps, ctx: RefreshContext | undefined, text: string, data: Record<string, unknown>): Promise<void> {
+function report(
+  deps: Pick<Deps, "store" | "bus" | "log" | "now">,
+  ctx: RefreshContext | undefined,
+  text: string,
+  data: Record<string, unknown>,
+): Promise<void> {
   return warnOnSession(deps, ctx, text, data, "saved-work message");
 }
 
@@ -119,7 +139,13 @@ function report(deps: Deps, ctx: RefreshContext | undefined, text: string, data:
  * failing with `branch_exists`. Only a branch recorded by this task's own succeeded reset job
  * qualifies (WT-2: nothing else is ever silently reused).
  */
-export async function branchKeptByReset(deps: Deps, taskId: string, repositoryId: string, branchSlug: string, repoPath: string): Promise<string | null> {
+export async function branchKeptByReset(
+  deps: Pick<Deps, "store" | "git">,
+  taskId: string,
+  repositoryId: string,
+  branchSlug: string,
+  repoPath: string,
+): Promise<string | null> {
   const jobs = await deps.store.listCleanupJobs(taskId);
   for (const job of [...jobs].reverse()) {
     if (job.trigger !== "environment_reset" || job.state !== "succeeded" || !job.snapshot) continue;

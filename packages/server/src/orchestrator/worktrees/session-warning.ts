@@ -9,7 +9,13 @@ import type { RefreshContext } from "../planned-slot.js";
  * the launching session, or in the log when there is no session. A warning that cannot be stored
  * never fails the launch: the log keeps it. `what` names the step in the log lines.
  */
-export async function warnOnSession(deps: Deps, ctx: RefreshContext | undefined, text: string, data: Record<string, unknown>, what: string): Promise<void> {
+export async function warnOnSession(
+  deps: Pick<Deps, "store" | "bus" | "log" | "now">,
+  ctx: RefreshContext | undefined,
+  text: string,
+  data: Record<string, unknown>,
+  what: string,
+): Promise<void> {
   if (!ctx?.sessionId) {
     deps.log.warn({ taskId: ctx?.taskId, text, ...data }, `${what} without a session`);
     return;

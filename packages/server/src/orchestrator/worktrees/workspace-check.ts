@@ -37,7 +37,7 @@ async function readText(path: string): Promise<string | null> {
 }
 
 /** WT-5 / SES-3 / SBX-4, cheap: the recorded worktree's state on disk (see SlotDiskState). */
-export async function checkSlotOnDisk(deps: Deps, slot: SlotIdentity): Promise<SlotDiskState> {
+export async function checkSlotOnDisk(deps: Pick<Deps, "worktrees">, slot: SlotIdentity): Promise<SlotDiskState> {
   const { worktreePath, branch } = slot;
   const foreign = (reason: Extract<SlotDiskState, { state: "foreign" }>["reason"], message: string): SlotDiskState => ({ state: "foreign", reason, message });
   let st;
@@ -119,7 +119,10 @@ export function tamperedAction(taskId: string): string {
  * SBX-4: the pinned location of a recorded slot for every git call Grove makes in it; a
  * redirected `.git` is `workspace_tampered` with the task's restore command as its action.
  */
-export async function pinSlot(deps: Deps, slot: { taskId: string; repositoryId: string; repoPath: string; worktreePath: string }): Promise<PinnedWorktree> {
+export async function pinSlot(
+  deps: Pick<Deps, "worktrees">,
+  slot: { taskId: string; repositoryId: string; repoPath: string; worktreePath: string },
+): Promise<PinnedWorktree> {
   try {
     return await deps.worktrees.pin({ repoPath: slot.repoPath, worktreePath: slot.worktreePath });
   } catch (e) {

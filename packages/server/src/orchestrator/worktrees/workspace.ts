@@ -11,7 +11,7 @@ import { checkSlotOnDisk, reuseUnsafe, tamperedSlot, type SlotDiskState } from "
 import { ensureRepositoryOnThisRunner, getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
 /** ENV-5: a session's workspace, from persisted rows only; fails closed. */
-export async function projectSessionWorkspace(deps: Deps, session: SessionRecord): Promise<ProjectedWorkspace> {
+export async function projectSessionWorkspace(deps: Pick<Deps, "store" | "home">, session: SessionRecord): Promise<ProjectedWorkspace> {
   if (!session.taskEnvironmentId) throw new AppError("workspace_missing", `session ${session.id} has no environment`);
   const env = await deps.store.getEnvironment(session.taskEnvironmentId);
   if (!env || env.taskId !== session.taskId) throw new AppError("workspace_missing", `environment of session ${session.id} not found`);
@@ -21,7 +21,7 @@ export async function projectSessionWorkspace(deps: Deps, session: SessionRecord
   return projectWorkspace(env, rows, taskRoot(deps, task));
 }
 
-export async function workspaceInfo(deps: Deps, session: SessionRecord): Promise<WorkspaceInfo> {
+export async function workspaceInfo(deps: Pick<Deps, "store" | "home">, session: SessionRecord): Promise<WorkspaceInfo> {
   const ws = await projectSessionWorkspace(deps, session);
   return {
     taskId: session.taskId,
@@ -40,7 +40,11 @@ interface CheckedSlot {
 }
 
 /** WT-5, cheap (no network): every slot's repository and on-disk state; throws if a repository is gone. */
-export async function checkWorkspace(deps: Deps, ws: ProjectedWorkspace, scope: RefreshScope): Promise<CheckedSlot[]> {
+export async function checkWorkspace(
+  deps: Pick<Deps, "store" | "worktrees" | "home" | "remote">,
+  ws: ProjectedWorkspace,
+  scope: RefreshScope,
+): Promise<CheckedSlot[]> {
   const out: CheckedSlot[] = [];
   for (const slot of ws.slots) {
     const repo = await getRepositoryOnThisRunner(deps, slot.row.repositoryId);
@@ -56,6 +60,9 @@ export async function checkWorkspace(deps: Deps, ws: ProjectedWorkspace, scope: 
   return out;
 }
 
+/** The ports (orchestrator/context.ts) restoreWorkspace uses. */
+export type RestoreWorkspacePorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "log" | "home" | "remote">;
+
 /**
  * WT-5 whenever a session touches its workspace: a slot whose directory is foreign is refused
  * (`workspace_reuse_unsafe` with `details.action`) before anything changes, a tampered one
@@ -66,7 +73,12 @@ export async function checkWorkspace(deps: Deps, ws: ProjectedWorkspace, scope: 
  * recorded branch. Valid slots are left alone: no git mutation, no network. Returns the
  * recreated slots' repository ids.
  */
-export async function restoreWorkspace(deps: Deps, ws: ProjectedWorkspace, scope: RefreshScope, opts: { repairTampered?: boolean } = {}): Promise<string[]> {
+export async function restoreWorkspace(
+  deps: RestoreWorkspacePorts,
+  ws: ProjectedWorkspace,
+  scope: RefreshScope,
+  opts: { repairTampered?: boolean } = {},
+): Promise<string[]> {
   let checked = await checkWorkspace(deps, ws, scope);
   for (const c of checked) {
     if (c.disk.state === "foreign") {

@@ -5,7 +5,7 @@ import type { PlannedSlot, RefreshContext } from "../planned-slot.js";
 import { copyIntoWorktree } from "./worktree-copy.js";
 import { warnOnSession } from "./session-warning.js";
 
-function warn(deps: Deps, ctx: RefreshContext, text: string, data: Record<string, unknown>): Promise<void> {
+function warn(deps: Pick<Deps, "store" | "bus" | "log" | "now">, ctx: RefreshContext, text: string, data: Record<string, unknown>): Promise<void> {
   return warnOnSession(deps, ctx, text, data, "setup warning");
 }
 
@@ -15,7 +15,7 @@ function warn(deps: Deps, ctx: RefreshContext, text: string, data: Record<string
  * run its setup script in the worktree. Neither can fail the launch: problems become a
  * warning message on the launching session and a log line.
  */
-export async function setupNewWorktree(deps: Deps, slot: PlannedSlot, ctx: RefreshContext): Promise<void> {
+export async function setupNewWorktree(deps: Pick<Deps, "store" | "bus" | "log" | "now" | "tuning">, slot: PlannedSlot, ctx: RefreshContext): Promise<void> {
   const repo = slot.repository;
   try {
     const report = await copyIntoWorktree(repo.path, slot.worktreePath, repo.copyFiles);
