@@ -101,7 +101,7 @@ function markDone(id: string): void {
 }
 
 function markRead(id: string): void {
-  void api.post(`/inbox/${enc(id)}/read`).catch((e: unknown) => console.warn("inbox: could not mark an item read", e));
+  void call("markInboxItemRead", { params: { id } }).catch((e: unknown) => console.warn("inbox: could not mark an item read", e));
 }
 
 /**
