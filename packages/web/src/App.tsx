@@ -17,6 +17,8 @@ const RepositoriesPage = lazyView<object>(() => import("./repositories/Repositor
 const TrashPage = lazyView<object>(() => import("./trash/TrashPage.js").then((m) => ({ default: m.TrashPage }))).Component;
 // USE-1: the Usage page brings its charting library (uPlot) with it; the board never loads it.
 const UsagePage = lazyView<object>(() => import("./usage/UsagePage.js").then((m) => ({ default: m.UsagePage }))).Component;
+// WF-1: the workflows' editor (its YAML library) loads only on its page.
+const WorkflowsPage = lazyView<object>(() => import("./workflows/WorkflowsPage.js").then((m) => ({ default: m.WorkflowsPage }))).Component;
 const SettingsPage = lazyView<object>(() => import("./settings/SettingsPage.js").then((m) => ({ default: m.SettingsPage }))).Component;
 
 function Routed() {
@@ -40,6 +42,12 @@ function Routed() {
     return (
       <ViewBoundary what="settings">
         <SettingsPage />
+      </ViewBoundary>
+    );
+  if (pathname === "/workflows")
+    return (
+      <ViewBoundary what="workflows">
+        <WorkflowsPage />
       </ViewBoundary>
     );
   if (pathname === "/usage")

@@ -8,19 +8,8 @@ import { startTestServer, waitForSession } from "../fixture/server.js";
 import { ensureBridge, linkBridge } from "./bridges.js";
 import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import { contentText, FakeAnthropic, lastIsToolResult, type ModelReply, type SeenRequest } from "./fake-anthropic.js";
-import {
-  agentNetworkEnv,
-  authFixWorks,
-  hostPortOf,
-  pendingAsk,
-  cancelEndsTurnFast,
-  InteropServer,
-  killRestartResume,
-  RefusingProxy,
-  setEnv,
-  shellAskAnsweredByCli,
-  writeLandsInWorktree,
-} from "./harness.js";
+import { agentNetworkEnv, hostPortOf, pendingAsk, InteropServer, RefusingProxy, setEnv } from "./harness.js";
+import { authFixWorks, cancelEndsTurnFast, killRestartResume, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness-scenarios.js";
 
 /**
  * Issue 10 interop suite: the real Claude Code ACP bridge (pinned, installed with npm into the

@@ -7,17 +7,8 @@ import { ensureBridge } from "./bridges.js";
 import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import type { ModelReply } from "./fake-model-api.js";
 import { FakeOpenAiResponses, lastIsToolOutput, responsesTexts, type ResponsesRequest } from "./fake-openai-responses.js";
-import {
-  agentNetworkEnv,
-  authFixWorks,
-  cancelEndsTurnFast,
-  InteropServer,
-  killRestartResume,
-  RefusingProxy,
-  setEnv,
-  shellAskAnsweredByCli,
-  writeLandsInWorktree,
-} from "./harness.js";
+import { agentNetworkEnv, InteropServer, RefusingProxy, setEnv } from "./harness.js";
+import { authFixWorks, cancelEndsTurnFast, killRestartResume, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness-scenarios.js";
 
 /**
  * Interop suite, third agent: the real Codex ACP bridge (`@zed-industries/codex-acp`, pinned,

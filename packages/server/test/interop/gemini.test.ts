@@ -8,17 +8,8 @@ import { ensureBridge } from "./bridges.js";
 import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import type { ModelReply } from "./fake-anthropic.js";
 import { FakeGemini, geminiTexts, lastIsFunctionResponse, type GeminiRequest } from "./fake-gemini.js";
-import {
-  agentNetworkEnv,
-  authFixWorks,
-  cancelEndsTurnFast,
-  InteropServer,
-  killRestartResume,
-  pendingAsk,
-  RefusingProxy,
-  setEnv,
-  writeLandsInWorktree,
-} from "./harness.js";
+import { agentNetworkEnv, InteropServer, pendingAsk, RefusingProxy, setEnv } from "./harness.js";
+import { authFixWorks, cancelEndsTurnFast, killRestartResume, writeLandsInWorktree } from "./harness-scenarios.js";
 
 /**
  * Issue 10 interop suite, second agent: the real Gemini CLI in ACP mode (`gemini --acp`,

@@ -6,18 +6,8 @@ import { ensureBridge } from "./bridges.js";
 import { attacksFailAndWorkWorks, toolSequence } from "./confinement.js";
 import { chatTexts, FakeOpenAiChat, lastIsToolMessage, type ChatRequest } from "./fake-openai-chat.js";
 import type { ModelReply } from "./fake-model-api.js";
-import {
-  agentNetworkEnv,
-  authFixWorks,
-  messages,
-  cancelEndsTurnFast,
-  InteropServer,
-  killRestartResume,
-  RefusingProxy,
-  setEnv,
-  shellAskAnsweredByCli,
-  writeLandsInWorktree,
-} from "./harness.js";
+import { agentNetworkEnv, messages, InteropServer, RefusingProxy, setEnv } from "./harness.js";
+import { authFixWorks, cancelEndsTurnFast, killRestartResume, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness-scenarios.js";
 
 /**
  * Interop suite, fourth agent: the real opencode in ACP mode (`opencode acp`: the `opencode-ai`

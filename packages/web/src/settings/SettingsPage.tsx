@@ -128,6 +128,9 @@ export function SettingsPage() {
           <li>
             <Link href="/usage">Usage</Link>: the daily spending cap.
           </li>
+          <li>
+            <Link href="/workflows">Workflows</Link>: what the board does by itself, its columns' actions, moves and WIP limits.
+          </li>
         </ul>
       </section>
     </>
