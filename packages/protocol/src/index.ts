@@ -8,3 +8,4 @@ export * from "./brief.js";
 export * from "./inbox.js";
 export * from "./usage.js";
 export * from "./workflows.js";
+export * from "./settings.js";

@@ -84,4 +84,8 @@ export const OPERATION_ROUTES = {
   setTaskWorkflowStopped: { method: "put", path: "/tasks/{id}/workflow" },
   openTaskTerminal: { method: "get", path: "/tasks/{id}/terminal" },
   openTaskInEditor: { method: "post", path: "/tasks/{id}/open-in-editor" },
+  patchAgent: { method: "patch", path: "/agents/{name}" },
+  getEditor: { method: "get", path: "/settings/editor" },
+  putEditor: { method: "put", path: "/settings/editor" },
+  resetEditor: { method: "delete", path: "/settings/editor" },
 } as const satisfies { [I in OperationId]: Pick<ApiOperations[I], "method" | "path"> };

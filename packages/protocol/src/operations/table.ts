@@ -6,6 +6,7 @@ import type { Operation } from "./operation.js";
 import { REPOSITORY_OPERATIONS } from "./repositories.js";
 import { REVIEW_OPERATIONS } from "./review.js";
 import { SESSION_OPERATIONS } from "./sessions.js";
+import { SETTINGS_OPERATIONS } from "./settings.js";
 import { TASK_OPERATIONS } from "./tasks.js";
 import { TERMINAL_OPERATIONS } from "./terminal.js";
 import { USAGE_OPERATIONS } from "./usage.js";
@@ -24,4 +25,5 @@ export const API_OPERATIONS = {
   ...USAGE_OPERATIONS,
   ...WORKFLOW_OPERATIONS,
   ...TERMINAL_OPERATIONS,
+  ...SETTINGS_OPERATIONS,
 } satisfies Record<string, Operation>;

@@ -24,6 +24,7 @@ import { agentHandlers } from "./routes/agents.js";
 import { reviewHandlers } from "./routes/review.js";
 import { inboxHandlers } from "./routes/inbox.js";
 import { usageHandlers } from "./routes/usage.js";
+import { settingsHandlers } from "./routes/settings.js";
 import { workflowHandlers } from "./routes/workflows.js";
 import { sessionHandlers } from "./routes/sessions.js";
 import { taskHandlers } from "./routes/tasks.js";
@@ -144,6 +145,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
         ...usageHandlers(opts.orchestrator),
         ...workflowHandlers(opts.orchestrator),
         ...terminal.handlers,
+        ...settingsHandlers(opts.orchestrator, { editor: opts.editor }),
       });
     },
     { prefix: "/api/v1" },

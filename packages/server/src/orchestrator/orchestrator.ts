@@ -1,4 +1,14 @@
-import type { DailyBudget, DiffScope, ListTasksQuery, PutBudgetBody, PutDailyBudgetBody, TaskCountsQuery, UsageQuery, UsageReport } from "@grove/protocol";
+import type {
+  DailyBudget,
+  DiffScope,
+  ListTasksQuery,
+  PatchAgentBody,
+  PutBudgetBody,
+  PutDailyBudgetBody,
+  TaskCountsQuery,
+  UsageQuery,
+  UsageReport,
+} from "@grove/protocol";
 import type {
   AgentProfile,
   Task,
@@ -10,6 +20,7 @@ import type {
   PatchTaskBody,
   WorkspaceInfo,
 } from "@grove/protocol";
+import { applyAgentSettings, editorSetting, patchAgentProfile, setEditor } from "./settings/person-settings.js";
 import { checkAgentProfile, installAgentProfile, listAgentProfiles, setSessionMode, setSessionModel } from "./sessions/agent-ops.js";
 import { AppError } from "../domain/errors.js";
 import type { MessageRecord, RepositoryRecord, SessionRecord, TaskRecord } from "../domain/records.js";
@@ -134,6 +145,8 @@ export class Orchestrator {
    * time to `listening` does not grow with history.
    */
   async start(): Promise<void> {
+    // WEB-44: the person's agent profile choices hold from the first launch on.
+    await applyAgentSettings(this.deps);
     this.recovered = await recoverBeforeListening(this.deps);
     // WT-10: before any launch, every pooled worktree is back in the pool or one task's.
     if (this.deps.pool) {
@@ -332,6 +345,10 @@ export class Orchestrator {
   agentProfiles = (): AgentProfile[] => listAgentProfiles(this.deps);
   installAgent = (name: string) => installAgentProfile(this.deps, name);
   checkAgent = (name: string) => checkAgentProfile(this.deps, name);
+  /** WEB-44: the Settings page's agent profile choices and editor command. */
+  patchAgent = (name: string, body: PatchAgentBody) => patchAgentProfile(this.deps, name, body);
+  editorSetting = (fromEnvironment: string | undefined) => editorSetting(this.deps, fromEnvironment);
+  setEditor = (command: string | undefined, fromEnvironment: string | undefined) => setEditor(this.deps, command, fromEnvironment);
   setMode = (id: string, modeId: string): Promise<SessionRecord> => setSessionMode(this.deps, this.live, id, modeId);
   setModel = (id: string, modelId: string): Promise<SessionRecord> => setSessionModel(this.deps, this.live, id, modelId);
 

@@ -17,6 +17,7 @@ import type { WorkflowEntriesTable, WorkflowRunsTable, WorkflowTaskStopsTable, W
 import type { PullRequestsTable, ReviewCommentsTable, TaskDiffStatsTable } from "./schema-review.js";
 import type { RepositoryRunnersTable, RunnersTable, TaskRunnerLabelsTable } from "./schema-runners.js";
 import type { StoreDialect } from "./schema-columns.js";
+import type { AgentSettingsTable, PersonSettingsTable } from "./schema-settings.js";
 
 /**
  * Kysely table types: the database as it is stored (snake_case), one file per concern
@@ -30,6 +31,7 @@ export type * from "./schema-inbox.js";
 export type * from "./schema-workflows.js";
 export type * from "./schema-review.js";
 export type * from "./schema-runners.js";
+export type * from "./schema-settings.js";
 
 export interface MigrationsTable {
   name: string;
@@ -50,6 +52,8 @@ export interface DB {
   usage_records: UsageRecordsTable;
   usage_days: UsageDaysTable;
   usage_settings: UsageSettingsTable;
+  person_settings: PersonSettingsTable;
+  agent_settings: AgentSettingsTable;
   agent_processes: AgentProcessesTable;
   cleanup_jobs: CleanupJobsTable;
   grove_migrations: MigrationsTable;

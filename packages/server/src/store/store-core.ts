@@ -9,6 +9,7 @@ import { PlacementStore } from "./placement-store.js";
 import { InboxStore } from "./inbox-store.js";
 import { McpStore } from "./mcp-store.js";
 import { UsageStore } from "./usage-store.js";
+import { SettingsStore } from "./settings-store.js";
 import { WorkflowStore } from "./workflow-store.js";
 
 /**
@@ -36,6 +37,8 @@ export abstract class StoreCore {
   /** WF-1/WF-2: workflows, step entries and runs (workflow-store.ts). */
   readonly workflows = new WorkflowStore(() => this.q);
   /** USE-1/USE-2: usage totals, the ledger, budgets (usage-store.ts). */
+  /** WEB-44: a person's settings and agent profile choices (settings-store.ts). */
+  readonly settings = new SettingsStore(() => this.q);
   readonly usage = new UsageStore(
     () => ({ db: this.q, dialect: this.dialect }),
     (fn) => this.tx(fn),

@@ -77,9 +77,11 @@ export function terminalHandlers(
       },
     },
     openTaskInEditor: async ({ params, body }) => {
-      if (!opts.editor) throw new AppError("editor_not_configured", "no editor configured: set GROVE_EDITOR (e.g. code)");
+      // WEB-44: the person's command (Settings) wins over GROVE_EDITOR.
+      const editor = (await orch.editorSetting(opts.editor)).command;
+      if (!editor) throw new AppError("editor_not_configured", "no editor configured: set one in Settings, or GROVE_EDITOR (e.g. code)");
       const path = await worktreeOf(orch, params.id, body.repositoryId);
-      await openInEditor(opts.editor, path, opts.env);
+      await openInEditor(editor, path, opts.env);
       return { path };
     },
   };

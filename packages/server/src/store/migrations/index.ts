@@ -20,6 +20,7 @@ import { m026Workflows } from "./026-workflows.js";
 import { m028QueuedPrompts } from "./028-queued-prompts.js";
 import { m029SparseCheckout } from "./029-sparse-checkout.js";
 import { m030WorkflowRunResult } from "./030-workflow-run-result.js";
+import { m031PersonSettings } from "./031-person-settings.js";
 import type { Migration } from "./migration.js";
 
 /** Every migration, in the order they are applied. Append only. */
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m028QueuedPrompts,
   m029SparseCheckout,
   m030WorkflowRunResult,
+  m031PersonSettings,
 ];
 
 export type { Migration } from "./migration.js";
