@@ -14,6 +14,8 @@ import { disableNotifications, enableNotifications, notificationsEnabled } from 
 import { Link } from "../router.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
+import { AgentChoices } from "./AgentChoices.js";
+import { EditorSettings } from "./EditorSettings.js";
 
 function AgentRow({ profile }: { profile: AgentProfile }) {
   const qc = useQueryClient();
@@ -69,6 +71,7 @@ function AgentRow({ profile }: { profile: AgentProfile }) {
           </>
         ) : null}
       </dl>
+      <AgentChoices profile={profile} />
       {profile.problem ? <p className="muted agent-problem">{profile.problem}</p> : null}
       {profile.askProblem ? <p className="muted agent-problem">{profile.askProblem}</p> : null}
       <div className="actions">
@@ -100,7 +103,10 @@ export function SettingsPage() {
       <h1>Settings</h1>
       <section aria-labelledby="settings-agents">
         <h2 id="settings-agents">Agents</h2>
-        <p className="muted">Profiles come from the built-in list and the home's agents.json; a change there is read when the server starts.</p>
+        <p className="muted">
+          Profiles come from the built-in list and the home's agents.json (read when the server starts); what you choose here is kept by the server and holds
+          from the agent's next session.
+        </p>
         <ErrorBox error={agents.error} context="Could not load the agents" />
         <ul className="agent-list">
           {(agents.data ?? []).map((p) => (
@@ -108,6 +114,7 @@ export function SettingsPage() {
           ))}
         </ul>
       </section>
+      <EditorSettings />
       <section className="card" aria-labelledby="settings-notifications">
         <h2 id="settings-notifications">Notifications</h2>
         <p>

@@ -20,6 +20,9 @@ const ACTION_WORDS: Record<string, string> = {
   move: "moved the card",
   run: "ran a command",
   prompt: "sent a prompt",
+  archive: "archived the task",
+  pr_comment: "sent a review comment",
+  update_base: "updated from the base",
 };
 
 export function WorkflowRuns({ taskId, sessions }: { taskId: string; sessions: Session[] | undefined }) {
