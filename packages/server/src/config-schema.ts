@@ -122,7 +122,11 @@ export const VARIABLES = {
     doc: "MCP calls one agent session may make per minute through Grove's MCP server; past it a call is `mcp_rate_limited` (MCP-2.4)",
     schema: whole("", 1),
   },
-  GROVE_EDITOR: { readBy: "server", default: "unset", doc: 'the command "open in editor" starts on a worktree (e.g. `code`)' },
+  GROVE_EDITOR: {
+    readBy: "server",
+    default: "unset",
+    doc: 'the command "open in editor" starts on a worktree (e.g. `code`); one set on the Settings page (`PUT /settings/editor`) wins over it',
+  },
   GROVE_BWRAP: { readBy: "server", default: "`bwrap` in `PATH`", doc: "the bubblewrap binary that confines agents and terminals" },
   GROVE_RUNNER_URL: {
     readBy: "server",

@@ -18,7 +18,12 @@ export interface Log {
   error(obj: object, msg?: string): void;
 }
 
-/** Everything the orchestrator composes. Built once in app.ts. */
+/**
+ * Every port the orchestrator composes, built once in app.ts. Only the facade
+ * (orchestrator.ts) holds the whole of it; each use case declares the ports it uses,
+ * `Pick<Deps, "store" | "bus">` or a named `…Ports` type beside it, so a port it did not
+ * declare is a type error (test/architecture/narrow-ports.test.ts keeps it so).
+ */
 export interface Deps {
   store: Store;
   git: GitRunner;
