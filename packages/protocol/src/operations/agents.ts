@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { AgentProfile, Session, SetModeBody, SetModelBody } from "../index.js";
 import { operation } from "./operation.js";
 
@@ -34,7 +35,8 @@ export const AGENT_OPERATIONS = {
     method: "post",
     path: "/agents/{name}/check",
     summary: "Start the agent for initialize only, confined as a session would be; caches version and auth methods (AG-3, SBX-1)",
-    response: AgentProfile,
+    // startMs: how long the agent took to answer `initialize`.
+    response: AgentProfile.extend({ startMs: z.number().optional() }),
     errors: ["agent_unknown", "agent_unavailable", "agent_start_failed", "sandbox_unavailable"],
   }),
 };

@@ -1,4 +1,4 @@
-import { API_OPERATIONS } from "./table.js";
+import { OPERATION_ROUTES } from "./routes.js";
 import type { BodyOf, OperationId, ParamsOf, QueryOf, ResponseOf } from "./types.js";
 
 /** One HTTP request of an operation, ready for a transport: `path` is under `/api/v1`, parameters filled in and encoded. */
@@ -20,11 +20,13 @@ type ParamsPart<I extends OperationId> = keyof ParamsOf<I> extends never ? unkno
 /** What a call of operation `I` takes: its path parameters, query and body, each only where the operation has one. */
 export type OperationInput<I extends OperationId> = ParamsPart<I> & Part<"query", QueryOf<I>> & Part<"body", BodyOf<I>>;
 
-type InputArgs<I extends OperationId> = Partial<OperationInput<I>> extends OperationInput<I> ? [input?: OperationInput<I>] : [input: OperationInput<I>];
+/** The arguments after the operationId: the input, optional when the operation needs none. */
+export type OperationArgs<I extends OperationId> =
+  Partial<OperationInput<I>> extends OperationInput<I> ? [input?: OperationInput<I>] : [input: OperationInput<I>];
 
 /** The request of one call: path parameters encoded into the path, undefined query values left out. */
-export function operationRequest<I extends OperationId>(id: I, ...[input]: InputArgs<I>): OperationRequest {
-  const op = API_OPERATIONS[id];
+export function operationRequest<I extends OperationId>(id: I, ...[input]: OperationArgs<I>): OperationRequest {
+  const op = OPERATION_ROUTES[id];
   const given = (input ?? {}) as { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown };
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = given.params?.[name];
@@ -41,6 +43,7 @@ export function operationRequest<I extends OperationId>(id: I, ...[input]: Input
  * `fetch`), typed from the table: the input an operation takes and the answer its response
  * schema promises (not re-validated here: the server built it from the same schema).
  */
-export async function callOperation<I extends OperationId>(fetch: Fetcher, id: I, ...input: InputArgs<I>): Promise<ResponseOf<I>> {
+export async function callOperation<I extends OperationId>(fetch: Fetcher, id: I, ...input: OperationArgs<I>): Promise<ResponseOf<I>> {
   return (await fetch(operationRequest(id, ...input))) as ResponseOf<I>;
 }
+export type { BodyOf, OperationId, ParamsOf, QueryOf, ResponseOf } from "./types.js";

@@ -19,4 +19,5 @@ export * from "./terminal.js";
 export * from "./usage.js";
 export * from "./workflows.js";
 export * from "./settings.js";
-export { callOperation, operationRequest, type Fetcher, type OperationInput, type OperationRequest } from "./client.js";
+export { callOperation, operationRequest, type Fetcher, type OperationArgs, type OperationInput, type OperationRequest } from "./client.js";
+export { OPERATION_ROUTES } from "./routes.js";

@@ -9,9 +9,11 @@ export type PathParams<P extends string> = P extends `${string}{${infer N}}${inf
 
 /** The path parameters of an operation. */
 export type ParamsOf<I extends OperationId> = PathParams<ApiOperations[I]["path"]>;
+/** A query value as a client gives it: coerced numbers as numbers, `"true"|"false"` flags as booleans too. */
+type QueryValue<T> = unknown extends T ? string | number | boolean | undefined : [T] extends ["true" | "false" | undefined] ? T | boolean : T;
 /** What a client sends as the query (a value the server coerces may be given as a number or boolean). */
 export type QueryOf<I extends OperationId> = ApiOperations[I] extends { query: infer Q extends z.ZodType }
-  ? { [K in keyof z.input<Q>]: unknown extends z.input<Q>[K] ? string | number | boolean | undefined : z.input<Q>[K] }
+  ? { [K in keyof z.input<Q>]: QueryValue<z.input<Q>[K]> }
   : never;
 /** The query as the server's handler receives it (parsed). */
 export type ParsedQueryOf<I extends OperationId> = ApiOperations[I] extends { query: infer Q extends z.ZodType } ? z.output<Q> : undefined;

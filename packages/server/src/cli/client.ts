@@ -4,6 +4,8 @@
  * entry point can print the one-line `error: CODE: message` the contract promises.
  */
 
+import { callOperation, type OperationArgs, type OperationId, type ResponseOf } from "@grove/protocol/client";
+
 /** A failure the CLI reports as `error: CODE: message` and exit code 1. */
 export class CliError extends Error {
   readonly code: string;
@@ -65,7 +67,7 @@ export function defaultServerHelp(env: NodeJS.ProcessEnv = process.env): string 
   }
 }
 
-/** Thin typed HTTP client. Callers pass the response type they expect from the contract. */
+/** Thin HTTP client; commands call the API's operations through `call` (typed from the operation table). */
 export class GroveClient {
   readonly base: string;
   readonly #token: string | undefined;
@@ -82,24 +84,13 @@ export class GroveClient {
     this.#token = opts.token && opts.token !== "" ? opts.token : undefined;
   }
 
-  get<T>(path: string, query?: Query): Promise<T> {
-    return this.request<T>("GET", path, { query });
-  }
-
-  post<T>(path: string, body?: unknown): Promise<T> {
-    return this.request<T>("POST", path, { body });
-  }
-
-  patch<T>(path: string, body: unknown): Promise<T> {
-    return this.request<T>("PATCH", path, { body });
-  }
-
-  put<T>(path: string, body: unknown): Promise<T> {
-    return this.request<T>("PUT", path, { body });
-  }
-
-  delete<T>(path: string, query?: Query): Promise<T> {
-    return this.request<T>("DELETE", path, { query });
+  /**
+   * Calls one operation of the table (`@grove/protocol/operations`) by its operationId: the path,
+   * query and body it takes and the answer it gives are the table's, so a renamed path or a
+   * changed body is a type error here.
+   */
+  call<I extends OperationId>(id: I, ...input: OperationArgs<I>): Promise<ResponseOf<I>> {
+    return callOperation((r) => this.request(r.method, r.path, { query: r.query, body: r.body }), id, ...input);
   }
 
   /**

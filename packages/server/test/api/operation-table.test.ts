@@ -20,14 +20,14 @@ describe("UX-1 ST-4 the operation table is the API", () => {
   });
   afterAll(() => srv?.close());
 
-  it("UX-1 every route registered under /api/v1 serves an operation of the table at its method and path, and every operation is registered", () => {
+  it("UX-1 API-DOC-4 every route registered under /api/v1 serves an operation of the table at its method and path, and every operation is registered", () => {
     const registered = srv.server.routes.map((r) => ({ route: key(r.method, r.path), operationId: r.operationId }));
     const declared = TABLE.map(([id, op]) => ({ route: key(op.method, op.path), operationId: id }));
     // A route added past the table has no operationId; a table entry never registered is missing.
     expect([...registered].sort((a, b) => a.route.localeCompare(b.route))).toEqual([...declared].sort((a, b) => a.route.localeCompare(b.route)));
   });
 
-  it("UX-1 the served /api/v1/openapi.json is the document derived from the table: operationIds, query parameters, bodies, statuses", async () => {
+  it("UX-1 API-DOC-5 the served /api/v1/openapi.json is the document derived from the table: operationIds, query parameters, bodies, statuses", async () => {
     const version = (await srv.inject("GET", "/health")).body.version as string;
     const served = (await srv.inject("GET", "/openapi.json")).body;
     expect(served).toEqual(JSON.parse(JSON.stringify(openApiDocument(version))));
@@ -104,7 +104,7 @@ describe.each(DATABASES)("ST-4 SBX-5 forwarding follows the table (%s)", { timeo
     await repo?.cleanup();
   });
 
-  it("ST-4 SBX-5 every operation marked forward reaches the forwarding hook (409 runner_offline for a task on an offline runner, localWhenOffline ones answered here); no other operation does", async () => {
+  it("ST-4 SBX-5 API-DOC-6 every operation marked forward reaches the forwarding hook (409 runner_offline for a task on an offline runner, localWhenOffline ones answered here); no other operation does", async () => {
     const reg = await srv.inject("POST", "/repositories", { path: repo.path });
     const task = await srv.inject("POST", "/tasks", { title: "Lives elsewhere", repositories: [{ repositoryId: reg.body.id }] });
     const session = await srv.inject("POST", `/tasks/${task.body.id}/sessions`, {});

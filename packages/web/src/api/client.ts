@@ -5,6 +5,7 @@
  * carries `Content-Type: application/json` with a JSON body, as the server requires.
  */
 import type { ErrorBody } from "@grove/protocol";
+import { callOperation, type OperationArgs, type OperationId, type ResponseOf } from "@grove/protocol/client";
 
 /** Removes `?token=` from the visible URL; the server already turned it into a cookie. */
 export function adoptTokenFromUrl(): void {
@@ -65,13 +66,18 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   return parsed as T;
 }
 
-export const api = {
-  get: <T>(path: string) => request<T>("GET", path),
-  post: <T>(path: string, body?: unknown) => request<T>("POST", path, body),
-  patch: <T>(path: string, body: unknown) => request<T>("PATCH", path, body),
-  put: <T>(path: string, body: unknown) => request<T>("PUT", path, body),
-  del: <T>(path: string) => request<T>("DELETE", path),
-};
-
-/** `encodeURIComponent` for path segments. */
-export const enc = encodeURIComponent;
+/**
+ * Calls one operation of the API's table (`@grove/protocol/operations`) by its operationId: the
+ * path, query and body it takes and the answer it gives are the table's, so a renamed path or a
+ * changed body is a type error in the page.
+ */
+export function call<I extends OperationId>(id: I, ...input: OperationArgs<I>): Promise<ResponseOf<I>> {
+  return callOperation(
+    (r) => {
+      const query = new URLSearchParams(r.query).toString();
+      return request(r.method, query ? `${r.path}?${query}` : r.path, r.body);
+    },
+    id,
+    ...input,
+  );
+}

@@ -2,25 +2,8 @@
  * Data access: every read the page makes goes through one of these functions, so a change of
  * the API (list paging) touches one place.
  */
-import type {
-  AgentProfile,
-  Changes,
-  CleanupJob,
-  Environment,
-  FileDiff,
-  Health,
-  Message,
-  Page,
-  Repository,
-  Session,
-  Task,
-  TaskConflicts,
-  TaskCounts,
-  TaskSummary,
-  WorkflowRun,
-} from "@grove/protocol";
-import { api, enc } from "./client.js";
-import type { Comment as ReviewComment, PermissionAsk, PullRequest } from "@grove/protocol";
+import type { CleanupJob, Message, Page, Session, Task, TaskCounts, TaskSummary } from "@grove/protocol";
+import { call } from "./client.js";
 
 /** The board's page size: one screen of every column, and a little more. */
 export const BOARD_PAGE = 50;
@@ -38,37 +21,42 @@ export interface TaskQuery {
  * the server-side filters (docs/specs/lists.md). `cursor` is the previous page's `nextCursor`.
  */
 export function listTaskSummaries(f: TaskQuery, cursor: string | undefined, limit = BOARD_PAGE): Promise<Page<TaskSummary>> {
-  const p = new URLSearchParams({ view: "summary", order: "newest", limit: String(limit), archived: String(f.archived), state: f.state });
-  if (f.repositoryId) p.set("repositoryId", f.repositoryId);
-  if (f.q) p.set("q", f.q);
-  if (cursor) p.set("cursor", cursor);
-  return api.get<Page<TaskSummary>>(`/tasks?${p.toString()}`);
+  const query = {
+    view: "summary",
+    order: "newest",
+    limit,
+    archived: f.archived,
+    state: f.state,
+    repositoryId: f.repositoryId || undefined,
+    q: f.q || undefined,
+    cursor,
+  } as const;
+  // With ?view=summary&limit the answer is a page of summaries (the other shapes of the response are plain arrays).
+  return call("listTasks", { query }) as Promise<Page<TaskSummary>>;
 }
 
 /** WEB-30: exact counts per state for the board's server-side filters. */
 export function getTaskCounts(f: Pick<TaskQuery, "archived" | "repositoryId" | "q">): Promise<TaskCounts> {
-  const p = new URLSearchParams({ archived: String(f.archived) });
-  if (f.repositoryId) p.set("repositoryId", f.repositoryId);
-  if (f.q) p.set("q", f.q);
-  return api.get<TaskCounts>(`/tasks/counts?${p.toString()}`);
+  return call("countTasks", { query: { archived: f.archived, repositoryId: f.repositoryId || undefined, q: f.q || undefined } });
 }
 
-export const getTask = (id: string) => api.get<Task>(`/tasks/${enc(id)}`);
-export const listSessions = (taskId: string) => api.get<Session[]>(`/tasks/${enc(taskId)}/sessions`);
-export const listMessages = (sessionId: string) => api.get<Message[]>(`/sessions/${enc(sessionId)}/messages`);
-export const listPermissions = (sessionId: string) => api.get<PermissionAsk[]>(`/sessions/${enc(sessionId)}/permissions`);
-export const listWorkflowRuns = (taskId: string) => api.get<WorkflowRun[]>(`/tasks/${enc(taskId)}/workflow-runs`);
-export const getChanges = (taskId: string) => api.get<Changes>(`/tasks/${enc(taskId)}/changes`);
-export const getConflicts = (taskId: string) => api.get<TaskConflicts>(`/tasks/${enc(taskId)}/conflicts`);
+// Without ?limit the lists answer plain arrays (the other shape of their responses is a page).
+export const getTask = (id: string) => call("getTask", { params: { id } });
+export const listSessions = (taskId: string) => call("listTaskSessions", { params: { id: taskId } }) as Promise<Session[]>;
+export const listMessages = (sessionId: string) => call("listSessionMessages", { params: { id: sessionId } }) as Promise<Message[]>;
+export const listPermissions = (sessionId: string) => call("listPermissionRequests", { params: { id: sessionId } });
+export const listWorkflowRuns = (taskId: string) => call("listWorkflowRuns", { params: { id: taskId } });
+export const getChanges = (taskId: string) => call("getTaskChanges", { params: { id: taskId } });
+export const getConflicts = (taskId: string) => call("getTaskConflicts", { params: { id: taskId } });
 export const getDiff = (taskId: string, repositoryId: string, path: string, scope?: "committed" | "uncommitted") =>
-  api.get<FileDiff>(`/tasks/${enc(taskId)}/changes/diff?repositoryId=${enc(repositoryId)}&path=${enc(path)}${scope ? `&scope=${scope}` : ""}`);
-export const getEnvironment = (taskId: string) => api.get<Environment>(`/tasks/${enc(taskId)}/environment`);
-export const listCleanupJobs = (taskId: string) => api.get<CleanupJob[]>(`/cleanup-jobs?taskId=${enc(taskId)}`);
-export const listRepositories = () => api.get<Repository[]>("/repositories");
-export const listAgents = () => api.get<AgentProfile[]>("/agents");
-export const getHealth = () => api.get<Health>("/health");
-export const listComments = (taskId: string) => api.get<ReviewComment[]>(`/tasks/${enc(taskId)}/comments`);
-export const listPullRequests = (taskId: string) => api.get<PullRequest[]>(`/tasks/${enc(taskId)}/pull-requests`);
+  call("getTaskFileDiff", { params: { id: taskId }, query: { repositoryId, path, scope } });
+export const getEnvironment = (taskId: string) => call("getTaskEnvironment", { params: { id: taskId } });
+export const listCleanupJobs = (taskId: string) => call("listCleanupJobs", { query: { taskId } }) as Promise<CleanupJob[]>;
+export const listRepositories = () => call("listRepositories");
+export const listAgents = () => call("listAgentProfiles");
+export const getHealth = () => call("getHealth");
+export const listComments = (taskId: string) => call("listReviewComments", { params: { id: taskId } });
+export const listPullRequests = (taskId: string) => call("listPullRequests", { params: { id: taskId } });
 
 /**
  * The routes this server offers (`METHOD /path/{param}`), read from its OpenAPI document, so
@@ -76,7 +64,7 @@ export const listPullRequests = (taskId: string) => api.get<PullRequest[]>(`/tas
  * would answer 404.
  */
 export async function getCapabilities(): Promise<Set<string>> {
-  const doc = await api.get<{ paths?: Record<string, Record<string, unknown>> }>("/openapi.json");
+  const doc = (await call("getOpenApiDocument")) as { paths?: Record<string, Record<string, unknown>> };
   const out = new Set<string>();
   for (const [path, ops] of Object.entries(doc.paths ?? {})) for (const m of Object.keys(ops)) out.add(`${m.toUpperCase()} ${path}`);
   return out;

@@ -9,7 +9,7 @@ import type { Task, TaskSummary } from "@grove/protocol";
 import { DndContext, DragOverlay, KeyboardSensor, PointerSensor, useSensor, useSensors, type DragEndEvent, type DragStartEvent } from "@dnd-kit/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getTaskCounts, listRepositories } from "../api/resources.js";
 import type { TaskFilter } from "./filter.js";
@@ -102,7 +102,7 @@ export function Board({ archived }: { archived: boolean }) {
     // Shown in the target column at once; the server's task.summary frame confirms it.
     putSummary(qc, { ...task, state });
     try {
-      const saved = await api.patch<Task>(`/tasks/${enc(task.id)}`, { state });
+      const saved = await call("updateTask", { params: { id: task.id }, body: { state } });
       putTask(qc, saved);
     } catch (e) {
       putSummary(qc, task);

@@ -5,7 +5,7 @@
  */
 import type { CreateTaskBody, Repository, Task } from "@grove/protocol";
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { api } from "../api/client.js";
+import { call } from "../api/client.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
@@ -42,7 +42,7 @@ export function CreateTask({ repositories, focusTick, onClose }: { repositories:
     };
     if (description.trim()) body.description = description;
     void action.run(async () => {
-      const task = await api.post<Task>("/tasks", body);
+      const task = await call("createTask", { body });
       setTitle("");
       setDescription("");
       setRows([]);

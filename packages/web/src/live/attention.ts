@@ -11,7 +11,7 @@
  * stay listed but leave the count; a permission or a question counts until it is answered.
  */
 import type { InboxItem, InboxKind } from "@grove/protocol";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import type { EventStream } from "./events.js";
 import { store } from "./store.js";
 
@@ -97,11 +97,11 @@ const visible = () => document.visibilityState === "visible";
 const seenNow = (i: InboxItem) => !asks(i.kind) && i.readAt === undefined && watchingTask === i.taskId && visible();
 
 function markDone(id: string): void {
-  void api.post(`/inbox/${enc(id)}/done`).catch((e: unknown) => console.warn("inbox: could not mark an item done", e));
+  void call("markInboxItemDone", { params: { id } }).catch((e: unknown) => console.warn("inbox: could not mark an item done", e));
 }
 
 function markRead(id: string): void {
-  void api.post(`/inbox/${enc(id)}/read`).catch((e: unknown) => console.warn("inbox: could not mark an item read", e));
+  void call("markInboxItemRead", { params: { id } }).catch((e: unknown) => console.warn("inbox: could not mark an item read", e));
 }
 
 /**
@@ -151,7 +151,7 @@ export function dismiss(pred: (i: AttentionItem) => boolean): void {
  * follows by its frame) and the agent gets the answer. Rejects with the server's error.
  */
 export async function answerQuestion(id: string, answer: string): Promise<void> {
-  await api.post(`/inbox/${enc(id)}/answer`, { answer });
+  await call("answerInboxQuestion", { params: { id }, body: { answer } });
   closeNotification(id);
   attention.set((cur) => cur.filter((i) => i.id !== id));
 }
@@ -173,7 +173,7 @@ function apply(item: InboxItem, fresh: boolean): void {
 
 /** The server's open items (on connect and after every reconnect: frames sent meanwhile are lost). */
 async function load(): Promise<void> {
-  const items = await api.get<InboxItem[]>("/inbox?state=open");
+  const items = await call("listInbox", { query: { state: "open" } });
   const ids = new Set(items.map((i) => i.id));
   for (const gone of attention.get().filter((i) => !ids.has(i.id))) closeNotification(gone.id);
   attention.set(

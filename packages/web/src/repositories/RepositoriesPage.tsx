@@ -6,7 +6,7 @@
 import type { CreateRepositoryBody, Repository } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
-import { api } from "../api/client.js";
+import { call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listRepositories } from "../api/resources.js";
 import { events } from "../live/events.js";
@@ -82,7 +82,7 @@ export function RepositoriesPage() {
     if (f.name.trim()) body.name = f.name.trim();
     if (f.defaultBranch.trim()) body.defaultBranch = f.defaultBranch.trim();
     void action.run(async () => {
-      await api.post<Repository>("/repositories", body).finally(() => setProgress(""));
+      await call("addRepository", { body }).finally(() => setProgress(""));
       setF({ path: "", url: "", provider: "", token: "", name: "", defaultBranch: "" });
       await qc.invalidateQueries({ queryKey: keys.repositories });
     });

@@ -6,7 +6,7 @@
 import type { PatchRepositoryBody, Repository } from "@grove/protocol";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
@@ -41,14 +41,14 @@ export function RepositorySettings({ repo, onClose }: { repo: Repository; onClos
     if (pull !== repo.pullBeforeWorktree) body.pullBeforeWorktree = pull;
     if (Object.keys(body).length === 0) return setSaved("Nothing changed.");
     void save.run(async () => {
-      const next = await api.patch<Repository>(`/repositories/${enc(repo.id)}`, body);
+      const next = await call("updateRepositorySettings", { params: { id: repo.id }, body });
       qc.setQueryData<Repository[]>(keys.repositories, (list) => list?.map((r) => (r.id === next.id ? next : r)));
       setSaved("Saved.");
     });
   };
   const doRemove = () =>
     void remove.run(async () => {
-      await api.del(`/repositories/${enc(repo.id)}`);
+      await call("removeRepository", { params: { id: repo.id } });
       qc.setQueryData<Repository[]>(keys.repositories, (list) => list?.filter((r) => r.id !== repo.id));
       onClose();
     });

@@ -8,7 +8,7 @@
 import type { Session, TaskConflicts } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import type { Operation } from "../api/human-errors.js";
 import { keys } from "../api/keys.js";
 import { getConflicts } from "../api/resources.js";
@@ -80,7 +80,7 @@ export function Conflicts({ taskId, sessions, names }: { taskId: string; session
                 title={open > 0 ? "Resolve every file first (or send them to the agent)" : undefined}
                 onClick={() =>
                   run("continue_update", "Update finished.", () =>
-                    api.post(`/tasks/${enc(taskId)}/update-from-base/continue`, { repositoryId: r.repositoryId }),
+                    call("continueTaskUpdate", { params: { id: taskId }, body: { repositoryId: r.repositoryId } }),
                   )
                 }
               >
@@ -92,7 +92,7 @@ export function Conflicts({ taskId, sessions, names }: { taskId: string; session
                 disabled={action.busy}
                 onClick={() =>
                   run("abort_update", "Update aborted: the branch is back as before.", () =>
-                    api.post(`/tasks/${enc(taskId)}/update-from-base/abort`, { repositoryId: r.repositoryId }),
+                    call("abortTaskUpdate", { params: { id: taskId }, body: { repositoryId: r.repositoryId } }),
                   )
                 }
               >
@@ -108,9 +108,10 @@ export function Conflicts({ taskId, sessions, names }: { taskId: string; session
         onSubmit={(e) => {
           e.preventDefault();
           run(undefined, "Sent the conflicts to the agent.", () =>
-            api
-              .post(`/tasks/${enc(taskId)}/conflicts/send`, words.trim() ? { sessionId: target!.id, prompt: words } : { sessionId: target!.id })
-              .then(() => setWords("")),
+            call("sendTaskConflicts", {
+              params: { id: taskId },
+              body: words.trim() ? { sessionId: target!.id, prompt: words } : { sessionId: target!.id },
+            }).then(() => setWords("")),
           );
         }}
       >

@@ -7,7 +7,7 @@ import type { MergeResult, Session, UpdateResult } from "@grove/protocol";
 import type { Operation } from "../api/human-errors.js";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import type { Comment as ReviewComment, PullRequest } from "@grove/protocol";
 import { ErrorBox } from "../ui/ErrorBox.js";
@@ -124,7 +124,7 @@ export function ReviewActions({
     return outcomes.every((o) => o === "up_to_date") ? "Already up to date with the base." : "Updated from base.";
   };
   const update = (body: { autostash?: boolean; keepConflicts?: boolean }) =>
-    run(updated, () => api.post<UpdateResult>(`/tasks/${enc(taskId)}/update-from-base`, body), "update_from_base");
+    run(updated, () => call("updateTaskFromBase", { params: { id: taskId }, body }), "update_from_base");
 
   if (!offered) return null;
   const mergeWhy = hasUncommitted
@@ -144,12 +144,10 @@ export function ReviewActions({
           onSubmit={(e) => {
             e.preventDefault();
             run(`Sent ${open.length} comment(s) to the agent.`, () =>
-              api
-                .post(
-                  `/sessions/${enc(target!.id)}/prompt`,
-                  extra.trim() ? { commentIds: open.map((c) => c.id), prompt: extra } : { commentIds: open.map((c) => c.id) },
-                )
-                .then(() => setExtra("")),
+              call("promptSession", {
+                params: { id: target!.id },
+                body: extra.trim() ? { commentIds: open.map((c) => c.id), prompt: extra } : { commentIds: open.map((c) => c.id) },
+              }).then(() => setExtra("")),
             );
           }}
         >
@@ -176,7 +174,7 @@ export function ReviewActions({
           aria-label="Commit"
           onSubmit={(e) => {
             e.preventDefault();
-            run("Committed.", () => api.post(`/tasks/${enc(taskId)}/commit`, { message }).then(() => setMessage("")), "commit");
+            run("Committed.", () => call("commitTaskChanges", { params: { id: taskId }, body: { message } }).then(() => setMessage("")), "commit");
           }}
         >
           <Field label="Commit message">
@@ -218,7 +216,7 @@ export function ReviewActions({
             disabled={action.busy}
             onClick={() =>
               run("Pull request created.", () =>
-                api.post(`/tasks/${enc(taskId)}/pull-requests`, {}).then(() => qc.invalidateQueries({ queryKey: keys.pullRequests(taskId) })),
+                call("createPullRequests", { params: { id: taskId }, body: {} }).then(() => qc.invalidateQueries({ queryKey: keys.pullRequests(taskId) })),
               )
             }
           >
@@ -270,9 +268,9 @@ export function ReviewActions({
                 run(
                   (r) => `Merged into ${(r as MergeResult).results.map((x) => `${x.baseBranch} at ${x.commit.slice(0, 7)}`).join(", ")}.`,
                   () =>
-                    api
-                      .post<MergeResult>(`/tasks/${enc(taskId)}/merge`, { strategy })
-                      .then(async (r) => (await qc.invalidateQueries({ queryKey: keys.task(taskId) }), r)),
+                    call("mergeTaskIntoBase", { params: { id: taskId }, body: { strategy } }).then(
+                      async (r) => (await qc.invalidateQueries({ queryKey: keys.task(taskId) }), r),
+                    ),
                   "merge",
                 );
               }}

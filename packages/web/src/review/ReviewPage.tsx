@@ -7,7 +7,7 @@
 import type { ChangedFile, Repository, Task } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getChanges, getTask, listComments, listPullRequests, listRepositories, listSessions } from "../api/resources.js";
 import type { Comment as ReviewComment } from "@grove/protocol";
@@ -84,11 +84,13 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
   const parts = sections.flatMap((s) => s.items);
   const addComment = (repositoryId: string, path: string) => (line: number, side: "new" | "old", body: string) =>
     comment.run(async () => {
-      await api.post<ReviewComment>(`/tasks/${enc(taskId)}/comments`, { repositoryId, path, line, side, body });
+      await call("addReviewComment", { params: { id: taskId }, body: { repositoryId, path, line, side, body } });
       await qc.invalidateQueries({ queryKey: keys.comments(taskId) });
     });
   const resolve = (c: ReviewComment) =>
-    void comment.run(() => api.patch(`/comments/${enc(c.id)}`, { state: "resolved" }).then(() => qc.invalidateQueries({ queryKey: keys.comments(taskId) })));
+    void comment.run(() =>
+      call("updateReviewComment", { params: { id: c.id }, body: { state: "resolved" } }).then(() => qc.invalidateQueries({ queryKey: keys.comments(taskId) })),
+    );
 
   return (
     <div className="review-page">

@@ -7,7 +7,7 @@
 import type { AgentProfile } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listAgents } from "../api/resources.js";
 import { disableNotifications, enableNotifications, notificationsEnabled } from "../live/attention.js";
@@ -24,7 +24,9 @@ function AgentRow({ profile }: { profile: AgentProfile }) {
   const act = (what: "install" | "check") =>
     void action.run(async () => {
       setSaid("");
-      const r = await api.post<AgentProfile & { installed?: boolean; startMs?: number }>(`/agents/${enc(profile.name)}/${what}`);
+      const r: AgentProfile & { installed?: boolean; startMs?: number } = await call(what === "install" ? "installAgent" : "checkAgent", {
+        params: { name: profile.name },
+      });
       qc.setQueryData<AgentProfile[]>(keys.agents, (list) => list?.map((p) => (p.name === r.name ? { ...p, ...r } : p)));
       setSaid(
         what === "install"

@@ -4,7 +4,7 @@
  * under the prompt box. All of it arrives on the session record (`session.updated` frames).
  */
 import type { AgentCommand, Session } from "@grove/protocol";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
@@ -17,7 +17,11 @@ export function ModeSwitch({ session, readOnly, onSaved }: { session: Session; r
   if (modes.length === 0 && models.length === 0) return null;
   const choose = (what: "mode" | "model", value: string) =>
     void action.run(async () =>
-      onSaved(await api.post<Session>(`/sessions/${enc(session.id)}/${what}`, what === "mode" ? { modeId: value } : { modelId: value })),
+      onSaved(
+        await (what === "mode"
+          ? call("setSessionMode", { params: { id: session.id }, body: { modeId: value } })
+          : call("setSessionModel", { params: { id: session.id }, body: { modelId: value } })),
+      ),
     );
   const current = modes.find((m) => m.id === session.modes?.currentModeId);
   return (

@@ -6,7 +6,7 @@
  */
 import type { Changes, Task } from "@grove/protocol";
 import { useQuery } from "@tanstack/react-query";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getEnvironment } from "../api/resources.js";
 import { useCapabilities } from "../api/capabilities.js";
@@ -37,7 +37,7 @@ export function Environment({
   const missing = (changes?.repositories ?? []).filter((r) => r.status === "missing");
   const tampered = (changes?.repositories ?? []).filter((r) => r.status === "tampered");
   const envShown = task.archivedAt ? "archived" : (env.data?.status ?? "");
-  const openInEditor = (repositoryId: string) => void editor.run(() => api.post(`/tasks/${enc(task.id)}/open-in-editor`, { repositoryId }));
+  const openInEditor = (repositoryId: string) => void editor.run(() => call("openTaskInEditor", { params: { id: task.id }, body: { repositoryId } }));
   return (
     <section className="card environment" aria-label="Environment">
       <h2>Repositories</h2>

@@ -5,10 +5,10 @@
  * before retrying with `discardChanges=true`. An archive refused with `409 task_has_children`
  * asks what becomes of the open subtasks (ArchiveSubtasksDialog).
  */
-import type { CleanupAccepted, Task } from "@grove/protocol";
+import type { Task } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
-import { ApiError, api, enc } from "../api/client.js";
+import { ApiError, call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listCleanupJobs } from "../api/resources.js";
 import { humanError } from "../api/human-errors.js";
@@ -33,7 +33,7 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
     setAsking(false);
     void action.run(async () => {
       try {
-        await api.del<CleanupAccepted>(`/tasks/${enc(task.id)}${discardChanges ? "?discardChanges=true" : ""}`);
+        await call("deleteTask", { params: { id: task.id }, query: discardChanges ? { discardChanges: true } : {} });
         onDeleted();
         return;
       } catch (e) {
@@ -51,7 +51,7 @@ export function Lifecycle({ task, onUnarchive, onDeleted }: { task: Task; onUnar
     setOpenSubtasks(null);
     void action.run(async () => {
       try {
-        await api.post<CleanupAccepted>(`/tasks/${enc(task.id)}/archive`, children ? { children } : undefined);
+        await call("archiveTask", { params: { id: task.id }, body: children ? { children } : undefined });
       } catch (e) {
         if (!(e instanceof ApiError && e.code === "task_has_children" && !children)) throw e;
         setOpenSubtasks(Array.isArray(e.details?.children) ? e.details.children.length : 1);

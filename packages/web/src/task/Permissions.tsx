@@ -1,6 +1,6 @@
 /** Pending permission questions of a session (policy "ask"): one button per option plus Dismiss. */
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listPermissions } from "../api/resources.js";
 import type { PermissionAsk } from "@grove/protocol";
@@ -15,7 +15,7 @@ export function Permissions({ sessionId, active }: { sessionId: string; active: 
   const action = useAction();
   const answer = (ask: PermissionAsk, optionId: string | null) =>
     void action.run(async () => {
-      await api.post(`/sessions/${enc(sessionId)}/permissions/${enc(ask.requestId)}`, { optionId });
+      await call("answerPermissionRequest", { params: { id: sessionId, requestId: ask.requestId }, body: { optionId } });
       qc.setQueryData<PermissionAsk[]>(keys.permissions(sessionId), (list) => list?.filter((a) => a.requestId !== ask.requestId));
     });
   const list = active ? (asks.data ?? []) : [];

@@ -11,7 +11,7 @@ import type { Session } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useRef, useState, type FormEvent } from "react";
 import { usePaletteCommands } from "../ui/palette-commands.js";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listMessages } from "../api/resources.js";
 import { mergeEarly } from "../live/cache.js";
@@ -55,19 +55,20 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
     if (next?.id)
       qc.setQueryData<Session[]>(keys.sessions(next.taskId), (list) => list?.map((x) => (x.id === next.id && next.updatedAt >= x.updatedAt ? next : x)));
   };
-  const post = (path: string) => void action.run(() => api.post<Session>(`/sessions/${enc(id)}/${path}`).then(refresh));
-  const remove = () => void action.run(() => api.del(`/sessions/${enc(id)}`));
+  const ACTIONS = { cancel: "cancelSessionTurn", resume: "resumeSession", restart: "restartSession" } as const;
+  const post = (what: keyof typeof ACTIONS) => void action.run(() => call(ACTIONS[what], { params: { id } }).then(refresh));
+  const remove = () => void action.run(() => call("deleteSession", { params: { id } }));
 
   const send = (e: FormEvent) => {
     e.preventDefault();
     const text = prompt;
     if (!text.trim()) return;
     void action.run(async () => {
-      refresh(await api.post<Session>(`/sessions/${enc(id)}/prompt`, active ? { prompt: text, queue: true } : { prompt: text }));
+      refresh(await call("promptSession", { params: { id }, body: active ? { prompt: text, queue: true } : { prompt: text } }));
       setPrompt("");
     });
   };
-  const unqueue = (queuedId: string) => void action.run(async () => refresh(await api.del<Session>(`/sessions/${enc(id)}/queued/${enc(queuedId)}`)));
+  const unqueue = (queuedId: string) => void action.run(async () => refresh(await call("dropQueuedPrompt", { params: { id, queuedId } })));
 
   return (
     <section className="session-panel" data-session-id={id} aria-label={`Session ${id}`}>

@@ -8,7 +8,7 @@ import { UnconfinedBadge } from "./UnconfinedBadge.js";
 import { taskBrief, type Session, type Task } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { listAgents, listSessions } from "../api/resources.js";
 import { upsert } from "../live/cache.js";
@@ -67,7 +67,7 @@ export function Sessions({
     // Always sent, so a prompt the person cleared starts the session idle instead of with the brief.
     body.prompt = prompt.trim() ? prompt : "";
     void action.run(async () => {
-      const s = await api.post<Session>(`/tasks/${enc(taskId)}/sessions`, body);
+      const s = await call("startSession", { params: { id: taskId }, body });
       setPrompt("");
       setEdited(true);
       qc.setQueryData<Session[]>(keys.sessions(taskId), (list) => (list?.some((x) => x.id === s.id) ? list : upsert(list, s)));

@@ -5,13 +5,13 @@
  */
 import type { Task, TaskSummary } from "@grove/protocol";
 import { useQuery } from "@tanstack/react-query";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getTask } from "../api/resources.js";
 import { Link } from "../router.js";
 import { subtaskCountWords, taskStateWords } from "../ui/words.js";
 
-export const listSubtasks = (taskId: string) => api.get<TaskSummary[]>(`/tasks?view=summary&parentId=${enc(taskId)}`);
+export const listSubtasks = (taskId: string) => call("listTasks", { query: { view: "summary", parentId: taskId } }) as Promise<TaskSummary[]>;
 
 export function Subtasks({ taskId }: { taskId: string }) {
   const subtasks = useQuery({ queryKey: keys.subtasks(taskId), queryFn: () => listSubtasks(taskId) });

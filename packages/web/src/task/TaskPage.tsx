@@ -8,7 +8,7 @@
 import type { Repository, Task } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
-import { ApiError, api, enc } from "../api/client.js";
+import { ApiError, call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { getChanges, getTask, listRepositories, listSessions } from "../api/resources.js";
 import { TASK_STATES } from "../board/column-query.js";
@@ -103,17 +103,17 @@ export function TaskPage({ taskId }: { taskId: string }) {
     void qc.invalidateQueries({ queryKey: keys.changes(taskId) });
     void qc.invalidateQueries({ queryKey: keys.environment(taskId) });
   };
-  const doRestore = () => void restore.run(() => api.post(`/tasks/${enc(taskId)}/environment/restore`).then(refreshFiles));
+  const doRestore = () => void restore.run(() => call("restoreTaskEnvironment", { params: { id: taskId } }).then(refreshFiles));
   // The worktrees come back with the next session, not with the unarchive: what Changes said before
   // the archive is dropped first, so nothing (the terminal) acts on worktrees that are not there yet.
   const doUnarchive = () =>
     void unarchive.run(() =>
-      api.post<Task>(`/tasks/${enc(taskId)}/unarchive`).then(async (next) => {
+      call("unarchiveTask", { params: { id: taskId } }).then(async (next) => {
         await Promise.all([qc.resetQueries({ queryKey: keys.changes(taskId) }), qc.resetQueries({ queryKey: keys.environment(taskId) })]);
         putTask(qc, next);
       }),
     );
-  const doMove = () => void move.run(() => api.patch<Task>(`/tasks/${enc(taskId)}`, { state: state || t.state }).then((next) => putTask(qc, next)));
+  const doMove = () => void move.run(() => call("updateTask", { params: { id: taskId }, body: { state: state || t.state } }).then((next) => putTask(qc, next)));
   const worktrees = (changes.data?.repositories ?? []).filter((r) => r.status !== "missing");
 
   return (

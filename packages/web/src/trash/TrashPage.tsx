@@ -6,7 +6,7 @@
 import type { Task, TrashedTask } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, enc } from "../api/client.js";
+import { call } from "../api/client.js";
 import { keys } from "../api/keys.js";
 import { putTask } from "../live/cache.js";
 import { Link } from "../router.js";
@@ -16,12 +16,12 @@ import { useAction } from "../ui/use-action.js";
 
 export function TrashPage() {
   const qc = useQueryClient();
-  const trash = useQuery({ queryKey: keys.trash, queryFn: () => api.get<TrashedTask[]>("/trash") });
+  const trash = useQuery({ queryKey: keys.trash, queryFn: () => call("listTrash") });
   const action = useAction();
   const [restored, setRestored] = useState<Task | null>(null);
   const restore = (t: TrashedTask) =>
     void action.run(async () => {
-      const back = await api.post<Task>(`/tasks/${enc(t.id)}/restore-deleted`);
+      const back = await call("restoreDeletedTask", { params: { id: t.id } });
       putTask(qc, back);
       setRestored(back);
       await qc.invalidateQueries({ queryKey: keys.trash });

@@ -6,7 +6,7 @@
  */
 import type { Page, TaskSummary } from "@grove/protocol";
 import { useEffect, useId, useRef, useState } from "react";
-import { api } from "../api/client.js";
+import { call } from "../api/client.js";
 import { requestNewTask } from "../board/new-task-request.js";
 import { navigate } from "../router.js";
 import { useViewCommands, type PaletteCommand as Command } from "./palette-commands.js";
@@ -28,8 +28,8 @@ function useTaskSearch(q: string): TaskSummary[] {
     if (!q) return setFound([]);
     let live = true;
     const t = setTimeout(() => {
-      const p = new URLSearchParams({ view: "summary", order: "newest", limit: "8", archived: "false", q });
-      api.get<Page<TaskSummary>>(`/tasks?${p.toString()}`).then(
+      const query = { view: "summary", order: "newest", limit: 8, archived: false, q } as const;
+      (call("listTasks", { query }) as Promise<Page<TaskSummary>>).then(
         (page) => live && setFound(page.items),
         () => live && setFound([]),
       );

@@ -6,7 +6,7 @@
 import type { DailyBudget } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { api } from "../api/client.js";
+import { call } from "../api/client.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
@@ -23,7 +23,7 @@ function describeCap(b: DailyBudget): string {
 }
 
 export function DailyCap() {
-  const q = useQuery({ queryKey: KEY, queryFn: () => api.get<DailyBudget>("/usage/daily-budget"), refetchInterval: 15_000 });
+  const q = useQuery({ queryKey: KEY, queryFn: () => call("getDailyBudget"), refetchInterval: 15_000 });
   const client = useQueryClient();
   const action = useAction();
   const [cost, setCost] = useState("");
@@ -37,7 +37,7 @@ export function DailyCap() {
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     const amount = Number(cost);
-    void apply(() => api.put<DailyBudget>("/usage/daily-budget", { cost: amount }));
+    void apply(() => call("putDailyBudget", { body: { cost: amount } }));
   };
   const b = q.data;
   const valid = cost.trim() !== "" && Number(cost) > 0;
@@ -57,11 +57,11 @@ export function DailyCap() {
         <button type="submit" disabled={!valid || action.busy}>
           Set cap
         </button>
-        <button type="button" className="secondary" disabled={action.busy} onClick={() => void apply(() => api.put<DailyBudget>("/usage/daily-budget", {}))}>
+        <button type="button" className="secondary" disabled={action.busy} onClick={() => void apply(() => call("putDailyBudget", { body: {} }))}>
           No cap
         </button>
         {b?.source === "person" ? (
-          <button type="button" className="secondary" disabled={action.busy} onClick={() => void apply(() => api.del<DailyBudget>("/usage/daily-budget"))}>
+          <button type="button" className="secondary" disabled={action.busy} onClick={() => void apply(() => call("resetDailyBudget"))}>
             Back to default
           </button>
         ) : null}

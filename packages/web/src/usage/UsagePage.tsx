@@ -5,7 +5,7 @@
  */
 import type { UsageGroupBy, UsageReport, UsageRow } from "@grove/protocol";
 import { useQuery } from "@tanstack/react-query";
-import { api } from "../api/client.js";
+import { call } from "../api/client.js";
 import { Link } from "../router.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { BarChart } from "./BarChart.js";
@@ -16,7 +16,7 @@ async function allRows(groupBy: UsageGroupBy): Promise<UsageRow[]> {
   const rows: UsageRow[] = [];
   let cursor: string | null = null;
   do {
-    const page: UsageReport = await api.get<UsageReport>(`/usage?groupBy=${groupBy}&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const page: UsageReport = await call("getUsage", { query: { groupBy, limit: 500, cursor: cursor ?? undefined } });
     rows.push(...page.rows);
     cursor = page.nextCursor;
   } while (cursor);

@@ -8,14 +8,14 @@
 import type { Workflow } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { ApiError, api, enc } from "../api/client.js";
+import { ApiError, call } from "../api/client.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
 import { type FieldError, StepsForm } from "./StepsForm.js";
 import { readSteps } from "./workflow-doc.js";
 
 const WORKFLOWS_KEY = ["workflows"] as const;
-const listWorkflows = () => api.get<Workflow[]>("/workflows");
+const listWorkflows = () => call("listWorkflows");
 
 /** The refusal a field or line can carry, else undefined (any other error goes to the ErrorBox). */
 function fieldError(e: unknown): FieldError | undefined {
@@ -54,7 +54,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
   };
   const submit = () =>
     void save.run(async () => {
-      const w = await api.put<Workflow>(`/workflows/${enc(workflow.name)}?ifVersion=${workflow.version}`, { source });
+      const w = await call("putWorkflow", { params: { name: workflow.name }, query: { ifVersion: workflow.version }, body: { source } });
       qc.setQueryData<Workflow[]>(WORKFLOWS_KEY, (list) => list?.map((x) => (x.name === w.name ? w : x)));
       setSource(w.source);
       setSaved(`Saved version ${w.version}.`);

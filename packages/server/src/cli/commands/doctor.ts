@@ -8,7 +8,7 @@ export function registerDoctorCommand(program: Command): void {
   withCommonOptions(program.command("doctor").description("read-only audit: database rows vs git worktrees on disk")).action(
     async (_opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const report = await client.get<unknown>("/doctor").catch((e: unknown) => {
+      const report = await client.call("auditWorktrees").catch((e: unknown) => {
         if (isCliError(e) && e.status === 404) {
           throw new CliError("not_supported", "this server has no doctor endpoint (GET /api/v1/doctor answered 404); upgrade the server");
         }

@@ -12,19 +12,19 @@ export function registerInboxCommand(program: Command): void {
       .option("--all", "also items already done"),
   ).action(async (opts: { all?: boolean }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const items = await client.get<InboxItem[]>(`/inbox?state=${opts.all ? "all" : "open"}`);
+    const items = await client.call("listInbox", { query: { state: opts.all ? "all" : "open" } });
     out.result(items, () => renderInbox(items, opts.all === true));
   });
   withCommonOptions(inbox.command("done <itemId>").description("mark an inbox item done")).action(async (itemId: string, _opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const item = await client.post<InboxItem>(`/inbox/${encodeURIComponent(itemId)}/done`);
+    const item = await client.call("markInboxItemDone", { params: { id: itemId } });
     out.result(item, () => [`done: ${item.title}`]);
   });
   // MCP-3: the person's answer to an agent's ask_user question.
   withCommonOptions(inbox.command("answer <itemId> <answer...>").description("answer an agent's question (one of its choices, if it offered some)")).action(
     async (itemId: string, words: string[], _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const item = await client.post<InboxItem>(`/inbox/${encodeURIComponent(itemId)}/answer`, { answer: words.join(" ") });
+      const item = await client.call("answerInboxQuestion", { params: { id: itemId }, body: { answer: words.join(" ") } });
       out.result(item, () => [`answered: ${item.title} → ${item.answer ?? ""}`]);
     },
   );

@@ -60,7 +60,7 @@ export function registerRepoCommands(program: Command): void {
       : () => undefined;
     let created: Repository;
     try {
-      created = await client.post<Repository>("/repositories", body);
+      created = await client.call("addRepository", { body });
     } finally {
       stop();
     }
@@ -69,7 +69,7 @@ export function registerRepoCommands(program: Command): void {
 
   withCommonOptions(repo.command("ls").description("list registered repositories")).action(async (_opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const repos = await client.get<Repository[]>("/repositories");
+    const repos = await client.call("listRepositories");
     out.result(repos, () =>
       repos.length === 0
         ? ["no repositories (add one with `grove repo add <path|url>`)"]
@@ -83,9 +83,7 @@ export function registerRepoCommands(program: Command): void {
   withCommonOptions(repo.command("show <repoIdOrName>").description("show one repository and its settings")).action(
     async (ref: string, _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const r = await client.get<Repository>(
-        `/repositories/${encodeURIComponent(resolveRepoRef(ref, await client.get<Repository[]>("/repositories")).repositoryId)}`,
-      );
+      const r = await client.call("getRepository", { params: { id: resolveRepoRef(ref, await client.call("listRepositories")).repositoryId } });
       out.result(r, () => describeRepository(r));
     },
   );
@@ -98,8 +96,8 @@ export function registerRepoCommands(program: Command): void {
       ),
   ).action(async (ref: string, _opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const { repositoryId } = resolveRepoRef(ref, await client.get<Repository[]>("/repositories"));
-    const body = await client.delete<unknown>(`/repositories/${encodeURIComponent(repositoryId)}`);
+    const { repositoryId } = resolveRepoRef(ref, await client.call("listRepositories"));
+    const body = await client.call("removeRepository", { params: { id: repositoryId } });
     out.result(body ?? { ok: true, repositoryId, action: "rm" }, () => [`removed repository ${ref} (${repositoryId})`]);
   });
 }

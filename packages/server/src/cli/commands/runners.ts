@@ -7,7 +7,7 @@ export function registerRunnersCommand(program: Command): void {
   withCommonOptions(program.command("runners").description("list the runners sharing this server's database, with load and state")).action(
     async (_opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const runners = await client.get<Runner[]>("/runners");
+      const runners = await client.call("listRunners");
       out.result(runners, () => renderRunners(runners));
     },
   );

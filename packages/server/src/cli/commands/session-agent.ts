@@ -54,12 +54,10 @@ export function describeAgentState(s: Session): string[] {
  * `agents [ls]|install|check`.
  */
 export function registerSessionAgentCommands(session: Command): void {
-  const path = (id: string, rest: string) => `/sessions/${encodeURIComponent(id)}/${rest}`;
-
   withCommonOptions(session.command("permissions <sessionId>").description("pending permission requests (policy ask)")).action(
     async (sessionId: string, _o: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const asks = await client.get<PendingAsk[]>(path(sessionId, "permissions"));
+      const asks = await client.call("listPermissionRequests", { params: { id: sessionId } });
       out.result(asks, () => (asks.length ? describeAsks(asks) : ["no pending permission requests"]));
     },
   );
@@ -67,23 +65,23 @@ export function registerSessionAgentCommands(session: Command): void {
   withCommonOptions(session.command("answer <sessionId> <requestId> <answer>").description("answer a permission request: allow, always or reject")).action(
     async (sessionId: string, requestId: string, answer: string, _o: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const asks = await client.get<PendingAsk[]>(path(sessionId, "permissions"));
+      const asks = await client.call("listPermissionRequests", { params: { id: sessionId } });
       const ask = asks.find((a) => a.requestId === requestId);
       if (!ask) throw new CliError("not_found", `no pending permission request ${requestId}`);
       const optionId = optionFor(ask, answer);
-      await client.post<unknown>(path(sessionId, `permissions/${encodeURIComponent(requestId)}`), { optionId });
+      await client.call("answerPermissionRequest", { params: { id: sessionId, requestId }, body: { optionId } });
       out.result({ ok: true, sessionId, requestId, optionId }, () => [`answered ${requestId}: ${answer} (${optionId})`]);
     },
   );
 
-  for (const [what, field] of [
-    ["mode", "modeId"],
-    ["model", "modelId"],
-  ] as const) {
+  for (const what of ["mode", "model"] as const) {
     withCommonOptions(session.command(`${what} <sessionId> <${what}>`).description(`switch the agent's ${what}`)).action(
       async (sessionId: string, value: string, _o: unknown, cmd: Command) => {
         const { client, out } = contextOf(cmd);
-        const s = await client.post<Session>(path(sessionId, what), { [field]: value });
+        const s =
+          what === "mode"
+            ? await client.call("setSessionMode", { params: { id: sessionId }, body: { modeId: value } })
+            : await client.call("setSessionModel", { params: { id: sessionId }, body: { modelId: value } });
         out.result(s, () => describeAgentState(s));
       },
     );
@@ -95,7 +93,7 @@ export function registerAgentsCommand(program: Command): void {
   const agents = withCommonOptions(program.command("agents").description("agent profiles: availability, install, check"));
   const ls = async (_o: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const list = await client.get<AgentProfile[]>("/agents");
+    const list = await client.call("listAgentProfiles");
     out.result(list, () =>
       list.flatMap((a) => [
         `${a.name.padEnd(10)} ${a.available === false ? "unavailable" : "available  "} ${a.version ?? ""}${a.sandbox === "off" ? "  unconfined (sandbox off)" : ""}${a.problem ? `  (${a.problem})` : ""}`,
@@ -111,7 +109,7 @@ export function registerAgentsCommand(program: Command): void {
   ] as const) {
     withCommonOptions(agents.command(`${verb} <name>`).description(description)).action(async (name: string, _o: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const a = await client.post<AgentProfile & { startMs?: number }>(`/agents/${encodeURIComponent(name)}/${verb}`);
+      const a: AgentProfile & { startMs?: number } = await client.call(verb === "install" ? "installAgent" : "checkAgent", { params: { name } });
       const auth = a.authMethods?.length ? `  auth: ${a.authMethods.map((m) => m.name).join(", ")}` : "";
       out.result(a, () => [
         `${a.name} ${a.available ? "available" : "unavailable"} ${a.version ?? ""}${auth}${a.startMs !== undefined ? `  (initialize in ${a.startMs} ms)` : ""}`,

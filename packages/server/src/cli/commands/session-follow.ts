@@ -24,7 +24,9 @@ const POLL_MS = 500;
  * one document at the end.
  */
 export async function followSession(client: GroveClient, out: Output, token: string | undefined, sessionId: string): Promise<Followed> {
-  const id = encodeURIComponent(sessionId);
+  const id = { id: sessionId };
+  // Without ?limit the messages are a plain array (the other shape of the response is a page).
+  const messagesOf = async () => (await client.call("listSessionMessages", { params: id })) as Message[];
   const printer = new TurnPrinter((text) => out.stream(text));
   const messages = new Map<string, Message>();
   const take = (m: Message) => {
@@ -32,7 +34,7 @@ export async function followSession(client: GroveClient, out: Output, token: str
     printer.message(m);
   };
   const stream = await openEvents(client.base, token);
-  const [first, history] = await Promise.all([client.get<Session>(`/sessions/${id}`), client.get<Message[]>(`/sessions/${id}/messages`)]);
+  const [first, history] = await Promise.all([client.call("getSession", { params: id }), messagesOf()]);
   let session = first;
   printer.lines(describeHeader(session));
   for (const m of history) take(m);
@@ -49,7 +51,7 @@ export async function followSession(client: GroveClient, out: Output, token: str
     const poll = async () => {
       try {
         while (!done) {
-          const [s, all] = await Promise.all([client.get<Session>(`/sessions/${id}`), client.get<Message[]>(`/sessions/${id}/messages`)]);
+          const [s, all] = await Promise.all([client.call("getSession", { params: id }), messagesOf()]);
           for (const m of all) take(m);
           if (SETTLED_STATES.has(s.state)) return finish(s);
           await new Promise((r) => setTimeout(r, POLL_MS));
@@ -77,7 +79,7 @@ export async function followSession(client: GroveClient, out: Output, token: str
   });
 
   // The last frames of a turn may trail its state change: one final read has them all.
-  const final = await client.get<Message[]>(`/sessions/${id}/messages`);
+  const final = await messagesOf();
   for (const m of final) take(m);
   printer.end();
   printer.lines([`state: ${session.state}`]);

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Comment, Session } from "@grove/protocol";
+import type { Session } from "@grove/protocol";
 import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { turnFailure, waitForSession } from "./session-wait.js";
@@ -18,11 +18,11 @@ export function registerSessionPromptCommand(session: Command): void {
       .option("--wait", "wait until the turn ends; exit 1 if the turn or the session failed"),
   ).action(async (sessionId: string, text: string | undefined, opts: { comments?: string; queue?: boolean; wait?: boolean }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const sid = encodeURIComponent(sessionId);
+    const sid = { id: sessionId };
     let commentIds: string[] | undefined;
     if (opts.comments === "all") {
-      const s = await client.get<Session>(`/sessions/${sid}`);
-      commentIds = (await client.get<Comment[]>(`/tasks/${encodeURIComponent(s.taskId)}/comments`)).filter((c) => c.state === "open").map((c) => c.id);
+      const s = await client.call("getSession", { params: sid });
+      commentIds = (await client.call("listReviewComments", { params: { id: s.taskId } })).filter((c) => c.state === "open").map((c) => c.id);
       if (commentIds.length === 0) throw new CliError("invalid_arguments", "the session's task has no open comments");
     } else if (opts.comments !== undefined) {
       commentIds = opts.comments
@@ -33,10 +33,9 @@ export function registerSessionPromptCommand(session: Command): void {
     if (text === undefined && !commentIds) throw new CliError("invalid_arguments", "give a prompt text, --comments, or both");
     if (opts.queue && (text === undefined || commentIds)) throw new CliError("invalid_arguments", "--queue takes a prompt text, not --comments");
     if (opts.queue && opts.wait) throw new CliError("invalid_arguments", "--queue and --wait do not go together: a queued prompt's turn starts later");
-    const body = await client.post<Session | undefined>(`/sessions/${sid}/prompt`, {
-      ...(text !== undefined && { prompt: text }),
-      ...(commentIds && { commentIds }),
-      ...(opts.queue && { queue: true }),
+    const body: Session | undefined = await client.call("promptSession", {
+      params: sid,
+      body: { ...(text !== undefined && { prompt: text }), ...(commentIds && { commentIds }), ...(opts.queue && { queue: true }) },
     });
     if (opts.queue) {
       const queued = body?.queued?.length ?? 0;
@@ -47,7 +46,7 @@ export function registerSessionPromptCommand(session: Command): void {
     }
     if (opts.wait) {
       // The answer is the session as the prompt left it (`running`): poll from there.
-      const settled = await waitForSession(client, out, body ?? (await client.get<Session>(`/sessions/${sid}`)));
+      const settled = await waitForSession(client, out, body ?? (await client.call("getSession", { params: sid })));
       out.result(settled, () => [`${settled.id}  ${settled.state}`]);
       const failure = await turnFailure(client, settled);
       if (failure) throw failure;

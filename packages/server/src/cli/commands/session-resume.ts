@@ -17,7 +17,7 @@ export function registerSessionResumeCommand(session: Command): void {
 function relaunchCommand(session: Command, action: "resume" | "restart", description: string): void {
   withCommonOptions(session.command(`${action} <sessionId>`).description(description)).action(async (sessionId: string, _opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const s = await client.post<Session | undefined>(`/sessions/${encodeURIComponent(sessionId)}/${action}`);
+    const s: Session | undefined = await client.call(action === "resume" ? "resumeSession" : "restartSession", { params: { id: sessionId } });
     const body = s ?? { ok: true, sessionId, action };
     out.result(body, () => [s ? `session ${sessionId}: ${s.state}` : `${action} requested for session ${sessionId}`]);
     if (s?.state === "failed") {

@@ -14,7 +14,7 @@ export async function waitForSession(client: GroveClient, out: Output, session: 
   let current = session;
   while (!SETTLED_STATES.has(current.state)) {
     await new Promise((r) => setTimeout(r, intervalMs));
-    const next = await client.get<Session>(`/sessions/${encodeURIComponent(current.id)}`);
+    const next = await client.call("getSession", { params: { id: current.id } });
     if (next.state !== current.state) out.progress(`session ${next.id}: ${next.state}`);
     current = next;
   }
@@ -44,7 +44,7 @@ export async function turnFailure(client: GroveClient, session: Session): Promis
       details: { outcome: t.outcome, ...(t.stopReason ? { stopReason: t.stopReason } : {}), ...(t.reason ? { reason: t.reason } : {}) },
     });
   }
-  const messages = await client.get<Message[]>(`/sessions/${encodeURIComponent(session.id)}/messages`);
+  const messages = (await client.call("listSessionMessages", { params: { id: session.id } })) as Message[];
   const lastUser = messages.map((m) => m.role).lastIndexOf("user");
   for (const m of messages.slice(lastUser + 1)) {
     const reason = (m.data as { stopReason?: unknown } | undefined)?.stopReason;

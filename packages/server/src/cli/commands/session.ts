@@ -21,7 +21,8 @@ export function registerSessionCommands(program: Command): void {
 
   withCommonOptions(session.command("ls <taskId>").description("list a task's sessions")).action(async (taskId: string, _opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const sessions = await client.get<Session[]>(`/tasks/${encodeURIComponent(taskId)}/sessions`);
+    // Without ?limit the answer is a plain array (the other shape of the response is a page).
+    const sessions = (await client.call("listTaskSessions", { params: { id: taskId } })) as Session[];
     out.result(sessions, () =>
       sessions.length === 0
         ? [`no sessions (start one with \`grove task start ${taskId}\`)`]
@@ -43,7 +44,7 @@ export function registerSessionCommands(program: Command): void {
   withCommonOptions(session.command("cancel <sessionId>").description("cancel the running turn")).action(
     async (sessionId: string, _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const body = await client.post<unknown>(`/sessions/${encodeURIComponent(sessionId)}/cancel`);
+      const body = await client.call("cancelSessionTurn", { params: { id: sessionId } });
       out.result(accepted(sessionId, "cancel", body), () => [`cancel requested for session ${sessionId}`]);
     },
   );
@@ -54,7 +55,7 @@ export function registerSessionCommands(program: Command): void {
   withCommonOptions(session.command("rm <sessionId>").description("delete a session (refused while it runs)")).action(
     async (sessionId: string, _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const body = await client.delete<unknown>(`/sessions/${encodeURIComponent(sessionId)}`);
+      const body = await client.call("deleteSession", { params: { id: sessionId } });
       out.result(accepted(sessionId, "rm", body), () => [`removed session ${sessionId}`]);
     },
   );
@@ -73,12 +74,12 @@ export function registerSessionCommands(program: Command): void {
       if (failure) throw failure;
       return;
     }
-    const id = encodeURIComponent(sessionId);
+    const id = { id: sessionId };
     const [s, messages, permissions] = await allInOrder<[Session, Message[], Parameters<typeof describeAsks>[0]]>([
-      client.get<Session>(`/sessions/${id}`),
-      client.get<Message[]>(`/sessions/${id}/messages`),
+      client.call("getSession", { params: id }),
+      client.call("listSessionMessages", { params: id }) as Promise<Message[]>,
       // A server without the permissions route (an older one) still shows the session.
-      client.get<Parameters<typeof describeAsks>[0]>(`/sessions/${id}/permissions`).catch(() => []),
+      client.call("listPermissionRequests", { params: id }).catch(() => []),
     ]);
     out.result({ session: s, messages, permissions }, () => [...describeSession(s, messages), ...describeAsks(permissions)]);
   });

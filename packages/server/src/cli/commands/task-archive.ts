@@ -21,8 +21,8 @@ export function registerTaskArchiveCommand(task: Command): void {
     if (children !== undefined && !(CHILDREN as readonly string[]).includes(children)) {
       throw new CliError("invalid_arguments", `--children must be archive or keep, got "${children}"`);
     }
-    const body = children === undefined ? undefined : { children };
-    const job = await client.post<{ jobId: string }>(`/tasks/${encodeURIComponent(taskId)}/archive`, body).catch((e: unknown) => {
+    const body = children === undefined ? undefined : { children: children as (typeof CHILDREN)[number] };
+    const job = await client.call("archiveTask", { params: { id: taskId }, body }).catch((e: unknown) => {
       if (isCliError(e) && e.code === "task_has_children") {
         throw new CliError(e.code, e.message.replace(/children: "(archive|keep)"/g, "--children $1"), { status: e.status, details: e.details ?? {} });
       }

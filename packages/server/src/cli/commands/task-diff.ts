@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Changes, FileDiff, Repository, Task } from "@grove/protocol";
+import type { Changes, DiffScope, Repository, Task } from "@grove/protocol";
 import { CliError, allInOrder } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable } from "../output.js";
@@ -30,11 +30,11 @@ export function registerTaskDiffCommand(task: Command): void {
       .option("--scope <scope>", "with --path: all (default: base to working tree), committed (the branch's commits) or uncommitted"),
   ).action(async (taskId: string, opts: { path?: string; repo?: string; scope?: string }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const id = encodeURIComponent(taskId);
+    const id = { id: taskId };
     // People read repositories by name; --json keeps the ids of the API's Changes.
     const [changes, repos] = await allInOrder<[Changes, Repository[] | undefined]>([
-      client.get<Changes>(`/tasks/${id}/changes`),
-      out.json && opts.path === undefined ? Promise.resolve(undefined) : client.get<Repository[]>("/repositories"),
+      client.call("getTaskChanges", { params: id }),
+      out.json && opts.path === undefined ? Promise.resolve(undefined) : client.call("listRepositories"),
     ]);
     if (opts.scope !== undefined && opts.path === undefined) throw new CliError("invalid_arguments", "--scope needs --path");
     if (opts.path === undefined) {
@@ -46,12 +46,12 @@ export function registerTaskDiffCommand(task: Command): void {
       opts.repo,
       changes,
       async () => repos ?? [],
-      () => client.get<Task>(`/tasks/${id}`),
+      () => client.call("getTask", { params: id }),
     );
-    const diff = await client.get<FileDiff>(`/tasks/${id}/changes/diff`, {
-      repositoryId,
-      path: opts.path,
-      ...(opts.scope !== undefined ? { scope: opts.scope } : {}),
+    const diff = await client.call("getTaskFileDiff", {
+      params: id,
+      // The server names a scope it does not know (400 invalid_request).
+      query: { repositoryId, path: opts.path, ...(opts.scope !== undefined ? { scope: opts.scope as DiffScope } : {}) },
     });
     out.result(diff, () => {
       if (diff.binary) return [`Binary file ${diff.path} differs`];

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { PatchTaskBody, Task } from "@grove/protocol";
+import type { PatchTaskBody } from "@grove/protocol";
 import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 
@@ -21,7 +21,7 @@ export function registerTaskEditCommand(task: Command): void {
     if (opts.title !== undefined) body.title = opts.title;
     if (opts.description !== undefined) body.description = opts.description;
     if (Object.keys(body).length === 0) throw new CliError("invalid_arguments", "nothing to change: pass --title, --description or both");
-    const t = await client.patch<Task>(`/tasks/${encodeURIComponent(taskId)}`, body);
+    const t = await client.call("updateTask", { params: { id: taskId }, body });
     out.result(t, () => [`updated task ${t.id}: ${t.title}`]);
   });
 }

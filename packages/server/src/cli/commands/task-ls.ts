@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Page, Repository, Task } from "@grove/protocol";
+import type { Page, Task } from "@grove/protocol";
 import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { resolveRepoRef } from "../repo-ref.js";
@@ -43,16 +43,16 @@ export function registerTaskListCommand(task: Command): void {
   ).action(async (opts: TaskLsOptions, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const limit = opts.limit === undefined ? undefined : parseLimit(opts.limit);
-    const repositoryId = opts.repo === undefined ? undefined : resolveRepoRef(opts.repo, await client.get<Repository[]>("/repositories")).repositoryId;
-    const query = { archived: opts.archived === true, order: "newest", state: opts.state, repositoryId, parentId: opts.parent, q: opts.search, limit };
-    const answer = await client.get<Task[] | Page<Task>>("/tasks", query).catch((e: unknown) => {
+    const repositoryId = opts.repo === undefined ? undefined : resolveRepoRef(opts.repo, await client.call("listRepositories")).repositoryId;
+    const query = { archived: opts.archived === true, order: "newest" as const, state: opts.state, repositoryId, parentId: opts.parent, q: opts.search, limit };
+    const answer = (await client.call("listTasks", { query }).catch((e: unknown) => {
       // The server names its query parameters; a person typed flags.
       if (e instanceof CliError && e.code === "invalid_request") {
         const flags = { state: "--state", repositoryId: "--repo", parentId: "--parent", q: "--search", limit: "--limit" };
         throw new CliError(e.code, renameFields(e.message, flags), { details: e.details ?? {} });
       }
       throw e;
-    });
+    })) as Task[] | Page<Task>;
     const tasks = Array.isArray(answer) ? answer : answer.items;
     const more = !Array.isArray(answer) && answer.nextCursor !== null;
     out.result(tasks, () => {

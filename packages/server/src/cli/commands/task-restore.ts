@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import type { Environment } from "@grove/protocol";
 import { contextOf, withCommonOptions } from "../context.js";
 
 /**
@@ -12,7 +11,7 @@ export function registerTaskRestoreCommand(task: Command): void {
   withCommonOptions(task.command("restore <taskId>").description("recreate the task's missing worktrees in place (same path, same branch)")).action(
     async (taskId: string, _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const env = await client.post<Environment>(`/tasks/${encodeURIComponent(taskId)}/environment/restore`);
+      const env = await client.call("restoreTaskEnvironment", { params: { id: taskId } });
       out.result(env, () => [
         `restored the workspace of task ${taskId}: ${env.status}`,
         ...env.repositories

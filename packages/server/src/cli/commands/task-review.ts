@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import type { Comment, CommitResult, MergeResult, PullRequest, Repository, UpdateResult } from "@grove/protocol";
 import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable } from "../output.js";
@@ -7,7 +6,7 @@ import { resolveRepoRef } from "../repo-ref.js";
 
 async function repoId(cmd: Command, ref: string | undefined): Promise<string | undefined> {
   if (ref === undefined) return undefined;
-  const repos = await contextOf(cmd).client.get<Repository[]>("/repositories");
+  const repos = await contextOf(cmd).client.call("listRepositories");
   return resolveRepoRef(ref, repos).repositoryId;
 }
 
@@ -25,12 +24,10 @@ export function registerTaskReviewCommands(task: Command): void {
     const { client, out } = contextOf(cmd);
     const line = Number(opts.line);
     if (!Number.isInteger(line) || line < 1) throw new CliError("invalid_arguments", `--line must be a positive integer, got "${opts.line}"`);
-    const c = await client.post<Comment>(`/tasks/${encodeURIComponent(taskId)}/comments`, {
-      repositoryId: await repoId(cmd, opts.repo),
-      path: opts.path,
-      line,
-      side: opts.old ? "old" : "new",
-      body: text,
+    const c = await client.call("addReviewComment", {
+      params: { id: taskId },
+      // The server names a missing repository (400 invalid_request).
+      body: { repositoryId: (await repoId(cmd, opts.repo)) as string, path: opts.path, line, side: opts.old ? "old" : "new", body: text },
     });
     out.result(c, () => [`comment ${c.id} on ${c.path}:${c.line} (${c.side})`]);
   });
@@ -38,7 +35,7 @@ export function registerTaskReviewCommands(task: Command): void {
   withCommonOptions(task.command("comments <taskId>").description("list the task's review comments")).action(
     async (taskId: string, _o: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const list = await client.get<Comment[]>(`/tasks/${encodeURIComponent(taskId)}/comments`);
+      const list = await client.call("listReviewComments", { params: { id: taskId } });
       out.result(list, () =>
         list.length === 0
           ? ["no comments"]
@@ -61,11 +58,9 @@ export function registerTaskReviewCommands(task: Command): void {
   ).action(async (taskId: string, opts: { message: string; repo?: string; path?: string[]; verify: boolean }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const repositoryId = await repoId(cmd, opts.repo);
-    const r = await client.post<CommitResult>(`/tasks/${encodeURIComponent(taskId)}/commit`, {
-      message: opts.message,
-      ...(repositoryId && { repositoryId }),
-      ...(opts.path && { paths: opts.path }),
-      ...(!opts.verify && { noVerify: true }),
+    const r = await client.call("commitTaskChanges", {
+      params: { id: taskId },
+      body: { message: opts.message, ...(repositoryId && { repositoryId }), ...(opts.path && { paths: opts.path }), ...(!opts.verify && { noVerify: true }) },
     });
     out.result(r, () => r.results.map((x) => `committed ${x.commit.slice(0, 12)} in ${x.repositoryId}`));
   });
@@ -88,18 +83,20 @@ export function registerTaskReviewCommands(task: Command): void {
     ) => {
       const { client, out } = contextOf(cmd);
       const repositoryId = await repoId(cmd, opts.repo);
-      const base = `/tasks/${encodeURIComponent(taskId)}/update-from-base`;
-      const step = opts.continue ? "/continue" : opts.abort ? "/abort" : "";
+      const step = opts.continue ? "continueTaskUpdate" : opts.abort ? "abortTaskUpdate" : undefined;
       if (step && !repositoryId) throw new CliError("invalid_arguments", "--continue and --abort need --repo");
-      const body = step
-        ? { repositoryId }
-        : {
-            ...(repositoryId && { repositoryId }),
-            ...(opts.merge && { mode: "merge" }),
-            ...(opts.autostash && { autostash: true }),
-            ...(opts.keepConflicts && { keepConflicts: true }),
-          };
-      const r = await client.post<UpdateResult>(`${base}${step}`, body);
+      const params = { id: taskId };
+      const r = step
+        ? await client.call(step, { params, body: { repositoryId: repositoryId! } })
+        : await client.call("updateTaskFromBase", {
+            params,
+            body: {
+              ...(repositoryId && { repositoryId }),
+              ...(opts.merge && { mode: "merge" as const }),
+              ...(opts.autostash && { autostash: true }),
+              ...(opts.keepConflicts && { keepConflicts: true }),
+            },
+          });
       out.result(r, () =>
         r.results.map((x) => `${x.repositoryId}: ${x.outcome}${x.conflicts?.length ? ` (${x.conflicts.join(", ")})` : ""}; backup ${x.backupRef}`),
       );
@@ -120,11 +117,14 @@ export function registerTaskReviewCommands(task: Command): void {
     if (opts.squash && opts.ff) throw new CliError("invalid_arguments", "--squash and --ff exclude each other");
     const repositoryId = await repoId(cmd, opts.repo);
     const strategy = opts.squash ? "squash" : opts.ff ? "fast_forward" : "merge";
-    const r = await client.post<MergeResult>(`/tasks/${encodeURIComponent(taskId)}/merge`, {
-      strategy,
-      ...(repositoryId && { repositoryId }),
-      ...(opts.message && { message: opts.message }),
-      ...(opts.leaveUncommitted && { leaveUncommitted: true }),
+    const r = await client.call("mergeTaskIntoBase", {
+      params: { id: taskId },
+      body: {
+        strategy,
+        ...(repositoryId && { repositoryId }),
+        ...(opts.message && { message: opts.message }),
+        ...(opts.leaveUncommitted && { leaveUncommitted: true }),
+      },
     });
     out.result(r, () =>
       r.results.map((x) => {
@@ -149,19 +149,22 @@ export function registerTaskReviewCommands(task: Command): void {
   ).action(
     async (taskId: string, opts: { repo?: string; draft?: boolean; title?: string; body?: string; status?: boolean; feedback?: string }, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const id = encodeURIComponent(taskId);
+      const id = { id: taskId };
       if (opts.feedback) {
-        const s = await client.post<unknown>(`/tasks/${id}/pull-requests/feedback`, { sessionId: opts.feedback });
+        const s = await client.call("sendPullRequestFeedback", { params: id, body: { sessionId: opts.feedback } });
         return out.result(s ?? { ok: true }, () => [`feedback sent to session ${opts.feedback}`]);
       }
       const repositoryId = await repoId(cmd, opts.repo);
       const prs = opts.status
-        ? await client.post<PullRequest[]>(`/tasks/${id}/pull-requests/refresh`)
-        : await client.post<PullRequest[]>(`/tasks/${id}/pull-requests`, {
-            ...(repositoryId && { repositoryId }),
-            ...(opts.draft && { draft: true }),
-            ...(opts.title && { title: opts.title }),
-            ...(opts.body !== undefined && { body: opts.body }),
+        ? await client.call("refreshPullRequests", { params: id })
+        : await client.call("createPullRequests", {
+            params: id,
+            body: {
+              ...(repositoryId && { repositoryId }),
+              ...(opts.draft && { draft: true }),
+              ...(opts.title && { title: opts.title }),
+              ...(opts.body !== undefined && { body: opts.body }),
+            },
           });
       out.result(prs, () =>
         formatTable(

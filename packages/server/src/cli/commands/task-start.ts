@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { AgentProfile, CreateSessionBody, Session, Task } from "@grove/protocol";
+import type { AgentProfile, CreateSessionBody, Task } from "@grove/protocol";
 import { CliError, allInOrder, isCliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { turnFailure, waitForSession } from "./session-wait.js";
@@ -28,16 +28,16 @@ export function registerTaskStartCommand(task: Command): void {
       .option("-q, --quiet", "print only the new session's id (for scripts: SESSION=$(grove task start …))"),
   ).action(async (taskId: string, opts: TaskStartOptions, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const id = encodeURIComponent(taskId);
+    const id = { id: taskId };
     // Validation first (the same codes the server would answer), so no progress line precedes
     // an error. Only the first session materializes; later ones attach to the existing worktrees.
     const [task, env, agents] = await allInOrder<[Task, { status: string } | undefined, AgentProfile[] | undefined]>([
-      client.get<Task>(`/tasks/${id}`),
-      client.get<{ status: string }>(`/tasks/${id}/environment`).catch((e: unknown) => {
+      client.call("getTask", { params: id }),
+      client.call("getTaskEnvironment", { params: id }).catch((e: unknown) => {
         if (isCliError(e) && e.status === 404) return undefined;
         throw e;
       }),
-      opts.agent === undefined ? Promise.resolve(undefined) : client.get<AgentProfile[]>("/agents"),
+      opts.agent === undefined ? Promise.resolve(undefined) : client.call("listAgentProfiles"),
     ]);
     if (task.archivedAt) throw new CliError("task_archived", `task ${task.id} is archived; \`grove task unarchive ${task.id}\` first`);
     if (agents && !agents.some((a) => a.name === opts.agent)) {
@@ -48,7 +48,7 @@ export function registerTaskStartCommand(task: Command): void {
     if (opts.agent !== undefined) body.agent = opts.agent;
     if (opts.prompt !== undefined) body.prompt = opts.prompt;
     if (opts.runner !== undefined) body.runnerId = opts.runner;
-    let session = await client.post<Session>(`/tasks/${id}/sessions`, body);
+    let session = await client.call("startSession", { params: id, body });
     out.progress(`session ${session.id}: ${session.state}`);
     if (opts.wait) session = await waitForSession(client, out, session);
     out.result(session, () => (opts.quiet ? [session.id] : [`${session.id}  ${session.state}`]));

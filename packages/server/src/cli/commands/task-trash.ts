@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import type { Task, TrashedTask } from "@grove/protocol";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable } from "../output.js";
 
@@ -11,7 +10,7 @@ import { formatTable } from "../output.js";
 export function registerTaskTrashCommands(task: Command): void {
   withCommonOptions(task.command("trash").description("list deleted tasks, restorable until they are purged")).action(async (_opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const items = await client.get<TrashedTask[]>("/trash");
+    const items = await client.call("listTrash");
     out.result(items, () =>
       items.length === 0
         ? ["the trash is empty"]
@@ -26,7 +25,7 @@ export function registerTaskTrashCommands(task: Command): void {
     task.command("restore-deleted <taskId>").description("take a deleted task out of the trash (sessions, transcripts, branches and saved work come back)"),
   ).action(async (taskId: string, _opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const t = await client.post<Task>(`/tasks/${encodeURIComponent(taskId)}/restore-deleted`);
+    const t = await client.call("restoreDeletedTask", { params: { id: taskId } });
     out.result(t, () => [`restored task ${t.id}: ${t.title} (its worktrees come back with the next session)`]);
   });
 }

@@ -42,7 +42,7 @@ export function registerTaskCommands(program: Command): void {
       .option("-q, --quiet", "print only the new task's id (for scripts: TASK=$(grove task create …))"),
   ).action(async (opts: TaskCreateOptions, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const repos = await client.get<Repository[]>("/repositories");
+    const repos = await client.call("listRepositories");
     const repositories: CreateTaskBody["repositories"] = opts.repo.map((ref) => resolveRepoRef(ref, repos));
     if (opts.pr !== undefined) {
       const pr = Number(opts.pr);
@@ -52,7 +52,7 @@ export function registerTaskCommands(program: Command): void {
     const body: CreateTaskBody = { title: opts.title, repositories };
     if (opts.description !== undefined) body.description = opts.description;
     if (opts.runnerLabel !== undefined) body.runnerLabels = opts.runnerLabel;
-    const created = await client.post<Task>("/tasks", body);
+    const created = await client.call("createTask", { body });
     out.result(created, () => (opts.quiet ? [created.id] : [`created task ${created.id}: ${created.title}`]));
   });
 
@@ -64,23 +64,24 @@ export function registerTaskCommands(program: Command): void {
       .description("show a task, its parent, its repositories with their worktree paths and branches, its sessions, the agent's progress and its subtasks"),
   ).action(async (taskId: string, _opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const id = encodeURIComponent(taskId);
+    const id = { id: taskId };
     // The JSON answer is the contract's Task plus its sessions and environment (what the text lists too).
     const [t, sessions, env, repos, live, archived] = await allInOrder<[Task, Session[], Environment | CliError | null, Repository[], Task[], Task[]]>([
-      client.get<Task>(`/tasks/${id}`),
-      client.get<Session[]>(`/tasks/${id}/sessions`),
+      client.call("getTask", { params: id }),
+      // Without ?limit the lists answer plain arrays (the other shapes of their response are pages).
+      client.call("listTaskSessions", { params: id }) as Promise<Session[]>,
       // CLI-13: the worktrees are extra detail: no environment yet (404) is a task without
       // worktrees, and one the server cannot read now (its runner offline) still shows the task.
-      client.get<Environment>(`/tasks/${id}/environment`).catch((e: unknown) => (isCliError(e) && e.status !== 404 ? e : null)),
-      out.json ? Promise.resolve([] as Repository[]) : client.get<Repository[]>("/repositories").catch(() => [] as Repository[]),
+      client.call("getTaskEnvironment", { params: id }).catch((e: unknown) => (isCliError(e) && e.status !== 404 ? e : null)),
+      out.json ? Promise.resolve([] as Repository[]) : client.call("listRepositories").catch(() => [] as Repository[]),
       // MCP-3: the subtasks its agents made, archived ones too.
-      client.get<Task[]>("/tasks", { parentId: taskId }),
-      client.get<Task[]>("/tasks", { parentId: taskId, archived: true }),
+      client.call("listTasks", { query: { parentId: taskId } }) as Promise<Task[]>,
+      client.call("listTasks", { query: { parentId: taskId, archived: true } }) as Promise<Task[]>,
     ]);
     const environment = env instanceof CliError ? null : env;
     const subtasks = [...live, ...archived].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
     // The parent's title is a nicety: a parent that cannot be read still shows its id.
-    const parent = t.parentId ? await client.get<Task>(`/tasks/${encodeURIComponent(t.parentId)}`).catch(() => undefined) : undefined;
+    const parent = t.parentId ? await client.call("getTask", { params: { id: t.parentId } }).catch(() => undefined) : undefined;
     out.result({ ...t, sessions, environment, subtasks }, () => [
       ...describeTask(t, repos, sessions, environment, { subtasks, parent }),
       ...(env instanceof CliError ? [`worktrees: not readable now (${env.code}: ${env.message})`] : []),
@@ -100,7 +101,7 @@ export function registerTaskCommands(program: Command): void {
   withCommonOptions(task.command("unarchive <taskId>").description("bring an archived task back")).action(
     async (taskId: string, _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const t = await client.post<Task>(`/tasks/${encodeURIComponent(taskId)}/unarchive`);
+      const t = await client.call("unarchiveTask", { params: { id: taskId } });
       out.result(t, () => [`unarchived task ${t.id}: ${t.title}`]);
     },
   );
@@ -113,7 +114,7 @@ export function registerTaskCommands(program: Command): void {
   ).action(async (taskId: string, opts: { discardChanges?: boolean }, cmd: Command) => {
     const { client, out } = contextOf(cmd);
     const query = opts.discardChanges ? { discardChanges: true } : undefined;
-    const job = await client.delete<{ jobId: string }>(`/tasks/${encodeURIComponent(taskId)}`, query).catch((e: unknown) => {
+    const job = await client.call("deleteTask", { params: { id: taskId }, query }).catch((e: unknown) => {
       // The API's consent flag is a CLI option here: say which one.
       if (isCliError(e) && e.code === "dirty_worktree")
         throw new CliError(e.code, withCliFlags(e.message, { discardChanges: "--discard-changes" }), { details: e.details ?? {} });
@@ -128,7 +129,7 @@ export function registerTaskCommands(program: Command): void {
       .description("remove the task's worktrees and keep its branches and saved work; the next session recreates them (refused while a session runs)"),
   ).action(async (taskId: string, _opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const job = await client.post<{ jobId: string }>(`/tasks/${encodeURIComponent(taskId)}/environment/reset`);
+    const job = await client.call("resetTaskEnvironment", { params: { id: taskId } });
     out.result(job, () => [`resetting task ${taskId}'s workspace (cleanup job ${job?.jobId ?? "?"})`]);
   });
 }

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import type { DailyBudget, Task, UsageReport, UsageRow } from "@grove/protocol";
+import type { DailyBudget, UsageQuery, UsageReport, UsageRow } from "@grove/protocol";
+import type { QueryOf } from "@grove/protocol/client";
 import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable } from "../output.js";
@@ -28,12 +29,12 @@ export function registerUsageCommand(program: Command): void {
     const rows: UsageRow[] = [];
     let cursor: string | null = null;
     do {
-      const query: Record<string, string> = { groupBy, limit: "500" };
+      const query: QueryOf<"getUsage"> = { groupBy: groupBy as UsageQuery["groupBy"], limit: 500 };
       if (opts.from) query.from = opts.from;
       if (opts.to) query.to = opts.to;
       if (opts.task) query.taskId = opts.task;
       if (cursor) query.cursor = cursor;
-      const page: UsageReport = await client.get<UsageReport>("/usage", query);
+      const page: UsageReport = await client.call("getUsage", { query });
       rows.push(...page.rows);
       cursor = page.nextCursor;
     } while (cursor);
@@ -57,10 +58,10 @@ function registerDailyBudgetCommand(usage: Command): void {
     const { client, out } = contextOf(cmd);
     if (opts.reset && amounts.length > 0) throw new CliError("invalid_arguments", "--reset takes no amount");
     const b = opts.reset
-      ? await client.delete<DailyBudget>("/usage/daily-budget")
+      ? await client.call("resetDailyBudget")
       : amounts.length > 0
-        ? await client.put<DailyBudget>("/usage/daily-budget", budgetBody(amounts, false))
-        : await client.get<DailyBudget>("/usage/daily-budget");
+        ? await client.call("putDailyBudget", { body: budgetBody(amounts, false) })
+        : await client.call("getDailyBudget");
     out.result(b, () => [renderDailyBudget(b)]);
   });
 }
@@ -105,7 +106,7 @@ export function registerTaskBudgetCommand(task: Command): void {
   ).action(async (taskId: string, amounts: string[], opts: { continueOnce?: boolean }, cmd: Command) => {
     const body = budgetBody(amounts, opts.continueOnce === true);
     const { client, out } = contextOf(cmd);
-    const t = await client.put<Task>(`/tasks/${encodeURIComponent(taskId)}/budget`, body);
+    const t = await client.call("putTaskBudget", { params: { id: taskId }, body });
     out.result(t, () => [
       opts.continueOnce
         ? `task ${t.id}: one more turn may run past its budget`

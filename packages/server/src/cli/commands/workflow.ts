@@ -6,19 +6,17 @@ import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable, shortTime } from "../output.js";
 
-const path = (name: string) => `/workflows/${encodeURIComponent(name)}`;
-
 /** `grove workflow ls|show <name>|apply <file.yaml>|export [name]` (WF-1): workflows as YAML; errors name the line. */
 export function registerWorkflowCommands(program: Command): void {
   const wf = program.command("workflow").description("workflows: the board's steps with their automations, as YAML");
   withCommonOptions(wf.command("ls").description("list the workflows (the built-in default first)")).action(async (_opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const list = await client.get<Workflow[]>("/workflows");
+    const list = await client.call("listWorkflows");
     out.result(list, () => renderWorkflows(list));
   });
   withCommonOptions(wf.command("show <name>").description("print a workflow's YAML")).action(async (name: string, _opts: unknown, cmd: Command) => {
     const { client, out } = contextOf(cmd);
-    const w = await client.get<Workflow>(path(name));
+    const w = await client.call("getWorkflow", { params: { name } });
     out.result(w, () => w.source.replace(/\n$/, "").split("\n"));
   });
   withCommonOptions(
@@ -36,14 +34,14 @@ export function registerWorkflowCommands(program: Command): void {
       throw new CliError("file_not_found", `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
     }
     const name = opts.name ?? basename(file, extname(file));
-    const query = opts.ifVersion === undefined ? "" : `?ifVersion=${encodeURIComponent(opts.ifVersion)}`;
-    const w = await client.put<Workflow>(`${path(name)}${query}`, { source });
+    const w = await client.call("putWorkflow", { params: { name }, query: { ifVersion: opts.ifVersion }, body: { source } });
     out.result(w, () => [`applied: ${w.name} version ${w.version}`]);
   });
   withCommonOptions(wf.command("export [name]").description("print one workflow's YAML, or every stored one as a multi-document YAML")).action(
     async (name: string | undefined, _opts: unknown, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const list = name === undefined ? (await client.get<Workflow[]>("/workflows")).filter((w) => !w.builtIn) : [await client.get<Workflow>(path(name))];
+      const list =
+        name === undefined ? (await client.call("listWorkflows")).filter((w) => !w.builtIn) : [await client.call("getWorkflow", { params: { name } })];
       out.result(list, () =>
         list.flatMap((w, i) => [...(i > 0 ? ["---"] : []), `# workflow: ${w.name} (version ${w.version})`, ...w.source.replace(/\n$/, "").split("\n")]),
       );
