@@ -148,7 +148,7 @@ async function changesRun(repo: string, rounds: number): Promise<{ grove: number
 }
 
 /**
- * Issue 29, monorepo scale: a generated repository of GROVE_BENCH_MONO_FILES files (default
+ * WT-10/WT-11 monorepo scale: a generated repository of GROVE_BENCH_MONO_FILES files (default
  * 100,000 in 5,000 directories) with history, built once with fast-import into the bench cache
  * and cloned (objects shared) into the bench's temp dir for each run.
  */

@@ -12,7 +12,7 @@ import { agentNetworkEnv, hostPortOf, pendingAsk, InteropServer, RefusingProxy, 
 import { authFixWorks, cancelEndsTurnFast, killRestartResume, shellAskAnsweredByCli, writeLandsInWorktree } from "./harness-scenarios.js";
 
 /**
- * Issue 10 interop suite: the real Claude Code ACP bridge (pinned, installed with npm into the
+ * AG-3 interop suite: the real Claude Code ACP bridge (pinned, installed with npm into the
  * interop cache; an install failure fails the suite) driven by Grove against a fake Anthropic
  * Messages API on loopback. No hand-written agent settings: the built-in `claude` profile as
  * shipped, its own HOME, the model's address and a key in the environment, and a proxy that
@@ -58,7 +58,7 @@ afterAll(async () => {
   rmSync(agentHome, { recursive: true, force: true });
 });
 
-describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10)", () => {
+describe("interop: Claude Code ACP bridge against a fake Anthropic API (AG-3)", () => {
   // SBX-1/SBX-2: confined, the fake API on its allow-list.
   const server = new InteropServer("claude", { modelUrl: () => fake.url, home: () => agentHome });
 
@@ -189,7 +189,7 @@ describe("interop: Claude Code ACP bridge against a fake Anthropic API (issue 10
     );
   }, 400_000);
 
-  it("issue 10: no traffic left loopback (every attempt through the proxy is refused and counted)", () => {
+  it("AG-3 SBX-2: no traffic left loopback (every attempt through the proxy is refused and counted)", () => {
     expect(fake.main.length).toBeGreaterThan(0);
     expect(proxy.attempts).toEqual([]);
   });

@@ -12,7 +12,7 @@ import { agentNetworkEnv, InteropServer, pendingAsk, RefusingProxy, setEnv } fro
 import { authFixWorks, cancelEndsTurnFast, killRestartResume, writeLandsInWorktree } from "./harness-scenarios.js";
 
 /**
- * Issue 10 interop suite, second agent: the real Gemini CLI in ACP mode (`gemini --acp`,
+ * AG-3 interop suite, second agent: the real Gemini CLI in ACP mode (`gemini --acp`,
  * pinned, installed with npm into the interop cache; an install failure fails the suite) driven
  * by Grove against a fake Gemini API on loopback. The built-in `gemini` profile as shipped: its
  * own HOME, the model's address (`GOOGLE_GEMINI_BASE_URL`, which makes Gemini CLI authenticate
@@ -46,7 +46,7 @@ afterAll(async () => {
   rmSync(agentHome, { recursive: true, force: true });
 });
 
-describe("interop: Gemini CLI (ACP) against a fake Gemini API (issue 10)", () => {
+describe("interop: Gemini CLI (ACP) against a fake Gemini API (AG-3)", () => {
   // SBX-1/SBX-2: confined, the fake API on its allow-list.
   const server = new InteropServer("gemini", { modelUrl: () => fake.url, home: () => agentHome });
 
@@ -167,7 +167,7 @@ describe("interop: Gemini CLI (ACP) against a fake Gemini API (issue 10)", () =>
     );
   }, 400_000);
 
-  it("issue 10: no traffic left loopback (every attempt through the proxy is refused and counted)", () => {
+  it("AG-3 SBX-2: no traffic left loopback (every attempt through the proxy is refused and counted)", () => {
     expect(fake.main.length).toBeGreaterThan(0);
     expect(proxy.attempts).toEqual([]);
   });

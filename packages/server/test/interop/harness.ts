@@ -9,7 +9,7 @@ import { startTestServer, waitFor, type TestServer } from "../fixture/server.js"
 import { linkBridge } from "./bridges.js";
 
 /**
- * What every interop suite shares (issue 10): the refusing proxy, the agent's environment, the
+ * What every interop suite shares (AG-3): the refusing proxy, the agent's environment, the
  * session launch, and the reads of the transcript, permissions and git the acceptance compares.
  */
 export type Msg = { role: string; text: string; data?: { toolCallId?: string; status?: string } };

@@ -56,19 +56,21 @@ describe.each(DATABASES)("WF-2 labeled issues exactly once (%s)", { timeout: 240
     expect(p.fake.issues[0]!.comments).toEqual([`Grove task ${tasks[0]!.id} was created for this issue: Crash on an empty config`]);
   });
 
-  it.runIf(kind === "postgres")("WF-2 two runners poll the same labeled issue: one task, one comment", async () => {
-    const p = await provider(cleanups);
-    const { databaseUrl } = await sharedDatabase(cleanups);
-    const a = await inProcessRunner(cleanups, databaseUrl, "runner-a", { GROVE_PR_REFRESH_MS: "0" });
-    await registerAndApply(a.api, p);
-    const b = await inProcessRunner(cleanups, databaseUrl, "runner-b", { GROVE_PR_REFRESH_MS: "0" });
-    // Each runner polls every second: wait until both have polled several times since B started.
-    const pollsOf = () => p.fake.seen.filter((s) => s.method === "GET" && /\/issues$/.test(s.path)).length;
-    const from = pollsOf();
-    await waitFor(() => pollsOf() >= from + 6 || undefined, "both runners polled", 60_000);
-    await waitFor(() => p.fake.issues[0]!.comments.length > 0 || undefined, "the comment");
-    const tasks = (await b.api("GET", "/tasks")).body as { id: string }[];
-    expect(tasks).toHaveLength(1);
-    expect(p.fake.issues[0]!.comments).toEqual([`Grove task ${tasks[0]!.id} was created for this issue: Crash on an empty config`]);
-  });
+  // Two runners share one database only on PostgreSQL: declared there alone, never a skipped test on SQLite.
+  if (kind === "postgres")
+    it("WF-2 two runners poll the same labeled issue: one task, one comment", async () => {
+      const p = await provider(cleanups);
+      const { databaseUrl } = await sharedDatabase(cleanups);
+      const a = await inProcessRunner(cleanups, databaseUrl, "runner-a", { GROVE_PR_REFRESH_MS: "0" });
+      await registerAndApply(a.api, p);
+      const b = await inProcessRunner(cleanups, databaseUrl, "runner-b", { GROVE_PR_REFRESH_MS: "0" });
+      // Each runner polls every second: wait until both have polled several times since B started.
+      const pollsOf = () => p.fake.seen.filter((s) => s.method === "GET" && /\/issues$/.test(s.path)).length;
+      const from = pollsOf();
+      await waitFor(() => pollsOf() >= from + 6 || undefined, "both runners polled", 60_000);
+      await waitFor(() => p.fake.issues[0]!.comments.length > 0 || undefined, "the comment");
+      const tasks = (await b.api("GET", "/tasks")).body as { id: string }[];
+      expect(tasks).toHaveLength(1);
+      expect(p.fake.issues[0]!.comments).toEqual([`Grove task ${tasks[0]!.id} was created for this issue: Crash on an empty config`]);
+    });
 });
