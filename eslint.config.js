@@ -1,4 +1,4 @@
-// Lint policy, run inside `npm test`. The layer rules are the architecture (STYLE.md):
+// Lint policy, run inside `npm test`. The layer rules are the architecture (docs/architecture.md):
 // domain <- store | git | agents | sandbox <- orchestrator <- api <- cli; the middle folders never
 // import each other; only git/, agents/ and sandbox/ (the bwrap probe) start child processes; only
 // store/ imports a driver.

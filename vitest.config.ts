@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["packages/*/src/**/*.test.ts", "packages/server/test/**/*.test.ts"],
     pool: "forks",
-    // The CLI tests run the bundled client (issue 13): rebuild it first when a source is newer.
+    // The CLI tests run the bundled client (docs/specs/cli.md "How it starts"): rebuild it first when a source is newer.
     globalSetup: ["packages/server/test/cli/bundle-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,4 +1,4 @@
-// `npm start` = `grove serve` (CONTRACT.md) in one process: rebuild what is stale (nothing, on a
+// `npm start` = `grove serve` (docs/specs/cli.md, CLI-5) in one process: rebuild what is stale (nothing, on a
 // second start), then run the bundled server. One process under npm means Ctrl-C reaches the
 // server alone and npm exits with its code (0): a script of the form `a && b` runs under sh,
 // which dies of SIGINT itself and makes npm exit 130. Without the bundle (no esbuild installed)

@@ -5,7 +5,7 @@ import { TaskProgress, TaskState, TurnOutcome } from "./schemas.js";
 
 /**
  * Paged lists: with `?limit=N` a list answers `{items, nextCursor}`; without it the
- * plain array of CONTRACT.md stays as it is. `nextCursor` is opaque; pass it back as `cursor`
+ * plain array stays as it is (docs/specs/lists.md). `nextCursor` is opaque; pass it back as `cursor`
  * (messages: `before`) for the next page; `null` means this was the last page.
  */
 export function pageOf<T extends z.ZodType>(item: T) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Agent profiles (CONTRACT.md). Fields may be added; none may be renamed. */
+/** Agent profiles of the HTTP API. Fields may be added; none may be renamed (clients depend on the names). */
 
 export const PermissionPolicy = z.enum(["auto_approve", "ask"]);
 

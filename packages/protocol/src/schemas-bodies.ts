@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CredentialPolicy, TaskState } from "./schemas-tasks.js";
 
-/** Request bodies of CONTRACT.md: strict, so an unknown field is a 400, not silently dropped. */
+/** Request bodies of the HTTP API: strict, so an unknown field is a 400, not silently dropped. */
 
 const name = z.string().trim().min(1).max(200);
 const refName = z.string().min(1).max(250);

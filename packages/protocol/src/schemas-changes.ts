@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { WorktreeState } from "./schemas-environments.js";
 
-/** Changed files and diffs of a task's worktrees (CONTRACT.md). Fields may be added; none may be renamed. */
+/** Changed files and diffs of a task's worktrees of the HTTP API. Fields may be added; none may be renamed (clients depend on the names). */
 
 export const FileStatus = z.enum(["added", "modified", "deleted", "renamed", "untracked", "conflicted", "typechange"]);
 export const ChangedFile = z.object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Task environments and their worktree slots (CONTRACT.md). Fields may be added; none may be renamed. */
+/** Task environments and their worktree slots of the HTTP API. Fields may be added; none may be renamed (clients depend on the names). */
 
 export const EnvironmentStatus = z.enum(["creating", "ready", "failed"]);
 export const EnvironmentRepositoryStatus = z.enum(["active", "deleted"]);

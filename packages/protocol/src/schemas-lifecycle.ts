@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Cleanup jobs, the doctor's audit and the health answer (CONTRACT.md). Fields may be added; none may be renamed. */
+/** Cleanup jobs, the doctor's audit and the health answer of the HTTP API. Fields may be added; none may be renamed (clients depend on the names). */
 
 /** `purge` (LIVE-5): the durable end of a deleted task once its trash retention has passed. */
 export const CleanupTrigger = z.enum(["archive", "delete", "environment_reset", "purge"]);

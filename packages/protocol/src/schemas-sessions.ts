@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { SessionUsage } from "./usage.js";
 
-/** Sessions, their turns and messages (CONTRACT.md). Fields may be added; none may be renamed. */
+/** Sessions, their turns and messages of the HTTP API. Fields may be added; none may be renamed (clients depend on the names). */
 
 export const SessionState = z.enum(["created", "starting", "running", "waiting_for_input", "completed", "failed", "cancelled"]);
 export const MessageRole = z.enum(["user", "agent", "thought", "tool", "plan", "system"]);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { TaskBudget } from "./usage.js";
 
-/** Tasks and repositories of CONTRACT.md. Fields may be added; none may be renamed. */
+/** Tasks and repositories of the HTTP API. Fields may be added; none may be renamed. */
 
 export const TaskState = z.enum(["todo", "in_progress", "review", "done", "failed"]);
 export const CredentialPolicy = z.enum(["managed", "executor"]);

@@ -1,5 +1,5 @@
 /**
- * The shapes of CONTRACT.md, one file per concern; this barrel keeps `./schemas.js` the one
+ * The HTTP API's shapes, one file per concern; this barrel keeps `./schemas.js` the one
  * import path for the protocol's own modules and the package index.
  */
 export * from "./schemas-tasks.js";

@@ -60,7 +60,7 @@ export const WorkflowRun = z.object({
 });
 export type WorkflowRun = z.infer<typeof WorkflowRun>;
 
-/** `workflow.run` frames (CONTRACT.md): one per run state change. */
+/** `workflow.run` frames (WEB-34, docs/specs/workflows.md): one per run state change. */
 export interface WorkflowRunFrame {
   taskId: string;
   workflow: string;

@@ -11,7 +11,7 @@ import { generatedRepo, gitIn, type Row } from "./util.js";
 const run = promisify(execFile);
 const ENV = { ...process.env, LC_ALL: "C", GIT_OPTIONAL_LOCKS: "0" };
 
-/** STACK.md: mass file creation on the temp disk slows later runs; use a tmpfs when there is one. */
+/** Mass file creation on the temp disk slows later runs; use a tmpfs when there is one. */
 export function benchTmp(): string | undefined {
   if (process.env.GROVE_BENCH_TMP) return process.env.GROVE_BENCH_TMP;
   try {

@@ -21,7 +21,7 @@ export function shellLoop(repo: string, dir: string, tag: string): number {
  * WT-6 at scale: 20 sessions launched at once through the HTTP API on one repository of 10,000
  * files (each: worktree under the repository lock, rows, agent spawned) against 20 sequential
  * `git worktree add` in a shell loop, alternated A B A B. Worktrees are kept until the end
- * (STACK.md: mass deletions slow the disk).
+ * (mass deletions slow the disk for whatever runs next).
  */
 export async function parallelLaunchBench(rounds = 5): Promise<Row[]> {
   const scripted = await parallelLaunchRun(rounds, "scripted");

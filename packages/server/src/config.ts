@@ -6,7 +6,7 @@ import { ConfigError, parsed, raw } from "./config-schema.js";
 
 export { ConfigError } from "./config-schema.js";
 
-/** Start-up configuration (CONTRACT.md "Start-up and configuration"). */
+/** Start-up configuration from the `GROVE_*` variables of config-schema.ts (README "Configuration"). */
 export interface Config {
   home: string;
   host: string;

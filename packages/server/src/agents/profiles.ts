@@ -231,7 +231,7 @@ function bridgeProfile(name: keyof typeof PINNED_BRIDGES, extra: Partial<AgentPr
 
 /**
  * The profiles every install has: `scripted` first (the default: real work without API keys,
- * its history kept under `<home>/agents/scripted`), then the real agents of STACK.md §3.
+ * its history kept under `<home>/agents/scripted`), then the real agents (README "Real agents": Claude Code, Codex, Gemini, opencode).
  */
 export function builtInProfiles(opts: { home: string }): AgentProfileConfig[] {
   const scripted = scriptedAgentCommand();

@@ -1,6 +1,6 @@
 /**
  * The scripted agent (SES-9): a real ACP agent program whose prompt is a tiny script (see
- * docs/specs/agents.md and CONTRACT.md "The scripted agent"). Started by the server like any other
+ * docs/specs/agents.md "SES-9" and the README's "The scripted agent"). Started by the server like any other
  * agent: `node --import <tsx loader> scripted-agent.ts`, cwd = the session's workspace, ACP on
  * stdin/stdout. stdout is the wire: diagnostics go to stderr only. Exits when stdin closes.
  */

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import type { ErrorBody } from "@grove/protocol";
 import { AppError } from "../domain/errors.js";
 
-/** One place that turns any error into `{error:{code,message,details}}` (CONTRACT.md). */
+/** One place that turns any error into `{error:{code,message,details}}` (docs/specs/api-errors.md). */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, req, reply) => {
     const e = toAppError(err);

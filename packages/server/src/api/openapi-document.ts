@@ -15,7 +15,7 @@ function parameterSchema(s: z.ZodType): unknown {
 
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
 
-/** `{"error": {code, message, details?}}` (CONTRACT.md), every code of the catalog. */
+/** `{"error": {code, message, details?}}` (docs/specs/api-errors.md), every code of the catalog. */
 const ERROR_SCHEMA = {
   type: "object",
   required: ["error"],

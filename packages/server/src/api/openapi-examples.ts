@@ -1,3 +1,4 @@
+import type { OperationId } from "@grove/protocol/operations";
 import type { CreateRepositoryBody, CreateSessionBody, CreateTaskBody, PromptBody, Repository, Session, Task } from "@grove/protocol";
 
 const at = "2026-11-30T12:00:00.000Z";
@@ -45,7 +46,7 @@ const session: Session = {
  * session, prompt it), keyed by operationId. Typed with the protocol's types, so an example
  * that drifts from the schema fails the type check.
  */
-export const EXAMPLES: Record<string, { request?: unknown; response?: unknown }> = {
+export const EXAMPLES: Partial<Record<OperationId, { request?: unknown; response?: unknown }>> = {
   addRepository: { request: { path: "/home/me/demo", name: "demo" } satisfies CreateRepositoryBody, response: repository },
   listRepositories: { response: [repository] },
   createTask: { request: { title: "Say hello", repositories: [{ repositoryId: repository.id, baseBranch: "main" }] } satisfies CreateTaskBody, response: task },

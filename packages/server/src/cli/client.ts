@@ -1,7 +1,7 @@
 /**
- * The CLI's only way to reach Grove: a small fetch-based client for the `/api/v1` HTTP API
- * (CONTRACT.md). Every failure becomes a {@link CliError} carrying a snake_case code, so the
- * entry point can print the one-line `error: CODE: message` the contract promises.
+ * The CLI's only way to reach Grove: a small node:http client for the `/api/v1` HTTP API
+ * (`@grove/protocol/operations`). Every failure becomes a {@link CliError} carrying a snake_case
+ * code, so the entry point can print the one-line `error: CODE: message` of CLI-16.
  */
 
 import { callOperation, type OperationArgs, type OperationId, type ResponseOf } from "@grove/protocol/client";

@@ -3,7 +3,7 @@ import { GroveClient, defaultServerHelp, defaultServerUrl } from "./client.js";
 import { Output } from "./output.js";
 import { cliToken } from "./token.js";
 
-/** The options every command takes (CONTRACT.md "CLI: grove"). */
+/** The options every command takes (docs/specs/cli.md, README "The `grove` CLI"). */
 export interface CommonOptions {
   json?: boolean;
   server?: string;

@@ -1,5 +1,5 @@
 /**
- * `grove`: the command-line client of the Grove HTTP API (CONTRACT.md "CLI: grove"), plus
+ * `grove`: the command-line client of the Grove HTTP API (docs/specs/cli.md), plus
  * `grove serve`, which runs the server itself. Started by bin/grove.mjs, which loads this file
  * from a bundle (dist/cli/grove.js, built by scripts/build-cli.mjs) so a client command never
  * compiles TypeScript nor loads a server module.

@@ -87,7 +87,7 @@ export function cleanupBackoffMs(attempts: number, schedule: readonly number[] =
   return schedule[i] ?? 60_000;
 }
 
-/** The public shape of CONTRACT.md (the snapshot stays internal). */
+/** The public `CleanupJob` shape of `@grove/protocol` (the snapshot stays internal). */
 export function cleanupJobView(j: CleanupJobRecord): CleanupJob {
   return {
     id: j.id,

@@ -3,7 +3,7 @@ import type { EventFrame, EventMap, EventType } from "@grove/protocol";
 type Listener = (frame: EventFrame) => void;
 
 /**
- * In-process publish/subscribe for the event frames of CONTRACT.md. Listeners run
+ * In-process publish/subscribe for the event frames of `@grove/protocol`. Listeners run
  * synchronously; a throwing listener is isolated so one bad WebSocket cannot stop the others.
  * Cross-process fan-out (ST-3) plugs in as one more listener.
  */

@@ -2,7 +2,7 @@ import type { Environment, EnvironmentRepository, Message, Repository, Session, 
 import { modelsOf, type AgentState } from "./agent-state.js";
 import type { EnvironmentRecord, EnvironmentRepoRecord, MessageRecord, RepositoryRecord, SessionRecord, TaskRecord } from "./records.js";
 
-/** Records → the public shapes of CONTRACT.md (pure; shared by routes and events). */
+/** Records → the public shapes of `@grove/protocol` (pure; shared by routes and events). */
 
 export function repositoryView(r: RepositoryRecord): Repository {
   return {

@@ -64,8 +64,8 @@ import { archiveWithSubtasks, type ChildrenChoice } from "./agent-mcp/archive-su
 import { Workflows } from "./workflows/workflows.js";
 
 /**
- * The application's use cases, one method per operation of CONTRACT.md. The API layer calls
- * only this; the methods compose the store, the git layer and the agent runtime.
+ * The application's use cases behind the HTTP operations (`@grove/protocol/operations`) and the
+ * start-up recovery; the methods compose the store, the git layer and the agent runtime.
  */
 export class Orchestrator {
   readonly live: LiveSessions;

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../../../..");
 
-/** The layer rules of STYLE.md are lint rules; this proves they bite, with the seam named. */
+/** The layer rules of docs/architecture.md are lint rules; this proves they bite, with the seam named. */
 describe("architecture: layer rules enforced by ESLint", () => {
   const eslint = new ESLint({ cwd: ROOT });
   const lint = async (file: string, code: string) => {

@@ -1,4 +1,4 @@
-/** Contract-shaped sample records (CONTRACT.md "Shapes") for the CLI's stub server. */
+/** Sample records in the `@grove/protocol` shapes for the CLI's stub server. */
 import type { Message, Repository, Session, Task } from "@grove/protocol";
 
 const at = "2026-01-02T03:04:05.000Z";

@@ -8,7 +8,7 @@ import { fakeGithubRemote } from "./helpers.js";
 
 type Run = { action: string; state: string; outcome: string | null };
 
-/** The remote with issue 7 labeled `grove`. */
+/** The remote with one issue (#7) labeled `grove`. */
 async function provider(cleanups: Cleanups): Promise<{ web: string; token: string; fake: FakeProvider }> {
   const p = await fakeGithubRemote(cleanups);
   p.fake.issues = [{ number: 7, title: "Crash on an empty config", body: "Run it with an empty grove.yaml.", labels: ["grove"], state: "open", comments: [] }];

@@ -44,7 +44,7 @@ export function registerServeCommand(program: Command): void {
     });
 }
 
-/** Closes the server (stops agents gracefully, CONTRACT.md), says so, and exits 0. */
+/** Closes the server (stops agents gracefully, CLI-5), says so, and exits 0. */
 function shutDown(running: { close(): Promise<void> }, signal: NodeJS.Signals): void {
   running.close().then(
     () => {

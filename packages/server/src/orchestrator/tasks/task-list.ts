@@ -53,7 +53,7 @@ async function fullTasksOf(deps: Pick<Deps, "store" | "runnerId">, rows: readonl
 
 /**
  * `GET /tasks`: filters combine; `view=summary` gives the board's shape; with
- * `limit` one keyset page `{items, nextCursor}`, without it the plain array (CONTRACT.md).
+ * `limit` one keyset page `{items, nextCursor}`, without it the plain array (docs/specs/lists.md "Shapes").
  */
 export async function listTasks(
   deps: Pick<Deps, "store" | "runnerId">,

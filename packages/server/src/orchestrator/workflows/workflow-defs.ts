@@ -10,7 +10,7 @@ import { isRemoteRepository } from "../refresh/refresh-remote.js";
 /** Workflow names: what a URL segment, a file name and a YAML key can all carry. */
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
-/** The public shape (CONTRACT.md `Workflow`). */
+/** The public shape (`Workflow` of `@grove/protocol`). */
 export function workflowView(w: WorkflowRecord): Workflow {
   return {
     name: w.name,
