@@ -11,7 +11,7 @@ import type { SessionRecorder } from "./recorder.js";
 import { confinedLaunch, sandboxModeFor, type ConfinedLaunch } from "./sandbox-launch.js";
 import { sessionMcp } from "./session-mcp.js";
 import { mcpToolNamesOf } from "../../agents/bridges.js";
-import { currentProfile } from "../settings/agent-settings.js";
+import { currentProfile } from "./current-profile.js";
 
 export function findProfile(deps: Pick<Deps, "profiles">, name: string): AgentProfileConfig {
   const p = deps.profiles.find((x) => x.name === name);

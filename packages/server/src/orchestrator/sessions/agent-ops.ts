@@ -9,7 +9,7 @@ import { AppError } from "../../domain/errors.js";
 import type { SessionRecord } from "../../domain/records.js";
 import type { Deps } from "../context.js";
 import { findProfile } from "./agent-launch.js";
-import { currentProfile, currentProfiles } from "../settings/agent-settings.js";
+import { currentProfile, currentProfiles } from "./current-profile.js";
 import type { LiveSessions } from "./live-sessions.js";
 import { acpLogFile } from "../worktrees/paths.js";
 import { getSessionOr404 } from "./session-ops.js";

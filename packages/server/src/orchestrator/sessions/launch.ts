@@ -7,7 +7,7 @@ import { sessionView } from "../../domain/views.js";
 import type { Deps } from "../context.js";
 import { requireLaunch } from "../../agents/agent-install.js";
 import { spawnAgent } from "./agent-launch.js";
-import { currentProfile } from "../settings/agent-settings.js";
+import { currentProfile } from "./current-profile.js";
 import { sandboxModeFor } from "./sandbox-launch.js";
 import { errorOf, type LiveSessions } from "./live-sessions.js";
 import { assertTaskWorkable } from "../lifecycle/lifecycle.js";

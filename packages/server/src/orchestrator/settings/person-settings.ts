@@ -8,7 +8,7 @@ import { listAgentProfiles } from "../sessions/agent-ops.js";
  * WEB-44: what a person sets on the Settings page instead of in a file, kept in the database
  * (migration 031) and read at each use, so every runner of the database follows a change from
  * its next use without a restart: an agent profile's permission policy and sandbox over the
- * loaded profile (`agent-settings.ts`), and the editor command.
+ * loaded profile (`sessions/current-profile.ts`), and the editor command.
  */
 
 /** `PATCH /agents/:name`. */

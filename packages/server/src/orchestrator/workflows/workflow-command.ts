@@ -7,7 +7,7 @@ import type { RunCommandAction } from "../../domain/workflow.js";
 import type { CommandResult, WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
-import { currentProfile } from "../settings/agent-settings.js";
+import { currentProfile } from "../sessions/current-profile.js";
 import { commandLaunch } from "../sessions/sandbox-launch.js";
 import { projectSessionWorkspace } from "../worktrees/workspace.js";
 
