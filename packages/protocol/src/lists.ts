@@ -23,7 +23,8 @@ export const MAX_PAGE_LIMIT = 500;
 
 /**
  * What the board shows of a task's agents: `running` while a session starts or works,
- * `needs_permission` while a session waits for a person's answer, `waiting` when a session
+ * `needs_permission` while a session waits for a person's answer (a permission request or an
+ * agent's question, named by `agent.asks`), `waiting` when a session
  * waits for input, `failed` when the newest session failed and none is live, else `none`.
  * `sessionId` names the session that decided it.
  */
@@ -50,7 +51,14 @@ export const TaskSummary = z.object({
   updatedAt: z.string(),
   repositories: z.array(z.object({ repositoryId: z.string(), name: z.string(), branch: z.string() })),
   /** LIVE-2: a `failed` agent names how its turn ended (`outcome`) and why (`reason`). */
-  agent: z.object({ state: AgentActivity, sessionId: z.string().optional(), outcome: TurnOutcome.optional(), reason: z.string().optional() }),
+  agent: z.object({
+    state: AgentActivity,
+    sessionId: z.string().optional(),
+    outcome: TurnOutcome.optional(),
+    reason: z.string().optional(),
+    /** With `needs_permission`: what waits for the person's answer, a permission request or an agent's question (MCP-3). */
+    asks: z.enum(["permission", "question"]).optional(),
+  }),
   diffStat: DiffStat.nullable(),
   /** The task's pull requests (one per repository at most), as the provider last reported them. */
   pullRequests: z.array(z.object({ repositoryId: z.string(), number: z.number().int(), url: z.string(), state: PullRequestState, checks: ChecksState })),

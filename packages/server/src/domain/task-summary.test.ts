@@ -11,11 +11,32 @@ const parts = (sessions: { id: string; state: string; createdAt: string }[], ask
 describe("BOARD-1 the board's agent state of a task", () => {
   it("a permission question outranks work, work outranks waiting; failed only when the newest failed and nothing is live", () => {
     const s = (id: string, state: string, n: number) => ({ id, state, createdAt: at(n) }) as never;
-    expect(agentActivity([s("a", "waiting_for_input", 1), s("b", "running", 2)], new Set(["b"]))).toEqual({ state: "needs_permission", sessionId: "b" });
+    expect(agentActivity([s("a", "waiting_for_input", 1), s("b", "running", 2)], new Set(["b"]))).toEqual({
+      state: "needs_permission",
+      sessionId: "b",
+      asks: "permission",
+    });
     expect(agentActivity([s("a", "running", 1), s("b", "waiting_for_input", 2)], new Set())).toEqual({ state: "running", sessionId: "a" });
     expect(agentActivity([s("a", "waiting_for_input", 1), s("b", "failed", 2)], new Set())).toEqual({ state: "waiting", sessionId: "a" });
     expect(agentActivity([s("a", "failed", 1)], new Set())).toEqual({ state: "failed", sessionId: "a" });
     expect(agentActivity([], new Set())).toEqual({ state: "none" });
+  });
+
+  it("MCP-3 an open agent question needs the person like a permission request, whatever its session's state; the newer one is named", () => {
+    const s = (id: string, state: string, n: number) => ({ id, state, createdAt: at(n) }) as never;
+    expect(agentActivity([s("a", "running", 1)], new Set(), new Set(["a"]))).toEqual({ state: "needs_permission", sessionId: "a", asks: "question" });
+    expect(agentActivity([s("a", "waiting_for_input", 1)], new Set(), new Set(["a"]))).toEqual({ state: "needs_permission", sessionId: "a", asks: "question" });
+    expect(agentActivity([s("a", "running", 1), s("b", "running", 2)], new Set(["b"]), new Set(["a"]))).toEqual({
+      state: "needs_permission",
+      sessionId: "b",
+      asks: "permission",
+    });
+    expect(agentActivity([s("a", "running", 1), s("b", "running", 2)], new Set(["a"]), new Set(["b"]))).toEqual({
+      state: "needs_permission",
+      sessionId: "b",
+      asks: "question",
+    });
+    expect(agentActivity([s("a", "running", 1)], new Set(), new Set())).toEqual({ state: "running", sessionId: "a" });
   });
 
   it("LC-3 an archived task shows no agent: its cleanup stopped them, whatever state its sessions kept", () => {

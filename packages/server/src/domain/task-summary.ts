@@ -43,17 +43,25 @@ export interface SummarySlot {
  * The board's agent state of a task from its sessions (oldest first): a person's answer
  * outranks everything, then work in progress, then input awaited; `failed` only when the
  * newest session failed (or its last turn did, LIVE-2) and nothing is live. The newest deciding
- * session is named; a failed one with its turn's outcome and reason.
+ * session is named; a failed one with its turn's outcome and reason. A person's answer is
+ * awaited by a live session's permission question (`asking`, held by the process running the
+ * agent) or by an open agent question (`questioning`, MCP-3 `ask_user` or a form elicitation,
+ * durable: it waits for the person whatever the session's state, and an answer reaches it).
  */
-export function agentActivity(sessions: readonly SummarySession[], asking: ReadonlySet<string>): TaskSummary["agent"] {
+export function agentActivity(
+  sessions: readonly SummarySession[],
+  asking: ReadonlySet<string>,
+  questioning: ReadonlySet<string> = new Set(),
+): TaskSummary["agent"] {
   const newest = (pred: (s: SummarySession) => boolean) => [...sessions].reverse().find(pred);
   const pick = (state: AgentActivity, s: SummarySession | undefined) => (s ? { state, sessionId: s.id } : undefined);
   const last = sessions.at(-1);
+  const permission = newest((s) => asking.has(s.id) && (s.state === "running" || s.state === "starting"));
+  const question = newest((s) => questioning.has(s.id));
+  // The newer of the two decides which question the card names.
+  const waiting = [permission, question].filter((s): s is SummarySession => s !== undefined).sort((a, b) => sessions.indexOf(b) - sessions.indexOf(a))[0];
+  if (waiting) return { state: "needs_permission", sessionId: waiting.id, asks: waiting === permission ? "permission" : "question" };
   return (
-    pick(
-      "needs_permission",
-      newest((s) => asking.has(s.id) && (s.state === "running" || s.state === "starting")),
-    ) ??
     pick(
       "running",
       newest((s) => s.state === "running" || s.state === "starting"),
@@ -85,6 +93,8 @@ export function taskSummary(
     sessions: readonly SummarySession[];
     diffStat: DiffStat | undefined;
     asking: ReadonlySet<string>;
+    /** MCP-3: sessions with an open agent question (from the database). */
+    questioning?: ReadonlySet<string> | undefined;
     pullRequests?: readonly SummaryPullRequest[] | undefined;
     runner?: TaskRunner | undefined;
     progress?: TaskProgress | undefined;
@@ -108,7 +118,7 @@ export function taskSummary(
     }),
     // An archived task's agents were stopped by its cleanup: its sessions keep their last state
     // (to be resumed after an unarchive), but nothing runs or waits on the board.
-    agent: t.archivedAt ? { state: "none" } : agentActivity(parts.sessions, parts.asking),
+    agent: t.archivedAt ? { state: "none" } : agentActivity(parts.sessions, parts.asking, parts.questioning),
     diffStat: parts.diffStat ?? null,
     pullRequests: [...(parts.pullRequests ?? [])],
     runnerId: parts.runner?.runnerId ?? null,

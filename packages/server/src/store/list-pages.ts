@@ -149,6 +149,8 @@ export interface SummaryParts {
   progress: Map<string, { status: string; plan: { content: string; status: "pending" | "in_progress" | "completed" }[] | null; updatedAt: string }>;
   /** MCP-3: each task's subtasks not in the trash (archived ones count): how many, how many done. */
   subtasks: Map<string, { total: number; done: number }>;
+  /** MCP-3: the sessions (of these tasks) with an open agent question: they wait for the person. */
+  questioning: Set<string>;
 }
 
 export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<SummaryParts> {
@@ -160,6 +162,7 @@ export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<
     pullRequests: new Map(),
     progress: new Map(),
     subtasks: new Map(),
+    questioning: new Set(),
   };
   for (const r of await db.selectFrom("repositories").select(["id", "name"]).execute()) parts.repositoryNames.set(r.id, r.name);
   for (const ids of chunks(taskIds)) {
@@ -237,6 +240,8 @@ export async function summaryParts(db: Db, taskIds: readonly string[]): Promise<
         updatedAt: p.updated_at,
       });
     }
+    const open = await db.selectFrom("questions").select("session_id").where("task_id", "in", ids).where("state", "=", "open").execute();
+    for (const q of open) parts.questioning.add(q.session_id);
     // One grouped count over the parent index: the card's "n subtasks · m done" without a read per card.
     const kids = await db
       .selectFrom("tasks")

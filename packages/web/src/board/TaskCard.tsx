@@ -32,8 +32,8 @@ export function CardBody({ task }: { task: TaskSummary }) {
       <div className="meta">
         <span className={`badge state-${task.state}`}>{taskStateWords(task.state)}</span>
         {agent !== "none" ? (
-          <span className={`badge agent agent-${agent}`} data-agent-state={agent}>
-            {agentActivityWords(agent, task.state)}
+          <span className={`badge agent agent-${agent}`} data-agent-state={agent} {...(task.agent.asks ? { "data-asks": task.agent.asks } : {})}>
+            {agentActivityWords(agent, task.state, task.agent.asks)}
           </span>
         ) : null}
         {stat && stat.files > 0 ? (

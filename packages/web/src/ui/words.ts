@@ -29,7 +29,7 @@ export const SESSION_STATE_WORDS: Record<Session["state"], string> = {
 /** The board's agent activity of a task (card badge, agent filter). */
 export const AGENT_ACTIVITY_WORDS: Record<AgentActivity, string> = {
   running: "Agent working",
-  needs_permission: "Needs your permission",
+  needs_permission: "Needs you",
   waiting: "Waiting for you",
   failed: "Agent failed",
   none: "No live agent",
@@ -79,10 +79,16 @@ const fallback = (state: string) => state.replace(/_/g, " ");
 export const taskStateWords = (s: string): string => (TASK_STATE_WORDS as Record<string, string>)[s] ?? fallback(s);
 /**
  * A card's agent badge. An agent left waiting on a Done task is not waiting for the person: the
- * work is finished, its agent merely idle (it still takes a prompt).
+ * work is finished, its agent merely idle (it still takes a prompt). What needs the person says
+ * what it is: a permission request or an agent's question (MCP-3, the summary's `agent.asks`).
  */
-export const agentActivityWords = (s: string, taskState?: string): string =>
-  s === "waiting" && taskState === "done" ? IDLE : ((AGENT_ACTIVITY_WORDS as Record<string, string>)[s] ?? fallback(s));
+export const agentActivityWords = (s: string, taskState?: string, asks?: string): string =>
+  s === "waiting" && taskState === "done"
+    ? IDLE
+    : s === "needs_permission" && asks
+      ? (NEEDS_YOU_WORDS[asks] ?? AGENT_ACTIVITY_WORDS.needs_permission)
+      : ((AGENT_ACTIVITY_WORDS as Record<string, string>)[s] ?? fallback(s));
+const NEEDS_YOU_WORDS: Record<string, string> = { permission: "Needs your permission", question: "Needs your answer" };
 const IDLE = "Agent idle";
 const WAITING_FOR_ANSWER = "Waiting for your answer";
 export const environmentWords = (s: string): string => ENVIRONMENT_WORDS[s] ?? fallback(s);

@@ -12,7 +12,7 @@ export type TaskSummaryEventsPorts = Pick<Deps, "store" | "git" | "worktrees" | 
 
 /**
  * `task.summary` frames, so the board never refetches its list. Anything a summary
- * shows — a task's fields, a session's state, a permission question, the diff stat — arrives
+ * shows — a task's fields, a session's state, a permission or agent question, the diff stat — arrives
  * as a frame; each touched task gets one fresh summary read from the database after it, in
  * order (one flush at a time, so an older read can never overtake a newer one). Frames relayed
  * from another server process are skipped: that process publishes its own summaries (ST-3).
@@ -74,6 +74,12 @@ export class TaskSummaryEvents {
         // Permission questions are system notes; agent chunks (the bulk of all frames) are ignored.
         const d = (f as EventFrame<"session.message">).data;
         if (d.message.role === "system") this.touch(d.taskId);
+        return;
+      }
+      // MCP-3: an agent's question asked, answered or timed out: the card's "needs you" follows it.
+      case "inbox.updated": {
+        const item = (f as EventFrame<"inbox.updated">).data.item;
+        if (item.kind === "question") this.touch(item.taskId);
         return;
       }
       case "pull_request.updated":

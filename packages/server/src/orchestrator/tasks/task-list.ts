@@ -34,6 +34,7 @@ export async function summariesOf(deps: Pick<Deps, "store" | "runnerId">, tasks:
       sessions: parts.sessions.get(t.id) ?? [],
       diffStat: parts.diffStats.get(t.id),
       asking: askingNow,
+      questioning: parts.questioning,
       pullRequests: parts.pullRequests.get(t.id) as SummaryPullRequest[] | undefined,
       progress: parts.progress.get(t.id),
       subtasks: parts.subtasks.get(t.id),
