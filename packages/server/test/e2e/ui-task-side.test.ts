@@ -7,7 +7,7 @@ import { axeSerious, openPage, shot, uiSuite, uniqueRepoAndTask } from "./ui-har
 async function side(page: Page) {
   return page.evaluate(() => {
     const col = document.querySelector(".col-side")!;
-    const heading = [...col.querySelectorAll("h2")].find((h) => h.textContent === "Changes")!;
+    const heading = Array.from(col.querySelectorAll("h2")).find((h) => h.textContent === "Changes")!;
     const c = col.getBoundingClientRect();
     const h = heading.getBoundingClientRect();
     return {
