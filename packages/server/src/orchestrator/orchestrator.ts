@@ -20,7 +20,7 @@ import type {
   PatchTaskBody,
   WorkspaceInfo,
 } from "@grove/protocol";
-import { applyAgentSettings, editorSetting, patchAgentProfile, setEditor } from "./settings/person-settings.js";
+import { editorSetting, patchAgentProfile, setEditor } from "./settings/person-settings.js";
 import { checkAgentProfile, installAgentProfile, listAgentProfiles, setSessionMode, setSessionModel } from "./sessions/agent-ops.js";
 import { AppError } from "../domain/errors.js";
 import type { MessageRecord, RepositoryRecord, SessionRecord, TaskRecord } from "../domain/records.js";
@@ -145,8 +145,6 @@ export class Orchestrator {
    * time to `listening` does not grow with history.
    */
   async start(): Promise<void> {
-    // WEB-44: the person's agent profile choices hold from the first launch on.
-    await applyAgentSettings(this.deps);
     this.recovered = await recoverBeforeListening(this.deps);
     // WT-10: before any launch, every pooled worktree is back in the pool or one task's.
     if (this.deps.pool) {
@@ -342,7 +340,7 @@ export class Orchestrator {
   doctor = () => runDoctor(this.deps);
 
   // agents (AG-2, AG-3)
-  agentProfiles = (): AgentProfile[] => listAgentProfiles(this.deps);
+  agentProfiles = (): Promise<AgentProfile[]> => listAgentProfiles(this.deps);
   installAgent = (name: string) => installAgentProfile(this.deps, name);
   checkAgent = (name: string) => checkAgentProfile(this.deps, name);
   /** WEB-44: the Settings page's agent profile choices and editor command. */
