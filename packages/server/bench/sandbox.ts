@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { scriptedAgentCommand } from "../src/agents/profiles.js";
 import { startServer } from "../src/app.js";
 import { bwrapStatus } from "../src/sandbox/bwrap.js";
+import { DEFAULT_BWRAP, parsed } from "../src/config-schema.js";
 import { EgressProxy } from "../src/sandbox/egress-proxy.js";
 import { EGRESS_SOCKET_INSIDE, sandboxEnv, sandboxedCommand } from "../src/sandbox/launcher.js";
 import { timedRow } from "./stats.js";
@@ -37,7 +38,8 @@ function smallProject(dir: string): void {
  * sandbox (the mount plan and egress proxy a session gets) vs directly, alternating.
  */
 export async function sandboxBench(rounds: number): Promise<Row[]> {
-  const bwrap = bwrapStatus(process.env);
+  // The bubblewrap the server under test uses: the same variable, the same default.
+  const bwrap = bwrapStatus(parsed(process.env, "GROVE_BWRAP") ?? DEFAULT_BWRAP, process.env.PATH);
   if (!bwrap.available) return [{ benchmark: "sandbox", grove: "-", raw: "-", ratio: "-", target: `skipped: ${bwrap.reason}` }];
   const repo = generatedRepo(1_000, "grove-bench-sbx-");
   const home = mkdtempSync(join(tmpdir(), "grove-bench-sbx-home-"));

@@ -176,7 +176,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     trashRetentionMs: config.trashRetentionMs,
     usage: usageSettingsFrom(config.dailyBudget, config.home),
     tuning: config.tuning,
-    sandbox: { env, ports: () => [...listening, ...(config.port > 0 ? [config.port] : [])] },
+    sandbox: { bwrap: config.bwrap, env, ports: () => [...listening, ...(config.port > 0 ? [config.port] : [])] },
     mcp: { tokens: mcpTokens, socketPath: mcpSocket, shim: { command: process.execPath, args: [join(here, "..", "bin", "grove-mcp.mjs")] } },
     remote: {
       providers,
@@ -223,6 +223,7 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     personToken: config.authToken ?? ensurePersonToken(config.home),
     editor: config.editor,
     env,
+    bwrap: config.bwrap,
     webDist: join(here, "..", "..", "web", "dist"),
     // Other runners reach this one by its advertised URL: that Host is this server too.
     trust: {

@@ -27,6 +27,9 @@ function whole(unit: string, min: number, max = Number.MAX_SAFE_INTEGER): z.ZodT
 }
 
 const ms = (min: number, max?: number) => whole("milliseconds", min, max);
+/** SBX-3 / TERM-6: the bubblewrap used when `GROVE_BWRAP` is unset, a name looked up in `PATH`. */
+export const DEFAULT_BWRAP = "bwrap";
+
 const flag = z.enum(["1", "0", "true", "false"], "must be true, false, 1 or 0").transform((v) => v === "1" || v === "true");
 
 export const VARIABLES = {
@@ -127,7 +130,13 @@ export const VARIABLES = {
     default: "unset",
     doc: 'the command "open in editor" starts on a worktree (e.g. `code`); one set on the Settings page (`PUT /settings/editor`) wins over it',
   },
-  GROVE_BWRAP: { readBy: "server", default: "`bwrap` in `PATH`", doc: "the bubblewrap binary that confines agents and terminals" },
+  GROVE_BWRAP: {
+    readBy: "server",
+    default: `\`${DEFAULT_BWRAP}\` in \`PATH\``,
+    doc: "the bubblewrap binary that confines agents and terminals: an absolute path or a name looked up in `PATH`; where it is missing or cannot run, real agents are refused (`409 sandbox_unavailable`) and terminals run unconfined",
+    // A relative path would depend on the directory the server was started from.
+    schema: z.string().regex(/^(\/[^\0\n]*|[^/\0\n]+)$/, "must be an absolute path or a command name looked up in PATH"),
+  },
   GROVE_RUNNER_URL: {
     readBy: "server",
     default: "the listen URL",

@@ -2,9 +2,9 @@ import { lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { ConfigError, parsed, raw } from "./config-schema.js";
+import { ConfigError, DEFAULT_BWRAP, parsed, raw } from "./config-schema.js";
 
-export { ConfigError } from "./config-schema.js";
+export { ConfigError, DEFAULT_BWRAP } from "./config-schema.js";
 
 /** Start-up configuration from the `GROVE_*` variables of config-schema.ts (README "Configuration"). */
 export interface Config {
@@ -41,6 +41,8 @@ export interface Config {
   wsLimits: { maxClients: number; maxBufferedBytes: number };
   /** MCP-2.4: GROVE_MCP_CALLS_PER_MINUTE, per session. */
   mcpCallsPerMinute: number;
+  /** SBX-3 / TERM-6: GROVE_BWRAP, the bubblewrap of agents and terminals (an absolute path or a name in `PATH`). */
+  bwrap: string;
   /** The use cases' tuning (orchestrator Deps.tuning). */
   tuning: Tuning;
   /** GROVE_FAULT: the crash tests' fault points (orchestrator/fault-points.ts); undefined = inert. */
@@ -135,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dailyBudget: parsed(env, "GROVE_DAILY_BUDGET"),
     gitMaxConcurrency: parsed(env, "GROVE_GIT_MAX_CONCURRENCY") ?? 8,
     mcpCallsPerMinute: parsed(env, "GROVE_MCP_CALLS_PER_MINUTE") ?? 120,
+    bwrap: parsed(env, "GROVE_BWRAP") ?? DEFAULT_BWRAP,
     fault: raw(env, "GROVE_FAULT"),
     wsLimits: { maxClients: parsed(env, "GROVE_MAX_WS_CLIENTS") ?? 64, maxBufferedBytes: parsed(env, "GROVE_WS_MAX_BUFFERED_BYTES") ?? 1024 * 1024 },
     tuning: {

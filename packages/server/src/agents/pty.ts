@@ -4,7 +4,7 @@
  * goes through a shell command line built from input (argv arrays only).
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { spawn as spawnPtyProcess, type IPty } from "node-pty";
 import { childEnv } from "../domain/child-env.js";
 
@@ -23,17 +23,6 @@ export interface Pty {
    * and the kernel reaps the rest a moment later, after the pty already reported the exit.
    */
   settled(ms: number): Promise<boolean>;
-}
-
-/** The bubblewrap binary (`GROVE_BWRAP` overrides the path), when it can run. */
-function bwrapPath(env: NodeJS.ProcessEnv): string | undefined {
-  const path = env.GROVE_BWRAP ?? "/usr/bin/bwrap";
-  try {
-    accessSync(path, constants.X_OK);
-    return path;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The pid-namespace inode of `pid`, or undefined once it is gone. */
@@ -77,13 +66,16 @@ function readFileSyncSafe(path: string): string {
   }
 }
 
-/** Starts the person's shell (`$SHELL`, else bash) in `cwd`, without the server's secrets. */
-export function spawnShell(opts: { cwd: string; cols: number; rows: number; env: NodeJS.ProcessEnv }): Pty {
+/**
+ * Starts the person's shell (`$SHELL`, else bash) in `cwd`, without the server's secrets. `bwrap`:
+ * the path of a bubblewrap that works here (probed by the caller), or undefined when there is none.
+ */
+export function spawnShell(opts: { cwd: string; cols: number; rows: number; env: NodeJS.ProcessEnv; bwrap: string | undefined }): Pty {
   const shell = opts.env.SHELL && opts.env.SHELL.startsWith("/") ? opts.env.SHELL : "/bin/bash";
   // TERM-6: the person's full access (`--dev-bind / /`), but a pid namespace of its own that dies
   // as a unit when bwrap goes (`--die-with-parent`), so `nohup` and `setsid` jobs cannot outlive
   // the task. Without bubblewrap the shell runs in its process group only.
-  const bwrap = bwrapPath(opts.env);
+  const bwrap = opts.bwrap;
   const [file, args] = bwrap
     ? [bwrap, ["--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--proc", "/proc", "--chdir", opts.cwd, "--", shell]]
     : [shell, []];

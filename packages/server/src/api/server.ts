@@ -48,6 +48,8 @@ export interface ApiOptions {
   editor?: string | undefined;
   /** The server's environment, for the terminal's shell (minus secrets). */
   env?: NodeJS.ProcessEnv;
+  /** TERM-6: the terminal's bubblewrap (`Config.bwrap`). */
+  bwrap: string;
   /** Built web UI (packages/web/dist), served at `/` when present. */
   webDist?: string | undefined;
   /** SEC-5 Host/Origin allow-list; the listen address and loopback names are always allowed. */
@@ -128,6 +130,7 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
       const terminal = terminalHandlers(opts.orchestrator, {
         editor: opts.editor,
         env: opts.env ?? process.env,
+        bwrap: opts.bwrap,
         cluster: { runnerId: opts.runnerId, secret: opts.cluster?.secret },
       });
       api.addHook("onClose", terminal.close);

@@ -97,7 +97,9 @@ export interface McpSettings {
 
 /** SBX-1..3: the server's side of the agent sandbox (built in app.ts). */
 export interface SandboxSettings {
-  /** The server's environment: `GROVE_BWRAP`, `PATH`, and `HOME` (whose credentials are hidden). */
+  /** SBX-3: the bubblewrap binary (`Config.bwrap`: an absolute path or a name looked up in `env.PATH`). */
+  bwrap: string;
+  /** The server's environment: `PATH`, and `HOME` (whose credentials are hidden). */
   env: NodeJS.ProcessEnv;
   /** Grove's own listening ports: the egress proxy never connects to them (SBX-2). */
   ports(): number[];

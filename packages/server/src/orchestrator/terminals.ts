@@ -6,6 +6,7 @@
  * (LC-3), and a closing server kills the ones it started.
  */
 import { spawnShell, type Pty } from "../agents/pty.js";
+import { bwrapStatus } from "../sandbox/bwrap.js";
 
 const REPLAY_BYTES = 64 * 1024;
 
@@ -30,16 +31,18 @@ export class TerminalRegistry {
 
   /**
    * Attaches a page to the task's shell in `cwd`, starting one if none runs. `owner` is the
-   * server that asked (its close kills its shells).
+   * server that asked (its close kills its shells). `bwrap`: the configured bubblewrap
+   * (`Config.bwrap`); where it cannot run, the shell runs in its process group only (TERM-6).
    */
   attach(
-    opts: { taskId: string; repositoryId: string; cwd: string; cols: number; rows: number; env: NodeJS.ProcessEnv; owner: object },
+    opts: { taskId: string; repositoryId: string; cwd: string; cols: number; rows: number; env: NodeJS.ProcessEnv; bwrap: string; owner: object },
     client: Client,
   ): { write(d: string): void; resize(c: number, r: number): void; detach(): void } {
     const key = `${opts.taskId}\0${opts.repositoryId}`;
     let e = this.entries.get(key);
     if (!e) {
-      const pty = spawnShell({ cwd: opts.cwd, cols: opts.cols, rows: opts.rows, env: opts.env });
+      const sandbox = bwrapStatus(opts.bwrap, opts.env.PATH);
+      const pty = spawnShell({ cwd: opts.cwd, cols: opts.cols, rows: opts.rows, env: opts.env, bwrap: sandbox.available ? sandbox.path : undefined });
       const entry: Entry = { key, taskId: opts.taskId, owner: opts.owner, pty, replay: "", clients: new Set() };
       pty.onData((d) => {
         entry.replay = (entry.replay + d).slice(-REPLAY_BYTES);

@@ -3,8 +3,8 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 
 /**
- * SBX-3: where bubblewrap is and whether it works on this machine. `GROVE_BWRAP` names the
- * binary (a path, or a name looked up in `PATH`); default `bwrap` from `PATH`. A binary that
+ * SBX-3: where bubblewrap is and whether it works on this machine. The binary is given
+ * (`Config.bwrap`, from `GROVE_BWRAP`): an absolute path, or a name looked up in `PATH`. A binary that
  * exists is also probed once (a kernel without unprivileged namespaces, or a container that
  * forbids them, has bwrap installed but cannot run it), and the answer is cached per path.
  */
@@ -32,10 +32,9 @@ function locate(name: string, path: string | undefined): string | undefined {
   return undefined;
 }
 
-/** The bwrap this server uses (`GROVE_BWRAP` or `bwrap` in `PATH`), probed once per path. */
-export function bwrapStatus(env: NodeJS.ProcessEnv): BwrapStatus {
-  const wanted = env.GROVE_BWRAP || "bwrap";
-  const path = locate(wanted, env.PATH);
+/** The bwrap `wanted` names (a path, or a name looked up in `searchPath`), probed once per path. */
+export function bwrapStatus(wanted: string, searchPath: string | undefined): BwrapStatus {
+  const path = locate(wanted, searchPath);
   if (path === undefined) return { available: false, reason: `bubblewrap (${wanted}) was not found`, fix: BWRAP_FIX };
   const cached = probed.get(path);
   if (cached) return cached;

@@ -12,6 +12,8 @@ import { startTestServer } from "../fixture/server.js";
 const SRC = resolve(import.meta.dirname, "../../src");
 const README = resolve(import.meta.dirname, "../../../../README.md");
 const SPECS = VARIABLES as Record<string, VariableSpec>;
+/** A value each schema refuses: `x1` unless that is well-formed for the variable (a command name is). */
+const MALFORMED: Record<string, string> = { GROVE_BWRAP: "bin/bwrap" };
 
 /** Both start-up loaders, as startServer runs them. */
 function loadAll(env: NodeJS.ProcessEnv): void {
@@ -34,10 +36,11 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
       const typed = Object.entries(SPECS).filter(([, v]) => v.schema);
       expect(typed.length).toBeGreaterThanOrEqual(15);
       for (const [name, spec] of typed) {
-        expect(() => loadAll({ GROVE_HOME: home, [name]: "x1" }), name).toThrow(ConfigError);
-        expect(() => loadAll({ GROVE_HOME: home, [name]: "x1" }), name).toThrow(new RegExp(`^${name} `));
+        const bad = MALFORMED[name] ?? "x1";
+        expect(() => loadAll({ GROVE_HOME: home, [name]: bad }), name).toThrow(ConfigError);
+        expect(() => loadAll({ GROVE_HOME: home, [name]: bad }), name).toThrow(new RegExp(`^${name} `));
         if (spec.secret)
-          expect(() => loadAll({ GROVE_HOME: home, [name]: "x1" })).toThrow(expect.objectContaining({ message: expect.not.stringContaining("x1") }));
+          expect(() => loadAll({ GROVE_HOME: home, [name]: bad })).toThrow(expect.objectContaining({ message: expect.not.stringContaining(bad) }));
       }
       expect(() => loadAll({ GROVE_HOME: home, GROVE_DATABASE_URL: "mysql://u:hunter2@db/grove" })).toThrow(
         expect.objectContaining({ message: expect.not.stringContaining("hunter2") }),
@@ -89,6 +92,21 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
     });
   });
 
+  it("CFG-1 SBX-3: GROVE_BWRAP is read once, one default (`bwrap` in PATH); a relative path stops the start-up naming it, before the store opens", async () => {
+    await withHome(async (home) => {
+      expect(loadConfig({ GROVE_HOME: home }).bwrap).toBe("bwrap");
+      expect(loadConfig({ GROVE_HOME: home, GROVE_BWRAP: "" }).bwrap).toBe("bwrap");
+      expect(loadConfig({ GROVE_HOME: home, GROVE_BWRAP: "/opt/bw/bin/bwrap" }).bwrap).toBe("/opt/bw/bin/bwrap");
+      expect(loadConfig({ GROVE_HOME: home, GROVE_BWRAP: "bwrap-0.11" }).bwrap).toBe("bwrap-0.11");
+      // Missing is not malformed: SBX-3.1 refuses real agents on a running server instead.
+      expect(loadConfig({ GROVE_HOME: home, GROVE_BWRAP: "/nonexistent/bwrap" }).bwrap).toBe("/nonexistent/bwrap");
+      const start = startServer({ env: { GROVE_HOME: home, GROVE_PORT: "0", GROVE_BWRAP: "./bin/bwrap" }, quiet: true });
+      await expect(start).rejects.toBeInstanceOf(ConfigError);
+      await expect(start).rejects.toThrow(/^GROVE_BWRAP must be an absolute path or a command name looked up in PATH, got "\.\/bin\/bwrap"$/);
+      expect(existsSync(join(home, "grove.db"))).toBe(false);
+    });
+  });
+
   it("CFG-2: an unknown GROVE_* name stops the start-up naming it (and the name it is nearest to), before the store opens", async () => {
     await withHome(async (home) => {
       const start = startServer({ env: { GROVE_HOME: home, GROVE_PORT: "0", GROVE_PR_REFRESH_MSS: "0" }, quiet: true });
@@ -136,13 +154,11 @@ describe("CFG: one configuration schema for every GROVE_* variable", () => {
 
   it("CFG-4: no GROVE_* variable is read outside the config module but for the documented exceptions", () => {
     // Exceptions (docs/specs/configuration.md): the CLI reads its own variables; `grove serve`
-    // sets the server's listen variables; the sandbox seam reads GROVE_BWRAP from the server
-    // environment it is handed (with PATH); the scripted agent is a program Grove starts.
+    // sets the server's listen variables; the scripted agent is a program Grove starts.
     const allowed = (file: string, name: string): boolean => {
       if (["config.ts", "config-schema.ts", "runner-config.ts"].includes(file)) return true;
       if (file === "cli/commands/serve.ts") return name === "GROVE_HOST" || name === "GROVE_PORT";
       if (file.startsWith("cli/")) return SPECS[name]?.readBy === "cli" || SPECS[name]?.readBy === "server+cli";
-      if (file === "sandbox/bwrap.ts" || file === "agents/pty.ts") return name === "GROVE_BWRAP";
       if (file.startsWith("agents/scripted-agent")) return SPECS[name]?.readBy === "child";
       return false;
     };

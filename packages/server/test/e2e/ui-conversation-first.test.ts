@@ -21,6 +21,8 @@ async function layout(page: Page) {
       last: rect(msgs[msgs.length - 1] ?? null),
       box: rect(document.querySelector(".session-panel .messages")),
       prompt: rect(document.querySelector(".session-panel .prompt-form")),
+      title: rect(document.querySelector("#task-title")),
+      scrollY: window.scrollY,
       height: window.innerHeight,
       width: window.innerWidth,
     };
@@ -35,37 +37,47 @@ async function layout(page: Page) {
 describe("WEB-40 the task page opens on the newest message (Chromium, scripted agent)", () => {
   const ui = uiSuite();
 
-  it.each(SIZES)("WEB-40 newest message fully visible above the prompt box on load ($name)", { timeout: 120_000 }, async ({ name, viewport }) => {
-    const { task } = await uniqueRepoAndTask(ui.srv, `Long talk ${name}`);
-    // A conversation taller than any screen: tool rows, agent words, and a last agent message.
-    const lines = Array.from({ length: 14 }, (_, i) => `write notes/n${i}.txt line ${i}`);
-    const s = await ui.srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: [...lines, "say the **newest words** of this turn"].join("\n") });
-    expect(s.status).toBe(201);
-    await waitForSession(ui.srv.api, s.body.id, ["waiting_for_input"], 60_000);
-    for (const theme of ["light", "dark"] as const) {
-      const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`, viewport, theme);
-      const newest = page.locator(".session-panel .msg.role-agent", { hasText: "newest words" });
-      await newest.waitFor();
-      // The page settles (fonts, the scroll to the conversation) within a frame or two.
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      await shot(page, `conversation-${name}-${theme}`, false);
-      const l = await layout(page);
-      expect(l.last, "a newest message").not.toBeNull();
-      expect(l.prompt, "a prompt box").not.toBeNull();
-      const last = l.last!;
-      const prompt = l.prompt!;
-      // Inside the screen…
-      expect(last.top).toBeGreaterThanOrEqual(0);
-      expect(last.bottom).toBeLessThanOrEqual(l.height);
-      // …inside the transcript's own box (not scrolled out of it)…
-      expect(last.top).toBeGreaterThanOrEqual(l.box!.top - 1);
-      expect(last.bottom).toBeLessThanOrEqual(l.box!.bottom + 1);
-      // …and above the prompt box, which is itself on the screen.
-      expect(last.bottom).toBeLessThanOrEqual(prompt.top + 1);
-      expect(prompt.bottom).toBeLessThanOrEqual(l.height + 1);
-      expect(await axeSerious(page)).toEqual([]);
-      expect(pageErrors).toEqual([]);
-      await page.close();
-    }
-  });
+  it.each(SIZES)(
+    "WEB-40 WEB-40.1 newest message fully visible above the prompt box on load, window at its top ($name)",
+    { timeout: 120_000 },
+    async ({ name, viewport }) => {
+      const { task } = await uniqueRepoAndTask(ui.srv, `Long talk ${name}`);
+      // A conversation taller than any screen: tool rows, agent words, and a last agent message.
+      const lines = Array.from({ length: 14 }, (_, i) => `write notes/n${i}.txt line ${i}`);
+      const s = await ui.srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: [...lines, "say the **newest words** of this turn"].join("\n") });
+      expect(s.status).toBe(201);
+      await waitForSession(ui.srv.api, s.body.id, ["waiting_for_input"], 60_000);
+      for (const theme of ["light", "dark"] as const) {
+        const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`, viewport, theme);
+        const newest = page.locator(".session-panel .msg.role-agent", { hasText: "newest words" });
+        await newest.waitFor();
+        // The page settles (fonts, the scroll to the conversation) within a frame or two.
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        await shot(page, `conversation-${name}-${theme}`, false);
+        const l = await layout(page);
+        expect(l.last, "a newest message").not.toBeNull();
+        expect(l.prompt, "a prompt box").not.toBeNull();
+        const last = l.last!;
+        const prompt = l.prompt!;
+        // Inside the screen…
+        expect(last.top).toBeGreaterThanOrEqual(0);
+        expect(last.bottom).toBeLessThanOrEqual(l.height);
+        // …inside the transcript's own box (not scrolled out of it)…
+        expect(last.top).toBeGreaterThanOrEqual(l.box!.top - 1);
+        expect(last.bottom).toBeLessThanOrEqual(l.box!.bottom + 1);
+        // …and above the prompt box, which is itself on the screen.
+        expect(last.bottom).toBeLessThanOrEqual(prompt.top + 1);
+        expect(prompt.bottom).toBeLessThanOrEqual(l.height + 1);
+        // WEB-40.1: only the transcript's own box scrolled; the window is at its top and the task's
+        // title (with its state and Review changes beside it) is on the screen.
+        expect(l.scrollY, "the window is not scrolled").toBe(0);
+        expect(l.title, "a task title").not.toBeNull();
+        expect(l.title!.top).toBeGreaterThanOrEqual(0);
+        expect(l.title!.bottom).toBeLessThanOrEqual(l.height);
+        expect(await axeSerious(page)).toEqual([]);
+        expect(pageErrors).toEqual([]);
+        await page.close();
+      }
+    },
+  );
 });

@@ -15,7 +15,14 @@ function useStickToBottom(el: RefObject<HTMLElement | null>, dep: unknown, onSti
   useLayoutEffect(() => {
     const node = el.current;
     if (!node) return;
-    const onScroll = () => (atBottom.current = node.scrollHeight - node.scrollTop - node.clientHeight < 60);
+    // Only a move up lets go of the bottom: the box shrinking under the list (its block fitted to
+    // the screen, WEB-40.1) also fires a scroll event, with the list where it was.
+    let lastTop = node.scrollTop;
+    const onScroll = () => {
+      const near = node.scrollHeight - node.scrollTop - node.clientHeight < 60;
+      if (node.scrollTop < lastTop - 1 || near) atBottom.current = near;
+      lastTop = node.scrollTop;
+    };
     node.addEventListener("scroll", onScroll);
     // The box's own height changes without a render (the conversation shares one screen with the
     // prompt box and what waits for the person, WEB-40): at the bottom, it stays there.

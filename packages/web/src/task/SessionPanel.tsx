@@ -107,45 +107,8 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
           </details>
         </div>
         <LastError session={session} />
-        {readOnly ? null : (
-          <div className="actions">
-            <button type="button" className="secondary" disabled={!active || action.busy} onClick={() => post("cancel")}>
-              Cancel turn
-            </button>
-            {STOPPED.includes(session.state) ? (
-              // Only a session whose agent is gone can be resumed; a live one takes prompts.
-              <button type="button" className="secondary" disabled={action.busy} onClick={() => post("resume")}>
-                Resume
-              </button>
-            ) : null}
-            {/* LIVE-3: a stalled (or hung) turn: stop the agent and resume the conversation anew. */}
-            <button type="button" className="secondary" disabled={session.state === "starting" || action.busy} onClick={() => post("restart")}>
-              Restart agent
-            </button>
-            {confirmDelete ? null : (
-              <button type="button" className="secondary danger-text" disabled={active || action.busy} onClick={() => setConfirmDelete(true)}>
-                Delete session…
-              </button>
-            )}
-          </div>
-        )}
-        {confirmDelete && !readOnly ? (
-          <div className="confirm" role="alertdialog" aria-label="Confirm delete session">
-            <p>Delete this session and its conversation? The task's worktree and changes stay.</p>
-            <div className="actions">
-              <button type="button" className="danger" autoFocus disabled={active || action.busy} onClick={remove}>
-                Delete session
-              </button>
-              <button type="button" className="secondary" onClick={() => setConfirmDelete(false)}>
-                Keep it
-              </button>
-            </div>
-          </div>
-        ) : null}
       </div>
-      <ModeSwitch session={session} readOnly={readOnly} onSaved={refresh} />
       <ErrorBox error={action.error ?? messages.error} fixes={{ cancel_turn: () => post("cancel"), resume: () => post("resume") }} />
-      <PlanView session={session} />
       {/* WEB-40: the conversation, at most a screen tall, is what the page opens on; what waits for
           the person (a permission, WEB-35) sits at its end, right above the prompt box. */}
       <div className="conversation" ref={conversation}>
@@ -195,6 +158,47 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
           </form>
         )}
       </div>
+      {/* WEB-40.1: the session's controls come after its conversation, so the conversation fits on
+          the first screen under the task's title, a phone's included. */}
+      <div className="session-controls">
+        {readOnly ? null : (
+          <div className="actions">
+            <button type="button" className="secondary" disabled={!active || action.busy} onClick={() => post("cancel")}>
+              Cancel turn
+            </button>
+            {STOPPED.includes(session.state) ? (
+              // Only a session whose agent is gone can be resumed; a live one takes prompts.
+              <button type="button" className="secondary" disabled={action.busy} onClick={() => post("resume")}>
+                Resume
+              </button>
+            ) : null}
+            {/* LIVE-3: a stalled (or hung) turn: stop the agent and resume the conversation anew. */}
+            <button type="button" className="secondary" disabled={session.state === "starting" || action.busy} onClick={() => post("restart")}>
+              Restart agent
+            </button>
+            {confirmDelete ? null : (
+              <button type="button" className="secondary danger-text" disabled={active || action.busy} onClick={() => setConfirmDelete(true)}>
+                Delete session…
+              </button>
+            )}
+          </div>
+        )}
+        {confirmDelete && !readOnly ? (
+          <div className="confirm" role="alertdialog" aria-label="Confirm delete session">
+            <p>Delete this session and its conversation? The task's worktree and changes stay.</p>
+            <div className="actions">
+              <button type="button" className="danger" autoFocus disabled={active || action.busy} onClick={remove}>
+                Delete session
+              </button>
+              <button type="button" className="secondary" onClick={() => setConfirmDelete(false)}>
+                Keep it
+              </button>
+            </div>
+          </div>
+        ) : null}
+      </div>
+      <ModeSwitch session={session} readOnly={readOnly} onSaved={refresh} />
+      <PlanView session={session} />
     </section>
   );
 }

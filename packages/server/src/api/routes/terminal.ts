@@ -40,7 +40,7 @@ async function worktreeOf(orch: Orchestrator, taskId: string, repositoryId: stri
  */
 export function terminalHandlers(
   orch: Orchestrator,
-  opts: { editor?: string | undefined; env: NodeJS.ProcessEnv; cluster?: { runnerId: string; secret: string | undefined } },
+  opts: { editor?: string | undefined; env: NodeJS.ProcessEnv; bwrap: string; cluster?: { runnerId: string; secret: string | undefined } },
 ): { handlers: HandlersOf<typeof TERMINAL_OPERATIONS>; close: () => Promise<void> } {
   const owner = {};
   const cwdOf = new WeakMap<FastifyRequest, string>();
@@ -55,7 +55,16 @@ export function terminalHandlers(
         if (req.groveForwardTo && opts.cluster?.secret)
           return pipeWebSocket(socket, req.groveForwardTo, req.url, opts.cluster.runnerId, opts.cluster.secret, req.grovePerson === true);
         const session = terminals.attach(
-          { taskId: params.id, repositoryId: query.repositoryId, cwd: cwdOf.get(req)!, cols: query.cols, rows: query.rows, env: opts.env, owner },
+          {
+            taskId: params.id,
+            repositoryId: query.repositoryId,
+            cwd: cwdOf.get(req)!,
+            cols: query.cols,
+            rows: query.rows,
+            env: opts.env,
+            bwrap: opts.bwrap,
+            owner,
+          },
           {
             send: (d) => {
               if (socket.readyState === socket.OPEN && socket.bufferedAmount < 4 * 1024 * 1024) socket.send(d);

@@ -4,7 +4,8 @@ import { AppError } from "../../domain/errors.js";
 import type { SessionRecord } from "../../domain/records.js";
 import { sandboxOptions, type SessionSandbox } from "../../domain/sandbox-profile.js";
 import { isScriptedAgent, type AgentProfileConfig } from "../../agents/profiles.js";
-import { bwrapStatus } from "../../sandbox/bwrap.js";
+import { bwrapStatus, type BwrapStatus } from "../../sandbox/bwrap.js";
+import { DEFAULT_BWRAP } from "../../config.js";
 import { parseAllowEntry } from "../../domain/allow-list.js";
 import { confinedStartOf, defaultAllowList, stateDirEnvOf } from "../../agents/bridges.js";
 import { childEnv } from "../../domain/child-env.js";
@@ -24,7 +25,7 @@ import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
  */
 export function sandboxModeFor(deps: Pick<Deps, "sandbox">, profile: AgentProfileConfig): SessionSandbox {
   if (profile.sandbox === "off") return "unconfined";
-  const bwrap = bwrapStatus(sandboxEnvOf(deps));
+  const bwrap = sandboxBwrap(deps);
   if (bwrap.available) return "confined";
   if (isScriptedAgent(profile)) return "unconfined";
   throw new AppError("sandbox_unavailable", `agent ${profile.name} must run in a sandbox and none is available: ${bwrap.reason}; fix: ${bwrap.fix}`, {
@@ -36,6 +37,11 @@ export function sandboxModeFor(deps: Pick<Deps, "sandbox">, profile: AgentProfil
 
 function sandboxEnvOf(deps: Pick<Deps, "sandbox">): NodeJS.ProcessEnv {
   return deps.sandbox?.env ?? process.env;
+}
+
+/** SBX-3: the configured bubblewrap, probed (Deps built without sandbox settings: the default). */
+function sandboxBwrap(deps: Pick<Deps, "sandbox">): BwrapStatus {
+  return bwrapStatus(deps.sandbox?.bwrap ?? DEFAULT_BWRAP, sandboxEnvOf(deps).PATH);
 }
 
 /** What the runtime starts for a confined agent, and the proxy that lives as long as it. */
@@ -139,7 +145,7 @@ export async function confinedLaunch(
   onBlocked: (hostPort: string) => void,
   mcp?: { bind: { socket: string; inside: string } | undefined; program: string[] },
 ): Promise<ConfinedLaunch> {
-  const bwrap = bwrapStatus(sandboxEnvOf(deps));
+  const bwrap = sandboxBwrap(deps);
   if (!bwrap.available) {
     const who = session ? `session ${session.id}` : `agent ${profile.name}`;
     throw new AppError("sandbox_unavailable", `${who} runs confined and no sandbox is available now: ${bwrap.reason}; fix: ${bwrap.fix}`, {
