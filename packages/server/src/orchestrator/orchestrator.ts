@@ -20,7 +20,7 @@ import type {
   PatchTaskBody,
   WorkspaceInfo,
 } from "@grove/protocol";
-import { applyAgentSettings, editorSetting, patchAgentProfile, setEditor } from "./settings/person-settings.js";
+import { editorSetting, patchAgentProfile, setEditor } from "./settings/person-settings.js";
 import { checkAgentProfile, installAgentProfile, listAgentProfiles, setSessionMode, setSessionModel } from "./sessions/agent-ops.js";
 import { AppError } from "../domain/errors.js";
 import type { MessageRecord, RepositoryRecord, SessionRecord, TaskRecord } from "../domain/records.js";
@@ -145,8 +145,6 @@ export class Orchestrator {
    * time to `listening` does not grow with history.
    */
   async start(): Promise<void> {
-    // WEB-44: the person's agent profile choices hold from the first launch on.
-    await applyAgentSettings(this.deps);
     this.recovered = await recoverBeforeListening(this.deps);
     // WT-10: before any launch, every pooled worktree is back in the pool or one task's.
     if (this.deps.pool) {
@@ -344,10 +342,10 @@ export class Orchestrator {
   // agents (AG-2, AG-3)
   /** `GET /agents`: each profile with its daily cap and today's spend (USE-2). */
   agentProfiles = async (): Promise<AgentProfile[]> =>
-    Promise.all(listAgentProfiles(this.deps).map(async (p) => ({ ...p, budget: await this.live.usage.agentBudget(p.name) })));
+    Promise.all((await listAgentProfiles(this.deps)).map(async (p) => ({ ...p, budget: await this.live.usage.agentBudget(p.name) })));
   /** USE-2 `PUT|DELETE /agents/:name/budget` (`reset`: no cap). */
   putAgentBudget = async (name: string, body: PutDailyBudgetBody | "reset"): Promise<AgentProfile> => {
-    const p = listAgentProfiles(this.deps).find((x) => x.name === name);
+    const p = (await listAgentProfiles(this.deps)).find((x) => x.name === name);
     if (!p) throw new AppError("not_found", `no agent profile named ${JSON.stringify(name)}`, { name, known: this.deps.profiles.map((x) => x.name) });
     return { ...p, budget: await this.live.usage.putAgentBudget(name, body) };
   };

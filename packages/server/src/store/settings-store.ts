@@ -33,11 +33,13 @@ export class SettingsStore {
   /** Every agent profile a person changed. */
   async agentSettings(): Promise<AgentSettingRecord[]> {
     const rows = await this.db().selectFrom("agent_settings").selectAll().orderBy("name").execute();
-    return rows.map((r) => ({
-      name: r.name,
-      ...(r.permission_policy === "ask" || r.permission_policy === "auto_approve" ? { permissionPolicy: r.permission_policy } : {}),
-      ...(r.sandbox === "confined" || r.sandbox === "off" ? { sandbox: r.sandbox } : {}),
-    }));
+    return rows.map(toAgentSetting);
+  }
+
+  /** The person's choices for one agent profile, if any (read at every launch, WEB-44). */
+  async agentSetting(name: string): Promise<AgentSettingRecord | undefined> {
+    const r = await this.db().selectFrom("agent_settings").selectAll().where("name", "=", name).executeTakeFirst();
+    return r ? toAgentSetting(r) : undefined;
   }
 
   /** Writes the person's choices for one profile: the given fields replace theirs, the others stay. */
@@ -53,4 +55,12 @@ export class SettingsStore {
       .onConflict((oc) => oc.column("name").doUpdateSet(changed))
       .execute();
   }
+}
+
+function toAgentSetting(r: { name: string; permission_policy: string | null; sandbox: string | null }): AgentSettingRecord {
+  return {
+    name: r.name,
+    ...(r.permission_policy === "ask" || r.permission_policy === "auto_approve" ? { permissionPolicy: r.permission_policy } : {}),
+    ...(r.sandbox === "confined" || r.sandbox === "off" ? { sandbox: r.sandbox } : {}),
+  };
 }

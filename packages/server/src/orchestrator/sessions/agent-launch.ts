@@ -11,6 +11,7 @@ import type { SessionRecorder } from "./recorder.js";
 import { confinedLaunch, sandboxModeFor, type ConfinedLaunch } from "./sandbox-launch.js";
 import { sessionMcp } from "./session-mcp.js";
 import { mcpToolNamesOf } from "../../agents/bridges.js";
+import { currentProfile } from "./current-profile.js";
 
 export function findProfile(deps: Pick<Deps, "profiles">, name: string): AgentProfileConfig {
   const p = deps.profiles.find((x) => x.name === name);
@@ -30,7 +31,8 @@ export type SpawnAgentPorts = Pick<
  * crashed server's orphans can be found without ever killing a recycled pid.
  */
 export async function spawnAgent(deps: SpawnAgentPorts, live: LiveSessions, session: SessionRecord, cwd: string, resume: boolean): Promise<AgentHandle> {
-  const configured = findProfile(deps, session.agent);
+  // WEB-44: the person's stored choices (policy, sandbox) as they are now, whichever runner set them.
+  const configured = await currentProfile(deps, session.agent);
   // AG-3: a missing command or an uninstalled bridge fails here, before any process starts.
   const launch = requireLaunch(configured, deps.home);
   const profile = { ...configured, command: launch.command, args: launch.args };

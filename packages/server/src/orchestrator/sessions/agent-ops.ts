@@ -9,14 +9,16 @@ import { AppError } from "../../domain/errors.js";
 import type { SessionRecord } from "../../domain/records.js";
 import type { Deps } from "../context.js";
 import { findProfile } from "./agent-launch.js";
+import { currentProfile, currentProfiles } from "./current-profile.js";
 import type { LiveSessions } from "./live-sessions.js";
 import { acpLogFile } from "../worktrees/paths.js";
 import { getSessionOr404 } from "./session-ops.js";
 import { confinedLaunch, sandboxModeFor } from "./sandbox-launch.js";
 
 /** AG-3 `GET /agents`: every profile with its availability, version and cached auth methods. */
-export function listAgentProfiles(deps: Pick<Deps, "profiles" | "home">): AgentProfile[] {
-  return deps.profiles.map((p) => {
+export async function listAgentProfiles(deps: Pick<Deps, "store" | "profiles" | "home">): Promise<AgentProfile[]> {
+  // WEB-44: as each profile starts now, the person's stored choices included.
+  return (await currentProfiles(deps)).map((p) => {
     const launch = resolveLaunch(p, deps.home);
     const cached = readInitializeCache(deps.home, p.name);
     const version = launch.version ?? cached?.version;
@@ -35,9 +37,9 @@ export function listAgentProfiles(deps: Pick<Deps, "profiles" | "home">): AgentP
 }
 
 /** AG-3 `POST /agents/:name/install`: the pinned bridge into GROVE_HOME/agents/<name> (idempotent). */
-export async function installAgentProfile(deps: Pick<Deps, "profiles" | "home">, name: string): Promise<AgentProfile & { installed: boolean }> {
+export async function installAgentProfile(deps: Pick<Deps, "store" | "profiles" | "home">, name: string): Promise<AgentProfile & { installed: boolean }> {
   const r = await installAgent(findProfile(deps, name), deps.home);
-  const view = listAgentProfiles(deps).find((p) => p.name === name);
+  const view = (await listAgentProfiles(deps)).find((p) => p.name === name);
   if (!view) throw new AppError("agent_unknown", `no agent profile named ${JSON.stringify(name)}`);
   return { ...view, installed: r.installed };
 }
@@ -47,7 +49,7 @@ export type CheckAgentProfilePorts = Pick<Deps, "store" | "git" | "worktrees" | 
 
 /** AG-3 `POST /agents/:name/check`: `initialize` only; caches version and auth methods. */
 export async function checkAgentProfile(deps: CheckAgentProfilePorts, name: string): Promise<AgentProfile & { startMs: number }> {
-  const profile = findProfile(deps, name);
+  const profile = await currentProfile(deps, name);
   // SBX-1..3: confined exactly as a session would be (a real agent without a sandbox is refused).
   const confined = sandboxModeFor(deps, profile) === "confined";
   const agentHome = join(deps.home, "agents", profile.name, "home");
@@ -67,7 +69,7 @@ export async function checkAgentProfile(deps: CheckAgentProfilePorts, name: stri
         }
       : {}),
   });
-  const view = listAgentProfiles(deps).find((p) => p.name === name);
+  const view = (await listAgentProfiles(deps)).find((p) => p.name === name);
   if (!view) throw new AppError("agent_unknown", `no agent profile named ${JSON.stringify(name)}`);
   return { ...view, startMs: r.startMs };
 }

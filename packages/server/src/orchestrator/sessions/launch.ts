@@ -6,7 +6,8 @@ import type { EnvironmentRecord, SessionRecord, TaskRecord } from "../../domain/
 import { sessionView } from "../../domain/views.js";
 import type { Deps } from "../context.js";
 import { requireLaunch } from "../../agents/agent-install.js";
-import { findProfile, spawnAgent } from "./agent-launch.js";
+import { spawnAgent } from "./agent-launch.js";
+import { currentProfile } from "./current-profile.js";
 import { sandboxModeFor } from "./sandbox-launch.js";
 import { errorOf, type LiveSessions } from "./live-sessions.js";
 import { assertTaskWorkable } from "../lifecycle/lifecycle.js";
@@ -58,7 +59,7 @@ export async function startSession(
   if (task.archivedAt) throw new AppError("task_archived", `task ${taskId} is archived`);
   const agent = body.agent ?? "scripted";
   // AG-3: an unknown, missing or uninstalled agent is refused before anything is created.
-  const profile = findProfile(deps, agent);
+  const profile = await currentProfile(deps, agent);
   requireLaunch(profile, deps.home);
   // SBX-3: so is a real agent that would have to run without a sandbox.
   const sandbox = sandboxModeFor(deps, profile);

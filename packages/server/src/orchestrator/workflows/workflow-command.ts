@@ -7,7 +7,7 @@ import type { RunCommandAction } from "../../domain/workflow.js";
 import type { CommandResult, WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
-import { findProfile } from "../sessions/agent-launch.js";
+import { currentProfile } from "../sessions/current-profile.js";
 import { commandLaunch } from "../sessions/sandbox-launch.js";
 import { projectSessionWorkspace } from "../worktrees/workspace.js";
 
@@ -53,7 +53,7 @@ export async function startCommand(
     try {
       const ws = await projectSessionWorkspace(deps, session);
       if (!existsSync(ws.workspacePath)) return { state: "failed", outcome: `workspace_missing: the task's workspace ${ws.workspacePath} is not on disk` };
-      const launch = await commandLaunch(deps, session, findProfile(deps, session.agent), ws.workspacePath, a.command, (hostPort) =>
+      const launch = await commandLaunch(deps, session, await currentProfile(deps, session.agent), ws.workspacePath, a.command, (hostPort) =>
         deps.log.info({ taskId: task.id, runId: run.id, hostPort }, "sandbox blocked a connection of a workflow command"),
       );
       close = launch.close;
