@@ -3,7 +3,16 @@
  * (each links to its task), "dismiss", and the opt-in for browser notifications.
  */
 import { useEffect, useRef, useState } from "react";
-import { ATTENTION_LABEL, attention, disableNotifications, dismiss, enableNotifications, needsYou, notificationsEnabled } from "./live/attention.js";
+import {
+  ATTENTION_LABEL,
+  type AttentionItem,
+  attention,
+  disableNotifications,
+  dismiss,
+  enableNotifications,
+  needsYou,
+  notificationsEnabled,
+} from "./live/attention.js";
 import { QuestionAnswer } from "./ui/QuestionAnswer.js";
 import { useStore } from "./live/store.js";
 import { Link, useLocation } from "./router.js";
@@ -14,7 +23,9 @@ export const INBOX_PATH = "/inbox";
 export function Inbox() {
   const items = useStore(attention);
   // The count is what still needs the person; read items stay listed until their cause clears them.
-  const count = needsYou(items).length;
+  const needs = needsYou(items);
+  const seen = items.filter((i) => !needs.includes(i));
+  const count = needs.length;
   const { pathname } = useLocation();
   const [open, setOpen] = useState(pathname === INBOX_PATH);
   // Arriving at /inbox (a link, the back button) opens it.
@@ -68,23 +79,43 @@ export function Inbox() {
               </button>
             ) : null}
           </div>
-          {items.length === 0 ? <p className="empty">Nothing needs you right now.</p> : null}
-          <ul className="plain">
-            {items.map((i) => (
-              <li key={i.id} className={`attention kind-${i.kind}${i.read ? " read" : ""}`} data-kind={i.kind} data-read={i.read}>
-                <strong>{ATTENTION_LABEL[i.kind]}</strong>{" "}
-                <Link href={`/tasks/${i.taskId}`} onClick={() => setOpen(false)}>
-                  {i.text}
-                </Link>{" "}
-                <button type="button" className="secondary small" aria-label={`Dismiss: ${i.text}`} onClick={() => dismiss((x) => x.id === i.id)}>
-                  Dismiss
-                </button>
-                {i.kind === "question" ? <QuestionAnswer item={i} label={`Answer: ${i.text}`} /> : null}
-              </li>
-            ))}
-          </ul>
+          {needs.length === 0 ? <p className="empty">Nothing needs you right now.</p> : null}
+          {/* One count everywhere (LIVE-4.8): the badge counts the first list; what was seen already
+              waits under its own heading until its cause clears it. */}
+          {needs.length ? (
+            <ul className="plain inbox-needs" aria-label="Needs you">
+              {needs.map((i) => (
+                <InboxRow key={i.id} item={i} close={() => setOpen(false)} />
+              ))}
+            </ul>
+          ) : null}
+          {seen.length ? (
+            <>
+              <h3 className="inbox-seen-head">Seen, not counted</h3>
+              <ul className="plain inbox-seen" aria-label="Seen, not counted">
+                {seen.map((i) => (
+                  <InboxRow key={i.id} item={i} close={() => setOpen(false)} />
+                ))}
+              </ul>
+            </>
+          ) : null}
         </section>
       ) : null}
     </div>
+  );
+}
+
+function InboxRow({ item: i, close }: { item: AttentionItem; close: () => void }) {
+  return (
+    <li className={`attention kind-${i.kind}${i.read ? " read" : ""}`} data-kind={i.kind} data-read={i.read}>
+      <strong>{ATTENTION_LABEL[i.kind]}</strong>{" "}
+      <Link href={`/tasks/${i.taskId}`} onClick={close}>
+        {i.text}
+      </Link>{" "}
+      <button type="button" className="secondary small" aria-label={`Dismiss: ${i.text}`} onClick={() => dismiss((x) => x.id === i.id)}>
+        Dismiss
+      </button>
+      {i.kind === "question" ? <QuestionAnswer item={i} label={`Answer: ${i.text}`} /> : null}
+    </li>
   );
 }

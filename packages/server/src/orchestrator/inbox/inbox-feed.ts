@@ -104,6 +104,14 @@ export class InboxFeed {
         );
         return;
       }
+      case "task.updated": {
+        // LIVE-4.8: a task moved to Done (a merge moves it there) or archived is finished: what was
+        // said about its last turn no longer needs anyone.
+        const { task } = (f as EventFrame<"task.updated">).data;
+        if (task.state === "done" || task.archivedAt !== null)
+          this.enqueue(async () => this.publish(await this.deps.store.inbox.resolveOf({ taskId: task.id }, TURN_KINDS, this.deps.now())));
+        return;
+      }
       case "pull_request.updated": {
         const d = (f as EventFrame<"pull_request.updated">).data;
         this.enqueue(() => this.onPullRequest(d));
