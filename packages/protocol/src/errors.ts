@@ -46,7 +46,7 @@ export const ERROR_CATALOG = {
   budget_exceeded: {
     status: 409,
     description:
-      "USE-2: the task (or a parent task) reached its budget, the workflow that started the session reached its budget, or the day reached the global daily cap: no new prompt runs until a person raises the budget (PUT /tasks/:id/budget, the workflow's `budget`, PUT /usage/daily-budget) or lets one more turn run (`{continueOnce: true}`); details name the scope (task, workflow, daily), limit and use.",
+      "USE-2: the task (or a parent task) reached its budget, the workflow that started the session reached its budget, the session's agent profile reached its daily cap, or the day reached the global daily cap: no new prompt runs until a person raises the budget (PUT /tasks/:id/budget, the workflow's `budget`, PUT /agents/:name/budget, PUT /usage/daily-budget) or lets one more turn run (`{continueOnce: true}`); details name the scope (task, workflow, agent, daily), limit and use.",
   },
   session_busy: { status: 409, description: "A prompt arrived while a turn is already running in this session: wait for the turn to end." },
   session_running: { status: 409, description: "Resume, delete or environment reset is refused while a session is starting or running: cancel it first." },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AgentBudget } from "./usage.js";
 
 /** Agent profiles of the HTTP API. Fields may be added; none may be renamed (clients depend on the names). */
 
@@ -27,5 +28,7 @@ export const AgentProfile = z.object({
   askProblem: z.string().optional(),
   /** SBX-3: `off` when the profile opts out of the OS sandbox. */
   sandbox: z.enum(["confined", "off"]).optional(),
+  /** USE-2: the profile's daily cap and today's spend of its sessions over every runner (on `GET /agents` and the budget routes). */
+  budget: AgentBudget.optional(),
 });
 export type AgentProfile = z.infer<typeof AgentProfile>;

@@ -65,6 +65,20 @@ export const DailyBudget = z.object({
 });
 export type DailyBudget = z.infer<typeof DailyBudget>;
 
+/**
+ * USE-2: an agent profile's daily cap (`PUT /agents/:name/budget`, the body of the daily cap) and
+ * what the sessions of that profile spent on the UTC day over every runner.
+ */
+export const AgentBudget = z.object({
+  /** The limits in force (`{}`: no cap). */
+  budget: TaskBudget,
+  /** When the person set it (the cap's version); null without a cap. */
+  setAt: z.string().nullable(),
+  day: z.string(),
+  used: z.object({ tokens: z.number().int().nonnegative(), cost: z.number().nonnegative() }),
+});
+export type AgentBudget = z.infer<typeof AgentBudget>;
+
 /** `GET /usage` grouping keys. */
 export const UsageGroupBy = z.enum(["task", "repository", "agent", "runner", "day"]);
 export type UsageGroupBy = z.infer<typeof UsageGroupBy>;

@@ -85,6 +85,8 @@ export const OPERATION_ROUTES = {
   openTaskTerminal: { method: "get", path: "/tasks/{id}/terminal" },
   openTaskInEditor: { method: "post", path: "/tasks/{id}/open-in-editor" },
   patchAgent: { method: "patch", path: "/agents/{name}" },
+  putAgentBudget: { method: "put", path: "/agents/{name}/budget" },
+  resetAgentBudget: { method: "delete", path: "/agents/{name}/budget" },
   getEditor: { method: "get", path: "/settings/editor" },
   putEditor: { method: "put", path: "/settings/editor" },
   resetEditor: { method: "delete", path: "/settings/editor" },

@@ -1,4 +1,4 @@
-import { AgentProfile, EditorSetting, PatchAgentBody, PutEditorBody } from "../index.js";
+import { AgentProfile, EditorSetting, PatchAgentBody, PutDailyBudgetBody, PutEditorBody } from "../index.js";
 import { operation } from "./operation.js";
 
 /** WEB-44: settings a person changes on the Settings page instead of in a file (the person only). */
@@ -11,6 +11,25 @@ export const SETTINGS_OPERATIONS = {
     body: PatchAgentBody,
     response: AgentProfile,
     errors: ["invalid_request", "not_found", "person_required"],
+    personOnly: true,
+  }),
+  putAgentBudget: operation({
+    method: "put",
+    path: "/agents/{name}/budget",
+    summary:
+      "Set an agent profile's daily cap in cost and/or tokens over the sessions of that profile on every runner, in force at once ({} turns it off; USE-2; the person only)",
+    body: PutDailyBudgetBody,
+    bodyOptional: true,
+    response: AgentProfile,
+    errors: ["invalid_request", "not_found", "person_required"],
+    personOnly: true,
+  }),
+  resetAgentBudget: operation({
+    method: "delete",
+    path: "/agents/{name}/budget",
+    summary: "Drop an agent profile's daily cap (USE-2; the person only)",
+    response: AgentProfile,
+    errors: ["not_found", "person_required"],
     personOnly: true,
   }),
   getEditor: operation({

@@ -340,7 +340,15 @@ export class Orchestrator {
   doctor = () => runDoctor(this.deps);
 
   // agents (AG-2, AG-3)
-  agentProfiles = (): Promise<AgentProfile[]> => listAgentProfiles(this.deps);
+  /** `GET /agents`: each profile with its daily cap and today's spend (USE-2). */
+  agentProfiles = async (): Promise<AgentProfile[]> =>
+    Promise.all((await listAgentProfiles(this.deps)).map(async (p) => ({ ...p, budget: await this.live.usage.agentBudget(p.name) })));
+  /** USE-2 `PUT|DELETE /agents/:name/budget` (`reset`: no cap). */
+  putAgentBudget = async (name: string, body: PutDailyBudgetBody | "reset"): Promise<AgentProfile> => {
+    const p = (await listAgentProfiles(this.deps)).find((x) => x.name === name);
+    if (!p) throw new AppError("not_found", `no agent profile named ${JSON.stringify(name)}`, { name, known: this.deps.profiles.map((x) => x.name) });
+    return { ...p, budget: await this.live.usage.putAgentBudget(name, body) };
+  };
   installAgent = (name: string) => installAgentProfile(this.deps, name);
   checkAgent = (name: string) => checkAgentProfile(this.deps, name);
   /** WEB-44: the Settings page's agent profile choices and editor command. */

@@ -35,3 +35,11 @@ export interface UsageSettingsTable {
   budget_tokens: ColumnType<number | string | null, number | null, number | null>;
   set_at: string;
 }
+
+/** USE-2: a person's daily cap per agent profile (migration 032). */
+export interface AgentBudgetsTable {
+  name: string;
+  budget_cost: number | null;
+  budget_tokens: ColumnType<number | string | null, number | null, number | null>;
+  set_at: string;
+}

@@ -11,7 +11,7 @@ import type {
   TaskRepositoriesTable,
   TasksTable,
 } from "./schema-tasks.js";
-import type { UsageDaysTable, UsageRecordsTable, UsageSettingsTable } from "./schema-usage.js";
+import type { AgentBudgetsTable, UsageDaysTable, UsageRecordsTable, UsageSettingsTable } from "./schema-usage.js";
 import type { InboxItemsTable, QuestionsTable, TaskProgressTable } from "./schema-inbox.js";
 import type { WorkflowEntriesTable, WorkflowRunsTable, WorkflowTaskStopsTable, WorkflowsTable } from "./schema-workflows.js";
 import type { PullRequestsTable, ReviewCommentsTable, TaskDiffStatsTable } from "./schema-review.js";
@@ -52,6 +52,7 @@ export interface DB {
   usage_records: UsageRecordsTable;
   usage_days: UsageDaysTable;
   usage_settings: UsageSettingsTable;
+  agent_budgets: AgentBudgetsTable;
   person_settings: PersonSettingsTable;
   agent_settings: AgentSettingsTable;
   agent_processes: AgentProcessesTable;

@@ -9,6 +9,7 @@ import { PlacementStore } from "./placement-store.js";
 import { InboxStore } from "./inbox-store.js";
 import { McpStore } from "./mcp-store.js";
 import { UsageStore } from "./usage-store.js";
+import { AgentBudgetStore } from "./agent-budget-store.js";
 import { SettingsStore } from "./settings-store.js";
 import { WorkflowStore } from "./workflow-store.js";
 
@@ -43,6 +44,8 @@ export abstract class StoreCore {
     () => ({ db: this.q, dialect: this.dialect }),
     (fn) => this.tx(fn),
   );
+  /** USE-2: daily caps per agent profile (agent-budget-store.ts). */
+  readonly agentBudgets = new AgentBudgetStore(() => this.q);
 
   /** Use `openStore`; this takes an already migrated database. */
   constructor(db: Kysely<DB>, dialect: StoreDialect) {

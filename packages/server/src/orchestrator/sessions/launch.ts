@@ -66,7 +66,7 @@ export async function startSession(
   // USE-2: a session that would start with a turn is refused past a budget before anything exists.
   const prompt = body.prompt ?? taskBrief(task);
   const sessionId = opts.sessionId ?? newId("ses");
-  if (prompt !== undefined && prompt.trim() !== "") await live.usage.gate(taskId, sessionId);
+  if (prompt !== undefined && prompt.trim() !== "") await live.usage.gate(taskId, sessionId, agent);
   const before = await deps.store.getEnvironmentByTask(taskId);
   // Validate before inserting anything, so a refused attach leaves no row behind (SES-3).
   // A ready environment with tombstoned rows (archived, then unarchived) materializes again (LC-5).

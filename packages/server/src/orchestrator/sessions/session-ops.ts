@@ -76,7 +76,7 @@ export async function promptSession(deps: EnsureAgentPorts, live: LiveSessions, 
   }
   await assertTaskWorkable(deps, session.taskId);
   // USE-2: past a budget no new turn starts (unless a person let one more run).
-  await live.usage.gate(session.taskId, id);
+  await live.usage.gate(session.taskId, id, session.agent);
   const running = await live.transition(session, ["waiting_for_input"], "running");
   if (!running) {
     await live.usage.ungate(session.taskId, id);

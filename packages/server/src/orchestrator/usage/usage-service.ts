@@ -1,4 +1,4 @@
-import type { DailyBudget, PutBudgetBody, PutDailyBudgetBody, TaskBudget, UsageQuery, UsageReport } from "@grove/protocol";
+import type { AgentBudget, DailyBudget, PutBudgetBody, PutDailyBudgetBody, TaskBudget, UsageQuery, UsageReport } from "@grove/protocol";
 import { modelOption } from "../../domain/agent-state.js";
 import { AppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
@@ -10,11 +10,13 @@ import { usageReport } from "./usage-report.js";
 
 /** A budget a task's next turn is measured against. */
 interface Scope {
-  /** `task:<id>` of the task (or parent task) whose budget it is, `workflow:<name>`, or `daily:<day>`. */
+  /** `task:<id>` of the task (or parent task) whose budget it is, `workflow:<name>`, `agent:<profile>:<day>` or `daily:<day>`. */
   key: string;
-  kind: "task" | "workflow" | "daily";
+  kind: "task" | "workflow" | "agent" | "daily";
   taskId?: string;
   workflow?: string;
+  /** The agent profile whose daily cap it is. */
+  agent?: string;
   limit: TaskBudget;
   used: UsageTotals;
   /** The budget's version: an alert is raised once per version and threshold. */
@@ -39,10 +41,13 @@ export class UsageService {
   private readonly granted = new Set<string>();
   /** Per session: the workflow that started it, or null (see `workflowOf`). */
   private readonly startedBy = new Map<string, string | null>();
+  /** Per live session of this runner: its agent profile (whose daily cap cancels its turns). */
+  private readonly agentOf = new Map<string, string>();
 
   constructor(private readonly deps: UsageServicePorts) {}
 
   recorderFor(session: SessionRecord): SessionUsageRecorder {
+    this.agentOf.set(session.id, session.agent);
     let r = this.recorders.get(session.id);
     if (!r) {
       r = new SessionUsageRecorder(this.deps, (p) => this.record(session, p));
@@ -55,6 +60,7 @@ export class UsageService {
     this.recorders.delete(sessionId);
     this.granted.delete(sessionId);
     this.startedBy.delete(sessionId);
+    this.agentOf.delete(sessionId);
   }
 
   /** The session's turn ended: a continue-once grant it ran under is used up. */
@@ -63,12 +69,12 @@ export class UsageService {
   }
 
   /**
-   * USE-2: before a new turn of the task starts. Past a budget (the task's, a parent's, or the
-   * daily cap) the prompt is refused with `budget_exceeded` unless a person granted one more turn,
+   * USE-2: before a new turn of the task starts. Past a budget (the task's, a parent's, the daily
+   * cap of the session's agent profile, or the daily cap) the prompt is refused with `budget_exceeded` unless a person granted one more turn,
    * which this takes (compare-and-set: two prompts racing for one grant start one turn).
    */
-  async gate(taskId: string, sessionId: string): Promise<void> {
-    const over = (await this.scopesOf(taskId, sessionId)).find((s) => budgetRatio(s.limit, s.used) >= 1);
+  async gate(taskId: string, sessionId: string, agent: string): Promise<void> {
+    const over = (await this.scopesOf(taskId, sessionId, agent)).find((s) => budgetRatio(s.limit, s.used) >= 1);
     if (!over) return;
     if (await this.deps.store.usage.takeContinue(taskId)) {
       this.granted.add(sessionId);
@@ -77,17 +83,21 @@ export class UsageService {
     const what =
       over.kind === "daily"
         ? "the daily cap"
-        : over.kind === "workflow"
-          ? `the budget of workflow ${over.workflow}`
-          : over.taskId === taskId
-            ? "its budget"
-            : `the budget of its parent task ${over.taskId}`;
+        : over.kind === "agent"
+          ? `the daily cap of agent ${over.agent}`
+          : over.kind === "workflow"
+            ? `the budget of workflow ${over.workflow}`
+            : over.taskId === taskId
+              ? "its budget"
+              : `the budget of its parent task ${over.taskId}`;
     const raise =
       over.kind === "daily"
         ? "raises the daily cap (PUT /usage/daily-budget, `grove usage budget`)"
-        : over.kind === "workflow"
-          ? `raises the workflow's budget (grove workflow apply)`
-          : `raises the budget (PUT /tasks/${taskId}/budget)`;
+        : over.kind === "agent"
+          ? `raises the agent's daily cap (PUT /agents/${over.agent}/budget, the Settings page)`
+          : over.kind === "workflow"
+            ? `raises the workflow's budget (grove workflow apply)`
+            : `raises the budget (PUT /tasks/${taskId}/budget)`;
     throw new AppError(
       "budget_exceeded",
       `task ${taskId} reached ${what}: ${describe(over.used, over.limit)}; a person ${raise} or lets one more turn run (PUT /tasks/${taskId}/budget {continueOnce})`,
@@ -96,6 +106,7 @@ export class UsageService {
         scope: over.kind,
         ...(over.taskId ? { budgetTaskId: over.taskId } : {}),
         ...(over.workflow ? { workflow: over.workflow } : {}),
+        ...(over.agent ? { agent: over.agent } : {}),
         limit: over.limit,
         used: over.used,
       },
@@ -153,6 +164,27 @@ export class UsageService {
     return this.dailyBudget();
   }
 
+  /** USE-2: an agent profile's daily cap (`{}` without one) and what its sessions spent today over every runner. */
+  async agentBudget(name: string): Promise<AgentBudget> {
+    const set = await this.deps.store.agentBudgets.get(name);
+    const day = dayOf(this.deps.now());
+    return { budget: set?.budget ?? {}, setAt: set?.setAt ?? null, day, used: await this.deps.store.agentBudgets.dayTotals(name, day) };
+  }
+
+  /**
+   * USE-2 `PUT /agents/:name/budget` (person-only; `reset` or `{}` removes the cap): in force at
+   * once on every runner, which read it from the shared database at each check. The person acted:
+   * the profile's open cap items are settled.
+   */
+  async putAgentBudget(name: string, body: PutDailyBudgetBody | "reset"): Promise<AgentBudget> {
+    const now = this.deps.now();
+    const budget =
+      body === "reset" ? undefined : { ...(body.cost !== undefined ? { cost: body.cost } : {}), ...(body.tokens !== undefined ? { tokens: body.tokens } : {}) };
+    await this.deps.store.agentBudgets.set(name, budget && (budget.cost !== undefined || budget.tokens !== undefined) ? budget : undefined, now);
+    for (const item of await this.deps.store.inbox.resolveCausePrefix(`budget:agent:${name}:`, now)) this.deps.bus.publish("inbox.updated", { item });
+    return this.agentBudget(name);
+  }
+
   /** USE-1 `GET /usage`. */
   report(q: UsageQuery): Promise<UsageReport> {
     return usageReport(this.deps, q, (id) => this.subtree(id));
@@ -189,7 +221,7 @@ export class UsageService {
   /** Alerts at 80 % and, at 100 %, cancels the running turn (every turn of this runner for the daily cap). */
   private async enforce(session: SessionRecord): Promise<void> {
     let task: TaskRecord | undefined;
-    for (const s of await this.scopesOf(session.taskId, session.id)) {
+    for (const s of await this.scopesOf(session.taskId, session.id, session.agent)) {
       const ratio = budgetRatio(s.limit, s.used);
       if (ratio < ALERT_AT) continue;
       const full = ratio >= 1;
@@ -198,7 +230,13 @@ export class UsageService {
       if (!task) return;
       await this.alert(task, session.id, s, full);
       if (!full) continue;
-      const ids = s.kind === "daily" ? this.deps.agents.sessionIds() : [session.id];
+      // The daily caps stop every turn they cover on this runner (the others cancel theirs at their next report).
+      const ids =
+        s.kind === "daily"
+          ? this.deps.agents.sessionIds()
+          : s.kind === "agent"
+            ? this.deps.agents.sessionIds().filter((id) => this.agentOf.get(id) === s.agent)
+            : [session.id];
       for (const id of ids) {
         if (this.granted.has(id)) continue;
         const handle = this.deps.agents.get(id);
@@ -214,11 +252,13 @@ export class UsageService {
     const name =
       s.kind === "daily"
         ? "the daily cap"
-        : s.kind === "workflow"
-          ? `workflow ${s.workflow}'s budget`
-          : s.taskId === task.id
-            ? "the budget"
-            : "the parent task's budget";
+        : s.kind === "agent"
+          ? `agent ${s.agent}'s daily cap`
+          : s.kind === "workflow"
+            ? `workflow ${s.workflow}'s budget`
+            : s.taskId === task.id
+              ? "the budget"
+              : "the parent task's budget";
     const item = await this.deps.store.inbox.raise({
       id: newId("inbox"),
       kind: "budget",
@@ -235,11 +275,12 @@ export class UsageService {
 
   /**
    * The budgets a task's turns count against: its own, each parent task's, the budget of the
-   * workflow that started the session (if one did), the daily cap.
+   * workflow that started the session (if one did), the daily cap of the session's agent profile,
+   * the daily cap.
    */
-  private async scopesOf(taskId: string, sessionId?: string): Promise<Scope[]> {
+  private async scopesOf(taskId: string, sessionId: string, agent: string): Promise<Scope[]> {
     const out: Scope[] = [];
-    const name = sessionId ? await this.workflowOf(sessionId) : null;
+    const name = await this.workflowOf(sessionId);
     const workflow = name ? await this.deps.store.workflows.get(name) : undefined;
     if (workflow?.definition.budget) {
       // Its version is the budget's: applying a new version (a raised budget) lets alerts fire again.
@@ -261,6 +302,18 @@ export class UsageService {
         limit: t.budget,
         used: await this.deps.store.usage.subtreeTotals(t.id),
         version: t.setAt ?? "",
+      });
+    }
+    const agentCap = await this.deps.store.agentBudgets.get(agent);
+    if (agentCap) {
+      const day = dayOf(this.deps.now());
+      out.push({
+        key: `agent:${agent}:${day}`,
+        kind: "agent",
+        agent,
+        limit: agentCap.budget,
+        used: await this.deps.store.agentBudgets.dayTotals(agent, day),
+        version: agentCap.setAt,
       });
     }
     const cap = await this.dailyCap();

@@ -21,6 +21,7 @@ import { m028QueuedPrompts } from "./028-queued-prompts.js";
 import { m029SparseCheckout } from "./029-sparse-checkout.js";
 import { m030WorkflowRunResult } from "./030-workflow-run-result.js";
 import { m031PersonSettings } from "./031-person-settings.js";
+import { m032AgentBudgets } from "./032-agent-budgets.js";
 import type { Migration } from "./migration.js";
 
 /** Every migration, in the order they are applied. Append only. */
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m029SparseCheckout,
   m030WorkflowRunResult,
   m031PersonSettings,
+  m032AgentBudgets,
 ];
 
 export type { Migration } from "./migration.js";
