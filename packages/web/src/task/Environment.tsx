@@ -4,6 +4,7 @@
  * vscode:// link). The environment is read only once the task has sessions or Changes, so a
  * new task never asks for a resource that does not exist yet.
  */
+import { PathText } from "../ui/PathText.js";
 import type { Changes, Task } from "@grove/protocol";
 import { useQuery } from "@tanstack/react-query";
 import { call } from "../api/client.js";
@@ -106,9 +107,10 @@ export function Environment({
               runner <code>{env.data.runnerId}</code>
             </details>
           </div>
-          {env.data.workspacePath ? (
+          {/* WEB-45: the workspace is said only when it is not already a worktree's own path. */}
+          {env.data.workspacePath && !env.data.repositories.some((r) => r.worktreePath === env.data.workspacePath) ? (
             <p className="meta">
-              workspace <code>{env.data.workspacePath}</code>
+              workspace <PathText text={env.data.workspacePath} />
             </p>
           ) : null}
           <table className="worktrees">
@@ -123,9 +125,9 @@ export function Environment({
             <tbody>
               {env.data.repositories.map((r) => (
                 <tr key={r.repositoryId + r.branchSlug} data-repository-id={r.repositoryId}>
-                  <td>{repoName(r.repositoryId)}</td>
-                  <td>
-                    <code>{r.worktreePath ?? "—"}</code>
+                  <td data-label="Repository">{repoName(r.repositoryId)}</td>
+                  <td data-label="Worktree">
+                    <PathText text={r.worktreePath ?? "—"} />
                     {r.worktreePath && r.status === "active" && !task.archivedAt ? (
                       <div className="actions">
                         <a href={`vscode://file${r.worktreePath}`} className="small">
@@ -139,10 +141,10 @@ export function Environment({
                       </div>
                     ) : null}
                   </td>
-                  <td>
-                    <code>{r.worktreeBranch ?? "—"}</code> ← <code>{r.baseBranch}</code>
+                  <td data-label="Branch">
+                    <PathText text={r.worktreeBranch ?? "—"} /> ← <PathText text={r.baseBranch} />
                   </td>
-                  <td data-worktree-status={r.status}>
+                  <td data-label="Status" data-worktree-status={r.status}>
                     {environmentWords(task.archivedAt ? "deleted" : r.status)}
                     {r.errorMessage ? <span className="error"> {r.errorMessage}</span> : null}
                   </td>
