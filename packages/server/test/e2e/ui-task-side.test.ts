@@ -24,14 +24,14 @@ async function side(page: Page) {
 const settle = (page: Page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 /**
- * WEB-46: on a desk the task page's side column (Changes, files, environment) stays on the screen
+ * WEB-48: on a desk the task page's side column (Changes, files, environment) stays on the screen
  * while the person reads the conversation or scrolls the page below it: it sticks to the top of
  * the screen and scrolls inside its own box. On a phone the columns stack as before.
  */
-describe("WEB-46 the task page's side column stays in view on a desk (Chromium, scripted agent)", () => {
+describe("WEB-48 the task page's side column stays in view on a desk (Chromium, scripted agent)", () => {
   const ui = uiSuite();
 
-  it("WEB-46 at 1280×800 the Changes heading is on the screen after load and after scrolling the page to its end; the column scrolls on its own; a phone's column is not sticky", {
+  it("WEB-48 at 1280×800 the Changes heading is on the screen after load and after scrolling the page to its end; the column scrolls on its own; a phone's column is not sticky", {
     timeout: 120_000,
   }, async () => {
     const { task } = await uniqueRepoAndTask(ui.srv, "Many files to read");

@@ -84,15 +84,25 @@ describe("terminal: a shell in the task's worktree (Chromium, node-pty)", () => 
     expect(terminals.pidsOf(task.id)).toEqual([]);
   });
 
-  it("TERM-5 open in editor: without GROVE_EDITOR the answer is 409 editor_not_configured, in the person's words on the page", async () => {
+  it("TERM-5 WEB-46 open in editor: without an editor the one editor action is disabled with a link to Settings; once Settings sets one it is enabled", async () => {
     const { task } = await uniqueRepoAndTask(ui.srv, "Editor task");
     const s = await ui.srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say hi" });
     await waitForSession(ui.srv.api, s.body.id, ["waiting_for_input"]);
-    const { page } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
-    const env = (await ui.srv.api("GET", `/tasks/${task.id}/environment`)).body as { repositories: { worktreePath: string }[] };
-    expect(await page.getByRole("link", { name: "Open in VS Code" }).getAttribute("href")).toBe(`vscode://file${env.repositories[0]!.worktreePath}`);
-    await page.getByRole("button", { name: "Open in editor" }).click();
-    await eventually(() => page.locator(".environment [role=alert]").getAttribute("data-error-code")).toBe("editor_not_configured");
-    expect(await page.locator(".environment [role=alert] .error-text").textContent()).toContain("GROVE_EDITOR");
+    const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
+    const open = page.getByRole("button", { name: "Open in editor" });
+    await eventually(() => open.isDisabled()).toBe(true);
+    const set = page.locator(".environment").getByRole("link", { name: "Set an editor in Settings" });
+    expect(await set.isVisible()).toBe(true);
+    expect(await set.getAttribute("href")).toBe("/settings");
+    // One editor action: no second "Open in VS Code" beside it.
+    expect(await page.getByRole("link", { name: "Open in VS Code" }).count()).toBe(0);
+
+    // Settings sets the editor, no restart: the action is enabled on the next visit.
+    expect((await ui.srv.api("PUT", "/settings/editor", { command: "true" })).status).toBe(200);
+    await page.reload();
+    await eventually(() => open.isEnabled()).toBe(true);
+    expect(await set.count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+    await page.close();
   });
 });

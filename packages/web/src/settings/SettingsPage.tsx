@@ -14,6 +14,7 @@ import { disableNotifications, enableNotifications, notificationsEnabled } from 
 import { Link } from "../router.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
+import { AgentBudget } from "./AgentBudget.js";
 import { AgentChoices } from "./AgentChoices.js";
 import { EditorSettings } from "./EditorSettings.js";
 
@@ -72,6 +73,7 @@ function AgentRow({ profile }: { profile: AgentProfile }) {
         ) : null}
       </dl>
       <AgentChoices profile={profile} />
+      <AgentBudget profile={profile} />
       {profile.problem ? <p className="muted agent-problem">{profile.problem}</p> : null}
       {profile.askProblem ? <p className="muted agent-problem">{profile.askProblem}</p> : null}
       <div className="actions">

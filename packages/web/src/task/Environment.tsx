@@ -4,6 +4,8 @@
  * vscode:// link). The environment is read only once the task has sessions or Changes, so a
  * new task never asks for a resource that does not exist yet.
  */
+import { EDITOR_KEY, getEditor } from "../settings/settings-api.js";
+import { Link } from "../router.js";
 import { PathText } from "../ui/PathText.js";
 import type { Changes, Task } from "@grove/protocol";
 import { useQuery } from "@tanstack/react-query";
@@ -35,6 +37,9 @@ export function Environment({
   const env = useQuery({ queryKey: keys.environment(task.id), queryFn: () => getEnvironment(task.id), enabled: known });
   const caps = useCapabilities();
   const editor = useAction();
+  // WEB-46: the editor command comes from Settings (or GROVE_EDITOR) and takes effect without a restart.
+  const editorSetting = useQuery({ queryKey: EDITOR_KEY, queryFn: getEditor, enabled: known });
+  const noEditor = editorSetting.data?.source === "none";
   const missing = (changes?.repositories ?? []).filter((r) => r.status === "missing");
   const tampered = (changes?.repositories ?? []).filter((r) => r.status === "tampered");
   const envShown = task.archivedAt ? "archived" : (env.data?.status ?? "");
@@ -130,14 +135,29 @@ export function Environment({
                     <PathText text={r.worktreePath ?? "—"} />
                     {r.worktreePath && r.status === "active" && !task.archivedAt ? (
                       <div className="actions">
-                        <a href={`vscode://file${r.worktreePath}`} className="small">
-                          Open in VS Code
-                        </a>
+                        {/* WEB-46: one editor action. Without the server's Open in editor, VS Code's link stands in. */}
                         {caps?.has("POST /tasks/{id}/open-in-editor") ? (
-                          <button type="button" className="secondary small" disabled={editor.busy} onClick={() => openInEditor(r.repositoryId)}>
-                            Open in editor
-                          </button>
-                        ) : null}
+                          <>
+                            <button
+                              type="button"
+                              className="secondary small"
+                              disabled={editor.busy || noEditor}
+                              aria-describedby={noEditor ? `no-editor-${r.repositoryId}` : undefined}
+                              onClick={() => openInEditor(r.repositoryId)}
+                            >
+                              Open in editor
+                            </button>
+                            {noEditor ? (
+                              <Link id={`no-editor-${r.repositoryId}`} href="/settings" className="small">
+                                Set an editor in Settings
+                              </Link>
+                            ) : null}
+                          </>
+                        ) : (
+                          <a href={`vscode://file${r.worktreePath}`} className="small">
+                            Open in VS Code
+                          </a>
+                        )}
                       </div>
                     ) : null}
                   </td>
