@@ -31,7 +31,23 @@ const TURN_OUTCOMES: Record<string, string> = {
   stalled: "Turn stalled",
 };
 
+/** LIVE-4.9: an inbox item's kind, as the page's inbox labels it. */
+const INBOX_KINDS: Record<string, string> = {
+  permission: "Permission requested",
+  question: "Question",
+  turn_finished: "Turn finished",
+  turn_failed: "Turn failed",
+  stalled: "Turn stalled",
+  agent_crashed: "Agent crashed",
+  checks_failed: "PR checks failed",
+  conflict: "Conflict",
+  budget: "Budget reached",
+};
+
 const spaced = (s: string) => s.replace(/_/g, " ");
+
+/** An inbox item's kind in words ("Turn finished"). */
+export const inboxKindWords = (k: string): string => INBOX_KINDS[k] ?? spaced(k);
 
 /** A task's state in words ("In progress"). */
 export const taskStateWords = (s: string): string => TASK_STATES[s] ?? spaced(s);

@@ -22,12 +22,12 @@ describe("LIVE-4 grove inbox", () => {
     await repo?.cleanup();
   });
 
-  it("LIVE-4 grove inbox lists open items; --json is the API's list; inbox done clears one; --all still shows it", async () => {
+  it('LIVE-4 LIVE-4.9 grove inbox lists open items (KIND in words: "Turn failed"); --json is the API\'s list; inbox done clears one; --all still shows it', async () => {
     const ls = await grove("inbox");
     expect(ls.code).toBe(0);
     const [header, row] = ls.stdout.split("\n");
     expect(header).toMatch(/^ID\s+KIND\s+CREATED\s+TASK\s+TITLE$/);
-    expect(row).toMatch(/^inbox_\S+\s+turn_failed\s+.*Needs a look: turn refused \(no can do\)$/);
+    expect(row).toMatch(/^inbox_\S+\s+Turn failed\s+.*Needs a look: turn refused \(no can do\)$/);
     const items = JSON.parse((await grove("inbox", "--json")).stdout) as { id: string; kind: string; state: string }[];
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ kind: "turn_failed", state: "open" });
@@ -36,7 +36,7 @@ describe("LIVE-4 grove inbox", () => {
     expect(done.code).toBe(0);
     expect(done.stdout).toBe("done: Needs a look: turn refused\n");
     expect((await grove("inbox")).stdout).toBe("nothing needs you right now\n");
-    expect((await grove("inbox", "--all")).stdout).toMatch(new RegExp(`^${items[0]!.id}\\s+turn_failed\\s+done\\s+`, "m"));
+    expect((await grove("inbox", "--all")).stdout).toMatch(new RegExp(`^${items[0]!.id}\\s+Turn failed\\s+done\\s+`, "m"));
 
     const missing = await grove("inbox", "done", "inbox_nope");
     expect(missing.code).toBe(1);

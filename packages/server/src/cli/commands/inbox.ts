@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { InboxItem } from "@grove/protocol";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable, shortTime } from "../output.js";
+import { inboxKindWords } from "../output-words.js";
 
 /** `grove inbox [--all]`, `grove inbox done <itemId>` and `grove inbox answer <itemId> <answer>`: the durable attention inbox (LIVE-4, MCP-3). */
 export function registerInboxCommand(program: Command): void {
@@ -40,6 +41,6 @@ function titleOf(i: InboxItem): string {
 /** One line per item: id, kind, when, task, title (and state with --all). */
 export function renderInbox(items: readonly InboxItem[], all: boolean): string[] {
   if (items.length === 0) return [all ? "the inbox is empty" : "nothing needs you right now"];
-  const rows = items.map((i) => [i.id, i.kind, ...(all ? [i.state] : []), shortTime(i.createdAt), i.taskId, titleOf(i)]);
+  const rows = items.map((i) => [i.id, inboxKindWords(i.kind), ...(all ? [i.state] : []), shortTime(i.createdAt), i.taskId, titleOf(i)]);
   return formatTable(rows, ["ID", "KIND", ...(all ? ["STATE"] : []), "CREATED", "TASK", "TITLE"]);
 }
