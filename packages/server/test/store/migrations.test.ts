@@ -7,11 +7,14 @@ import { DATABASES, freshDatabase } from "../fixture/db.js";
 import { seedTask } from "./records.js";
 
 const EXPECTED_TABLES = [
+  "agent_budgets",
   "agent_processes",
+  "agent_settings",
   "cleanup_jobs",
   "grove_migrations",
   "inbox_items",
   "messages",
+  "person_settings",
   "pull_requests",
   "questions",
   "repositories",
