@@ -37,9 +37,12 @@ describe("LIVE-4 opening a task page reads its inbox items; only their cause cle
     await eventually(() => row.getAttribute("data-read")).toBe("true");
     await page.keyboard.press("Escape");
 
-    // Its cause resolved (the session prompted again): done.
+    // Its cause resolved (the session prompted again): done. The item is followed by its id: the
+    // second turn ends with a new turn_finished item of its own, listed first (newest first).
+    const firstId = (await itemOf())!.id;
+    const byId = async () => ((await ui.srv.api("GET", "/inbox?state=all")).body as Item[]).find((i) => i.id === firstId);
     expect((await ui.srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say again" })).status).toBe(202);
-    await eventually(async () => (await itemOf())?.state).toBe("done");
+    await eventually(async () => (await byId())?.state).toBe("done");
     expect(pageErrors).toEqual([]);
   });
 });
