@@ -24,7 +24,7 @@ describe("MCP-3 grove inbox answer", () => {
       "the question",
     );
     const ls = await grove("inbox");
-    expect(ls.stdout).toMatch(new RegExp(`^${item.id}\\s+question\\s+.*Asked: Which colour\\? \\[dark red \\| blue\\]$`, "m"));
+    expect(ls.stdout).toMatch(new RegExp(`^${item.id}\\s+Question\\s+.*Asked: Which colour\\? \\[dark red \\| blue\\]$`, "m"));
     const wrong = await grove("inbox", "answer", item.id, "green");
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/^error: invalid_request: answer with one of: dark red, blue/);
