@@ -1,5 +1,6 @@
 /**
- * The person's words for states in the CLI's human output (`task ls`, `task show`), the same
+ * The person's words for states in the CLI's human output (`task ls|show`, `session ls|show`, the
+ * progress of `--wait` and `--follow`), the same
  * words the page shows (web `ui/words.ts`, WEB-20). `--json` keeps the raw values: scripts read
  * those. A state this CLI does not know (a newer server's) prints as its value with spaces.
  */
@@ -31,6 +32,17 @@ const TURN_OUTCOMES: Record<string, string> = {
   stalled: "Turn stalled",
 };
 
+/** LIVE-2: how a session's latest turn ended, in a `LAST TURN` column or a `last turn:` line. */
+const LAST_TURNS: Record<string, string> = {
+  completed: "Completed",
+  refused: "Refused",
+  failed: "Failed",
+  cancelled: "Cancelled",
+  interrupted: "Interrupted",
+  max_tokens: "Hit the token limit",
+  stalled: "Stalled",
+};
+
 /** LIVE-4.9: an inbox item's kind, as the page's inbox labels it. */
 const INBOX_KINDS: Record<string, string> = {
   permission: "Permission requested",
@@ -54,6 +66,9 @@ export const taskStateWords = (s: string): string => TASK_STATES[s] ?? spaced(s)
 
 /** A session's state in words ("Waiting for you"). */
 export const sessionStateWords = (s: string): string => SESSION_STATES[s] ?? spaced(s);
+
+/** How a turn ended, in words ("Hit the token limit"). */
+export const turnOutcomeWords = (o: string): string => LAST_TURNS[o] ?? spaced(o);
 
 /**
  * A session's last error, said once: a failed turn as its outcome and the agent's reason on one

@@ -108,17 +108,19 @@ describe("grove CLI commands (UX-3)", () => {
     expect(r.code).toBe(0);
     const posted = stub.requests.find((q) => q.method === "POST" && q.path === "/api/v1/tasks/task_1/sessions");
     expect(posted?.body).toEqual({ agent: "scripted", prompt: "say hi" });
-    expect(r.stderr).toContain("materializing workspace…\nsession ses_1: starting\n");
-    expect(r.stderr).toContain("session ses_1: waiting_for_input");
+    expect(r.stderr).toContain("materializing workspace…\nsession ses_1: Starting\n");
+    // CLI-17: progress says states in words; the --json result keeps the raw state.
+    expect(r.stderr).toContain("session ses_1: Waiting for you");
+    expect(r.stderr).not.toContain("waiting_for_input");
     expect(JSON.parse(r.stdout)).toMatchObject({ id: "ses_1", state: "waiting_for_input" });
   });
 
-  it("UX-3 session show prints state, lastError and the messages as role: text", async () => {
+  it("UX-3 CLI-17 session show prints the state and last error in words and the messages as role: text", async () => {
     const r = await runGrove(["session", "show", "ses_2", "--server", stub.url]);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
-    expect(lines).toContain("state: failed");
-    expect(lines).toContain("lastError: agent_crashed: exit code 3");
+    expect(lines).toContain("state: Failed");
+    expect(lines).toContain("last error: agent crashed: exit code 3");
     expect(lines.slice(-2)).toEqual(["user: crash 3", "agent: ok: hello"]);
     const json = await runGrove(["session", "show", "ses_2", "--json", "--server", stub.url]);
     expect(JSON.parse(json.stdout)).toMatchObject({ session: { id: "ses_2", state: "failed" }, messages: [{ id: "m1" }, { id: "m2" }] });

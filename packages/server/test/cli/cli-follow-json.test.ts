@@ -61,21 +61,21 @@ describe("CLI-15 session show --follow, CLI-16 JSON errors, CLI-17 help text", (
       f.kill();
     }
     const out = f.run.stdout;
-    expect(out).toMatch(new RegExp(`^session ${sessionId} {2}task \\S+ {2}agent scripted\\nstate: running\\n`));
+    expect(out).toMatch(new RegExp(`^session ${sessionId} {2}task \\S+ {2}agent scripted\\nstate: Working\\n`));
     expect(out.split("agent: streamed while running").length).toBe(2);
     expect(out.indexOf("agent: streamed while running")).toBeLessThan(out.indexOf("agent: the last word"));
     expect(out).toMatch(/agent: ready\n/);
     expect(out).toMatch(/\nagent: the last word\n/);
     // A tool call shows as it goes: pending, then completed.
     expect(out).toMatch(/tool \[pending\]: sleep 2500\ntool \[completed\]: sleep 2500\n/);
-    expect(out.endsWith("\nstate: waiting_for_input\n")).toBe(true);
+    expect(out.endsWith("\nstate: Waiting for you\n")).toBe(true);
     expect(f.run.stderr).toBe("");
   });
 
   it("CLI-15 --follow of a settled session prints it and ends at once", async () => {
     const r = await grove("session", "show", sessionId, "--follow");
     expect(r.code).toBe(0);
-    expect(r.stdout.endsWith("state: waiting_for_input\n")).toBe(true);
+    expect(r.stdout.endsWith("state: Waiting for you\n")).toBe(true);
   });
 
   it("CLI-15 --follow exits 1 with the reason when the turn fails", async () => {

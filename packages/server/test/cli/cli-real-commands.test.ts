@@ -40,7 +40,10 @@ describe("grove commands against a real server", () => {
     const r = await grove("session", "prompt", sessionId, "say all good", "--wait");
     expect(r.stderr).not.toContain("error");
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${sessionId}  waiting_for_input\n`);
+    expect(r.stdout).toBe(`${sessionId}  Waiting for you\n`);
+    // CLI-17: the progress on stderr is in words too; --json keeps the raw state.
+    expect(r.stderr).toContain(`session ${sessionId}: Waiting for you`);
+    expect(r.stderr).not.toContain("waiting_for_input");
   });
 
   it("session prompt --wait exits 1 after `fail`", async () => {
@@ -71,9 +74,12 @@ describe("grove commands against a real server", () => {
     expect(bad.stderr).toMatch(/invalid_arguments: --queue and --wait/);
   });
 
-  it("session ls lists the task's sessions; task show says their states in words, and --json includes them raw", async () => {
+  it("CLI-17 session ls and task show say the sessions' states in words, and --json includes them raw", async () => {
     const ls = await grove("session", "ls", taskId);
-    expect(ls.stdout).toMatch(new RegExp(`^${sessionId}\\s+scripted\\s+waiting_for_input`, "m"));
+    expect(ls.stdout).toMatch(new RegExp(`^${sessionId}\\s+scripted\\s+Waiting for you`, "m"));
+    expect(ls.stdout).not.toContain("waiting_for_input");
+    const raw = JSON.parse((await grove("session", "ls", taskId, "--json")).stdout) as { id: string; state: string }[];
+    expect(raw).toEqual([expect.objectContaining({ id: sessionId, state: "waiting_for_input" })]);
     // UX-3: the human output says states in the person's words; --json keeps the raw values.
     const human = await grove("task", "show", taskId);
     expect(human.stdout).toMatch(new RegExp(`^\\s+${sessionId}\\s+scripted\\s+Waiting for you$`, "m"));

@@ -74,8 +74,9 @@ describe("grove CLI against grove serve (UX-3)", () => {
     expect(session.state).toBe("waiting_for_input");
 
     const shown = (await grove(["session", "show", session.id])).stdout;
-    expect(shown).toContain("state: waiting_for_input");
-    expect(shown).toContain("lastError: none");
+    expect(shown).toContain("state: Waiting for you");
+    expect(shown).toContain("last error: none");
+    expect(shown).not.toContain("waiting_for_input");
     expect(shown).toMatch(/^agent: Hello from the scripted agent$/m);
 
     const changes = JSON.parse((await grove(["task", "diff", created.id, "--json"])).stdout) as {

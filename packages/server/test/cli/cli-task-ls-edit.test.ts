@@ -92,7 +92,7 @@ describe("CLI-12 task ls filters, CLI-13 task show worktrees, CLI-14 task edit",
     expect(r.body.error.details.field).toMatch(/^state\b/);
   });
 
-  it("CLI-13 task show prints each repository's worktree path and branch once the workspace exists", async () => {
+  it("CLI-13 CLI-11 task show prints each repository's worktree path and branch once the workspace exists; task ls on one runner has no RUNNER column", async () => {
     const before = await grove("task", "show", ids.parser);
     expect(before.code).toBe(0);
     expect(before.stdout).toMatch(/^ {4}worktree: none yet/m);
@@ -109,6 +109,13 @@ describe("CLI-12 task ls filters, CLI-13 task show worktrees, CLI-14 task edit",
     expect(shown.stdout).toContain(`workspace: ${env.workspacePath}\n`);
     const json = JSON.parse((await grove("task", "show", ids.parser, "--json")).stdout) as { environment: { repositories: { worktreePath: string }[] } };
     expect(json.environment.repositories[0]!.worktreePath).toBe(wt.worktreePath);
+
+    // CLI-11: every task on this one runner: a RUNNER column would repeat one id; --json keeps it.
+    const ls = (await grove("task", "ls")).stdout.trimEnd().split("\n");
+    expect(ls[0]).toMatch(/^ID\s+STATE\s+TITLE$/);
+    expect(ls.find((l) => l.startsWith(ids.parser))).toMatch(new RegExp(`^${ids.parser}\\s+\\S.*\\s{2}Rewrite the parser$`));
+    const listed = JSON.parse((await grove("task", "ls", "--json")).stdout) as { id: string; runnerId: string | null }[];
+    expect(listed.find((t) => t.id === ids.parser)!.runnerId).toMatch(/\S/);
   });
 
   it("CLI-14 task edit changes the title and the description, each alone or both", async () => {

@@ -29,24 +29,31 @@ describe("LIVE-2 grove shows how a turn ended", () => {
     sessionId = /session (ses_[A-Za-z0-9_-]+)/.exec(r.stderr)![1]!;
   });
 
-  it("LIVE-2 session ls shows LAST TURN refused and the reason as LAST ERROR; --json carries lastTurn", async () => {
+  it("LIVE-2 CLI-17 session ls shows LAST TURN Refused and the reason as LAST ERROR, in words; --json carries the raw state and lastTurn", async () => {
     const ls = await grove("session", "ls", taskId);
     expect(ls.code).toBe(0);
     const [header, row] = ls.stdout.split("\n");
     expect(header).toMatch(/^ID\s+AGENT\s+STATE\s+LAST TURN\s+UPDATED\s+LAST ERROR$/);
-    expect(row).toMatch(
-      new RegExp(`^${sessionId}\\s+scripted\\s+waiting_for_input\\s+refused\\s+.*turn_refused: the turn ended with refusal: the tests are not mine to change$`),
-    );
-    const json = JSON.parse((await grove("session", "ls", taskId, "--json")).stdout) as { lastTurn: { outcome: string; reason: string } }[];
+    expect(row).toMatch(new RegExp(`^${sessionId}\\s+scripted\\s+Waiting for you\\s+Refused\\s+.*\\s{2}Turn refused: the tests are not mine to change$`));
+    expect(ls.stdout).not.toMatch(/waiting_for_input|turn_refused/);
+    const json = JSON.parse((await grove("session", "ls", taskId, "--json")).stdout) as {
+      state: string;
+      lastTurn: { outcome: string; reason: string };
+      lastError: { code: string };
+    }[];
+    expect(json[0]).toMatchObject({ state: "waiting_for_input", lastError: { code: "turn_refused" } });
     expect(json[0]!.lastTurn).toMatchObject({ outcome: "refused", reason: "the tests are not mine to change" });
   });
 
   it("LIVE-2 session show prints the last turn's outcome; a good turn then exits 0 and shows completed", async () => {
-    expect((await grove("session", "show", sessionId)).stdout).toContain("lastTurn: refused: the tests are not mine to change");
+    expect((await grove("session", "show", sessionId)).stdout).toContain("last turn: Refused: the tests are not mine to change");
     const ok = await grove("session", "prompt", sessionId, "say done", "--wait");
     expect(ok.code).toBe(0);
     const shown = (await grove("session", "show", sessionId)).stdout;
-    expect(shown).toContain("lastTurn: completed");
-    expect(shown).toContain("lastError: none");
+    expect(shown).toContain("last turn: Completed");
+    expect(shown).toContain("last error: none");
+    // CLI-17: --json keeps the raw values the words stand for.
+    const doc = JSON.parse((await grove("session", "show", sessionId, "--json")).stdout) as { session: { state: string; lastTurn: { outcome: string } } };
+    expect(doc.session).toMatchObject({ state: "waiting_for_input", lastTurn: { outcome: "completed" } });
   });
 });

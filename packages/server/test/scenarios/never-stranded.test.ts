@@ -130,7 +130,7 @@ describe.each(DATABASES)("never stranded (%s)", (kind) => {
 
     const start = await runGrove(["task", "start", task.id, "--prompt", "write again.txt yes", "--wait", "--server", srv.url]);
     expect(start.code).toBe(0);
-    expect(start.stdout).toContain("waiting_for_input");
+    expect(start.stdout).toContain("Waiting for you");
     expect(gitSync(slot.worktreePath, "rev-parse", "HEAD").trim()).toBe(head);
     expect(readFileSync(join(slot.worktreePath, "again.txt"), "utf8")).toBe("yes");
 

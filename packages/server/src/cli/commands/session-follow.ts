@@ -2,6 +2,7 @@ import type { EventFrame, Message, Session } from "@grove/protocol";
 import WebSocket from "ws";
 import type { GroveClient } from "../client.js";
 import type { Output } from "../output.js";
+import { sessionStateWords } from "../output-words.js";
 import { describeMessage } from "./session-messages.js";
 import { SETTLED_STATES } from "./session-wait.js";
 
@@ -82,12 +83,12 @@ export async function followSession(client: GroveClient, out: Output, token: str
   const final = await messagesOf();
   for (const m of final) take(m);
   printer.end();
-  printer.lines([`state: ${session.state}`]);
+  printer.lines([`state: ${sessionStateWords(session.state)}`]);
   return { session, messages: [...messages.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt)) };
 }
 
 function describeHeader(s: Session): string[] {
-  return [`session ${s.id}  task ${s.taskId}  agent ${s.agent}`, `state: ${s.state}`];
+  return [`session ${s.id}  task ${s.taskId}  agent ${s.agent}`, `state: ${sessionStateWords(s.state)}`];
 }
 
 /**

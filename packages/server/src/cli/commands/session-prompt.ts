@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { Session } from "@grove/protocol";
 import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
+import { sessionStateWords } from "../output-words.js";
 import { turnFailure, waitForSession } from "./session-wait.js";
 
 /**
@@ -47,7 +48,7 @@ export function registerSessionPromptCommand(session: Command): void {
     if (opts.wait) {
       // The answer is the session as the prompt left it (`running`): poll from there.
       const settled = await waitForSession(client, out, body ?? (await client.call("getSession", { params: sid })));
-      out.result(settled, () => [`${settled.id}  ${settled.state}`]);
+      out.result(settled, () => [`${settled.id}  ${sessionStateWords(settled.state)}`]);
       const failure = await turnFailure(client, settled);
       if (failure) throw failure;
       return;

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { Session } from "@grove/protocol";
 import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
+import { sessionStateWords } from "../output-words.js";
 
 /**
  * `grove session resume|restart <sessionId>`: relaunches the session's agent in the same workspace
@@ -19,7 +20,7 @@ function relaunchCommand(session: Command, action: "resume" | "restart", descrip
     const { client, out } = contextOf(cmd);
     const s: Session | undefined = await client.call(action === "resume" ? "resumeSession" : "restartSession", { params: { id: sessionId } });
     const body = s ?? { ok: true, sessionId, action };
-    out.result(body, () => [s ? `session ${sessionId}: ${s.state}` : `${action} requested for session ${sessionId}`]);
+    out.result(body, () => [s ? `session ${sessionId}: ${sessionStateWords(s.state)}` : `${action} requested for session ${sessionId}`]);
     if (s?.state === "failed") {
       const e = s.lastError;
       throw new CliError(e?.code ?? "session_failed", `${e?.message ?? `session ${sessionId} failed`}${e?.action ? `\naction: ${e.action}` : ""}`);

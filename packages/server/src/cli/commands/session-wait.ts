@@ -1,6 +1,7 @@
 import type { Message, Session } from "@grove/protocol";
 import { CliError, type GroveClient } from "../client.js";
 import type { Output } from "../output.js";
+import { sessionStateWords } from "../output-words.js";
 
 /** Session states in which no turn is running: the end of a `--wait`. */
 export const SETTLED_STATES: ReadonlySet<Session["state"]> = new Set(["waiting_for_input", "completed", "failed", "cancelled"]);
@@ -15,7 +16,7 @@ export async function waitForSession(client: GroveClient, out: Output, session: 
   while (!SETTLED_STATES.has(current.state)) {
     await new Promise((r) => setTimeout(r, intervalMs));
     const next = await client.call("getSession", { params: { id: current.id } });
-    if (next.state !== current.state) out.progress(`session ${next.id}: ${next.state}`);
+    if (next.state !== current.state) out.progress(`session ${next.id}: ${sessionStateWords(next.state)}`);
     current = next;
   }
   return current;

@@ -4,7 +4,7 @@ import { describeSession } from "./session.js";
 const at = "2026-01-02T03:04:05.000Z";
 
 describe("session show, human output (UX-3)", () => {
-  it("UX-3 prints state, lastError, then each message as role: text with continuation lines indented", () => {
+  it("UX-3 CLI-17 prints the state and last error in words, then each message as role: text with continuation lines indented", () => {
     const lines = describeSession(
       {
         id: "ses_1",
@@ -25,9 +25,9 @@ describe("session show, human output (UX-3)", () => {
       ],
     );
     expect(lines.slice(1)).toEqual([
-      "state: failed",
+      "state: Failed",
       "sandbox: confined",
-      "lastError: agent_crashed: exit 3",
+      "last error: agent crashed: exit 3",
       "",
       "user: say hi",
       "      crash 3",

@@ -4,6 +4,7 @@ import type { Message, Session } from "@grove/protocol";
 import { allInOrder } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { agentStderr, formatTable, shortTime } from "../output.js";
+import { lastErrorWords, sessionStateWords, turnOutcomeWords } from "../output-words.js";
 import { registerSessionResumeCommand } from "./session-resume.js";
 import { describeAgentState, describeAsks, registerSessionAgentCommands } from "./session-agent.js";
 import { followSession } from "./session-follow.js";
@@ -31,10 +32,11 @@ export function registerSessionCommands(program: Command): void {
             sessions.map((x) => [
               x.id,
               x.sandbox === "unconfined" ? `${x.agent} (unconfined)` : x.agent,
-              x.state,
-              x.lastTurn?.outcome ?? "",
+              // CLI-17: states, outcomes and errors in the person's words; --json keeps the raw values.
+              sessionStateWords(x.state),
+              x.lastTurn ? turnOutcomeWords(x.lastTurn.outcome) : "",
               shortTime(x.updatedAt),
-              x.lastError ? `${x.lastError.code}: ${x.lastError.message}` : "",
+              lastErrorWords(x.lastError, x.lastTurn?.reason),
             ]),
             ["ID", "AGENT", "STATE", "LAST TURN", "UPDATED", "LAST ERROR"],
           ),
@@ -85,16 +87,17 @@ export function registerSessionCommands(program: Command): void {
   });
 }
 
-/** Human lines for `session show`: header, state, lastError, then `role: text` per message. */
+/** Human lines for `session show`: header, state, last error, then `role: text` per message (CLI-17: in words). */
 export function describeSession(s: Session, messages: readonly Message[]): string[] {
   const lines = [
     `session ${s.id}  task ${s.taskId}  agent ${s.agent}  updated ${shortTime(s.updatedAt)}`,
-    `state: ${s.state}`,
+    `state: ${sessionStateWords(s.state)}`,
     // SBX-3: an agent outside the sandbox is said so plainly; SBX-2: what the proxy refused.
     `sandbox: ${s.sandbox === "unconfined" ? "unconfined (the agent runs without Grove's OS sandbox)" : "confined"}${s.blockedConnections > 0 ? `, ${s.blockedConnections} connection(s) blocked` : ""}`,
-    `lastError: ${s.lastError ? `${s.lastError.code}: ${s.lastError.message}` : "none"}`,
+    `last error: ${s.lastError ? lastErrorWords(s.lastError, s.lastTurn?.reason) : "none"}`,
+    ...(s.lastError?.action ? [`fix: ${s.lastError.action}`] : []),
     // LIVE-2: how the latest turn ended, with the agent's reason.
-    ...(s.lastTurn ? [`lastTurn: ${s.lastTurn.outcome}${s.lastTurn.reason ? `: ${s.lastTurn.reason}` : ""}`] : []),
+    ...(s.lastTurn ? [`last turn: ${turnOutcomeWords(s.lastTurn.outcome)}${s.lastTurn.reason ? `: ${s.lastTurn.reason}` : ""}`] : []),
     ...(s.lastError?.stderr ? agentStderr(s.lastError.stderr).slice(1).split("\n") : []),
     ...describeAgentState(s),
   ];

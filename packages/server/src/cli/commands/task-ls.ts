@@ -80,9 +80,14 @@ export function runnerCell(t: Pick<Task, "runnerId" | "runnerState">): string {
   return t.runnerState === "offline" ? `${t.runnerId} runner_offline` : t.runnerId;
 }
 
-/** The `task ls` table: a RUNNER column once any listed task has an environment. */
+/**
+ * The `task ls` table. CLI-11: a RUNNER column only when it tells something: the tasks listed
+ * are on more than one runner, or a task's runner is offline (operations on it are refused
+ * until it is back). With one runner (the usual single server) every row would say the same.
+ */
 export function taskTable(tasks: readonly Task[]): string[] {
-  if (!tasks.some((t) => t.runnerId))
+  const runners = new Set(tasks.flatMap((t) => (t.runnerId ? [t.runnerId] : [])));
+  if (runners.size <= 1 && !tasks.some((t) => t.runnerId && t.runnerState === "offline"))
     return formatTable(
       tasks.map((t) => [t.id, taskStateWords(t.state), t.title]),
       ["ID", "STATE", "TITLE"],

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { AgentProfile, CreateSessionBody, Task } from "@grove/protocol";
 import { CliError, allInOrder, isCliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
+import { sessionStateWords } from "../output-words.js";
 import { turnFailure, waitForSession } from "./session-wait.js";
 
 interface TaskStartOptions {
@@ -49,9 +50,9 @@ export function registerTaskStartCommand(task: Command): void {
     if (opts.prompt !== undefined) body.prompt = opts.prompt;
     if (opts.runner !== undefined) body.runnerId = opts.runner;
     let session = await client.call("startSession", { params: id, body });
-    out.progress(`session ${session.id}: ${session.state}`);
+    out.progress(`session ${session.id}: ${sessionStateWords(session.state)}`);
     if (opts.wait) session = await waitForSession(client, out, session);
-    out.result(session, () => (opts.quiet ? [session.id] : [`${session.id}  ${session.state}`]));
+    out.result(session, () => (opts.quiet ? [session.id] : [`${session.id}  ${sessionStateWords(session.state)}`]));
     if (opts.wait) {
       const failure = await turnFailure(client, session);
       if (failure) throw failure;
