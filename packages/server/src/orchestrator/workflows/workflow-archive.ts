@@ -2,7 +2,7 @@ import type { TaskRecord } from "../../domain/records.js";
 import { type WorkflowRecord, stepOf } from "../../domain/workflow.js";
 import type { Deps } from "../context.js";
 import { workflowOf } from "../tasks/task-workflow.js";
-import { type Enqueue, type Look, WorkflowPoller } from "./workflow-poller.js";
+import { type Look, WorkflowPoller } from "./workflow-poller.js";
 
 /** The cause of an archive run. */
 export const ARCHIVE_CAUSE = "archive_after_days";
@@ -28,9 +28,7 @@ export function archiveKey(taskId: string, entryId: string): string {
  * entry, so its old entry is never due; a run queued before a person's move is cancelled by it.
  */
 export class WorkflowArchiver extends WorkflowPoller<Pick<Deps, "store" | "log" | "now">> {
-  constructor(deps: Pick<Deps, "store" | "log" | "now">, enqueue: Enqueue, queued: () => void) {
-    super(deps, enqueue, queued, "workflow: the archive check failed");
-  }
+  protected readonly failure = "workflow: the archive check failed";
 
   /** Checks now (an entry was recorded, a workflow stored) and re-arms for the next due entry. One check at a time. */
   check(): Promise<void> {

@@ -7,7 +7,7 @@ import { refreshedBase } from "../review/review-base.js";
 import { notAttachedError, reviewSlots } from "../review/review-slot.js";
 import { workflowOf } from "../tasks/task-workflow.js";
 import { BUSY } from "./workflow-actions.js";
-import { type Enqueue, type Look, PollIntervals, WorkflowPoller } from "./workflow-poller.js";
+import { type Look, PollIntervals, WorkflowPoller } from "./workflow-poller.js";
 
 /** The ports the base-moved trigger uses. */
 type BaseWatchPorts = Pick<Deps, "store" | "git" | "worktrees" | "log" | "now" | "home" | "remote" | "runnerId">;
@@ -33,9 +33,7 @@ export function baseKey(taskId: string, repositoryId: string, base: string, head
 export class WorkflowBaseWatch extends WorkflowPoller<BaseWatchPorts> {
   private readonly intervals = new PollIntervals((w) => w.definition.triggers.baseMoved?.pollSeconds);
 
-  constructor(deps: BaseWatchPorts, enqueue: Enqueue, queued: () => void) {
-    super(deps, enqueue, queued, "workflow: the base check failed");
-  }
+  protected readonly failure = "workflow: the base check failed";
 
   /** Looks at every workflow whose interval has passed (all with `force`: a workflow was stored). */
   protected async look(now: number, force: boolean): Promise<Look> {

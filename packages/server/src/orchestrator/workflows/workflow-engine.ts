@@ -15,6 +15,7 @@ import { WorkflowSchedules } from "./workflow-schedules.js";
 import { WorkflowArchiver } from "./workflow-archive.js";
 import { WorkflowReviewComments } from "./workflow-review-comments.js";
 import { WorkflowBaseWatch } from "./workflow-base.js";
+import type { PollerHooks } from "./workflow-poller.js";
 import { onPullRequest } from "./workflow-triggers.js";
 import { recordEntries } from "./workflow-entries.js";
 import { claimableHere } from "./workflow-run-gates.js";
@@ -54,31 +55,12 @@ export class WorkflowEngine {
     private readonly deps: WorkflowEnginePorts,
     private readonly ports: WorkflowPorts,
   ) {
-    this.schedules = new WorkflowSchedules(
-      deps,
-      (r) => this.enqueue(r),
-      () => this.kick(),
-    );
-    this.issues = new WorkflowIssues(
-      deps,
-      (r) => this.enqueue(r),
-      () => this.kick(),
-    );
-    this.archiver = new WorkflowArchiver(
-      deps,
-      (r) => this.enqueue(r),
-      () => this.kick(),
-    );
-    this.reviewComments = new WorkflowReviewComments(
-      deps,
-      (r) => this.enqueue(r),
-      () => this.kick(),
-    );
-    this.baseWatch = new WorkflowBaseWatch(
-      deps,
-      (r) => this.enqueue(r),
-      () => this.kick(),
-    );
+    const hooks: PollerHooks = { enqueue: (r) => this.enqueue(r), queued: () => this.kick() };
+    this.schedules = new WorkflowSchedules(deps, hooks);
+    this.issues = new WorkflowIssues(deps, hooks);
+    this.archiver = new WorkflowArchiver(deps, hooks);
+    this.reviewComments = new WorkflowReviewComments(deps, hooks);
+    this.baseWatch = new WorkflowBaseWatch(deps, hooks);
   }
 
   /** Subscribes, re-runs this runner's claimed runs (a crash left them running) and reconciles every task's entry. */

@@ -2,7 +2,7 @@ import { newId } from "../../domain/ids.js";
 import type { WorkflowRecord } from "../../domain/workflow.js";
 import type { Deps } from "../context.js";
 import { issueAccess } from "./workflow-issue-actions.js";
-import { type Enqueue, type Look, PollIntervals, WorkflowPoller } from "./workflow-poller.js";
+import { type Look, PollIntervals, WorkflowPoller } from "./workflow-poller.js";
 
 /** The cause of the issues trigger's runs. */
 export const ISSUE_CAUSE = "issue";
@@ -25,9 +25,7 @@ export function issueKey(repositoryId: string, number: number): string {
 export class WorkflowIssues extends WorkflowPoller<Pick<Deps, "store" | "log" | "home" | "now" | "remote">> {
   private readonly intervals = new PollIntervals((w) => w.definition.triggers.issues?.pollSeconds);
 
-  constructor(deps: Pick<Deps, "store" | "log" | "home" | "now" | "remote">, enqueue: Enqueue, queued: () => void) {
-    super(deps, enqueue, queued, "workflow: the issues poll failed");
-  }
+  protected readonly failure = "workflow: the issues poll failed";
 
   /** Polls every workflow whose interval has passed (all of them with `force`: a workflow was stored). */
   protected async look(now: number, force: boolean): Promise<Look> {

@@ -1,9 +1,15 @@
 import type { WorkflowRecord } from "../../domain/workflow.js";
 import type { Deps } from "../context.js";
-import type { RunQueue } from "./workflow-run-queue.js";
+import type { NewRun, RunQueue } from "./workflow-run-queue.js";
 
 /** How a trigger queues a run: the engine's exactly-once insert (the run's unique key is the claim). */
 export type Enqueue = RunQueue["enqueue"];
+
+/** What a poller needs of the engine: its exactly-once insert, and a kick once a look queued runs. */
+export interface PollerHooks {
+  enqueue: Enqueue;
+  queued(): void;
+}
 
 /** What one look found: whether it queued a run (the engine is kicked) and when to look again (ms). */
 export interface Look {
@@ -24,13 +30,18 @@ export abstract class WorkflowPoller<D extends Pick<Deps, "log" | "now">> {
   private stopped = false;
   private looking: Promise<void> = Promise.resolve();
 
+  /** The log line of a failed look ("workflow: the … failed"). */
+  protected abstract readonly failure: string;
+
   constructor(
     protected readonly deps: D,
-    protected readonly enqueue: Enqueue,
-    private readonly queued: () => void,
-    /** The log line of a failed look ("workflow: the … failed"). */
-    private readonly failure: string,
+    private readonly engine: PollerHooks,
   ) {}
+
+  /** Queues a run through the engine (exactly once by its key). */
+  protected enqueue(r: NewRun): ReturnType<Enqueue> {
+    return this.engine.enqueue(r);
+  }
 
   /** Looks at the workflows (and what they watch) as of `now`; `force` looks past every interval. */
   protected abstract look(now: number, force: boolean): Promise<Look>;
@@ -75,7 +86,7 @@ export abstract class WorkflowPoller<D extends Pick<Deps, "log" | "now">> {
     if (this.stopped) return;
     this.disarm();
     const { queued, wake } = await this.look(Date.parse(this.deps.now()), force);
-    if (queued) this.queued();
+    if (queued) this.engine.queued();
     if (this.stopped) return;
     this.wakeAt = wake;
     // From the clock as it is now: the look's own time (or a clock that jumped meanwhile) must not push the wake back.

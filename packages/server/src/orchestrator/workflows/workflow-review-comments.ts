@@ -5,7 +5,7 @@ import { prAccess } from "../review/review-pr-access.js";
 import { RateBudgets, callProvider } from "../review/review-pr-http.js";
 import { workflowOf } from "../tasks/task-workflow.js";
 import { templateFields } from "./workflow-actions.js";
-import { type Enqueue, type Look, PollIntervals, WorkflowPoller } from "./workflow-poller.js";
+import { type Look, PollIntervals, WorkflowPoller } from "./workflow-poller.js";
 
 /** The cause of a review comment's run; the engine sends a task's comments one at a time, oldest first. */
 export const REVIEW_COMMENT_CAUSE = "review_comment";
@@ -34,9 +34,7 @@ const oneLine = (s: string) => s.replace(/\s*\n\s*/g, " ").trim();
 export class WorkflowReviewComments extends WorkflowPoller<Pick<Deps, "store" | "log" | "home" | "now" | "remote">> {
   private readonly intervals = new PollIntervals((w) => w.definition.triggers.reviewComments?.pollSeconds);
 
-  constructor(deps: Pick<Deps, "store" | "log" | "home" | "now" | "remote">, enqueue: Enqueue, queued: () => void) {
-    super(deps, enqueue, queued, "workflow: the review comments poll failed");
-  }
+  protected readonly failure = "workflow: the review comments poll failed";
 
   /** Polls every workflow whose interval has passed (all with `force`: a workflow was stored). */
   protected async look(now: number, force: boolean): Promise<Look> {

@@ -2,7 +2,7 @@ import { newId } from "../../domain/ids.js";
 import { type WorkflowRecord, renderTemplate } from "../../domain/workflow.js";
 import { dueTick, nextTick, tickFields } from "../../domain/workflow-schedule.js";
 import type { Deps } from "../context.js";
-import { type Enqueue, type Look, WorkflowPoller } from "./workflow-poller.js";
+import { type Look, WorkflowPoller } from "./workflow-poller.js";
 
 /** The cause of a schedule's runs. */
 export const SCHEDULE_CAUSE = "schedule";
@@ -24,9 +24,7 @@ export function scheduleKey(w: Pick<WorkflowRecord, "name" | "version">, tick: D
  * the newest due tick fires: missed ticks collapse into one catch-up.
  */
 export class WorkflowSchedules extends WorkflowPoller<Pick<Deps, "store" | "log" | "now">> {
-  constructor(deps: Pick<Deps, "store" | "log" | "now">, enqueue: Enqueue, queued: () => void) {
-    super(deps, enqueue, queued, "workflow: the schedule check failed");
-  }
+  protected readonly failure = "workflow: the schedule check failed";
 
   /** Checks now (a workflow was stored) and re-arms the timer for the next tick. One check at a time. */
   check(): Promise<void> {
