@@ -55,6 +55,9 @@ export function Header() {
         <Link href="/repositories" aria-current={current("/repositories")}>
           Repositories
         </Link>
+        <Link href="/workflows" aria-current={current("/workflows")}>
+          Workflows
+        </Link>
         <Link href="/trash" aria-current={current("/trash")}>
           Trash
         </Link>

@@ -38,7 +38,7 @@ describe.each(DATABASES)("WF-1.3 editing a workflow in the page (Chromium, %s)",
       const b = await task("B");
 
       const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/settings`);
-      await page.getByRole("link", { name: "Workflows" }).click();
+      await page.locator("#view").getByRole("link", { name: "Workflows" }).click();
       await page.waitForURL("**/workflows");
       await page.getByRole("heading", { name: "Workflows", level: 1 }).waitFor();
       await page.locator('button[data-workflow="team"]').click();

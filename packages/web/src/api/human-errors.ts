@@ -24,16 +24,18 @@ export type FixAction =
  * The operation an error answered: one code means different things (and has different fixes)
  * per operation — uncommitted changes block a delete for another reason than an update.
  */
-export type Operation = "delete" | "update_from_base" | "merge" | "commit" | "continue_update" | "abort_update";
+export type Operation = "delete" | "update_from_base" | "merge" | "commit" | "continue_update" | "abort_update" | "create_workflow";
 
 export interface HumanError {
   text: string;
   action?: { kind: FixAction; label: string };
+  /** A page of this site where the person fixes it (shown as a link, whatever the screen). */
+  link?: { href: string; label: string };
   code: string;
   raw: string;
 }
 
-type Entry = { text: string; action?: { kind: FixAction; label: string } };
+type Entry = { text: string; action?: { kind: FixAction; label: string }; link?: { href: string; label: string } };
 
 const WORDS: Record<string, Entry> = {
   dirty_worktree: { text: "This task's worktree has uncommitted changes." },
@@ -68,7 +70,14 @@ const WORDS: Record<string, Entry> = {
   agent_crashed: { text: "The agent stopped unexpectedly during its turn. Resume to go on.", action: { kind: "resume", label: "Resume" } },
   merge_conflict: { text: "The branch conflicts with its base. Resolve the conflicts (or ask the agent to), then try again." },
   base_checkout_dirty: { text: "Your own checkout of the base branch has uncommitted changes, so nothing was merged. Commit or stash them there first." },
-  editor_not_configured: { text: "No editor is configured. Start the server with GROVE_EDITOR set (for example GROVE_EDITOR=code)." },
+  // WEB-49.5: the fix the person can make right here first (Settings → Editor), the server's variable second.
+  editor_not_configured: {
+    text: "No editor is configured. Set one in Settings → Editor (for example code), or start the server with GROVE_EDITOR set (for example GROVE_EDITOR=code).",
+    link: { href: "/settings#settings-editor", label: "Settings → Editor" },
+  },
+  workflow_version_conflict: {
+    text: "This workflow was changed meanwhile (in another tab or with grove workflow apply). Reload the page to edit its newest version.",
+  },
   terminal_unavailable: { text: "The terminal needs the task's worktree. Start a session (or restore the worktree) first." },
   invalid_request: { text: "Some input was not accepted." },
   unsupported_media_type: { text: "The page sent a request the server does not accept. Reload the page.", action: { kind: "retry", label: "Reload" } },
@@ -105,6 +114,9 @@ const BY_OPERATION: Partial<Record<Operation, Record<string, Entry>>> = {
       text: "An update from base is stopped on conflicts. Continue or abort it before committing.",
       action: { kind: "open_conflicts", label: "Show the conflicts" },
     },
+  },
+  create_workflow: {
+    workflow_version_conflict: { text: "A workflow with this name exists already, so nothing was copied. Choose another name." },
   },
   continue_update: {
     conflicts_unresolved: { text: "Some files still hold conflict markers (<<<<<<<). Resolve them, or keep a side, then continue." },

@@ -19,6 +19,7 @@ import { ErrorBox } from "../ui/ErrorBox.js";
 import { taskStateWords } from "../ui/words.js";
 import { Column } from "./Column.js";
 import { filterFromUrl, TASK_STATES } from "./column-query.js";
+import { BoardStart } from "./BoardStart.js";
 import { CreateTask } from "./CreateTask.js";
 import { onNewTaskRequest } from "./new-task-request.js";
 import { columnCollision, columnKeys } from "./dnd.js";
@@ -156,6 +157,12 @@ export function Board({ archived }: { archived: boolean }) {
         )}
         <Filters value={filter} onChange={setFilter} onClear={() => setFilter(EMPTY)} repositories={repos.data ?? []} shown={loaded} more={more} />
       </div>
+      {archived ? null : (
+        <BoardStart
+          repositories={repos.data?.length}
+          tasks={totals && !filter.q && !filter.repositoryId && !filter.state ? TASK_STATES.reduce((n, s) => n + totals[s], 0) : undefined}
+        />
+      )}
       {creating && !archived ? <CreateTask repositories={repos.data} focusTick={focusTick} onClose={closeCreate} /> : null}
       <ErrorBox error={moveError} context="Could not move the task" />
       <MoveContext.Provider value={moveTo}>

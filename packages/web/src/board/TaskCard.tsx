@@ -15,6 +15,9 @@ import { MoveMenu } from "./MoveMenu.js";
 
 export function CardBody({ task }: { task: TaskSummary }) {
   const agent = task.agent.state;
+  // WEB-49.6: a Done task's agent that merely waits is no news: the card says the outcome (its
+  // state badge, "Done"); an agent still working, asking or failed on it keeps its badge.
+  const agentShown = agent !== "none" && !(task.state === "done" && agent === "waiting");
   const stat = task.diffStat;
   return (
     <>
@@ -31,7 +34,7 @@ export function CardBody({ task }: { task: TaskSummary }) {
       </ul>
       <div className="meta">
         <span className={`badge state-${task.state}`}>{taskStateWords(task.state)}</span>
-        {agent !== "none" ? (
+        {agentShown ? (
           <span className={`badge agent agent-${agent}`} data-agent-state={agent} {...(task.agent.asks ? { "data-asks": task.agent.asks } : {})}>
             {agentActivityWords(agent, task.state, task.agent.asks)}
           </span>

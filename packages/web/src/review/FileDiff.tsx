@@ -10,6 +10,7 @@ import { keys } from "../api/keys.js";
 import { getDiff } from "../api/resources.js";
 import type { Comment as ReviewComment } from "@grove/protocol";
 import { ErrorBox } from "../ui/ErrorBox.js";
+import { fileStatusWords } from "../ui/words.js";
 import { highlightLine, languageOf } from "./highlight.js";
 import { CommentForm, CommentThread } from "./LineComments.js";
 import { parsePatch, splitRows, type DiffRow } from "./parse-patch.js";
@@ -150,7 +151,7 @@ export function FileDiff(p: FileProps) {
   return (
     <article className="review-file" id={anchor} data-path={file.path} data-repository-id={p.repositoryId} data-scope={p.scope ?? "all"} aria-label={file.path}>
       <header className="file-head">
-        <span className={`badge file-${file.status}`}>{file.status}</span>
+        <span className={`badge file-${file.status}`}>{fileStatusWords(file.status)}</span>
         <h3 className="file-path">{file.oldPath ? `${file.oldPath} → ${file.path}` : file.path}</h3>
         {file.oldPath ? <span className="badge renamed">renamed</span> : null}
         {file.binary ? (

@@ -136,7 +136,8 @@ export function ReviewActions({
         : null;
   return (
     <section className="card review-actions" aria-label="Review actions">
-      <h2>Land</h2>
+      {/* WEB-49.7: the section is named by what its buttons do (Commit, Merge…), never "Land". */}
+      <h2>Commit and merge</h2>
       {caps.has("POST /tasks/{id}/comments") ? (
         <form
           className="send-comments"
@@ -226,7 +227,8 @@ export function ReviewActions({
       </div>
       {caps.has("POST /tasks/{id}/pull-requests") && canOpenPr === false ? (
         <p className="muted no-provider">
-          Pull requests need a repository added from GitHub or GitLab (by its URL); this task's repositories are local, so Merge lands the work.
+          Pull requests need a repository added from GitHub or GitLab (by its URL); this task's repositories are local, so Merge brings the work into the base
+          branch.
         </p>
       ) : null}
       {askMerge ? (

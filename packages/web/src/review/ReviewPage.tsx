@@ -16,6 +16,7 @@ import { setWatchingTask } from "../live/attention.js";
 import { Link } from "../router.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
+import { fileStatusWords } from "../ui/words.js";
 import { FileDiff } from "./FileDiff.js";
 import { ReviewActions } from "./ReviewActions.js";
 import { Conflicts } from "./Conflicts.js";
@@ -123,7 +124,13 @@ export default function ReviewPage({ taskId }: { taskId: string }) {
               <ul className="plain">
                 {s.items.map((e) => (
                   <li key={id(e)} className={viewed.has(id(e)) ? "viewed" : ""}>
-                    <span className={`badge file-${e.file.status}`} title={e.file.status}>
+                    {/* WEB-49.7: the letter is a glyph; its word is the badge's name and tooltip. */}
+                    <span
+                      className={`badge file-${e.file.status}`}
+                      role="img"
+                      aria-label={fileStatusWords(e.file.status)}
+                      title={fileStatusWords(e.file.status)}
+                    >
                       {e.file.status[0]!.toUpperCase()}
                     </span>{" "}
                     <a href={`#${encodeURIComponent(id(e))}`} onClick={(ev) => (ev.preventDefault(), document.getElementById(id(e))?.scrollIntoView())}>

@@ -5,7 +5,7 @@
  */
 import type { EditorSetting } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Field } from "../ui/Field.js";
 import { useAction } from "../ui/use-action.js";
@@ -26,6 +26,14 @@ export function EditorSettings() {
   useEffect(() => {
     if (editor.data) setCommand(editor.data.command ?? "");
   }, [editor.data]);
+  // WEB-49.5: "Settings → Editor" (an Open in editor refusal's link) lands on this field.
+  const field = useRef<HTMLInputElement>(null);
+  const loaded = editor.data !== undefined;
+  useEffect(() => {
+    if (!loaded || location.hash !== "#settings-editor") return;
+    field.current?.scrollIntoView({ block: "center" });
+    field.current?.focus();
+  }, [loaded]);
   const done = (next: EditorSetting, words: string) => {
     qc.setQueryData(EDITOR_KEY, next);
     setSaid(words);
@@ -39,7 +47,7 @@ export function EditorSettings() {
       <h2 id="settings-editor">Editor</h2>
       <form className="editor-setting" aria-label="Editor command" onSubmit={save}>
         <Field label="Command Open in editor runs with a worktree's path" hint={editor.data ? SOURCE_WORDS[editor.data.source] : undefined}>
-          <input name="editorCommand" value={command} placeholder="code" onChange={(e) => setCommand(e.target.value)} />
+          <input ref={field} name="editorCommand" value={command} placeholder="code" onChange={(e) => setCommand(e.target.value)} />
         </Field>
         <div className="actions">
           <button type="submit" className="secondary" disabled={action.busy || command === (editor.data?.command ?? "")}>

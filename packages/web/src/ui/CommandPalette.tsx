@@ -1,6 +1,6 @@
 /**
  * WEB-28: the command palette. Ctrl-K (⌘K on a Mac) anywhere opens it; typing narrows the
- * commands (new task, the pages) and searches tasks by title or description on the server
+ * commands (new task, every top-level page: WEB-49.1) and searches tasks by title or description on the server
  * (`GET /tasks?view=summary&q=…`); ↑/↓ pick, Enter runs, Escape closes and gives focus back.
  * The open view adds its own commands first (WEB-36, `palette-commands.ts`).
  */
@@ -8,6 +8,7 @@ import type { Page, TaskSummary } from "@grove/protocol";
 import { useEffect, useId, useRef, useState } from "react";
 import { call } from "../api/client.js";
 import { requestNewTask } from "../board/new-task-request.js";
+import { INBOX_PATH } from "../Inbox.js";
 import { navigate } from "../router.js";
 import { useViewCommands, type PaletteCommand as Command } from "./palette-commands.js";
 import { taskStateWords } from "./words.js";
@@ -15,8 +16,11 @@ import { taskStateWords } from "./words.js";
 const STATIC: Command[] = [
   { id: "new-task", label: "New task", hint: "c on the board", run: () => (navigate("/"), requestNewTask()) },
   { id: "go-board", label: "Go to the board", run: () => navigate("/") },
+  { id: "go-inbox", label: "Go to the inbox", run: () => navigate(INBOX_PATH) },
   { id: "go-archived", label: "Go to archived tasks", run: () => navigate("/archived") },
   { id: "go-repositories", label: "Go to repositories", run: () => navigate("/repositories") },
+  { id: "go-workflows", label: "Go to workflows", run: () => navigate("/workflows") },
+  { id: "go-usage", label: "Go to usage", run: () => navigate("/usage") },
   { id: "go-trash", label: "Go to trash", run: () => navigate("/trash") },
   { id: "go-settings", label: "Go to settings", run: () => navigate("/settings") },
 ];

@@ -4,6 +4,7 @@
  * once; the raw `code: message` (for bug reports) waits behind a closed Details toggle.
  */
 import { humanError, type FixAction, type Operation } from "../api/human-errors.js";
+import { Link } from "../router.js";
 
 export function ErrorBox({
   error,
@@ -25,6 +26,11 @@ export function ErrorBox({
         {context ? <strong>{context}: </strong> : null}
         {h.text}
       </p>
+      {h.link ? (
+        <Link className="fix-link" href={h.link.href}>
+          {h.link.label}
+        </Link>
+      ) : null}
       {fix && h.action ? (
         <button type="button" className="fix" onClick={fix}>
           {h.action.label}

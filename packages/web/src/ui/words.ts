@@ -74,6 +74,17 @@ export const PLAN_STATUS_WORDS: Record<string, string> = {
   completed: "Done",
 };
 
+/** WEB-49.7: a changed file's status (the review's badges: a letter in the file tree, the word on the diff). */
+export const FILE_STATUS_WORDS: Record<string, string> = {
+  added: "Added",
+  modified: "Modified",
+  deleted: "Deleted",
+  renamed: "Renamed",
+  untracked: "Untracked",
+  conflicted: "Conflicted",
+  typechange: "Type changed",
+};
+
 const fallback = (state: string) => state.replace(/_/g, " ");
 
 export const taskStateWords = (s: string): string => (TASK_STATE_WORDS as Record<string, string>)[s] ?? fallback(s);
@@ -91,6 +102,7 @@ export const agentActivityWords = (s: string, taskState?: string, asks?: string)
 const NEEDS_YOU_WORDS: Record<string, string> = { permission: "Needs your permission", question: "Needs your answer" };
 const IDLE = "Agent idle";
 const WAITING_FOR_ANSWER = "Waiting for your answer";
+export const fileStatusWords = (s: string): string => FILE_STATUS_WORDS[s] ?? fallback(s);
 export const environmentWords = (s: string): string => ENVIRONMENT_WORDS[s] ?? fallback(s);
 export const outcomeWords = (s: string): string => (TURN_OUTCOME_WORDS as Record<string, string>)[s] ?? fallback(s);
 export const planStatusWords = (s: string): string => PLAN_STATUS_WORDS[s] ?? fallback(s);

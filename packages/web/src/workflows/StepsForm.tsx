@@ -3,6 +3,7 @@
  * actions and its transitions. Each change is written into the YAML (workflow-doc.ts); a
  * refused save marks the field the server named (`details.path`) with its message.
  */
+import { taskStateWords } from "../ui/words.js";
 import { OUTCOMES, STEP_IDS, type StepModel, pathKey, setField } from "./workflow-doc.js";
 
 const OUTCOME_WORDS: Record<(typeof OUTCOMES)[number], string> = {
@@ -10,6 +11,25 @@ const OUTCOME_WORDS: Record<(typeof OUTCOMES)[number], string> = {
   clean: "When a review finds nothing",
   failed: "When its turn fails",
   stalled: "When its turn stalls",
+};
+
+/** WEB-49.2: what each action does, in words; the raw kind stays in `data-action` and the YAML. */
+const ACTION_WORDS: Record<string, string> = {
+  start_session: "Start an agent session",
+  send_comments: "Send the review comments to the agent",
+  send_checks: "Send the failed checks to the agent",
+  move: "Move the task",
+  run: "Run a command",
+  pr: "Open a pull request",
+};
+
+/** An action's field names in words (`timeoutSeconds` → "timeout (seconds)"). */
+const FIELD_WORDS: Record<string, string> = {
+  agent: "agent",
+  prompt: "prompt",
+  to: "to column",
+  command: "command",
+  timeoutSeconds: "timeout (seconds)",
 };
 
 /** The server's refusal, placed at a field: its path and words. */
@@ -59,7 +79,8 @@ export function StepsForm({
       {steps.map((s) => (
         <fieldset key={s.index} className="card workflow-step" data-step={s.id}>
           <legend>
-            <h3>{s.id || `Step ${s.index + 1}`}</h3>
+            {/* WEB-49.2: a column by its name; its id is the YAML's. */}
+            <h3>{s.id ? taskStateWords(s.id) : `Column ${s.index + 1}`}</h3>
           </legend>
           {error && !placed && error.path.startsWith(`steps.${s.index}.`) ? (
             <p className="field-error" role="alert" data-error-line={error.line}>
@@ -81,13 +102,25 @@ export function StepsForm({
           <ol className="workflow-actions">
             {s.actions.map((a, j) => (
               <li key={j} data-action={a.kind}>
-                <strong>{a.kind || "(no action)"}</strong>
+                <strong>{a.kind ? (ACTION_WORDS[a.kind] ?? a.kind.replace(/_/g, " ")) : "(no action)"}</strong>
                 {a.fields.map((f) => {
                   const path = ["steps", s.index, "onEnter", j, f.key];
                   return (
                     <div key={f.key} className="workflow-action-field">
-                      <label htmlFor={`field-${pathKey(path)}`}>{f.key}</label>
-                      <input type="text" value={f.value} onChange={(e) => onChange(setField(source, path, e.target.value, f.type))} {...fieldProps(path)} />
+                      <label htmlFor={`field-${pathKey(path)}`}>{FIELD_WORDS[f.key] ?? f.key}</label>
+                      {a.kind === "move" && f.key === "to" ? (
+                        // The column to move to, by its name (the id is the YAML's).
+                        <select value={f.value} onChange={(e) => onChange(setField(source, path, e.target.value))} {...fieldProps(path)}>
+                          {(STEP_IDS as readonly string[]).includes(f.value) ? null : <option value={f.value}>{f.value}</option>}
+                          {STEP_IDS.map((id) => (
+                            <option key={id} value={id}>
+                              {taskStateWords(id)}
+                            </option>
+                          ))}
+                        </select>
+                      ) : (
+                        <input type="text" value={f.value} onChange={(e) => onChange(setField(source, path, e.target.value, f.type))} {...fieldProps(path)} />
+                      )}
                       {fieldMessage(path)}
                     </div>
                   );
@@ -105,7 +138,7 @@ export function StepsForm({
                   <option value="">stay</option>
                   {STEP_IDS.map((id) => (
                     <option key={id} value={id}>
-                      move to {id}
+                      move to {taskStateWords(id)}
                     </option>
                   ))}
                 </select>

@@ -7,10 +7,13 @@
  */
 import type { Workflow } from "@grove/protocol";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { keys } from "../api/keys.js";
+import { listRepositories } from "../api/resources.js";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { ApiError, call } from "../api/client.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { useAction } from "../ui/use-action.js";
+import { CopyWorkflow } from "./CopyWorkflow.js";
 import { type FieldError, StepsForm } from "./StepsForm.js";
 import { readSteps } from "./workflow-doc.js";
 
@@ -27,7 +30,7 @@ function fieldError(e: unknown): FieldError | undefined {
   return { line, path, message };
 }
 
-function Editor({ workflow }: { workflow: Workflow }) {
+function Editor({ workflow, copy }: { workflow: Workflow; copy: ReactNode }) {
   const qc = useQueryClient();
   const save = useAction();
   const [source, setSource] = useState(workflow.source);
@@ -66,6 +69,7 @@ function Editor({ workflow }: { workflow: Workflow }) {
         {workflow.name} <span className="muted">version {workflow.version}</span>
       </h2>
       {readOnly ? <p className="muted">The built-in plain board: every column, no automation. It cannot be changed.</p> : null}
+      {readOnly ? copy : null}
       <div role="tablist" aria-label="Edit as" className="workflow-modes">
         {(["columns", "yaml"] as const).map((m) => (
           <button key={m} type="button" role="tab" aria-selected={mode === m} className={mode === m ? "" : "secondary"} onClick={() => setMode(m)}>
@@ -118,8 +122,16 @@ function Editor({ workflow }: { workflow: Workflow }) {
 }
 
 export function WorkflowsPage() {
+  const qc = useQueryClient();
   const list = useQuery({ queryKey: WORKFLOWS_KEY, queryFn: listWorkflows, refetchOnMount: "always" });
+  const repos = useQuery({ queryKey: keys.repositories, queryFn: listRepositories });
   const [chosen, setChosen] = useState<string | null>(null);
+  // WEB-49.2: a repository by its name, never its id.
+  const repoName = (id: string) => repos.data?.find((r) => r.id === id)?.name ?? "a repository";
+  const copied = (w: Workflow) => {
+    qc.setQueryData<Workflow[]>(WORKFLOWS_KEY, (old) => [...(old ?? []).filter((x) => x.name !== w.name), w]);
+    setChosen(w.name);
+  };
   const workflows = list.data ?? [];
   const current = workflows.find((w) => w.name === chosen) ?? workflows.find((w) => !w.builtIn) ?? workflows[0];
   return (
@@ -143,14 +155,16 @@ export function WorkflowsPage() {
               {w.name}
             </button>{" "}
             <span className="muted">
-              {w.builtIn ? "built in" : w.repositoryId ? `repository ${w.repositoryId}` : "every repository"} · version {w.version}
+              {w.builtIn ? "built in, read only" : w.repositoryId ? `repository ${repoName(w.repositoryId)}` : "every repository"} · version {w.version}
               {w.stopped ? " · stopped" : ""}
             </span>
           </li>
         ))}
       </ul>
       {/* Keyed by name: a save's new version reaches the open editor without losing what it shows. */}
-      {current ? <Editor key={current.name} workflow={current} /> : null}
+      {current ? (
+        <Editor key={current.name} workflow={current} copy={<CopyWorkflow workflow={current} taken={workflows.map((w) => w.name)} onCopied={copied} />} />
+      ) : null}
     </>
   );
 }
