@@ -68,7 +68,7 @@ export const VARIABLES = {
   GROVE_ALLOWED_HOSTS: {
     readBy: "server",
     default: "unset",
-    doc: "extra `Host` names (comma-separated, `name` or `name:port`) beyond `localhost`, `127.0.0.1`, `[::1]` and the listen address",
+    doc: "extra `Host` names (comma-separated, `name` or `name:port`) beyond `localhost`, `127.0.0.1`, `[::1]` and the listen address; a bare name is accepted without a port too (a tunnel on HTTPS's port); a name beyond loopback needs `GROVE_AUTH_TOKEN` (see `docs/operators/remote-access.md`)",
   },
   GROVE_ALLOWED_ORIGINS: {
     readBy: "server",

@@ -95,6 +95,12 @@ export function readSecretFile(variable: string, path: string): string {
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
+/** The name of a `GROVE_ALLOWED_HOSTS` entry without its port or IPv6 brackets. */
+function hostName(entry: string): string {
+  const m = /^\[([^\]]+)\](?::\d+)?$/.exec(entry) ?? /^([^:]+)(?::\d+)?$/.exec(entry);
+  return (m?.[1] ?? entry).toLowerCase();
+}
+
 /** `GROVE_HOME` as an absolute path (default `~/.grove`), created `0700` if missing. */
 export function homeOf(env: NodeJS.ProcessEnv = process.env): string {
   const home = resolve(raw(env, "GROVE_HOME") ?? join(homedir(), ".grove"));
@@ -118,6 +124,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOOPBACK.test(host) && authToken && authToken.length < MIN_TOKEN_LENGTH) {
     throw new ConfigError(`refusing to bind ${host} with a GROVE_AUTH_TOKEN shorter than ${MIN_TOKEN_LENGTH} characters`);
   }
+  // SEC-1/WEB-50: a Host name beyond loopback means requests arrive through a tunnel or proxy the
+  // person runs, from outside this machine: as with a non-loopback bind, only with a token.
+  const allowedHosts = list(raw(env, "GROVE_ALLOWED_HOSTS"));
+  const remoteNames = allowedHosts.filter((h) => !LOOPBACK.test(hostName(h)));
+  if (remoteNames.length > 0 && (!authToken || authToken.length < MIN_TOKEN_LENGTH)) {
+    throw new ConfigError(
+      `GROVE_ALLOWED_HOSTS lets requests in from ${remoteNames.join(", ")} (a tunnel or proxy): set GROVE_AUTH_TOKEN or GROVE_AUTH_TOKEN_FILE (at least ${MIN_TOKEN_LENGTH} characters) too`,
+    );
+  }
   const gitIdentity = identityFrom(env);
   const config: Omit<Config, "runnerId"> = {
     home,
@@ -126,7 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     authToken,
     logLevel: parsed(env, "GROVE_LOG_LEVEL") ?? "info",
-    allowedHosts: list(raw(env, "GROVE_ALLOWED_HOSTS")),
+    allowedHosts,
     allowedOrigins: list(raw(env, "GROVE_ALLOWED_ORIGINS")),
     gitIdentity,
     trashRetentionMs: parsed(env, "GROVE_TRASH_RETENTION_MS") ?? 7 * 24 * 60 * 60 * 1000,

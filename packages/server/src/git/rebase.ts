@@ -56,6 +56,17 @@ export async function createBackupRef(git: GitRunner, cwd: GitCwd, taskId: strin
   throw new AppError("git_failed", "could not create a backup ref after 5 attempts", { args: ["update-ref"] });
 }
 
+/** Git's own reason for a failed rebase/merge step: the last non-empty line it printed. */
+function lastLine(r: { stdout: string; stderr: string }): string {
+  return (
+    `${r.stdout}${r.stderr}`
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .pop() ?? "no message"
+  );
+}
+
 /**
  * Brings the checked-out branch onto `base` (a commit id): `rebase` (default) or `merge`, with
  * git's own autostash when asked. Answers whether it stopped on conflicts; any other failure
@@ -73,13 +84,7 @@ export async function integrateBase(
   const r = await git.run(args, { cwd, ...(opts.env && { env: opts.env }), okExitCodes: ANY_FAILURE, timeoutMs: 600_000, hooks: true });
   if (r.exitCode === 0) return { stopped: false };
   if ((await operationInProgress(git, cwd)) !== null) return { stopped: true };
-  const why =
-    `${r.stdout}${r.stderr}`
-      .split("\n")
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .pop() ?? "no message";
-  throw new AppError("git_failed", `git ${opts.mode} refused to start (exit ${r.exitCode}): ${why}`, { args: [opts.mode], exitCode: r.exitCode });
+  throw new AppError("git_failed", `git ${opts.mode} refused to start (exit ${r.exitCode}): ${lastLine(r)}`, { args: [opts.mode], exitCode: r.exitCode });
 }
 
 /** Undoes a stopped rebase/merge: branch, index and files as before it started (autostash re-applied). */
@@ -112,11 +117,5 @@ export async function continueIntegration(
   const r = await git.run(args, { cwd, ...(env && { env }), okExitCodes: ANY_FAILURE, timeoutMs: 600_000, hooks: true });
   if (r.exitCode === 0) return { stopped: (await operationInProgress(git, cwd)) !== null };
   if ((await conflictedPaths(git, cwd)).length > 0) return { stopped: true };
-  const why =
-    `${r.stdout}${r.stderr}`
-      .split("\n")
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .pop() ?? "no message";
-  throw new AppError("git_failed", `git ${kind} --continue failed (exit ${r.exitCode}): ${why}`, { args: [kind], exitCode: r.exitCode });
+  throw new AppError("git_failed", `git ${kind} --continue failed (exit ${r.exitCode}): ${lastLine(r)}`, { args: [kind], exitCode: r.exitCode });
 }

@@ -57,6 +57,32 @@ export interface Deps {
   pool?: WorktreePoolPort;
 }
 
+/**
+ * What starting or prompting a session needs (SES-4..6, SBX-1..3, MCP-1, WT-10): the store and
+ * the bus, git and the worktrees (and their pool), the agent runtime with its profiles, the
+ * sandbox and MCP settings, the launches in flight and the configured values. The session use
+ * cases, and the review ones that send a prompt, take this; one that needs more adds it with `&`.
+ */
+export type SessionPorts = Pick<
+  Deps,
+  | "store"
+  | "git"
+  | "worktrees"
+  | "agents"
+  | "profiles"
+  | "bus"
+  | "log"
+  | "home"
+  | "runnerId"
+  | "launches"
+  | "now"
+  | "remote"
+  | "sandbox"
+  | "mcp"
+  | "tuning"
+  | "pool"
+>;
+
 /** WT-10: what a launch and the lifecycle need of the worktree pool (`worktrees/pool.ts`). */
 export interface WorktreePoolPort {
   readonly enabled: boolean;

@@ -265,22 +265,30 @@ export async function recoverCleanupJobs(db: Db, runnerId: string, now: string):
 export async function unarchiveTask(ctx: Ctx, taskId: string, now: string): Promise<CleanupJobRecord | undefined> {
   const task = await lockTask(ctx, taskId);
   if (!task) throw notFound("task", taskId);
-  const job = await activeCleanupJob(ctx.db, taskId);
-  let cancelled: CleanupJobRecord | undefined;
-  if (job) {
-    if (job.trigger !== "archive" || job.state === "running") {
-      throw new AppError("task_cleanup_in_progress", `a ${job.trigger} cleanup of task ${taskId} is ${job.state}`, { taskId, jobId: job.id, state: job.state });
-    }
-    const row = await ctx.db
-      .updateTable("cleanup_jobs")
-      .set({ state: "cancelled", next_run_at: null, updated_at: now })
-      .where("id", "=", job.id)
-      .where("state", "in", ["prepared", "pending", "retry_wait"])
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw new AppError("task_cleanup_in_progress", `cleanup job ${job.id} changed state; try again`, { taskId, jobId: job.id });
-    cancelled = toJob(row);
-  }
+  const cancelled = await cancelUnstartedJob(ctx, taskId, ["archive"], now);
   if (task.archived_at !== null) await ctx.db.updateTable("tasks").set({ archived_at: null, updated_at: now }).where("id", "=", taskId).execute();
   return cancelled;
+}
+
+/**
+ * Inside the caller's transaction: cancels the task's active cleanup job if it is of one of
+ * `triggers` and has not started (`prepared`, `pending`, `retry_wait`), by compare-and-set. A
+ * job that is `running`, of another trigger, or that changed state meanwhile refuses with
+ * `task_cleanup_in_progress`. Returns the cancelled job; undefined when the task had none.
+ */
+export async function cancelUnstartedJob(ctx: Ctx, taskId: string, triggers: readonly CleanupTrigger[], now: string): Promise<CleanupJobRecord | undefined> {
+  const job = await activeCleanupJob(ctx.db, taskId);
+  if (!job) return undefined;
+  if (job.state === "running" || !triggers.includes(job.trigger)) {
+    throw new AppError("task_cleanup_in_progress", `a ${job.trigger} cleanup of task ${taskId} is ${job.state}`, { taskId, jobId: job.id, state: job.state });
+  }
+  const row = await ctx.db
+    .updateTable("cleanup_jobs")
+    .set({ state: "cancelled", next_run_at: null, updated_at: now })
+    .where("id", "=", job.id)
+    .where("state", "in", ["prepared", "pending", "retry_wait"])
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new AppError("task_cleanup_in_progress", `cleanup job ${job.id} changed state; try again`, { taskId, jobId: job.id });
+  return toJob(row);
 }

@@ -1,6 +1,6 @@
 import { AppError, notFound } from "../domain/errors.js";
 import type { CleanupJobRecord } from "../domain/cleanup-job.js";
-import { activeCleanupJob, toJob } from "./cleanup-jobs-repo.js";
+import { activeCleanupJob, cancelUnstartedJob, toJob } from "./cleanup-jobs-repo.js";
 import type { Ctx } from "./schema.js";
 import { toDbBool } from "./schema.js";
 import { lockTask } from "./tasks-repo.js";
@@ -15,22 +15,7 @@ export async function restoreDeletedTask(ctx: Ctx, taskId: string, now: string):
   const task = await lockTask(ctx, taskId);
   if (!task) throw notFound("task", taskId);
   if (task.deleted_at === null) throw new AppError("task_not_in_trash", `task ${taskId} is not in the trash`, { taskId });
-  const job = await activeCleanupJob(ctx.db, taskId);
-  let cancelled: CleanupJobRecord | undefined;
-  if (job) {
-    if (job.state === "running" || (job.trigger !== "delete" && job.trigger !== "purge")) {
-      throw new AppError("task_cleanup_in_progress", `a ${job.trigger} cleanup of task ${taskId} is ${job.state}`, { taskId, jobId: job.id, state: job.state });
-    }
-    const row = await ctx.db
-      .updateTable("cleanup_jobs")
-      .set({ state: "cancelled", next_run_at: null, updated_at: now })
-      .where("id", "=", job.id)
-      .where("state", "in", ["prepared", "pending", "retry_wait"])
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw new AppError("task_cleanup_in_progress", `cleanup job ${job.id} changed state; try again`, { taskId, jobId: job.id });
-    cancelled = toJob(row);
-  }
+  const cancelled = await cancelUnstartedJob(ctx, taskId, ["delete", "purge"], now);
   await ctx.db.updateTable("tasks").set({ deleted_at: null, updated_at: now }).where("id", "=", taskId).where("deleted_at", "is not", null).execute();
   return cancelled;
 }

@@ -79,13 +79,22 @@ describe("SEC-5 Host and Origin allow-list, JSON-only state changes", () => {
   });
 
   it("SEC-5 GROVE_ALLOWED_HOSTS and GROVE_ALLOWED_ORIGINS extend the lists; nothing else does", async () => {
-    srv = await startTestServer("sqlite", undefined, { GROVE_ALLOWED_HOSTS: "grove.test, box.lan:8443", GROVE_ALLOWED_ORIGINS: "https://grove.example" });
+    srv = await startTestServer("sqlite", undefined, {
+      GROVE_AUTH_TOKEN: TOKEN,
+      GROVE_ALLOWED_HOSTS: "grove.test, box.lan:8443",
+      GROVE_ALLOWED_ORIGINS: "https://grove.example",
+    });
     const port = new URL(srv.url).port;
-    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: `grove.test:${port}` })).status).toBe(200);
-    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: "box.lan:8443" })).status).toBe(200);
-    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: `box.lan:${port}` })).status).toBe(403);
-    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { origin: "https://grove.example" })).status).toBe(200);
-    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { origin: "https://grove.example.evil" })).status).toBe(403);
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: `grove.test:${port}`, ...auth })).status).toBe(200);
+    // WEB-50: a tunnel on HTTPS's default port passes the bare name on; another port is still refused.
+    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: "grove.test", ...auth })).status).toBe(200);
+    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: "grove.test:1", ...auth })).status).toBe(403);
+    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: "box.lan:8443", ...auth })).status).toBe(200);
+    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: `box.lan:${port}`, ...auth })).status).toBe(403);
+    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: "box.lan", ...auth })).status).toBe(403);
+    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { origin: "https://grove.example", ...auth })).status).toBe(200);
+    expect((await rawRequest(srv.url, "GET", "/api/v1/health", { origin: "https://grove.example.evil", ...auth })).status).toBe(403);
   });
 
   it("SEC-5 a foreign Origin → 403 origin_not_allowed on every route and the socket; the server's own origin passes", async () => {

@@ -70,3 +70,17 @@ describe("SEC-1 start-up refuses a short token beyond loopback", () => {
     expect(loadConfig({ GROVE_HOME: home, GROVE_HOST: "127.0.0.1", GROVE_AUTH_TOKEN: "x" }).authToken).toBe("x");
   });
 });
+
+describe("SEC-1/WEB-50 start-up refuses GROVE_ALLOWED_HOSTS beyond loopback without a token", () => {
+  it("SEC-1 WEB-50 a tunnel's Host name needs GROVE_AUTH_TOKEN of at least 16 characters; loopback names do not", async () => {
+    const home = await tempDir("grove-cfg-");
+    for (const token of [undefined, "x", "fifteen-chars-x"]) {
+      const env = { GROVE_HOME: home, GROVE_ALLOWED_HOSTS: "localhost:9000, grove.example.net", ...(token ? { GROVE_AUTH_TOKEN: token } : {}) };
+      expect(() => loadConfig(env), JSON.stringify(token)).toThrow(/GROVE_ALLOWED_HOSTS lets requests in from grove\.example\.net .*GROVE_AUTH_TOKEN/);
+    }
+    expect(loadConfig({ GROVE_HOME: home, GROVE_ALLOWED_HOSTS: "grove.example.net", GROVE_AUTH_TOKEN: "sixteen-chars-ok" }).allowedHosts).toEqual([
+      "grove.example.net",
+    ]);
+    expect(loadConfig({ GROVE_HOME: home, GROVE_ALLOWED_HOSTS: "localhost:9000, 127.0.0.2, [::1]:8080" }).allowedHosts).toHaveLength(3);
+  });
+});

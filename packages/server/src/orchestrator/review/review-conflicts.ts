@@ -5,7 +5,7 @@ import { AppError } from "../../domain/errors.js";
 import type { SessionRecord } from "../../domain/records.js";
 import { backupRefs, conflictedPaths, operationInProgress } from "../../git/rebase.js";
 import { workTreeOf } from "../../git/worktree-link.js";
-import type { Deps } from "../context.js";
+import type { Deps, SessionPorts } from "../context.js";
 import type { LiveSessions } from "../sessions/live-sessions.js";
 import { getSessionOr404, promptSession } from "../sessions/session-ops.js";
 import { notAttachedError, reviewSlots } from "./review-slot.js";
@@ -58,34 +58,13 @@ export async function listConflicts(
   return { taskId, repositories };
 }
 
-/** The ports (orchestrator/context.ts) sendConflicts uses. */
-export type SendConflictsPorts = Pick<
-  Deps,
-  | "store"
-  | "git"
-  | "worktrees"
-  | "agents"
-  | "profiles"
-  | "bus"
-  | "log"
-  | "home"
-  | "runnerId"
-  | "launches"
-  | "now"
-  | "remote"
-  | "sandbox"
-  | "mcp"
-  | "tuning"
-  | "pool"
->;
-
 /**
  * `POST /tasks/:id/conflicts/send {sessionId, repositoryId?, prompt?}` (RV-8): one prompt to a
  * session of the task with every unresolved hunk, each line quoted with `> ` so an agent that
  * reads line by line (the scripted one) never takes one for a command; then the person's words.
  * The agent is asked to edit the files only: the person continues (or aborts) the update.
  */
-export async function sendConflicts(deps: SendConflictsPorts, live: LiveSessions, taskId: string, body: SendConflictsBody): Promise<SessionRecord> {
+export async function sendConflicts(deps: SessionPorts, live: LiveSessions, taskId: string, body: SendConflictsBody): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, body.sessionId);
   if (session.taskId !== taskId) throw new AppError("invalid_request", `session ${body.sessionId} is not a session of task ${taskId}`, { field: "sessionId" });
   const conflicts = await listConflicts(deps, taskId, body.repositoryId);

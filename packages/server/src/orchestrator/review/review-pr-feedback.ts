@@ -1,31 +1,10 @@
 import { AppError } from "../../domain/errors.js";
 import type { SessionRecord } from "../../domain/records.js";
-import type { Deps } from "../context.js";
+import type { SessionPorts } from "../context.js";
 import type { LiveSessions } from "../sessions/live-sessions.js";
 import { prAccess } from "./review-pr-access.js";
 import { callProvider, type RateBudgets } from "./review-pr-http.js";
 import { getSessionOr404, promptSession } from "../sessions/session-ops.js";
-
-/** The ports (orchestrator/context.ts) sendPullRequestFeedback uses. */
-export type SendPullRequestFeedbackPorts = Pick<
-  Deps,
-  | "store"
-  | "git"
-  | "worktrees"
-  | "agents"
-  | "profiles"
-  | "bus"
-  | "log"
-  | "home"
-  | "runnerId"
-  | "launches"
-  | "now"
-  | "remote"
-  | "sandbox"
-  | "mcp"
-  | "tuning"
-  | "pool"
->;
 
 /**
  * `POST /tasks/:id/pull-requests/feedback {sessionId}`: one prompt to the session with every
@@ -33,7 +12,7 @@ export type SendPullRequestFeedbackPorts = Pick<
  * requests. Lines are labelled so an agent reading line by line never takes one for a command.
  */
 export async function sendPullRequestFeedback(
-  deps: SendPullRequestFeedbackPorts,
+  deps: SessionPorts,
   live: LiveSessions,
   budgets: RateBudgets,
   taskId: string,

@@ -2,7 +2,7 @@ import type { PromptBody } from "@grove/protocol";
 import { AppError } from "../../domain/errors.js";
 import type { SessionRecord } from "../../domain/records.js";
 import type { CommentRecord } from "../../domain/review.js";
-import type { Deps } from "../context.js";
+import type { Deps, SessionPorts } from "../context.js";
 import type { LiveSessions } from "../sessions/live-sessions.js";
 import { currentLines, withOutdated } from "./review-comments.js";
 import { reviewSlots } from "./review-slot.js";
@@ -50,34 +50,13 @@ export async function composeCommentPrompt(
   return [`Review comments (${comments.length}):`, ...blocks].join("\n\n");
 }
 
-/** The ports (orchestrator/context.ts) promptWithComments uses. */
-export type PromptWithCommentsPorts = Pick<
-  Deps,
-  | "store"
-  | "git"
-  | "worktrees"
-  | "agents"
-  | "profiles"
-  | "bus"
-  | "log"
-  | "home"
-  | "runnerId"
-  | "launches"
-  | "now"
-  | "remote"
-  | "sandbox"
-  | "mcp"
-  | "tuning"
-  | "pool"
->;
-
 /**
  * `POST /sessions/:id/prompt {prompt?, commentIds?}`: the comments are composed into one prompt
  * (plus the extra text), the turn is claimed like any prompt, and only then are the comments
  * marked `sent` with the session and turn (compare-and-set from open|sent): a refused prompt
  * (busy session) leaves them as they were.
  */
-export async function promptWithComments(deps: PromptWithCommentsPorts, live: LiveSessions, sessionId: string, body: PromptBody): Promise<SessionRecord> {
+export async function promptWithComments(deps: SessionPorts, live: LiveSessions, sessionId: string, body: PromptBody): Promise<SessionRecord> {
   if (!body.commentIds) return promptSession(deps, live, sessionId, body.prompt ?? "");
   const session = await getSessionOr404(deps, sessionId);
   const comments: CommentRecord[] = [];

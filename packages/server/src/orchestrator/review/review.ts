@@ -17,7 +17,7 @@ import type {
 } from "@grove/protocol";
 import type { SessionRecord } from "../../domain/records.js";
 import { DEFAULT_TUNING } from "../../config.js";
-import type { Deps } from "../context.js";
+import type { Deps, SessionPorts } from "../context.js";
 import type { LiveSessions } from "../sessions/live-sessions.js";
 import { commitTask } from "./review-commit.js";
 import { createComment, deleteComment, listComments, patchComment } from "./review-comments.js";
@@ -30,27 +30,8 @@ import { promptWithComments } from "./review-prompt.js";
 import { abortUpdate, continueUpdate, updateFromBase } from "./review-update.js";
 import { listConflicts, sendConflicts } from "./review-conflicts.js";
 
-/** The ports (orchestrator/context.ts) ReviewService uses. */
-export type ReviewServicePorts = Pick<
-  Deps,
-  | "store"
-  | "git"
-  | "worktrees"
-  | "agents"
-  | "profiles"
-  | "bus"
-  | "log"
-  | "home"
-  | "runnerId"
-  | "launches"
-  | "now"
-  | "remote"
-  | "gitIdentity"
-  | "sandbox"
-  | "mcp"
-  | "tuning"
-  | "pool"
->;
+/** The ports (orchestrator/context.ts) ReviewService uses: a session's, and the person's git identity for its commits, merges and updates. */
+type ReviewServicePorts = SessionPorts & Pick<Deps, "gitIdentity">;
 
 /**
  * Review to land: the use cases behind `api/routes/review.ts` (docs/specs/review.md).

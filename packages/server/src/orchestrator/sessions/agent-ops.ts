@@ -74,6 +74,11 @@ export async function checkAgentProfile(deps: CheckAgentProfilePorts, name: stri
   return { ...view, startMs: r.startMs };
 }
 
+/** AG-2: a mode or model the agent did not offer; `offered` lists what it did, for the person's choice. */
+function notOffered(field: "modeId" | "modelId", offered: string[], message: string): AppError {
+  return new AppError("agent_option_unsupported", message, { field, offered });
+}
+
 /**
  * AG-2 `POST /sessions/:id/mode`: switches the live agent (`session/set_mode`) and remembers
  * the choice, which wins over the profile's policy mapping after every later `session/load`.
@@ -85,14 +90,7 @@ export async function setSessionMode(deps: Pick<Deps, "store" | "agents">, live:
   const modes = state.current.modes;
   const offered = modes?.availableModes.map((m) => m.id) ?? [];
   if (!offered.includes(modeId)) {
-    throw new AppError(
-      "agent_option_unsupported",
-      modes ? `agent ${session.agent} offers no mode ${JSON.stringify(modeId)}` : `agent ${session.agent} reported no modes`,
-      {
-        field: "modeId",
-        offered,
-      },
-    );
+    throw notOffered("modeId", offered, modes ? `agent ${session.agent} offers no mode ${JSON.stringify(modeId)}` : `agent ${session.agent} reported no modes`);
   }
   const handle = deps.agents.get(id);
   if (handle) await handle.setMode(modeId);
@@ -109,13 +107,10 @@ export async function setSessionModel(deps: Pick<Deps, "store" | "agents">, live
   const option = modelOption(state.current);
   const offered = option?.options.map((o) => o.value) ?? [];
   if (!option || !offered.includes(modelId)) {
-    throw new AppError(
-      "agent_option_unsupported",
+    throw notOffered(
+      "modelId",
+      offered,
       option ? `agent ${session.agent} offers no model ${JSON.stringify(modelId)}` : `agent ${session.agent} reported no models`,
-      {
-        field: "modelId",
-        offered,
-      },
     );
   }
   const handle = deps.agents.get(id);

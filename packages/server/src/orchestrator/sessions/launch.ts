@@ -4,7 +4,7 @@ import { AppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
 import type { EnvironmentRecord, SessionRecord, TaskRecord } from "../../domain/records.js";
 import { sessionView } from "../../domain/views.js";
-import type { Deps } from "../context.js";
+import type { Deps, SessionPorts } from "../context.js";
 import { requireLaunch } from "../../agents/agent-install.js";
 import { spawnAgent } from "./agent-launch.js";
 import { currentProfile } from "./current-profile.js";
@@ -20,27 +20,6 @@ import { reuseAction, tamperedSlot } from "../worktrees/workspace-check.js";
 import { projectWorkspace } from "../../domain/workspace-projection.js";
 import { getRepositoryOnThisRunner } from "../refresh/repository-on-runner.js";
 
-/** The ports (orchestrator/context.ts) startSession uses. */
-export type StartSessionPorts = Pick<
-  Deps,
-  | "store"
-  | "git"
-  | "worktrees"
-  | "agents"
-  | "profiles"
-  | "bus"
-  | "log"
-  | "home"
-  | "runnerId"
-  | "launches"
-  | "now"
-  | "remote"
-  | "sandbox"
-  | "mcp"
-  | "tuning"
-  | "pool"
->;
-
 /**
  * `POST /tasks/:id/sessions` (FLOWS "Launch" and "Attach"). The first session materializes
  * the environment (SES-2); every later one attaches after a read-only validation (SES-3) and
@@ -49,7 +28,7 @@ export type StartSessionPorts = Pick<
  */
 /** `opts.sessionId`: the id to create the session with (WF-2: an automated start planned it first, so a redo finds it). */
 export async function startSession(
-  deps: StartSessionPorts,
+  deps: SessionPorts,
   live: LiveSessions,
   taskId: string,
   body: CreateSessionBody,

@@ -10,7 +10,7 @@ import { AppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
 import type { SessionRecord, SessionState } from "../../domain/records.js";
 import { sessionView } from "../../domain/views.js";
-import type { Deps } from "../context.js";
+import type { Deps, SessionPorts } from "../context.js";
 import type { LiveSessions } from "./live-sessions.js";
 import { getSessionOr404, promptSession } from "./session-ops.js";
 
@@ -21,29 +21,8 @@ function published(deps: Pick<Deps, "bus">, s: SessionRecord | undefined): Sessi
   return s;
 }
 
-/** The ports (orchestrator/context.ts) queuePrompt uses. */
-export type QueuePromptPorts = Pick<
-  Deps,
-  | "store"
-  | "git"
-  | "worktrees"
-  | "agents"
-  | "profiles"
-  | "bus"
-  | "log"
-  | "home"
-  | "runnerId"
-  | "launches"
-  | "now"
-  | "remote"
-  | "sandbox"
-  | "mcp"
-  | "tuning"
-  | "pool"
->;
-
 /** Queues `text` behind the running turn, or sends it now when the session waits for input. */
-export async function queuePrompt(deps: QueuePromptPorts, live: LiveSessions, id: string, text: string): Promise<SessionRecord> {
+export async function queuePrompt(deps: SessionPorts, live: LiveSessions, id: string, text: string): Promise<SessionRecord> {
   await getSessionOr404(deps, id);
   // The turn may end between the two tries: queue → it ended → send → a queued prompt already
   // started the next turn → queue again.
@@ -74,7 +53,7 @@ export async function dropQueuedPrompt(deps: Pick<Deps, "store" | "bus" | "now">
 }
 
 /** After a turn ended and the session waits: the oldest queued prompt becomes the next turn. */
-export async function sendQueuedPrompt(deps: QueuePromptPorts, live: LiveSessions, id: string): Promise<void> {
+export async function sendQueuedPrompt(deps: SessionPorts, live: LiveSessions, id: string): Promise<void> {
   const session = await deps.store.getSession(id);
   const next = session?.state === "waiting_for_input" ? session.queued?.[0] : undefined;
   if (!next) return;

@@ -2,7 +2,7 @@ import type { AgentHandle } from "../../agents/runtime.js";
 import { AppError } from "../../domain/errors.js";
 import type { SessionRecord } from "../../domain/records.js";
 import { RESUMABLE_STATES } from "../../domain/session-state.js";
-import type { Deps } from "../context.js";
+import type { Deps, SessionPorts } from "../context.js";
 import { spawnAgent } from "./agent-launch.js";
 import { stopSessionGroups, survivorsError } from "../lifecycle/agent-groups.js";
 import { assertTaskWorkable } from "../lifecycle/lifecycle.js";
@@ -17,27 +17,6 @@ export async function getSessionOr404(deps: Pick<Deps, "store">, id: string): Pr
   return s;
 }
 
-/** The ports (orchestrator/context.ts) ensureAgent uses. */
-export type EnsureAgentPorts = Pick<
-  Deps,
-  | "store"
-  | "git"
-  | "worktrees"
-  | "agents"
-  | "profiles"
-  | "bus"
-  | "log"
-  | "home"
-  | "runnerId"
-  | "launches"
-  | "now"
-  | "remote"
-  | "sandbox"
-  | "mcp"
-  | "tuning"
-  | "pool"
->;
-
 /**
  * FLOWS "Prompt or resume", step 2: the session's live agent when its workspace is intact (a
  * cheap local check, WT-5), else a new one — a live agent whose worktree vanished is stopped
@@ -45,7 +24,7 @@ export type EnsureAgentPorts = Pick<
  * workspace is projected from rows (ENV-5), rematerialized after an unarchive (LC-5) or
  * recreated in place (WT-5), and the agent resumed with `session/load` in the same cwd (SES-6).
  */
-async function ensureAgent(deps: EnsureAgentPorts, live: LiveSessions, session: SessionRecord): Promise<AgentHandle> {
+async function ensureAgent(deps: SessionPorts, live: LiveSessions, session: SessionRecord): Promise<AgentHandle> {
   const existing = deps.agents.get(session.id);
   if (existing && (await liveWorkspaceIntact(deps, session))) return existing;
   return deps.launches.run(session.taskId, async () => {
@@ -68,7 +47,7 @@ async function ensureAgent(deps: EnsureAgentPorts, live: LiveSessions, session: 
 }
 
 /** `POST /sessions/:id/prompt`: claims the turn by compare-and-set, then runs it in the background. */
-export async function promptSession(deps: EnsureAgentPorts, live: LiveSessions, id: string, prompt: string): Promise<SessionRecord> {
+export async function promptSession(deps: SessionPorts, live: LiveSessions, id: string, prompt: string): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, id);
   if (session.state === "starting" || session.state === "running") throw new AppError("session_busy", `session ${id} is ${session.state}`);
   if (session.state !== "waiting_for_input") {
@@ -94,7 +73,7 @@ export async function promptSession(deps: EnsureAgentPorts, live: LiveSessions, 
 }
 
 /** `POST /sessions/:id/resume`: the only way out of failed/cancelled (SES-1). */
-export async function resumeSession(deps: EnsureAgentPorts, live: LiveSessions, id: string): Promise<SessionRecord> {
+export async function resumeSession(deps: SessionPorts, live: LiveSessions, id: string): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, id);
   // The same condition and code as deleting a running session (one code per condition).
   if (session.state === "starting" || session.state === "running") throw new AppError("session_running", `session ${id} is ${session.state}; cancel it first`);
@@ -124,7 +103,7 @@ const RESTARTABLE_STATES = ["running", ...RESUMABLE_STATES] as const;
  * then its agent's whole process group is stopped and a new agent resumes the conversation
  * with `session/load` in the same worktree (SES-6); the session then waits for input.
  */
-export async function restartSession(deps: EnsureAgentPorts, live: LiveSessions, id: string): Promise<SessionRecord> {
+export async function restartSession(deps: SessionPorts, live: LiveSessions, id: string): Promise<SessionRecord> {
   const session = await getSessionOr404(deps, id);
   if (!RESTARTABLE_STATES.includes(session.state as (typeof RESTARTABLE_STATES)[number])) {
     throw new AppError(session.state === "starting" ? "session_busy" : "session_not_resumable", `session ${id} is ${session.state}`, { state: session.state });

@@ -1,14 +1,8 @@
 import type { TaskRecord } from "../../domain/records.js";
-import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
 import { type WorkflowRecord, stepOf } from "../../domain/workflow.js";
 import type { Deps } from "../context.js";
 import { workflowOf } from "../tasks/task-workflow.js";
-
-type Enqueue = (
-  r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & {
-    action: WorkflowRunRecord["action"];
-  },
-) => Promise<WorkflowRunRecord | undefined>;
+import { type Enqueue, type Look, WorkflowPoller } from "./workflow-poller.js";
 
 /** The cause of an archive run. */
 export const ARCHIVE_CAUSE = "archive_after_days";
@@ -33,48 +27,17 @@ export function archiveKey(taskId: string, entryId: string): string {
  * one run, and the claim lets one runner execute it. A task that left the step has a newer
  * entry, so its old entry is never due; a run queued before a person's move is cancelled by it.
  */
-export class WorkflowArchiver {
-  private timer: NodeJS.Timeout | undefined;
-  private wakeAt: number | undefined;
-  private stopped = false;
-  private checking: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly deps: Pick<Deps, "store" | "log" | "now">,
-    private readonly enqueue: Enqueue,
-    private readonly queued: () => void,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    void this.check();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.wakeAt = undefined;
-    await this.checking;
-  }
-
-  /** When the next check is due (ISO), once a check armed it: for tests that move the clock. */
-  nextCheckAt(): string | undefined {
-    return this.wakeAt === undefined ? undefined : new Date(this.wakeAt).toISOString();
+export class WorkflowArchiver extends WorkflowPoller<Pick<Deps, "store" | "log" | "now">> {
+  constructor(deps: Pick<Deps, "store" | "log" | "now">, enqueue: Enqueue, queued: () => void) {
+    super(deps, enqueue, queued, "workflow: the archive check failed");
   }
 
   /** Checks now (an entry was recorded, a workflow stored) and re-arms for the next due entry. One check at a time. */
   check(): Promise<void> {
-    this.checking = this.checking.then(() => this.checkOnce()).catch((err: unknown) => this.deps.log.error({ err }, "workflow: the archive check failed"));
-    return this.checking;
+    return this.poll();
   }
 
-  private async checkOnce(): Promise<void> {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.wakeAt = undefined;
-    const now = Date.parse(this.deps.now());
+  protected async look(now: number): Promise<Look> {
     let wake = now + MAX_SLEEP_MS;
     const archiving = (await this.deps.store.workflows.list()).filter((w) => !w.stopped && w.definition.steps.some((s) => s.archiveAfterDays !== undefined));
     let queued = false;
@@ -100,12 +63,7 @@ export class WorkflowArchiver {
         queued ||= run !== undefined;
       }
     }
-    if (queued) this.queued();
-    if (this.stopped) return;
-    this.wakeAt = wake;
-    // From the clock as it is now: the check's own time (or a clock that jumped meanwhile) must not push the wake back.
-    this.timer = setTimeout(() => void this.check(), Math.max(10, wake - Date.parse(this.deps.now())));
-    this.timer.unref();
+    return { queued, wake };
   }
 
   /** When the task's current entry is due for archiving, if its step archives and the entry is of its column. */

@@ -1,5 +1,4 @@
 import type { TaskRecord } from "../../domain/records.js";
-import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { BaseMovedDef, WorkflowRecord } from "../../domain/workflow.js";
 import { headCommit } from "../../git/file-lines.js";
 import { isAncestor, operationInProgress } from "../../git/rebase.js";
@@ -8,12 +7,10 @@ import { refreshedBase } from "../review/review-base.js";
 import { notAttachedError, reviewSlots } from "../review/review-slot.js";
 import { workflowOf } from "../tasks/task-workflow.js";
 import { BUSY } from "./workflow-actions.js";
+import { type Enqueue, type Look, PollIntervals, WorkflowPoller } from "./workflow-poller.js";
 
-type Enqueue = (
-  r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & {
-    action: WorkflowRunRecord["action"];
-  },
-) => Promise<WorkflowRunRecord | undefined>;
+/** The ports the base-moved trigger uses. */
+type BaseWatchPorts = Pick<Deps, "store" | "git" | "worktrees" | "log" | "now" | "home" | "remote" | "runnerId">;
 
 /** The cause of a base-moved run; its conflict rounds (runs that sent conflicts) count against the cap. */
 export const BASE_CAUSE = "base_moved";
@@ -33,68 +30,23 @@ export function baseKey(taskId: string, repositoryId: string, base: string, head
  * in Done, with a merged pull request, with a session in a turn, or with a rebase or merge
  * stopped in the worktree (conflicts someone is resolving) are left alone.
  */
-export class WorkflowBaseWatch {
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-  private polling: Promise<void> = Promise.resolve();
-  private readonly polledAt = new Map<string, number>();
+export class WorkflowBaseWatch extends WorkflowPoller<BaseWatchPorts> {
+  private readonly intervals = new PollIntervals((w) => w.definition.triggers.baseMoved?.pollSeconds);
 
-  constructor(
-    private readonly deps: Pick<Deps, "store" | "git" | "worktrees" | "log" | "now" | "home" | "remote" | "runnerId">,
-    private readonly enqueue: Enqueue,
-    private readonly queued: () => void,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    void this.poll();
+  constructor(deps: BaseWatchPorts, enqueue: Enqueue, queued: () => void) {
+    super(deps, enqueue, queued, "workflow: the base check failed");
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.polling;
-  }
-
-  /** Looks at every workflow whose interval has passed (all with `force`: a workflow was stored), then re-arms. */
-  poll(force = false): Promise<void> {
-    this.polling = this.polling.then(() => this.pollOnce(force)).catch((err: unknown) => this.deps.log.error({ err }, "workflow: the base check failed"));
-    return this.polling;
-  }
-
-  private async pollOnce(force: boolean): Promise<void> {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const now = Date.parse(this.deps.now());
-    let wake = now + MAX_SLEEP_MS;
-    const due: WorkflowRecord[] = [];
-    for (const w of await this.deps.store.workflows.list()) {
-      const t = w.definition.triggers.baseMoved;
-      if (!t || w.stopped) continue;
-      const every = t.pollSeconds * 1000;
-      const last = this.polledAt.get(w.name);
-      if (force || last === undefined || now - last >= every) {
-        this.polledAt.set(w.name, now);
-        due.push(w);
-        wake = Math.min(wake, now + every);
-      } else wake = Math.min(wake, last + every);
-    }
+  /** Looks at every workflow whose interval has passed (all with `force`: a workflow was stored). */
+  protected async look(now: number, force: boolean): Promise<Look> {
+    const { due, wake } = this.intervals.due(await this.deps.store.workflows.list(), now, force, now + MAX_SLEEP_MS);
+    let queued = false;
     if (due.length > 0) {
-      let queued = false;
       for (const task of await this.deps.store.listTasks({ archived: false })) {
-        queued =
-          (await this.checkTask(task, due).catch((err: unknown) => {
-            this.deps.log.warn({ err, taskId: task.id }, "workflow: the task's base could not be checked");
-            return false;
-          })) || queued;
+        queued = (await this.guarded(() => this.checkTask(task, due), { taskId: task.id }, "workflow: the task's base could not be checked")) || queued;
       }
-      if (queued) this.queued();
     }
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.poll(), Math.max(10, wake - Date.parse(this.deps.now())));
-    this.timer.unref();
+    return { queued, wake };
   }
 
   private async checkTask(task: TaskRecord, due: WorkflowRecord[]): Promise<boolean> {

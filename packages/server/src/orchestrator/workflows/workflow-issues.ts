@@ -1,14 +1,8 @@
 import { newId } from "../../domain/ids.js";
 import type { WorkflowRecord } from "../../domain/workflow.js";
-import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { issueAccess } from "./workflow-issue-actions.js";
-
-type Enqueue = (
-  r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & {
-    action: WorkflowRunRecord["action"];
-  },
-) => Promise<WorkflowRunRecord | undefined>;
+import { type Enqueue, type Look, PollIntervals, WorkflowPoller } from "./workflow-poller.js";
 
 /** The cause of the issues trigger's runs. */
 export const ISSUE_CAUSE = "issue";
@@ -28,62 +22,25 @@ export function issueKey(repositoryId: string, number: number): string {
  * queues nothing) and the run that comments on the issue with the task. The engine claims and
  * executes both. When the task's pull request merges, the issue is closed (workflow-triggers).
  */
-export class WorkflowIssues {
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-  private polling: Promise<void> = Promise.resolve();
-  /** When each workflow was last polled (ms, this process's clock). */
-  private readonly polledAt = new Map<string, number>();
+export class WorkflowIssues extends WorkflowPoller<Pick<Deps, "store" | "log" | "home" | "now" | "remote">> {
+  private readonly intervals = new PollIntervals((w) => w.definition.triggers.issues?.pollSeconds);
 
-  constructor(
-    private readonly deps: Pick<Deps, "store" | "log" | "home" | "now" | "remote">,
-    private readonly enqueue: Enqueue,
-    private readonly queued: () => void,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    void this.poll();
+  constructor(deps: Pick<Deps, "store" | "log" | "home" | "now" | "remote">, enqueue: Enqueue, queued: () => void) {
+    super(deps, enqueue, queued, "workflow: the issues poll failed");
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.polling;
-  }
-
-  /** Polls every workflow whose interval has passed (all of them with `force`: a workflow was stored), then re-arms. */
-  poll(force = false): Promise<void> {
-    this.polling = this.polling.then(() => this.pollOnce(force)).catch((err: unknown) => this.deps.log.error({ err }, "workflow: the issues poll failed"));
-    return this.polling;
-  }
-
-  private async pollOnce(force: boolean): Promise<void> {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const now = Date.parse(this.deps.now());
-    let wake = now + MAX_SLEEP_MS;
-    for (const w of await this.deps.store.workflows.list()) {
-      const t = w.definition.triggers.issues;
-      if (!t || w.stopped) continue;
-      const every = t.pollSeconds * 1000;
-      const last = this.polledAt.get(w.name);
-      if (force || last === undefined || now - last >= every) {
-        this.polledAt.set(w.name, now);
-        await this.pollWorkflow(w).catch((err: unknown) => this.deps.log.warn({ err, workflow: w.name }, "workflow: the provider's issues could not be read"));
-        wake = Math.min(wake, now + every);
-      } else {
-        wake = Math.min(wake, last + every);
-      }
+  /** Polls every workflow whose interval has passed (all of them with `force`: a workflow was stored). */
+  protected async look(now: number, force: boolean): Promise<Look> {
+    const { due, wake } = this.intervals.due(await this.deps.store.workflows.list(), now, force, now + MAX_SLEEP_MS);
+    let queued = false;
+    for (const w of due) {
+      queued = (await this.guarded(() => this.pollWorkflow(w), { workflow: w.name }, "workflow: the provider's issues could not be read")) || queued;
     }
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.poll(), Math.max(10, wake - now));
-    this.timer.unref();
+    return { queued, wake };
   }
 
-  private async pollWorkflow(w: WorkflowRecord): Promise<void> {
+  /** Queues the runs of each labeled issue not seen before; true when it queued any. */
+  private async pollWorkflow(w: WorkflowRecord): Promise<boolean> {
     const t = w.definition.triggers.issues!;
     const acc = await issueAccess(this.deps, t.repositoryId);
     const issues = acc.api.parseList((await acc.call(acc.api.listRequest(acc.target, t.label))).json);
@@ -123,6 +80,6 @@ export class WorkflowIssues {
       });
       queued ||= created !== undefined;
     }
-    if (queued) this.queued();
+    return queued;
   }
 }

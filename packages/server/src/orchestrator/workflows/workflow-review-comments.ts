@@ -1,17 +1,11 @@
 import type { PullRequestRecord } from "../../domain/review.js";
 import { DEFAULT_REVIEW_COMMENT_PROMPT, type WorkflowRecord, renderTemplate } from "../../domain/workflow.js";
-import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { prAccess } from "../review/review-pr-access.js";
 import { RateBudgets, callProvider } from "../review/review-pr-http.js";
 import { workflowOf } from "../tasks/task-workflow.js";
 import { templateFields } from "./workflow-actions.js";
-
-type Enqueue = (
-  r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & {
-    action: WorkflowRunRecord["action"];
-  },
-) => Promise<WorkflowRunRecord | undefined>;
+import { type Enqueue, type Look, PollIntervals, WorkflowPoller } from "./workflow-poller.js";
 
 /** The cause of a review comment's run; the engine sends a task's comments one at a time, oldest first. */
 export const REVIEW_COMMENT_CAUSE = "review_comment";
@@ -37,74 +31,25 @@ const oneLine = (s: string) => s.replace(/\s*\n\s*/g, " ").trim();
  * queues a `pr_comment` run keyed by the provider's comment id, its prompt rendered now (place,
  * author, text); the engine sends it to the working session or a new session, once.
  */
-export class WorkflowReviewComments {
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-  private polling: Promise<void> = Promise.resolve();
-  /** When each workflow was last polled (ms, this process's clock). */
-  private readonly polledAt = new Map<string, number>();
+export class WorkflowReviewComments extends WorkflowPoller<Pick<Deps, "store" | "log" | "home" | "now" | "remote">> {
+  private readonly intervals = new PollIntervals((w) => w.definition.triggers.reviewComments?.pollSeconds);
 
-  constructor(
-    private readonly deps: Pick<Deps, "store" | "log" | "home" | "now" | "remote">,
-    private readonly enqueue: Enqueue,
-    private readonly queued: () => void,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    void this.poll();
+  constructor(deps: Pick<Deps, "store" | "log" | "home" | "now" | "remote">, enqueue: Enqueue, queued: () => void) {
+    super(deps, enqueue, queued, "workflow: the review comments poll failed");
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.polling;
-  }
-
-  /** Polls every workflow whose interval has passed (all with `force`: a workflow was stored), then re-arms. */
-  poll(force = false): Promise<void> {
-    this.polling = this.polling
-      .then(() => this.pollOnce(force))
-      .catch((err: unknown) => this.deps.log.error({ err }, "workflow: the review comments poll failed"));
-    return this.polling;
-  }
-
-  private async pollOnce(force: boolean): Promise<void> {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const now = Date.parse(this.deps.now());
-    let wake = now + MAX_SLEEP_MS;
-    const due: WorkflowRecord[] = [];
-    for (const w of await this.deps.store.workflows.list()) {
-      const t = w.definition.triggers.reviewComments;
-      if (!t || w.stopped) continue;
-      const every = t.pollSeconds * 1000;
-      const last = this.polledAt.get(w.name);
-      if (force || last === undefined || now - last >= every) {
-        this.polledAt.set(w.name, now);
-        due.push(w);
-        wake = Math.min(wake, now + every);
-      } else {
-        wake = Math.min(wake, last + every);
-      }
-    }
+  /** Polls every workflow whose interval has passed (all with `force`: a workflow was stored). */
+  protected async look(now: number, force: boolean): Promise<Look> {
+    const { due, wake } = this.intervals.due(await this.deps.store.workflows.list(), now, force, now + MAX_SLEEP_MS);
+    let queued = false;
     if (due.length > 0) {
-      let queued = false;
       for (const pr of await this.deps.store.review.listPullRequests()) {
         if (pr.state !== "open") continue;
-        queued =
-          (await this.pollPullRequest(pr, due).catch((err: unknown) => {
-            this.deps.log.warn({ err, taskId: pr.taskId, repositoryId: pr.repositoryId }, "workflow: the pull request's review comments could not be read");
-            return false;
-          })) || queued;
+        const context = { taskId: pr.taskId, repositoryId: pr.repositoryId };
+        queued = (await this.guarded(() => this.pollPullRequest(pr, due), context, "workflow: the pull request's review comments could not be read")) || queued;
       }
-      if (queued) this.queued();
     }
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.poll(), Math.max(10, wake - Date.parse(this.deps.now())));
-    this.timer.unref();
+    return { queued, wake };
   }
 
   /** Queues a run for each comment of the pull request not seen before, if its task runs under one of `due`. */

@@ -1,14 +1,8 @@
 import { newId } from "../../domain/ids.js";
 import { type WorkflowRecord, renderTemplate } from "../../domain/workflow.js";
 import { dueTick, nextTick, tickFields } from "../../domain/workflow-schedule.js";
-import type { WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
-
-type Enqueue = (
-  r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause"> & {
-    action: WorkflowRunRecord["action"];
-  },
-) => Promise<WorkflowRunRecord | undefined>;
+import { type Enqueue, type Look, WorkflowPoller } from "./workflow-poller.js";
 
 /** The cause of a schedule's runs. */
 export const SCHEDULE_CAUSE = "schedule";
@@ -29,48 +23,17 @@ export function scheduleKey(w: Pick<WorkflowRecord, "name" | "version">, tick: D
  * Ticks count from the workflow's last change (stored, or its stop switch turned), and only
  * the newest due tick fires: missed ticks collapse into one catch-up.
  */
-export class WorkflowSchedules {
-  private timer: NodeJS.Timeout | undefined;
-  private wakeAt: number | undefined;
-  private stopped = false;
-  private checking: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly deps: Pick<Deps, "store" | "log" | "now">,
-    private readonly enqueue: Enqueue,
-    private readonly queued: () => void,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    void this.check();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.wakeAt = undefined;
-    await this.checking;
-  }
-
-  /** When the next check is due (ISO), once a check has armed it: for status and for tests that move the clock. */
-  nextCheckAt(): string | undefined {
-    return this.wakeAt === undefined ? undefined : new Date(this.wakeAt).toISOString();
+export class WorkflowSchedules extends WorkflowPoller<Pick<Deps, "store" | "log" | "now">> {
+  constructor(deps: Pick<Deps, "store" | "log" | "now">, enqueue: Enqueue, queued: () => void) {
+    super(deps, enqueue, queued, "workflow: the schedule check failed");
   }
 
   /** Checks now (a workflow was stored) and re-arms the timer for the next tick. One check at a time. */
   check(): Promise<void> {
-    this.checking = this.checking.then(() => this.checkOnce()).catch((err: unknown) => this.deps.log.error({ err }, "workflow: the schedule check failed"));
-    return this.checking;
+    return this.poll();
   }
 
-  private async checkOnce(): Promise<void> {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.wakeAt = undefined;
-    const now = Date.parse(this.deps.now());
+  protected async look(now: number): Promise<Look> {
     let wake = now + MAX_SLEEP_MS;
     let queued = false;
     for (const w of await this.deps.store.workflows.list()) {
@@ -101,10 +64,6 @@ export class WorkflowSchedules {
       const next = nextTick(s, now);
       if (next) wake = Math.min(wake, next.getTime());
     }
-    if (queued) this.queued();
-    if (this.stopped) return;
-    this.wakeAt = wake;
-    this.timer = setTimeout(() => void this.check(), Math.max(10, wake - now));
-    this.timer.unref();
+    return { queued, wake };
   }
 }
