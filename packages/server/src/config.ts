@@ -124,7 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOOPBACK.test(host) && authToken && authToken.length < MIN_TOKEN_LENGTH) {
     throw new ConfigError(`refusing to bind ${host} with a GROVE_AUTH_TOKEN shorter than ${MIN_TOKEN_LENGTH} characters`);
   }
-  // SEC-1/WEB-49: a Host name beyond loopback means requests arrive through a tunnel or proxy the
+  // SEC-1/WEB-50: a Host name beyond loopback means requests arrive through a tunnel or proxy the
   // person runs, from outside this machine: as with a non-loopback bind, only with a token.
   const allowedHosts = list(raw(env, "GROVE_ALLOWED_HOSTS"));
   const remoteNames = allowedHosts.filter((h) => !LOOPBACK.test(hostName(h)));

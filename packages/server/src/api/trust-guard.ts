@@ -32,7 +32,7 @@ export function allowedHostValues(opts: TrustOptions, port: number): Set<string>
   for (const entry of opts.allowedHosts ?? []) {
     // `name:port` is taken as is; a bare name (or bracketed IPv6) is allowed on this server's port
     // and without a port: a tunnel or proxy on HTTPS's or HTTP's default port passes the public
-    // name on as the browser sent it, without one (WEB-49).
+    // name on as the browser sent it, without one (WEB-50).
     if (/^(\[[^\]]+\]|[^:]+):\d+$/.test(entry)) out.add(entry);
     else {
       out.add(`${bracketed(entry)}:${port}`);

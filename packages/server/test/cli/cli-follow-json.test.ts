@@ -108,7 +108,7 @@ describe("CLI-15 session show --follow, CLI-16 JSON errors, CLI-17 help text", (
     const usage = await grove("task", "create", "--title", "x", "--json");
     expect(usage.code).toBe(1);
     expect(JSON.parse(usage.stderr)).toMatchObject({
-      error: { code: "invalid_arguments", message: "required option '--repo <repoIdOrName[@baseBranch]>' not specified" },
+      error: { code: "invalid_arguments", message: "missing --repo <repoIdOrName[@baseBranch]>", details: { missing: ["--repo <repoIdOrName[@baseBranch]>"] } },
     });
     const local = await grove("task", "edit", "task_x", "--json");
     expect(JSON.parse(local.stderr)).toMatchObject({ error: { code: "invalid_arguments" } });

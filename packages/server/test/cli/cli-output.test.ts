@@ -71,7 +71,7 @@ describe("grove CLI output and exit codes (UX-3)", () => {
   it("UX-3 a usage error is one coded line and exit 1", async () => {
     const r = await runGrove(["task", "create", "--title", "x", "--server", stub.url]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe("error: invalid_arguments: required option '--repo <repoIdOrName[@baseBranch]>' not specified\n");
+    expect(r.stderr).toBe("error: invalid_arguments: missing --repo <repoIdOrName[@baseBranch]>\n");
   });
 
   it("UX-3 the default server is http://127.0.0.1:$GROVE_PORT", async () => {

@@ -74,6 +74,7 @@ describe("grove CLI against grove serve (UX-3)", () => {
     expect(session.state).toBe("waiting_for_input");
 
     const shown = (await grove(["session", "show", session.id])).stdout;
+    expect(shown).toMatch(new RegExp(`^session ${session.id} {2}task ${created.id} "Say hello" {2}agent scripted {2}updated `));
     expect(shown).toContain("state: Waiting for you");
     expect(shown).toContain("last error: none");
     expect(shown).not.toContain("waiting_for_input");

@@ -33,8 +33,8 @@ describe("WF-1 grove workflow ls|show|apply|export", () => {
     expect((await grove("workflow", "apply", join(dir, "reviewer.yaml"), "--if-version", "0")).stderr).toMatch(/^error: workflow_version_conflict: /);
     const ls = (await grove("workflow", "ls")).stdout.split("\n");
     expect(ls[0]).toMatch(/^NAME\s+SCOPE\s+VERSION\s+STATE\s+AUTOMATED\s+UPDATED$/);
-    expect(ls[1]).toMatch(/^default\s+global\s+1\s+built-in\s+-\s/);
-    expect(ls[2]).toMatch(/^reviewer\s+global\s+1\s+active\s+review\s/);
+    expect(ls[1]).toMatch(/^default\s+global\s+1\s+built-in\s+-\s+-$/);
+    expect(ls[2]).toMatch(/^reviewer\s+global\s+1\s+active\s+review\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     expect((await grove("workflow", "show", "reviewer")).stdout).toBe(GOOD);
     expect((await grove("workflow", "export")).stdout).toBe(`# workflow: reviewer (version 1)\n${GOOD}`);
     expect(JSON.parse((await grove("workflow", "show", "reviewer", "--json")).stdout)).toMatchObject({ name: "reviewer", version: 1, source: GOOD });

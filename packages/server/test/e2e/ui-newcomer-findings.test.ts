@@ -184,6 +184,10 @@ describe("WEB-49 the page's newcomer findings (Chromium, scripted agent)", () =>
     await page.locator('.review-file[data-path="src/hello.txt"] .file-head .badge.file-untracked', { hasText: "Untracked" }).waitFor();
     await page.locator('.review-file[data-path="README.md"] .file-head .badge.file-modified', { hasText: "Modified" }).waitFor();
     expect(await seen(page)).not.toMatch(/\bLand\b|\blands\b/);
+    // Uncommitted work, no commit yet: Merge… waits for a commit, it never says "Nothing to merge".
+    expect(await actions.getByRole("button", { name: "Merge…" }).isDisabled()).toBe(true);
+    expect(await actions.locator(".merge-why").textContent()).toBe("Commit the uncommitted changes first.");
+    expect(await actions.getByRole("button", { name: "Nothing to merge" }).count()).toBe(0);
     expect(await axeSerious(page)).toEqual([]);
     await shot(page, "review-status-words-1280", false);
     expect(pageErrors).toEqual([]);

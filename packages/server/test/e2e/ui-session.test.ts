@@ -64,7 +64,7 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     // Changes: a.txt is listed with its counts.
     const row = page.locator(".changes tr[data-path='a.txt']");
     await row.waitFor();
-    expect(await row.textContent()).toMatch(/(untracked|added).*a\.txt.*\+1/);
+    expect(await row.textContent()).toMatch(/(Untracked|Added).*a\.txt.*\+1/);
     expect(await page.locator(".changes .repo-changes .branch-position").textContent()).toBe("Up to date with main");
 
     // Environment: the worktree path and branch the API reports.

@@ -7,7 +7,7 @@ import type { TestServer } from "../fixture/server.js";
 import { axeSerious, CHROMIUM, eventually, serverWithCarefulAgent, shot } from "./ui-harness.js";
 
 /**
- * WEB-49: the person reaches Grove from a phone through a tunnel they run (Tailscale, cloudflared,
+ * WEB-50: the person reaches Grove from a phone through a tunnel they run (Tailscale, cloudflared,
  * `ssh -R`, …; see docs/operators/remote-access.md). Such a tunnel takes the phone's requests for
  * its public name on the default port and hands them, Host header unchanged, to the server on
  * loopback. Here a loopback HTTP proxy plays the tunnel's public end: Chromium reaches
@@ -73,7 +73,7 @@ async function browserThrough(proxyPort: number): Promise<Browser> {
   });
 }
 
-describe("WEB-49 remote access from a phone through a tunnel the person runs (Chromium, token cookie)", () => {
+describe("WEB-50 remote access from a phone through a tunnel the person runs (Chromium, token cookie)", () => {
   let srv: TestServer | undefined;
   let tunnel: Awaited<ReturnType<typeof tunnelTo>> | undefined;
   let browser: Browser | undefined;
@@ -88,7 +88,7 @@ describe("WEB-49 remote access from a phone through a tunnel the person runs (Ch
     await srv?.close();
   });
 
-  it("WEB-49 the tunnel's name with the token once: cookie, live board, the permission answered on the phone layout", { timeout: 180_000 }, async () => {
+  it("WEB-50 the tunnel's name with the token once: cookie, live board, the permission answered on the phone layout", { timeout: 180_000 }, async () => {
     const page = await browser!.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     page.setDefaultTimeout(30_000);
     const sockets: string[] = [];
@@ -132,7 +132,7 @@ describe("WEB-49 remote access from a phone through a tunnel the person runs (Ch
     await page.close();
   });
 
-  it("WEB-49 a Host name the server was not told about is refused through the same tunnel, token or not", async () => {
+  it("WEB-50 a Host name the server was not told about is refused through the same tunnel, token or not", async () => {
     const page = await browser!.newPage({ viewport: { width: 390, height: 844 } });
     const res = await page.goto(`http://other-name.test/?token=${encodeURIComponent(TOKEN)}`);
     expect(res?.status()).toBe(403);

@@ -80,7 +80,8 @@ describe.each(DATABASES)("WF-2 reviewer workflow from the page (Chromium, %s)", 
     const runs = page.getByRole("region", { name: "Workflow runs" });
     const reviewerRun = runs.locator("li[data-action=start_session][data-step=review]").first();
     await eventually(() => reviewerRun.getAttribute("data-state")).toBe("succeeded");
-    expect(await reviewerRun.textContent()).toContain("turn completed → in_progress");
+    expect(await reviewerRun.textContent()).toContain("turn completed → In progress");
+    expect(await reviewerRun.locator("strong").textContent()).toBe("Review");
     const reviewerId = (await reviewerRun.getAttribute("data-session-id"))!;
     expect(reviewerId).toBeTruthy();
     expect(reviewerId).not.toBe(workId);

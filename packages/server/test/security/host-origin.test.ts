@@ -87,7 +87,7 @@ describe("SEC-5 Host and Origin allow-list, JSON-only state changes", () => {
     const port = new URL(srv.url).port;
     const auth = { authorization: `Bearer ${TOKEN}` };
     expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: `grove.test:${port}`, ...auth })).status).toBe(200);
-    // WEB-49: a tunnel on HTTPS's default port passes the bare name on; another port is still refused.
+    // WEB-50: a tunnel on HTTPS's default port passes the bare name on; another port is still refused.
     expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: "grove.test", ...auth })).status).toBe(200);
     expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: "grove.test:1", ...auth })).status).toBe(403);
     expect((await rawRequest(srv.url, "GET", "/api/v1/health", { host: "box.lan:8443", ...auth })).status).toBe(200);

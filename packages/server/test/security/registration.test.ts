@@ -71,8 +71,8 @@ describe("SEC-1 start-up refuses a short token beyond loopback", () => {
   });
 });
 
-describe("SEC-1/WEB-49 start-up refuses GROVE_ALLOWED_HOSTS beyond loopback without a token", () => {
-  it("SEC-1 WEB-49 a tunnel's Host name needs GROVE_AUTH_TOKEN of at least 16 characters; loopback names do not", async () => {
+describe("SEC-1/WEB-50 start-up refuses GROVE_ALLOWED_HOSTS beyond loopback without a token", () => {
+  it("SEC-1 WEB-50 a tunnel's Host name needs GROVE_AUTH_TOKEN of at least 16 characters; loopback names do not", async () => {
     const home = await tempDir("grove-cfg-");
     for (const token of [undefined, "x", "fifteen-chars-x"]) {
       const env = { GROVE_HOME: home, GROVE_ALLOWED_HOSTS: "localhost:9000, grove.example.net", ...(token ? { GROVE_AUTH_TOKEN: token } : {}) };

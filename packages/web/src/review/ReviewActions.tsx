@@ -201,7 +201,8 @@ export function ReviewActions({
             aria-describedby={mergeWhy ? "merge-why" : undefined}
             onClick={() => setAskMerge(true)}
           >
-            {nothingToMerge ? "Nothing to merge" : "Merge…"}
+            {/* Uncommitted work is something to merge once committed: the button says Merge…, its why says commit first. */}
+            {nothingToMerge && !hasUncommitted ? "Nothing to merge" : "Merge…"}
           </button>
         ) : null}
         {/* Why Merge is unavailable, as text beside it: a hover tooltip never reaches a finger. */}

@@ -5,6 +5,7 @@
 import type { Changes } from "@grove/protocol";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { Link } from "../router.js";
+import { fileStatusWords } from "../ui/words.js";
 
 const commits = (n: number) => `${n} commit${n === 1 ? "" : "s"}`;
 
@@ -74,7 +75,7 @@ export function ChangesSummary({
                 {r.files.map((f) => (
                   <tr key={f.path} data-path={f.path}>
                     <td>
-                      <span className={`badge file-${f.status}`}>{f.status}</span>
+                      <span className={`badge file-${f.status}`}>{fileStatusWords(f.status)}</span>
                     </td>
                     <td>
                       <Link href={`/tasks/${taskId}/review#${encodeURIComponent(`${r.repositoryId}:${f.path}`)}`} className="file">

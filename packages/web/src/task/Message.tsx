@@ -6,6 +6,7 @@
 import type { Message } from "@grove/protocol";
 import { memo, useMemo, type CSSProperties } from "react";
 import { markdownHtml } from "../ui/markdown.js";
+import { toolStatusWords } from "../ui/words.js";
 
 /** One formatter for every row (building one per row costs more than the row). */
 const CLOCK = new Intl.DateTimeFormat(undefined, { timeStyle: "medium" });
@@ -89,7 +90,7 @@ export const MessageItem = memo(function MessageItem({ m, index, start, measure 
   const head = (
     <span className="msg-head">
       <span className="msg-role">{ROLE_LABEL[m.role] ?? m.role}</span>
-      {status ? <span className={`badge tool-${status}`}>{status}</span> : null}
+      {status ? <span className={`badge tool-${status}`}>{toolStatusWords(status)}</span> : null}
       {m.role === "tool" ? <span className="msg-text tool-title">{m.text}</span> : null}
       <time dateTime={m.createdAt}>{clock(m.createdAt)}</time>
     </span>

@@ -12,6 +12,7 @@ import { upsert } from "../live/cache.js";
 import { events } from "../live/events.js";
 import { ErrorBox } from "../ui/ErrorBox.js";
 import { when } from "../ui/Field.js";
+import { taskStateWords } from "../ui/words.js";
 
 const ACTION_WORDS: Record<string, string> = {
   start_session: "started a session",
@@ -24,6 +25,19 @@ const ACTION_WORDS: Record<string, string> = {
   pr_comment: "sent a review comment",
   update_base: "updated from the base",
 };
+
+/** A run's state in words (WEB-49.8); the raw one stays in `data-state`. */
+const RUN_STATE_WORDS: Record<string, string> = {
+  pending: "Waiting",
+  running: "Running",
+  succeeded: "Done",
+  failed: "Failed",
+  cancelled: "Cancelled",
+  skipped: "Skipped",
+};
+
+/** The server's outcome line names the column a run moved to by its id ("turn completed → review"): said by its name. */
+const outcomeWords = (outcome: string) => outcome.replace(/→ ([a-z_]+)$/, (_m, id: string) => `→ ${taskStateWords(id)}`);
 
 export function WorkflowRuns({ taskId, sessions }: { taskId: string; sessions: Session[] | undefined }) {
   const qc = useQueryClient();
@@ -56,12 +70,12 @@ export function WorkflowRuns({ taskId, sessions }: { taskId: string; sessions: S
           return (
             <li key={r.id} data-run-id={r.id} data-action={r.action} data-step={r.step} data-state={r.state} data-session-id={r.sessionId ?? undefined}>
               <span>
-                <strong>{r.step}</strong>
+                <strong>{taskStateWords(r.step)}</strong>
                 {`: ${r.workflow} ${ACTION_WORDS[r.action] ?? r.action}`}
                 {n > 0 ? ` (session #${n})` : ""}
               </span>{" "}
-              <span className={`badge state-${r.state}`}>{r.state}</span> {r.outcome ? <span className="run-outcome">{r.outcome}</span> : null}{" "}
-              <small className="muted">{when(r.updatedAt)}</small>
+              <span className={`badge state-${r.state}`}>{RUN_STATE_WORDS[r.state] ?? r.state}</span>{" "}
+              {r.outcome ? <span className="run-outcome">{outcomeWords(r.outcome)}</span> : null} <small className="muted">{when(r.updatedAt)}</small>
               {r.result && r.result.output ? (
                 // WF-2.13: the end of the command's output (at most 4 KiB, kept on the run).
                 <pre className="run-output" aria-label="Command output">

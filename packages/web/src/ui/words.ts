@@ -85,6 +85,14 @@ export const FILE_STATUS_WORDS: Record<string, string> = {
   typechange: "Type changed",
 };
 
+/** WEB-49.8: an agent's tool call's status (ACP `pending`, `in_progress`, `completed`, `failed`) on the conversation. */
+export const TOOL_STATUS_WORDS: Record<string, string> = {
+  pending: "Pending",
+  in_progress: "Running",
+  completed: "Done",
+  failed: "Failed",
+};
+
 const fallback = (state: string) => state.replace(/_/g, " ");
 
 export const taskStateWords = (s: string): string => (TASK_STATE_WORDS as Record<string, string>)[s] ?? fallback(s);
@@ -102,6 +110,7 @@ export const agentActivityWords = (s: string, taskState?: string, asks?: string)
 const NEEDS_YOU_WORDS: Record<string, string> = { permission: "Needs your permission", question: "Needs your answer" };
 const IDLE = "Agent idle";
 const WAITING_FOR_ANSWER = "Waiting for your answer";
+export const toolStatusWords = (s: string): string => TOOL_STATUS_WORDS[s] ?? fallback(s);
 export const fileStatusWords = (s: string): string => FILE_STATUS_WORDS[s] ?? fallback(s);
 export const environmentWords = (s: string): string => ENVIRONMENT_WORDS[s] ?? fallback(s);
 export const outcomeWords = (s: string): string => (TURN_OUTCOME_WORDS as Record<string, string>)[s] ?? fallback(s);

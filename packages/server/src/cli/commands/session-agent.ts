@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { AgentProfile, Message, Session } from "@grove/protocol";
 import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
+import { budgetWords, registerAgentBudgetCommand } from "./agents-budget.js";
 
 /** A pending permission request as `GET /sessions/:id/permissions` returns it. */
 interface PendingAsk {
@@ -88,7 +89,7 @@ export function registerSessionAgentCommands(session: Command): void {
   }
 }
 
-/** `grove agents [ls]|install|check` (AG-3). */
+/** `grove agents [ls]|install|check|budget` (AG-3, USE-2). */
 export function registerAgentsCommand(program: Command): void {
   const agents = withCommonOptions(program.command("agents").description("agent profiles: availability, install, check"));
   const ls = async (_o: unknown, cmd: Command) => {
@@ -96,13 +97,14 @@ export function registerAgentsCommand(program: Command): void {
     const list = await client.call("listAgentProfiles");
     out.result(list, () =>
       list.flatMap((a) => [
-        `${a.name.padEnd(10)} ${a.available === false ? "unavailable" : "available  "} ${a.version ?? ""}${a.sandbox === "off" ? "  unconfined (sandbox off)" : ""}${a.problem ? `  (${a.problem})` : ""}`,
+        `${a.name.padEnd(10)} ${a.available === false ? "unavailable" : "available  "} ${a.version ?? ""}${a.sandbox === "off" ? "  unconfined (sandbox off)" : ""}${capWords(a)}${a.problem ? `  (${a.problem})` : ""}`,
         ...(a.askProblem ? [`  warning: ${a.askProblem}`] : []),
       ]),
     );
   };
   agents.action(ls);
   withCommonOptions(agents.command("ls").description("list agent profiles")).action(ls);
+  registerAgentBudgetCommand(agents);
   for (const [verb, description] of [
     ["install", "install the pinned bridge into GROVE_HOME/agents (npm; idempotent)"],
     ["check", "start the agent for `initialize` only: version and auth methods"],
@@ -118,4 +120,10 @@ export function registerAgentsCommand(program: Command): void {
       ]);
     });
   }
+}
+
+/** USE-2: an agent profile's daily cap on its `agents ls` line, when it has one. */
+function capWords(a: AgentProfile): string {
+  const cap = a.budget ? budgetWords(a.budget.budget) : "";
+  return cap ? `  daily cap: ${cap}` : "";
 }

@@ -83,14 +83,16 @@ export function registerSessionCommands(program: Command): void {
       // A server without the permissions route (an older one) still shows the session.
       client.call("listPermissionRequests", { params: id }).catch(() => []),
     ]);
-    out.result({ session: s, messages, permissions }, () => [...describeSession(s, messages), ...describeAsks(permissions)]);
+    // The task's title says which task this is; one that cannot be read still shows its id.
+    const task = out.json ? undefined : await client.call("getTask", { params: { id: s.taskId } }).catch(() => undefined);
+    out.result({ session: s, messages, permissions }, () => [...describeSession(s, messages, task?.title), ...describeAsks(permissions)]);
   });
 }
 
 /** Human lines for `session show`: header, state, last error, then `role: text` per message (CLI-17: in words). */
-export function describeSession(s: Session, messages: readonly Message[]): string[] {
+export function describeSession(s: Session, messages: readonly Message[], taskTitle?: string): string[] {
   const lines = [
-    `session ${s.id}  task ${s.taskId}  agent ${s.agent}  updated ${shortTime(s.updatedAt)}`,
+    `session ${s.id}  task ${s.taskId}${taskTitle ? ` ${JSON.stringify(taskTitle)}` : ""}  agent ${s.agent}  updated ${shortTime(s.updatedAt)}`,
     `state: ${sessionStateWords(s.state)}`,
     // SBX-3: an agent outside the sandbox is said so plainly; SBX-2: what the proxy refused.
     `sandbox: ${s.sandbox === "unconfined" ? "unconfined (the agent runs without Grove's OS sandbox)" : "confined"}${s.blockedConnections > 0 ? `, ${s.blockedConnections} connection(s) blocked` : ""}`,

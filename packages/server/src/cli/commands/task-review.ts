@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { checkArguments, failOnProblems } from "../arguments.js";
 import { CliError } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable } from "../output.js";
@@ -14,20 +15,32 @@ async function repoId(cmd: Command, ref: string | undefined): Promise<string | u
 export function registerTaskReviewCommands(task: Command): void {
   withCommonOptions(
     task
-      .command("comment <taskId> <text>")
+      // CLI-19: everything is checked together (one error names all that is missing), so the
+      // arguments and options are declared optional here and required in the action.
+      .command("comment [taskId] [text]")
+      .usage("<taskId> --repo <repoIdOrName> --path <path> --line <n> [--old] <text>")
       .description("add a review comment on a line of a file in the task's worktree")
-      .requiredOption("--repo <repoIdOrName>", "the repository")
-      .requiredOption("--path <path>", "the file, relative to the repository")
-      .requiredOption("--line <n>", "the line number (1-based)")
+      .option("--repo <repoIdOrName>", "the repository (required)")
+      .option("--path <path>", "the file, relative to the repository (required)")
+      .option("--line <n>", "the line number, 1-based (required)")
       .option("--old", "anchor to the base side of the diff instead of the new side"),
-  ).action(async (taskId: string, text: string, opts: { repo: string; path: string; line: string; old?: boolean }, cmd: Command) => {
-    const { client, out } = contextOf(cmd);
+  ).action(async (taskId: string | undefined, text: string | undefined, opts: { repo?: string; path?: string; line?: string; old?: boolean }, cmd: Command) => {
+    const check = checkArguments([
+      ["<taskId>", taskId],
+      ["--repo <repoIdOrName>", opts.repo],
+      ["--path <path>", opts.path],
+      ["--line <n>", opts.line],
+      ["<text>", text],
+    ]);
     const line = Number(opts.line);
-    if (!Number.isInteger(line) || line < 1) throw new CliError("invalid_arguments", `--line must be a positive integer, got "${opts.line}"`);
+    if (opts.line !== undefined && !(/^\s*\d+\s*$/.test(opts.line) && line >= 1))
+      check.invalid.push(`--line must be a positive whole number, got "${opts.line}"`);
+    failOnProblems(check);
+    const { client, out } = contextOf(cmd);
     const c = await client.call("addReviewComment", {
-      params: { id: taskId },
+      params: { id: taskId as string },
       // The server names a missing repository (400 invalid_request).
-      body: { repositoryId: (await repoId(cmd, opts.repo)) as string, path: opts.path, line, side: opts.old ? "old" : "new", body: text },
+      body: { repositoryId: (await repoId(cmd, opts.repo)) as string, path: opts.path as string, line, side: opts.old ? "old" : "new", body: text as string },
     });
     out.result(c, () => [`comment ${c.id} on ${c.path}:${c.line} (${c.side})`]);
   });

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { CreateTaskBody, Environment, EnvironmentRepository, Repository, Session, Task } from "@grove/protocol";
+import { checkArguments, failOnProblems } from "../arguments.js";
 import { CliError, allInOrder, isCliError, withCliFlags } from "../client.js";
 import { contextOf, withCommonOptions } from "../context.js";
 import { formatTable, shortTime } from "../output.js";
@@ -16,9 +17,9 @@ import { registerTaskReviewCommands } from "./task-review.js";
 import { registerTaskArchiveCommand } from "./task-archive.js";
 
 interface TaskCreateOptions {
-  title: string;
+  title?: string;
   description?: string;
-  repo: string[];
+  repo?: string[];
   pr?: string;
   runnerLabel?: string[];
   quiet?: boolean;
@@ -34,22 +35,26 @@ export function registerTaskCommands(program: Command): void {
     task
       .command("create")
       .description("create a task on one or more repositories")
-      .requiredOption("--title <title>", "task title")
+      // CLI-19: required, but checked in the action together with the other values.
+      .option("--title <title>", "task title (required)")
       .option("--description <text>", "task description (the agent's brief)")
-      .requiredOption("--repo <repoIdOrName[@baseBranch]>", "repository to attach, by id or name, with an optional base branch; repeat for several", collect)
+      .option("--repo <repoIdOrName[@baseBranch]>", "repository to attach, by id or name, with an optional base branch; repeat for several (required)", collect)
       .option("--pr <number>", "check out this pull request in the first --repo")
       .option("--runner-label <label>", "a label the runner of the task's worktrees must advertise (GROVE_RUNNER_LABELS); repeat for several", collect)
       .option("-q, --quiet", "print only the new task's id (for scripts: TASK=$(grove task create …))"),
   ).action(async (opts: TaskCreateOptions, cmd: Command) => {
+    const check = checkArguments([
+      ["--title <title>", opts.title],
+      ["--repo <repoIdOrName[@baseBranch]>", opts.repo],
+    ]);
+    const pr = Number(opts.pr);
+    if (opts.pr !== undefined && !(Number.isInteger(pr) && pr > 0)) check.invalid.push(`--pr must be a positive integer, got "${opts.pr}"`);
+    failOnProblems(check);
     const { client, out } = contextOf(cmd);
     const repos = await client.call("listRepositories");
-    const repositories: CreateTaskBody["repositories"] = opts.repo.map((ref) => resolveRepoRef(ref, repos));
-    if (opts.pr !== undefined) {
-      const pr = Number(opts.pr);
-      if (!Number.isInteger(pr) || pr <= 0) throw new CliError("invalid_arguments", `--pr must be a positive integer, got "${opts.pr}"`);
-      repositories[0]!.prNumber = pr;
-    }
-    const body: CreateTaskBody = { title: opts.title, repositories };
+    const repositories: CreateTaskBody["repositories"] = (opts.repo ?? []).map((ref) => resolveRepoRef(ref, repos));
+    if (opts.pr !== undefined) repositories[0]!.prNumber = pr;
+    const body: CreateTaskBody = { title: opts.title as string, repositories };
     if (opts.description !== undefined) body.description = opts.description;
     if (opts.runnerLabel !== undefined) body.runnerLabels = opts.runnerLabel;
     const created = await client.call("createTask", { body });

@@ -60,7 +60,8 @@ export function renderWorkflows(list: readonly Workflow[]): string[] {
       .filter((s) => s.onEnter.length > 0 || Object.keys(s.on).length > 0)
       .map((s) => s.id)
       .join(",") || "-",
-    shortTime(w.updatedAt),
+    // The built-in default was never written: it has no time of its own to show.
+    w.builtIn ? "-" : shortTime(w.updatedAt),
   ]);
   return formatTable(rows, ["NAME", "SCOPE", "VERSION", "STATE", "AUTOMATED", "UPDATED"]);
 }
