@@ -27,7 +27,10 @@ export async function remoteWorld(
   const root = await tempDir("grove-remote-");
   const token = opts.token === null ? "" : (opts.token ?? uniqueToken());
   const http = await startGitHttpServer({ root, kind: provider, ...(opts.token === null ? {} : { token }) });
-  const srv = await startTestServer(kind, undefined, { GROVE_REFRESH_TIMEOUT_MS: "4000", ...opts.env });
+  // A push or fetch to the loopback git server takes well under a second on a quiet machine, but
+  // several seconds on a loaded 2-core CI machine: the timeout is generous here, and the tests of
+  // the timeout itself (RR-7, refresh-failures) set their own short one.
+  const srv = await startTestServer(kind, undefined, { GROVE_REFRESH_TIMEOUT_MS: "30000", ...opts.env });
   return {
     root,
     http,

@@ -107,7 +107,7 @@ describe.each(CASES)("WF-2 labeled provider issues (%s, %s)", { timeout: 300_000
     expect((await tasks()).map((t) => t.title)).toEqual(["Crash on an empty config"]);
     // A restart polls again: the key (repository, issue) is taken.
     await w.srv.stop();
-    w.srv = await startTestServer(kind, { home: first.home, databaseUrl: first.databaseUrl }, { GROVE_REFRESH_TIMEOUT_MS: "4000", ...ENV });
+    w.srv = await startTestServer(kind, { home: first.home, databaseUrl: first.databaseUrl }, { GROVE_REFRESH_TIMEOUT_MS: "30000", ...ENV });
     await morePolls(2);
     expect((await tasks()).map((t) => t.id)).toEqual([task.id]);
     expect(fake.issues[0]!.comments).toHaveLength(1);

@@ -7,7 +7,7 @@ import { type Run, fakeGithubRemote, runsOf } from "./helpers.js";
 type Message = { role: string; text: string };
 
 /** The background pull-request refresh off: the test polls when it means to. */
-const ENV = { GROVE_PR_REFRESH_MS: "0", GROVE_REFRESH_TIMEOUT_MS: "4000" };
+const ENV = { GROVE_PR_REFRESH_MS: "0", GROVE_REFRESH_TIMEOUT_MS: "30000" };
 
 const trigger = (extra = "") => `steps:\n  - id: review\ntriggers:\n  reviewComments:\n    pollSeconds: 3600\n${extra}`;
 
