@@ -11,11 +11,13 @@ import { startTestServer, type TestServer } from "../fixture/server.js";
 export const CHROMIUM = process.env.GROVE_CHROMIUM ?? "/usr/bin/chromium";
 export const SHOTS = resolve(import.meta.dirname, "../../../../.grove-test/screenshots");
 
-export async function launchBrowser(env?: Record<string, string | undefined>): Promise<Browser> {
+/** Debian's Chromium, headless; `proxy` sends every request through that proxy (WEB-50's tunnel). */
+export async function launchBrowser(env?: Record<string, string | undefined>, opts: { proxy?: string } = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium (apt-get install chromium)`);
   return chromium.launch({
     executablePath: CHROMIUM,
     ...(env ? { env } : {}),
+    ...(opts.proxy ? { proxy: { server: opts.proxy } } : {}),
     headless: true,
     args: [
       "--no-sandbox",

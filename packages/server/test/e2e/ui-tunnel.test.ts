@@ -1,10 +1,10 @@
 import { createServer, request, type IncomingMessage, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import type { TestServer } from "../fixture/server.js";
-import { axeSerious, CHROMIUM, eventually, serverWithCarefulAgent, shot } from "./ui-harness.js";
+import { axeSerious, eventually, launchBrowser, serverWithCarefulAgent, shot } from "./ui-harness.js";
 
 /**
  * WEB-50: the person reaches Grove from a phone through a tunnel they run (Tailscale, cloudflared,
@@ -55,24 +55,6 @@ function tunnelTo(serverPort: number): Promise<{ proxy: Server; port: number; ho
   return new Promise((resolve) => proxy.listen(0, "127.0.0.1", () => resolve({ proxy, port: (proxy.address() as { port: number }).port, hosts })));
 }
 
-async function browserThrough(proxyPort: number): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    proxy: { server: `http://127.0.0.1:${proxyPort}` },
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-dev-shm-usage",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--disable-quic",
-      "--no-first-run",
-    ],
-  });
-}
-
 describe("WEB-50 remote access from a phone through a tunnel the person runs (Chromium, token cookie)", () => {
   let srv: TestServer | undefined;
   let tunnel: Awaited<ReturnType<typeof tunnelTo>> | undefined;
@@ -80,7 +62,7 @@ describe("WEB-50 remote access from a phone through a tunnel the person runs (Ch
   beforeAll(async () => {
     srv = await serverWithCarefulAgent({ GROVE_AUTH_TOKEN: TOKEN, GROVE_ALLOWED_HOSTS: "grove-phone.test" });
     tunnel = await tunnelTo(Number(new URL(srv.url).port));
-    browser = await browserThrough(tunnel.port);
+    browser = await launchBrowser(undefined, { proxy: `http://127.0.0.1:${tunnel.port}` });
   });
   afterAll(async () => {
     await browser?.close();
