@@ -253,9 +253,12 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
   }
   lock.setUrl(url);
   if (!opts.quiet) {
-    process.stdout.write(`grove ${VERSION} listening on ${url} (data in ${config.home}, ${store.dialect})\n`);
-    // A first step for someone who just ran `npm start`: where the page is, and the CLI's first command.
-    process.stdout.write(`next: open ${url} in your browser, or add a repository from a terminal: grove repo add <path>\n`);
+    // One write, so whoever reads the pipe (a supervisor, a test) gets both lines together: the
+    // address, then a first step for someone who just ran `npm start` (the page, the CLI's first command).
+    process.stdout.write(
+      `grove ${VERSION} listening on ${url} (data in ${config.home}, ${store.dialect})\n` +
+        `next: open ${url} in your browser, or add a repository from a terminal: grove repo add <path>\n`,
+    );
   }
   logger.info({ url, runnerId: config.runnerId, database: store.dialect }, "listening");
   // Recovery that no request needs before this point (start-up that does not grow).
