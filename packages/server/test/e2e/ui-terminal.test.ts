@@ -1,17 +1,11 @@
 import { type Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { isGone } from "../agents/fixture.js";
 import { terminals } from "../../src/orchestrator/terminals.js";
 import { waitForSession } from "../fixture/server.js";
 import { eventually, openPage, shot, uniqueRepoAndTask, uiSuite } from "./ui-harness.js";
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const alive = (pid: number) => !isGone(pid);
 
 /** What the terminal shows (xterm's DOM renderer keeps one element per row). */
 const screen = (page: Page) => page.locator(".terminal-box .xterm-rows").textContent();

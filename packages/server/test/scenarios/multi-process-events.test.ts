@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { isGone } from "../agents/fixture.js";
 import { freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { openEvents, startTestServer, tempHome, waitFor, type TestServer } from "../fixture/server.js";
@@ -105,15 +106,7 @@ describe("ST-3 LC-3 an archive stops the agents of every server process sharing 
       20_000,
     );
     expect(job).toMatchObject({ state: "succeeded", lastError: null });
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    expect(pids.filter((p) => alive(p!))).toEqual([]);
+    expect(pids.filter((p) => !isGone(p!))).toEqual([]);
     expect(existsSync(ws.workspacePath)).toBe(false);
   });
 });
