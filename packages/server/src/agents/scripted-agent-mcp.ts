@@ -1,6 +1,20 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { McpServer } from "@agentclientprotocol/sdk";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+
+/**
+ * Starts one stdio MCP server and connects a client to it. The SDK is loaded here, on the first
+ * `mcp` command, not when the program starts: it is most of the bundle, and every scripted agent
+ * (one per session in the tests) would otherwise pay for parsing it at start-up.
+ */
+async function connect(command: string, args: string[], env: Record<string, string>): Promise<Client> {
+  const [{ Client }, { StdioClientTransport }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+  ]);
+  const client = new Client({ name: "grove-scripted", version: "1.0.0" });
+  await client.connect(new StdioClientTransport({ command, args, env, stderr: "inherit" }));
+  return client;
+}
 
 /**
  * The scripted agent's MCP client (`mcp <tool> <json>`, MCP-1): like a real agent, it starts
@@ -45,8 +59,7 @@ export class ScriptedMcpClients {
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
       for (const e of spec.env) env[e.name] = e.value;
-      const client = new Client({ name: "grove-scripted", version: "1.0.0" });
-      c = client.connect(new StdioClientTransport({ command: spec.command, args: spec.args, env, stderr: "inherit" })).then(() => client);
+      c = connect(spec.command, spec.args, env);
       c.catch(() => this.clients.delete(key));
       this.clients.set(key, c);
     }

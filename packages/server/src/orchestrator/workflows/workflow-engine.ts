@@ -71,7 +71,12 @@ export class WorkflowEngine {
       else if (f.type === "workflow.run" && !this.stopped) this.kick();
     });
     this.chain.enqueue(async () => {
-      for (const run of await this.deps.store.workflows.runningRuns(this.deps.runnerId)) await this.execute(run);
+      for (const run of await this.deps.store.workflows.runningRuns(this.deps.runnerId)) {
+        await this.execute(run);
+        // Logged once the redo has been decided (a command adopted or started, a turn awaited), so
+        // an operator, and the WF-2.14 crash tests, can tell when a restart picked the run up again.
+        this.deps.log.info({ runId: run.id, taskId: run.taskId, action: run.action.action }, "workflow run resumed after a restart");
+      }
       for (const task of await this.deps.store.listTasks({ archived: false })) await this.onTask(task.id, { sweep: true });
       await this.drain();
       if (!this.stopped) this.schedules.start();
