@@ -1,6 +1,9 @@
+import { writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import http from "node:http";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeRepo } from "../fixture/git.js";
+import { makeRepo, tempDir } from "../fixture/git.js";
 import { waitFor } from "../fixture/server.js";
 import { runGrove } from "../cli/run-cli.js";
 import { sql } from "./isolated.js";
@@ -30,10 +33,14 @@ describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 },
     const a = await inProcessRunner(cleanups, databaseUrl, "runner_a", { GROVE_FORWARD_TIMEOUT_MS: "300" });
     const c = await inProcessRunner(cleanups, databaseUrl, "runner_c", { GROVE_RUNNER_LABELS: "gpu" });
     const reg = await c.api("POST", "/repositories", { path: (await makeRepo()).path });
-    // The setup script holds the materialization (environment `creating`) for 15 s: far longer
-    // than the 300 ms forward timeout, so the 502 and the retry both fall inside it even when a
-    // loaded machine is slow to answer.
-    expect((await c.api("PATCH", `/repositories/${reg.body.id}`, { setupScript: "sleep 15" })).status).toBe(200);
+    // The setup script holds the materialization (environment `creating`) until the test has seen
+    // the 502 and the retry's 409 and writes the gate file (at most 60 s): however slow a loaded
+    // machine is to answer, both fall inside it.
+    const gateDir = await tempDir("grove-gate-");
+    cleanups.push(() => rm(gateDir, { recursive: true, force: true }));
+    const gate = join(gateDir, "go");
+    const setupScript = `i=0; while [ ! -e '${gate}' ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done`;
+    expect((await c.api("PATCH", `/repositories/${reg.body.id}`, { setupScript })).status).toBe(200);
     const task = (await a.api("POST", "/tasks", { title: "Slow launch", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as {
       id: string;
     };
@@ -42,7 +49,7 @@ describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 },
     const first = await a.api("POST", `/tasks/${task.id}/sessions`, { prompt: "append once.txt x" });
     expect(first.status).toBe(502);
     expect(first.body.error).toMatchObject({ code: "runner_unreachable", details: { runnerId: "runner_c" } });
-    // The forward gave up (300 ms), it did not wait for the launch to end (15 s).
+    // The forward gave up (300 ms), it did not wait for the launch to end (held by the gate).
     expect(Date.now() - t0).toBeLessThan(10_000);
 
     // The person retries at once: the launch is still preparing on C, nothing is written twice.
@@ -52,6 +59,7 @@ describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 },
     for (let i = 0; i < 10 && retry.status === 502; i++) retry = await a.api("POST", `/tasks/${task.id}/sessions`, { prompt: "append once.txt x" });
     expect(retry.status).toBe(409);
     expect(retry.body.error.code).toBe("workspace_preparing");
+    writeFileSync(gate, "");
 
     // The first launch finishes on C: one session, one agent, the prompt ran once.
     const [session] = await waitFor(
