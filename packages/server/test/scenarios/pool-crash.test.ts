@@ -100,6 +100,9 @@ describe.each(DATABASES)("WT-10 pool crash safety (%s)", (kind) => {
       await waitForSession(api, again.body.id, ["waiting_for_input"]);
       const ws = (await api("GET", `/sessions/${again.body.id}/workspace`)).body;
       const slot = ws.repositories[0];
+      // The launch took the pooled worktree and the pool refills behind it: git's list is read once
+      // that `git worktree add` is done (a half-written entry makes `git worktree list` fail).
+      await waitFor(() => poolEntries(db.home).length === 1 && poolEntries(db.home).every((e) => e.ready), "the pool refilled after the launch");
       const owned = worktreesOf(repo).filter((w) => w.path.startsWith(tasksDir));
       expect(owned).toEqual([{ path: slot.worktreePath, branch: slot.worktreeBranch }]);
       expect(poolEntries(db.home).map((e) => e.path)).not.toContain(slot.worktreePath);

@@ -52,6 +52,22 @@ describe("WEB-4.1 / WEB-19 the page's data cache fed by the event stream (live/c
     expect(qc.getQueryData<Task>(keys.task("t1"))).toMatchObject({ title: "newer", runnerId: "runner_1", runnerState: "online", runnerLabels: ["gpu"] });
   });
 
+  it("WEB-11.1: a task coming back from the archive (answer or frame) drops the Changes and environment read before it, so the terminal waits for fresh ones", () => {
+    const qc = new QueryClient();
+    const archived = { id: "t1", title: "a", archivedAt: "2026-12-01T10:00:00Z", updatedAt: "2026-12-01T10:00:00Z" } as unknown as Task;
+    const before = { repositories: [{ repositoryId: "r1", status: "active" }] };
+    qc.setQueryData(keys.task("t1"), archived);
+    qc.setQueryData(keys.changes("t1"), before);
+    qc.setQueryData(keys.environment("t1"), before);
+    // Still archived (a rename): the reads stay.
+    putTask(qc, { ...archived, title: "b", updatedAt: "2026-12-01T10:00:01Z" });
+    expect(qc.getQueryData(keys.changes("t1"))).toBe(before);
+    putTask(qc, { ...archived, archivedAt: null, updatedAt: "2026-12-01T10:00:02Z" } as unknown as Task);
+    expect(qc.getQueryData(keys.changes("t1"))).toBeUndefined();
+    expect(qc.getQueryData(keys.environment("t1"))).toBeUndefined();
+    expect(qc.getQueryData<Task>(keys.task("t1"))!.archivedAt).toBeNull();
+  });
+
   it("WEB-4.1: session frames upsert the task's session list in creation order; session.deleted removes it and its messages", () => {
     const qc = new QueryClient();
     const stream = new EventStream();

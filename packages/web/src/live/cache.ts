@@ -39,6 +39,14 @@ export function upsertMessage(list: Message[] | undefined, m: Message): Message[
 export function putTask(qc: QueryClient, task: Task): void {
   const cur = qc.getQueryData<Task>(keys.task(task.id));
   if (!newer(cur, task)) return;
+  // An unarchived task has no worktrees until its next session. What Changes and the environment
+  // said before the archive is dropped before the task shows as live, whatever brought the news
+  // first (the unarchive's answer, a `task.updated` frame, another tab), so nothing (the terminal)
+  // acts on worktrees that are not there.
+  if (cur?.archivedAt && !task.archivedAt) {
+    void qc.resetQueries({ queryKey: keys.changes(task.id) });
+    void qc.resetQueries({ queryKey: keys.environment(task.id) });
+  }
   qc.setQueryData(
     keys.task(task.id),
     cur ? { runnerId: cur.runnerId, runnerState: cur.runnerState, runnerLabels: cur.runnerLabels, progress: cur.progress, ...task } : task,

@@ -104,15 +104,8 @@ export function TaskPage({ taskId }: { taskId: string }) {
     void qc.invalidateQueries({ queryKey: keys.environment(taskId) });
   };
   const doRestore = () => void restore.run(() => call("restoreTaskEnvironment", { params: { id: taskId } }).then(refreshFiles));
-  // The worktrees come back with the next session, not with the unarchive: what Changes said before
-  // the archive is dropped first, so nothing (the terminal) acts on worktrees that are not there yet.
-  const doUnarchive = () =>
-    void unarchive.run(() =>
-      call("unarchiveTask", { params: { id: taskId } }).then(async (next) => {
-        await Promise.all([qc.resetQueries({ queryKey: keys.changes(taskId) }), qc.resetQueries({ queryKey: keys.environment(taskId) })]);
-        putTask(qc, next);
-      }),
-    );
+  // putTask drops what Changes said before the archive (the worktrees come back with the next session).
+  const doUnarchive = () => void unarchive.run(() => call("unarchiveTask", { params: { id: taskId } }).then((next) => putTask(qc, next)));
   const doMove = () => void move.run(() => call("updateTask", { params: { id: taskId }, body: { state: state || t.state } }).then((next) => putTask(qc, next)));
   const worktrees = (changes.data?.repositories ?? []).filter((r) => r.status !== "missing");
 
