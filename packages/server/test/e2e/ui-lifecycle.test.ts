@@ -93,6 +93,17 @@ describe("UX-2 web UI: archive, unarchive, delete and cleanup jobs (Chromium)", 
     const { task } = await uniqueRepoAndTask(ui.srv, "Deleted elsewhere");
     const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`);
     await page.locator("#task-title", { hasText: "Deleted elsewhere" }).waitFor();
+    // The page's first reads of the task are answered before the delete: one still on its way
+    // when the task goes is the server's honest 404, not a request made after the page knew.
+    const answered = () => page.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname + new URL(e.name).search));
+    for (const read of [
+      `/api/v1/tasks/${task.id}/changes`,
+      `/api/v1/tasks/${task.id}/sessions`,
+      `/api/v1/tasks/${task.id}/workflow-runs`,
+      `/api/v1/cleanup-jobs?taskId=${task.id}`,
+    ]) {
+      await eventually(async () => (await answered()).includes(read)).toBe(true);
+    }
     expect((await ui.srv.api("DELETE", `/tasks/${task.id}`)).status).toBe(202);
     await page.waitForURL(ui.srv.url + "/");
     await page.getByRole("status").filter({ hasText: "This task was deleted" }).waitFor();
