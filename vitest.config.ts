@@ -4,6 +4,12 @@ export default defineConfig({
   test: {
     include: ["packages/*/src/**/*.test.ts", "packages/server/test/**/*.test.ts"],
     pool: "forks",
+    // A worker runs file after file in one process with the modules it has loaded (the server's
+    // module graph costs a second or more of CPU per file to load again). A hook every file needs
+    // lives in the setup file, which vitest evaluates again before every file
+    // (test/architecture/shared-test-modules.test.ts keeps hooks out of shared modules).
+    isolate: false,
+    setupFiles: ["packages/server/test/fixture/setup-file.ts"],
     // The CLI tests run the bundled client (docs/specs/cli.md "How it starts"): rebuild it first when a source is newer.
     globalSetup: ["packages/server/test/cli/bundle-setup.ts"],
     testTimeout: 60_000,

@@ -31,7 +31,19 @@ process.exitCode = await runServerCli(["serve"], { onListening: saveCache });`;
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-  const url = waitFor(() => /listening on (http:\/\/\S+)/.exec(out)?.[1], "listening", 60_000);
+  // Settles on the line or on the exit, never later: a start that fails (the broken plugin
+  // below) rejects at once instead of leaving a rejection for after its test.
+  const url = new Promise<string>((resolveUrl, reject) => {
+    const check = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) resolveUrl(m[1]);
+    };
+    child.stdout?.on("data", check);
+    child.stderr?.on("data", check);
+    void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${out}`)));
+  });
+  // A start the test expects to fail is awaited through `exited`, not `url`.
+  url.catch(() => undefined);
   return { child, url, exited, output: () => out };
 }
 
