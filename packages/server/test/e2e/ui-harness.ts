@@ -114,6 +114,11 @@ export async function openPage(
   return { page, pageErrors };
 }
 
+/** The addresses the page has loaded so far (its resource-timing entries): scripts, API reads. */
+export function loadedResources(page: Page): Promise<string[]> {
+  return page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
+}
+
 const AXE = resolve(import.meta.dirname, "../../../../node_modules/axe-core/axe.min.js");
 
 /** axe-core injected into the page: the serious and critical violations (rule id and targets). */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
 import { waitForSession } from "../fixture/server.js";
-import { eventually, openPage, shot, uniqueRepoAndTask, uiSuite } from "./ui-harness.js";
+import { eventually, loadedResources, openPage, shot, uniqueRepoAndTask, uiSuite } from "./ui-harness.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, stdio: "ignore" });
 
@@ -95,7 +95,7 @@ describe("UX-2 web UI: archive, unarchive, delete and cleanup jobs (Chromium)", 
     await page.locator("#task-title", { hasText: "Deleted elsewhere" }).waitFor();
     // The page's first reads of the task are answered before the delete: one still on its way
     // when the task goes is the server's honest 404, not a request made after the page knew.
-    const answered = () => page.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname + new URL(e.name).search));
+    const answered = async () => (await loadedResources(page)).map((name) => new URL(name).pathname + new URL(name).search);
     for (const read of [
       `/api/v1/tasks/${task.id}/changes`,
       `/api/v1/tasks/${task.id}/sessions`,

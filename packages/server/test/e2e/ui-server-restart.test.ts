@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
-import { eventually, launchBrowser, openPage, shot, uniqueRepoAndTask, uiSuite } from "./ui-harness.js";
+import { eventually, launchBrowser, loadedResources, openPage, shot, uniqueRepoAndTask, uiSuite } from "./ui-harness.js";
 
 /** What the terminal shows (xterm's DOM renderer keeps one element per row). */
 const screen = (page: Page) => page.locator(".terminal-box .xterm-rows").textContent();
@@ -33,7 +33,7 @@ describe("UX-2 the page survives the server (Chromium)", () => {
       const card = page.locator(`.task-card[data-task-id="${task.id}"]`);
       await card.waitFor();
       // The idle preload fetches the views' code (the task view and the terminal inside it).
-      const fetched = () => page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
+      const fetched = () => loadedResources(page);
       await eventually(async () => (await fetched()).some((n) => /\/assets\/TaskPage-[^/]+\.js$/.test(n))).toBe(true);
       await eventually(async () => (await fetched()).some((n) => /\/assets\/TerminalPanel-[^/]+\.js$/.test(n))).toBe(true);
 

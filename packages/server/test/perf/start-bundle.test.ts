@@ -3,19 +3,14 @@ import { copyFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync 
 import { basename, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
-import { apiClient, tempHome, waitFor, waitForSession } from "../fixture/server.js";
+import { apiClient, followServer, tempHome, waitFor, waitForSession } from "../fixture/server.js";
 
 const ROOT = resolve(import.meta.dirname, "../../../..");
 const DIST = join(ROOT, "packages/server/dist/server");
 const PLUGIN = resolve(import.meta.dirname, "../remote/harness/forge-provider.mjs");
 const TOKEN = "start-bundle-token";
 
-interface Started {
-  child: ChildProcess;
-  url: Promise<string>;
-  exited: Promise<number | null>;
-  output(): string;
-}
+type Started = ReturnType<typeof followServer> & { child: ChildProcess };
 
 /** Runs a copy of the server bundle the way `npm start` does (scripts/load-server.mjs), saving its code cache after `listening`. */
 function startBundle(bundle: string, env: Record<string, string>): Started {
@@ -27,24 +22,7 @@ process.exitCode = await runServerCli(["serve"], { onListening: saveCache });`;
     env: { ...process.env, GROVE_PORT: "0", GROVE_HOST: "127.0.0.1", GROVE_DATABASE_URL: "", GROVE_AUTH_TOKEN: TOKEN, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let out = "";
-  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-  // Settles on the line or on the exit, never later: a start that fails (the broken plugin
-  // below) rejects at once instead of leaving a rejection for after its test.
-  const url = new Promise<string>((resolveUrl, reject) => {
-    const check = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) resolveUrl(m[1]);
-    };
-    child.stdout?.on("data", check);
-    child.stderr?.on("data", check);
-    void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${out}`)));
-  });
-  // A start the test expects to fail is awaited through `exited`, not `url`.
-  url.catch(() => undefined);
-  return { child, url, exited, output: () => out };
+  return { ...followServer(child), child };
 }
 
 async function stop(s: Started): Promise<void> {
@@ -111,7 +89,7 @@ describe("`npm start` runs the server bundle from V8's code cache", () => {
     // one stops the start with the plugin's own complaint, not a missing dynamic-import callback.
     writeFileSync(badPlugin, "export default {};\n");
     const third = startBundle(bundle, { GROVE_HOME: home, GROVE_PROVIDER_PLUGINS: badPlugin });
-    expect(await third.exited).not.toBe(0);
+    expect((await third.exited).code).not.toBe(0);
     expect(third.output()).toContain("exports no provider");
     rmSync(home, { recursive: true, force: true });
   }, 120_000);
