@@ -77,10 +77,12 @@ describe.each(DATABASES)("MCP-2/MCP-3 progress and subtasks in the board's summa
       // can bring it a fresh summary (a parent with a live agent gets frames of its own anyway).
       const mid = (await callTool(client, "subtask_create", { title: "Quiet parent" })).json.task.id as string;
       await waitFor(() => latest(root.id)?.subtasks?.total === 1, "the root's summary frame counting its new subtask");
-      expect(latest(mid)).toMatchObject({ parentId: root.id, subtasks: { total: 0, done: 0 } });
+      // The subtask's own frame may come in a later flush than its parent's (the parent can be
+      // read in a flush already under way when the subtask is created): wait for it, not assume it.
+      expect(await waitFor(() => latest(mid), "the new subtask's own summary frame")).toMatchObject({ parentId: root.id, subtasks: { total: 0, done: 0 } });
       const leaf = (await callTool(client, "subtask_create", { taskId: mid, title: "Leaf" })).json.task.id as string;
       await waitFor(() => latest(mid)?.subtasks?.total === 1, "the parent's summary frame counting the new subtask");
-      expect(latest(leaf)?.parentId).toBe(mid);
+      expect((await waitFor(() => latest(leaf), "the leaf's own summary frame")).parentId).toBe(mid);
 
       expect((await srv.api("PATCH", `/tasks/${leaf}`, { state: "done" })).status).toBe(200);
       await waitFor(() => latest(mid)?.subtasks?.done === 1, "the parent's summary frame after its subtask is done");
