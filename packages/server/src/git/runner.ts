@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { realpath } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import type { Writable } from "node:stream";
 import { childEnv } from "../domain/child-env.js";
+import { ScopedValue } from "../domain/scoped-value.js";
 import { AppError } from "../domain/errors.js";
 import { Semaphore } from "./semaphore.js";
 import type { GitCwd } from "./worktree-link.js";
@@ -128,7 +128,7 @@ export class GitRunner {
   private readonly semaphore: Semaphore;
   private readonly defaultTimeoutMs: number;
   private readonly lockTails = new Map<string, Promise<void>>();
-  private readonly heldLocks = new AsyncLocalStorage<ReadonlySet<string>>();
+  private readonly heldLocks = new ScopedValue<ReadonlySet<string>>();
   private readonly commonDirs = new Map<string, string>();
   private spawned = 0;
 
@@ -357,7 +357,7 @@ export class GitRunner {
       // Not (or no longer) a repository: the operation itself will report the real error.
       key = resolve(repoPath);
     }
-    const held = this.heldLocks.getStore();
+    const held = this.heldLocks.get();
     if (held?.has(key)) return fn();
 
     const previous = this.lockTails.get(key) ?? Promise.resolve();

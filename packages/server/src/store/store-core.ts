@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
+import { ScopedValue } from "../domain/scoped-value.js";
 import type { CreationBarrier } from "./barrier-writes.js";
 import type { Ctx, DB, StoreDialect } from "./schema.js";
 import { runInTransaction } from "./transaction.js";
@@ -22,7 +22,7 @@ export abstract class StoreCore {
   protected readonly db: Kysely<DB>;
   protected barrier: CreationBarrier = async () => {};
   /** The transaction the current async context runs in, if any (see `transaction`). */
-  private readonly current = new AsyncLocalStorage<{ trx: Kysely<DB>; open: boolean }>();
+  private readonly current = new ScopedValue<{ trx: Kysely<DB>; open: boolean }>();
 
   /** Review comments and pull requests (review-store.ts). */
   readonly review = new ReviewStore(() => ({ db: this.q, dialect: this.dialect }));
@@ -81,12 +81,12 @@ export abstract class StoreCore {
 
   /** Where a single statement runs: the caller's open transaction, or the database. */
   protected get q(): Kysely<DB> {
-    const c = this.current.getStore();
+    const c = this.current.get();
     return c?.open ? c.trx : this.db;
   }
 
   protected async tx<T>(fn: (ctx: Ctx) => Promise<T>): Promise<T> {
-    const c = this.current.getStore();
+    const c = this.current.get();
     if (c?.open) return fn({ db: c.trx, dialect: this.dialect });
     return runInTransaction(this.db, this.dialect, async (trx) => {
       const scope = { trx, open: true };
