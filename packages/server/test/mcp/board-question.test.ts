@@ -45,13 +45,14 @@ describe.each(DATABASES)("MCP-3 an agent's question on the board's summary (%s)"
       expect((await srv.api("POST", `/inbox/${item.id}/answer`, { answer: "blue" })).status).toBe(200);
       await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
       expect((await summaryOf()).agent).toEqual({ state: "waiting", sessionId: s.body.id });
-      // The frames after the answer never say it needs the person again, and the last one is idle.
+      // The last frame is idle, and once a frame has said the person is no longer needed none
+      // says so again. A summary read before the answer may still arrive after it (flushes
+      // publish in order, each its own read), so frames before the first such one may still ask.
       await waitFor(() => framesOf().at(-1)?.agent.state === "waiting", "a task.summary frame back to waiting");
-      expect(
-        framesOf()
-          .slice(seen)
-          .every((f) => f.agent.state !== "needs_permission"),
-      ).toBe(true);
+      const after = framesOf().slice(seen);
+      const back = after.findIndex((f) => f.agent.state !== "needs_permission");
+      expect(back).toBeGreaterThanOrEqual(0);
+      expect(after.slice(back).every((f) => f.agent.state !== "needs_permission")).toBe(true);
     } finally {
       events.close();
     }
