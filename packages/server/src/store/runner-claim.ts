@@ -50,7 +50,9 @@ export async function claimRunner(
 async function holderOf(client: InstanceType<ReturnType<typeof loadPg>["Client"]>, runnerId: string): Promise<RunnerHolder> {
   const mine = `${PREFIX}${runnerId}:`;
   const a = await client.query<{ application_name: string }>(
-    "SELECT application_name FROM pg_stat_activity WHERE left(application_name, length($1)) = $1 AND pid <> pg_backend_pid() ORDER BY backend_start LIMIT 1",
+    // Advisory locks belong to one database: a holder of the same id in another database of the
+    // same server (another installation) holds nothing here and is not the one to name.
+    "SELECT application_name FROM pg_stat_activity WHERE datname = current_database() AND left(application_name, length($1)) = $1 AND pid <> pg_backend_pid() ORDER BY backend_start LIMIT 1",
     [mine],
   );
   const m = /^(\d+)@(.*)$/.exec(a.rows[0]?.application_name.slice(mine.length) ?? "");

@@ -6,12 +6,14 @@ import { DATABASES, freshDatabase } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { apiClient, spawnServer, waitFor } from "../fixture/server.js";
 
-function processesIn(dir: string): number[] {
-  const out: number[] = [];
+/** The processes whose working directory is `dir`: argv and environment (a process gone meanwhile is left out). */
+function processesIn(dir: string): { argv: string[]; environ: string }[] {
+  const out: { argv: string[]; environ: string }[] = [];
   for (const p of readdirSync("/proc")) {
     if (!/^\d+$/.test(p)) continue;
     try {
-      if (readlinkSync(`/proc/${p}/cwd`) === dir) out.push(Number(p));
+      if (readlinkSync(`/proc/${p}/cwd`) !== dir) continue;
+      out.push({ argv: readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0"), environ: readFileSync(`/proc/${p}/environ`, "utf8") });
     } catch {
       // gone or not ours
     }
@@ -46,17 +48,20 @@ describe.each(DATABASES)("SEC-1 RR-2 children never inherit the server's secrets
     const s = await api("POST", `/tasks/${t.body.id}/sessions`, {});
     expect(s.body.state).toBe("waiting_for_input");
     const ws = (await api("GET", `/sessions/${s.body.id}/workspace`)).body;
-    const pids = await waitFor(() => {
-      const p = processesIn(ws.workspacePath);
-      return p.length > 0 ? p : undefined;
+    // The agent itself (node running the scripted agent; its sandbox's bwrap carries the same
+    // path in its arguments), found among every process working in the workspace: besides the
+    // agent's sandbox, Grove's own git (Changes) may be there for a moment. None carries a secret.
+    const isAgent = (p: { argv: string[] }) => p.argv[0]?.endsWith("node") === true && p.argv.some((a) => /scripted-agent\.(mjs|ts)$/.test(a));
+    const processes = await waitFor(() => {
+      const found = processesIn(ws.workspacePath);
+      return found.some(isAgent) ? found : undefined;
     }, "the agent process");
-    for (const pid of pids) {
-      const environ = readFileSync(`/proc/${pid}/environ`, "utf8");
-      expect(environ).toContain("GROVE_SCRIPTED_STATE_DIR=");
-      expect(environ).not.toContain(token);
-      expect(environ).not.toContain("GROVE_AUTH_TOKEN");
-      expect(environ).not.toContain("GROVE_DATABASE_URL");
+    for (const p of processes) {
+      expect(p.environ).not.toContain(token);
+      expect(p.environ).not.toContain("GROVE_AUTH_TOKEN");
+      expect(p.environ).not.toContain("GROVE_DATABASE_URL");
     }
+    for (const agent of processes.filter(isAgent)) expect(agent.environ).toContain("GROVE_SCRIPTED_STATE_DIR=");
     const setupEnv = readFileSync(join(ws.workspacePath, "setup-env.txt"), "utf8");
     expect(setupEnv).toContain("PATH=");
     expect(setupEnv).not.toContain(token);
