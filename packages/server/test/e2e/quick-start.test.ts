@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -16,6 +16,43 @@ function portInUse(port: number): Promise<boolean> {
     });
     s.once("error", () => res(false));
   });
+}
+
+/**
+ * Holds a lock every checkout on this machine shares (a directory in the system's temp dir,
+ * created atomically), so two suites running at once take turns on the default port instead of
+ * one finding it taken. A holder that died leaves its pid behind; its lock is taken over.
+ */
+async function machineLock(name: string, timeoutMs: number): Promise<() => void> {
+  const dir = join(tmpdir(), `${name}.lock`);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      mkdirSync(dir);
+      writeFileSync(join(dir, "pid"), String(process.pid));
+      return () => rmSync(dir, { recursive: true, force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+    let holder = Number.NaN;
+    try {
+      holder = Number(readFileSync(join(dir, "pid"), "utf8"));
+    } catch {
+      // created but not yet written: a live holder
+    }
+    const alive = (() => {
+      if (!Number.isInteger(holder) || holder <= 0) return true;
+      try {
+        process.kill(holder, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    if (!alive) rmSync(dir, { recursive: true, force: true });
+    else if (Date.now() > deadline) throw new Error(`${dir} is still held by pid ${holder}`);
+    else await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /** The README's walkthrough: the first sh block after "A walkthrough with the scripted agent". */
@@ -42,7 +79,12 @@ describe("UX-4 the quick start: `npm start` with the defaults", () => {
   const home = mkdtempSync(join(tmpdir(), "grove-quickstart-home-"));
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
+  // Another suite on this machine (a second checkout's CI run) runs this test too.
+  let unlock: (() => void) | undefined;
+  afterAll(() => unlock?.());
+
   it("UX-4 serves the API and the page on 127.0.0.1:7420 with SQLite in ~/.grove and the scripted agent; the README walkthrough works copy-pasted; Ctrl-C exits 0", async () => {
+    unlock = await machineLock("grove-test-port-7420", 180_000);
     expect(await portInUse(7420), "port 7420 must be free for the quick-start test").toBe(false);
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
     for (const k of Object.keys(env)) if (k.startsWith("GROVE_")) delete env[k];
@@ -97,5 +139,5 @@ describe("UX-4 the quick start: `npm start` with the defaults", () => {
     }
     expect(await exited).toBe(0);
     expect(out).toMatch(/stopping.*\n(.*\n)*.*stopped/);
-  }, 240_000);
+  }, 420_000);
 });

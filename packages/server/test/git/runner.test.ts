@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -111,7 +112,8 @@ describe("GitRunner (WT-6)", () => {
   it("WT-6 a timeout kills the process group and throws git_timeout", async () => {
     const r = await repo();
     const git = new GitRunner();
-    const marker = "31.4159";
+    // Unique on the machine: `ps` lists every user's processes, another suite's run of this test included.
+    const marker = `31.${randomInt(1e9)}`;
     const t0 = performance.now();
     const err = await git.run(["-c", `alias.hang=!sleep ${marker}`, "hang"], { cwd: r.path, timeoutMs: 300 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "git_timeout", details: { args: ["hang"] } });
