@@ -21,8 +21,8 @@ export interface AgentCallbacks {
    * it Grove advertises no elicitation capability and declines one.
    */
   onElicitation?(ask: ElicitationAsk, signal: AbortSignal): Promise<ElicitationAnswer>;
-  /** Once, when the process exits for any reason (crash, stop, its own decision). */
-  onExit(info: { code: number | null; signal: string | null; duringTurn: boolean }): void;
+  /** Once, when the process exits for any reason (crash, stop, its own decision); `pid` and `startTime` name it. */
+  onExit(info: { code: number | null; signal: string | null; duringTurn: boolean; pid: number; startTime: string }): void;
 }
 
 /** An ACP stdio MCP server entry (`mcpServers` of `session/new` and `session/load`). */

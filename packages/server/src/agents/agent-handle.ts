@@ -44,7 +44,7 @@ export class LiveAgentHandle implements AgentHandle {
       await proc.groupGone(); // the exit handler SIGKILLed what was left of the group
       onGone();
       try {
-        callbacks.onExit({ ...info, duringTurn });
+        callbacks.onExit({ ...info, duringTurn, pid: this.pid, startTime: this.startTime });
       } catch {
         // The consumer's failure must not become an unhandled rejection here.
       }

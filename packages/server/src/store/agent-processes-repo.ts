@@ -17,8 +17,11 @@ export async function upsertAgentProcess(db: Db, p: AgentProcessRecord): Promise
     .execute();
 }
 
-export async function deleteAgentProcess(db: Db, sessionId: string): Promise<void> {
-  await db.deleteFrom("agent_processes").where("session_id", "=", sessionId).execute();
+/** Deletes the session's record; with `only`, only while it still names that process (compare-and-set). */
+export async function deleteAgentProcess(db: Db, sessionId: string, only?: { pid: number; startTime: string }): Promise<void> {
+  let q = db.deleteFrom("agent_processes").where("session_id", "=", sessionId);
+  if (only) q = q.where("pid", "=", only.pid).where("start_time", "=", only.startTime);
+  await q.execute();
 }
 
 export async function listAgentProcesses(db: Db, runnerId: string): Promise<AgentProcessRecord[]> {

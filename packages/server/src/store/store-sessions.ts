@@ -88,8 +88,8 @@ export abstract class StoreSessions extends StoreRecords {
   upsertAgentProcess(p: AgentProcessRecord): Promise<void> {
     return agents.upsertAgentProcess(this.q, p);
   }
-  deleteAgentProcess(sessionId: string): Promise<void> {
-    return agents.deleteAgentProcess(this.q, sessionId);
+  deleteAgentProcess(sessionId: string, only?: { pid: number; startTime: string }): Promise<void> {
+    return agents.deleteAgentProcess(this.q, sessionId, only);
   }
   listAgentProcesses(runnerId: string): Promise<AgentProcessRecord[]> {
     return agents.listAgentProcesses(this.q, runnerId);

@@ -178,7 +178,7 @@ describe("agent runtime (SES-5)", () => {
     expect(isGone(grandchild)).toBe(false);
     await expect(h.prompt("crash 4")).rejects.toMatchObject({ code: "agent_crashed" });
     await rec.until(() => rec.exits.length === 1);
-    expect(rec.exits[0]).toEqual({ code: 4, signal: null, duringTurn: true });
+    expect(rec.exits[0]).toEqual({ code: 4, signal: null, duringTurn: true, pid: h.pid, startTime: h.startTime });
     expect(isGone(grandchild)).toBe(true);
   });
 

@@ -193,7 +193,7 @@ describe("scripted agent (SES-9)", () => {
     const { h, rec } = await start(makeRepo());
     await expect(h.prompt("say before\ncrash 3\nsay after")).rejects.toMatchObject({ code: "agent_crashed", details: { exitCode: 3 } });
     await rec.until(() => rec.exits.length === 1);
-    expect(rec.exits).toEqual([{ code: 3, signal: null, duringTurn: true }]);
+    expect(rec.exits).toEqual([{ code: 3, signal: null, duringTurn: true, pid: h.pid, startTime: h.startTime }]);
     expect(rec.text("agent")).toEqual(["before"]);
     expect(runtime.get(`ses_scripted_${seq}`)).toBeUndefined();
     await expect(h.prompt("say hi")).rejects.toMatchObject({ code: "agent_crashed" });

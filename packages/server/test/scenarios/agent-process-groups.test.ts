@@ -229,6 +229,30 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
     expect(isAlive(bystander.pid)).toBe(true);
   });
 
+  it("SEC-7: an agent's exit deletes its own process record only, never a newer one its session got meanwhile", async () => {
+    const srv = await startTestServer(kind);
+    cleanups.push(() => srv.close());
+    const deps = srv.server.deps;
+    const repo = await makeRepo();
+    cleanups.push(repo.cleanup);
+    const r = await srv.api("POST", "/repositories", { path: repo.path });
+    const t = await srv.api("POST", "/tasks", { title: "exit records", repositories: [{ repositoryId: r.body.id }] });
+    const replaced = (await srv.api("POST", `/tasks/${t.body.id}/sessions`, {})).body.id as string;
+    const witness = (await srv.api("POST", `/tasks/${t.body.id}/sessions`, {})).body.id as string;
+    const records = async () => new Map((await deps.store.listAgentProcessesOfSessions([replaced, witness])).map((p) => [p.sessionId, p]));
+    expect([...(await records()).keys()].sort()).toEqual([replaced, witness].sort());
+    // The session's record now names another process (a newer agent of the session), then its
+    // first agent exits; the witness's agent exits too, and its own record goes.
+    const other = spawn("sleep", ["900"], { detached: true, stdio: "ignore" });
+    await new Promise((res) => other.once("spawn", res));
+    cleanups.push(async () => process.kill(-other.pid!, "SIGKILL"));
+    const newer = { sessionId: replaced, runnerId: deps.runnerId, pid: other.pid!, startTime: readStartTime(other.pid!)!, createdAt: new Date().toISOString() };
+    await deps.store.upsertAgentProcess(newer);
+    await Promise.all([deps.agents.stop(replaced), deps.agents.stop(witness)]);
+    await waitFor(async () => !(await records()).has(witness), "the witness's record deleted on its exit");
+    expect((await records()).get(replaced)).toMatchObject({ pid: other.pid, startTime: newer.startTime });
+  });
+
   it("SEC-7 SES-7: session delete and shutdown stop the whole recorded group, also when its leader is dead", async () => {
     const srv = await startTestServer(kind);
     cleanups.push(() => srv.close());

@@ -91,7 +91,7 @@ export async function stopRunnerGroups(deps: Pick<Deps, "store" | "log" | "runne
       deps.log.error({ sessionId: p.sessionId, pgid: p.pid, pids: left[i] }, "agent processes survived SIGKILL; record kept");
       continue;
     }
-    await deps.store.deleteAgentProcess(p.sessionId);
+    await deps.store.deleteAgentProcess(p.sessionId, { pid: p.pid, startTime: p.startTime });
   }
   return records.length;
 }

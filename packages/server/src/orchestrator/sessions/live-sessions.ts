@@ -155,9 +155,11 @@ export class LiveSessions {
     this.onAskSettled?.(requestId);
   }
 
-  onAgentExit(sessionId: string, info: { code: number | null; signal: string | null; duringTurn: boolean }): void {
+  onAgentExit(sessionId: string, info: { code: number | null; signal: string | null; duringTurn: boolean; pid: number; startTime: string }): void {
     this.deps.log.info({ sessionId, exitCode: info.code, signal: info.signal, duringTurn: info.duringTurn }, "agent exited");
-    void this.deps.store.deleteAgentProcess(sessionId).catch(() => undefined);
+    // SEC-7: only this process's record; by the time it is deleted the session may have a newer
+    // agent (or a recorded group to stop), whose record must stay.
+    void this.deps.store.deleteAgentProcess(sessionId, { pid: info.pid, startTime: info.startTime }).catch(() => undefined);
     this.cancelAsks(sessionId);
   }
 
