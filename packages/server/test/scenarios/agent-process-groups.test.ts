@@ -102,6 +102,17 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
+  /** A server on this database with a task on a fresh repository, both removed after the test. */
+  async function serverWithTask(title: string) {
+    const srv = await startTestServer(kind);
+    cleanups.push(() => srv.close());
+    const repo = await makeRepo();
+    cleanups.push(repo.cleanup);
+    const r = await srv.api("POST", "/repositories", { path: repo.path });
+    const t = await srv.api("POST", "/tasks", { title, repositories: [{ repositoryId: r.body.id }] });
+    return { srv, deps: srv.server.deps, t };
+  }
+
   it(`SEC-7: an agent's long-lived child dies after kill -9 + restart and after archive; ${CYCLES * TASKS_PER_CYCLE} rounds, 0 survivors; a reused pid is never signalled`, {
     timeout: 240_000,
   }, async () => {
@@ -190,13 +201,7 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
   });
 
   it("SEC-7 LC-3: archive stops a recorded group whose leader is dead, waits for it before removing the worktree, and never signals a reused pid", async () => {
-    const srv = await startTestServer(kind);
-    cleanups.push(() => srv.close());
-    const deps = srv.server.deps;
-    const repo = await makeRepo();
-    cleanups.push(repo.cleanup);
-    const r = await srv.api("POST", "/repositories", { path: repo.path });
-    const t = await srv.api("POST", "/tasks", { title: "orphans", repositories: [{ repositoryId: r.body.id }] });
+    const { srv, deps, t } = await serverWithTask("orphans");
     const s1 = await srv.api("POST", `/tasks/${t.body.id}/sessions`, {});
     const s2 = await srv.api("POST", `/tasks/${t.body.id}/sessions`, {});
     const ws = (await srv.api("GET", `/sessions/${s1.body.id}/workspace`)).body.workspacePath as string;
@@ -230,13 +235,7 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
   });
 
   it("SEC-7: an agent's exit deletes its own process record only, never a newer one its session got meanwhile", async () => {
-    const srv = await startTestServer(kind);
-    cleanups.push(() => srv.close());
-    const deps = srv.server.deps;
-    const repo = await makeRepo();
-    cleanups.push(repo.cleanup);
-    const r = await srv.api("POST", "/repositories", { path: repo.path });
-    const t = await srv.api("POST", "/tasks", { title: "exit records", repositories: [{ repositoryId: r.body.id }] });
+    const { srv, deps, t } = await serverWithTask("exit records");
     const replaced = (await srv.api("POST", `/tasks/${t.body.id}/sessions`, {})).body.id as string;
     const witness = (await srv.api("POST", `/tasks/${t.body.id}/sessions`, {})).body.id as string;
     const records = async () => new Map((await deps.store.listAgentProcessesOfSessions([replaced, witness])).map((p) => [p.sessionId, p]));
@@ -254,13 +253,7 @@ describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task
   });
 
   it("SEC-7 SES-7: session delete and shutdown stop the whole recorded group, also when its leader is dead", async () => {
-    const srv = await startTestServer(kind);
-    cleanups.push(() => srv.close());
-    const deps = srv.server.deps;
-    const repo = await makeRepo();
-    cleanups.push(repo.cleanup);
-    const r = await srv.api("POST", "/repositories", { path: repo.path });
-    const t = await srv.api("POST", "/tasks", { title: "delete and shutdown", repositories: [{ repositoryId: r.body.id }] });
+    const { srv, deps, t } = await serverWithTask("delete and shutdown");
     const s1 = await srv.api("POST", `/tasks/${t.body.id}/sessions`, {});
     const s2 = await srv.api("POST", `/tasks/${t.body.id}/sessions`, {});
     const ws = (await srv.api("GET", `/sessions/${s1.body.id}/workspace`)).body.workspacePath as string;
