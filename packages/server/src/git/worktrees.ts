@@ -25,6 +25,14 @@ async function pathKind(path: string): Promise<"missing" | "directory" | "other"
   }
 }
 
+/** How often `list` asks git when another git process changed a worktree's admin files under it. */
+const LIST_ATTEMPTS = 6;
+
+/** Git's death on an admin file of a linked worktree that vanished between its check and its read. */
+function isAdminFileRace(e: unknown): boolean {
+  return e instanceof AppError && e.code === "git_failed" && /failed to read '?[^']*worktrees\/[^/']+\/(locked|commondir|gitdir)/.test(e.message);
+}
+
 /**
  * Creates, validates, recreates and removes a task's worktrees (WT-1..WT-7, SES-3). Every
  * mutation runs under the repository's lock; user-supplied branches and paths reach git only
@@ -260,10 +268,24 @@ export class WorktreeManager {
     });
   }
 
-  /** The repository's registered worktrees (`git worktree list --porcelain -z`), main checkout first. */
+  /**
+   * The repository's registered worktrees (`git worktree list --porcelain -z`), main checkout
+   * first. Git checks that each worktree's admin files (`locked`, `commondir`, `gitdir`) exist
+   * and then reads them; a `worktree add` or `remove` running meanwhile (a pool fill runs outside
+   * the repository lock, WT-10) can take one away in between, and git dies with `failed to read
+   * '.git/worktrees/<id>/locked'`. That answer says nothing about the repository, so it is asked
+   * again, a few times; any other failure is not.
+   */
   async list(repoPath: string): Promise<WorktreeEntry[]> {
-    const r = await this.git.run(["worktree", "list", "--porcelain", "-z"], { cwd: repoPath });
-    return parseWorktreeList(r.stdout);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const r = await this.git.run(["worktree", "list", "--porcelain", "-z"], { cwd: repoPath });
+        return parseWorktreeList(r.stdout);
+      } catch (e) {
+        if (attempt >= LIST_ATTEMPTS || !isAdminFileRace(e)) throw e;
+        await new Promise((r) => setTimeout(r, attempt * 20));
+      }
+    }
   }
 
   /** Whether the worktree has tracked or untracked (not ignored) changes. */

@@ -248,3 +248,46 @@ describe("WorktreeManager recreate (WT-5) and undoCreate (WT-7)", () => {
     expect(branches(repo)).toContain("theirs");
   });
 });
+
+describe("WorktreeManager list under another git process (WT-10, doctor)", () => {
+  /**
+   * A `worktree add` running beside a list (a pool fill runs outside the repository lock) can
+   * remove a linked worktree's `locked` file between git's check and its read. A directory in
+   * its place makes git die the same way every time (`failed to read '…/locked'`).
+   */
+  async function listRacing(): Promise<{ repo: TestRepo; git: GitRunner; wt: WorktreeManager; locked: string }> {
+    const { repo, home, git, wt } = await setup();
+    const path = join(home, "pool", "p1");
+    await wt.create({ repoPath: repo.path, worktreePath: path, branch: "grove/p1", startPoint: "main", newBranch: true });
+    const locked = join(repo.path, ".git", "worktrees", "p1", "locked");
+    await mkdir(locked);
+    return { repo, git, wt, locked };
+  }
+
+  it("WT-10 a list that git refuses because another git process is changing a worktree's admin files is asked again", async () => {
+    const { repo, git, wt, locked } = await listRacing();
+    const before = git.spawnCount;
+    let settled = false;
+    const listed = wt.list(repo.path).finally(() => (settled = true));
+    // The other git process finishes once the first answer came back refused (or the list gave up).
+    while (!settled && git.spawnCount - before < 2) await new Promise((r) => setTimeout(r, 5));
+    await rm(locked, { recursive: true });
+    const entries = await listed;
+    expect(entries.map((e) => e.branch)).toEqual(["main", "grove/p1"]);
+    expect(git.spawnCount - before).toBeGreaterThanOrEqual(2);
+  });
+
+  it("WT-10 an admin file that stays unreadable fails the list with git's own message after a bounded number of attempts", async () => {
+    const { repo, git, wt } = await listRacing();
+    const before = git.spawnCount;
+    await expect(wt.list(repo.path)).rejects.toMatchObject({ code: "git_failed", message: expect.stringMatching(/failed to read '.*worktrees\/p1\/locked'/) });
+    expect(git.spawnCount - before).toBe(6);
+  });
+
+  it("WT-10 any other failure of the list is not asked again", async () => {
+    const { home, git, wt } = await setup();
+    const before = git.spawnCount;
+    await expect(wt.list(home)).rejects.toMatchObject({ code: "git_failed" });
+    expect(git.spawnCount - before).toBe(1);
+  });
+});

@@ -233,7 +233,8 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
       }
     }
     const doctor = await ok("GET", "/doctor");
-    expect(doctor.findings, "grove doctor").toEqual([]);
+    // The whole findings in the message: the diff of a failed toEqual abbreviates them.
+    expect(doctor.findings, `grove doctor: ${JSON.stringify(doctor.findings)}`).toEqual([]);
   };
 
   try {

@@ -12,7 +12,7 @@ import { addRemoteRepository } from "../refresh/remote-repositories.js";
 import { assertNotInTaskWorktrees, assertRegistrablePath } from "./repository-path-guard.js";
 
 /** The ports (orchestrator/context.ts) addRepository uses. */
-export type AddRepositoryPorts = Pick<Deps, "store" | "git" | "bus" | "home" | "now" | "remote" | "pool">;
+export type AddRepositoryPorts = Pick<Deps, "store" | "git" | "worktrees" | "bus" | "home" | "now" | "remote" | "pool">;
 
 /**
  * Registers a repository (RR-1). A local checkout is the person's own: validated, never

@@ -14,13 +14,11 @@ async function real(path: string): Promise<string> {
 }
 
 /** Linked worktrees (not the main checkout) of a registered repository; none if it cannot be read. */
-async function linkedWorktrees(deps: Pick<Deps, "git">, repoPath: string): Promise<string[]> {
+async function linkedWorktrees(deps: Pick<Deps, "worktrees">, repoPath: string): Promise<string[]> {
   try {
-    const r = await deps.git.run(["worktree", "list", "--porcelain"], { cwd: repoPath });
-    const paths = r.stdout
-      .split("\n")
-      .filter((l) => l.startsWith("worktree "))
-      .map((l) => l.slice("worktree ".length));
+    // Through the worktree manager: a list that raced another git process is asked again, not
+    // taken for a repository without worktrees.
+    const paths = (await deps.worktrees.list(repoPath)).map((e) => e.path);
     return Promise.all(paths.slice(1).map(real));
   } catch {
     return []; // a vanished or broken checkout has no worktrees to protect
@@ -33,7 +31,7 @@ async function linkedWorktrees(deps: Pick<Deps, "git">, repoPath: string): Promi
  * repository's checkout (`path_is_worktree`), and GROVE_HOME holds task worktrees and managed
  * clones Grove deletes on its own (`path_inside_grove_home`). Read-only.
  */
-export async function assertRegistrablePath(deps: Pick<Deps, "store" | "git" | "home" | "remote">, info: RepositoryInfo): Promise<void> {
+export async function assertRegistrablePath(deps: Pick<Deps, "store" | "worktrees" | "home" | "remote">, info: RepositoryInfo): Promise<void> {
   for (const repo of await deps.store.listRepositories()) {
     for (const wt of await linkedWorktrees(deps, repositoryPathOnThisRunner(deps, repo))) {
       if (inside(info.path, wt)) {
