@@ -5,7 +5,7 @@ import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { serverPerTest } from "../fixture/server.js";
-import { envRows, jobsOf, taskWithSession, waitForJob } from "./helpers.js";
+import { drivenCleanupWorker, envRows, jobsOf, taskWithSession, waitForJob } from "./helpers.js";
 
 describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
   const perTest = serverPerTest(kind);
@@ -87,7 +87,7 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
 
   it("LC-4: a locked worktree makes the job retry_wait with its error and attempt count; it succeeds once the lock is gone", async () => {
     const srv = await perTest.start();
-    const worker = srv.server.orchestrator.cleanup;
+    const worker = await drivenCleanupWorker(srv);
     const { task, slot, repo } = await taskWithSession(srv);
     gitSync(repo.path, "worktree", "lock", "--reason", "on a usb disk", slot.worktreePath);
     const r = await srv.api("POST", `/tasks/${task.id}/archive`);
@@ -110,7 +110,7 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
 
   it("LC-4: after the last attempt the job is failed and keeps its error; the worktree stays", async () => {
     const srv = await perTest.start();
-    const worker = srv.server.orchestrator.cleanup;
+    const worker = await drivenCleanupWorker(srv);
     const { task, slot, repo } = await taskWithSession(srv, "say hi");
     gitSync(repo.path, "worktree", "lock", slot.worktreePath);
     const r = await srv.api("POST", `/tasks/${task.id}/archive`);

@@ -5,6 +5,20 @@ import { waitFor, waitForSession, type TestServer, type apiClient } from "../fix
 
 type Api = ReturnType<typeof apiClient>;
 
+/**
+ * The server's cleanup worker, for a test that drives it by hand (its `clock`, `runDue`). The
+ * server starts its worker only after the start-up recovery that follows listening, in the
+ * background; on a loaded machine that start can come in the middle of a test, and its run,
+ * reading the clock the test has just moved, takes the job the test's own `runDue` was to run.
+ * Resolves once that start and its run are over.
+ */
+export async function drivenCleanupWorker(srv: TestServer): Promise<TestServer["server"]["orchestrator"]["cleanup"]> {
+  await srv.server.orchestrator.afterListening();
+  const worker = srv.server.orchestrator.cleanup;
+  await worker.runDue();
+  return worker;
+}
+
 /** The task's cleanup jobs (GET /cleanup-jobs?taskId=). */
 export async function jobsOf(api: Api, taskId: string): Promise<any[]> {
   const r = await api("GET", `/cleanup-jobs?taskId=${encodeURIComponent(taskId)}`);

@@ -5,7 +5,7 @@ import { DATABASES } from "../fixture/db.js";
 import { gitSync, tempDir } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
-import { waitForJob } from "./helpers.js";
+import { drivenCleanupWorker, waitForJob } from "./helpers.js";
 
 /** LC-8 saved work: exact restore, no earlier save ever lost, reset gives work back, copy-files kept. */
 describe.each(DATABASES)("saved work (%s)", (kind) => {
@@ -130,7 +130,7 @@ describe.each(DATABASES)("saved work (%s)", (kind) => {
 
   it("LC-8.2 a retried cleanup attempt does not stack a second copy of the same saved work", async () => {
     srv = await startTestServer(kind);
-    const worker = srv.server.orchestrator.cleanup;
+    const worker = await drivenCleanupWorker(srv);
     const { task, repo } = await repoAndTask(srv);
     const first = await session(task.id, "write w1.txt one");
     gitSync(repo.path, "worktree", "lock", first.slot.worktreePath);

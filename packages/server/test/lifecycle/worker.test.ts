@@ -4,7 +4,7 @@ import type { Store } from "../../src/store/store.js";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { waitFor, type TestServer, serverPerTest } from "../fixture/server.js";
-import { jobsOf, taskWithSession, waitForJob } from "./helpers.js";
+import { drivenCleanupWorker, jobsOf, taskWithSession, waitForJob } from "./helpers.js";
 
 /**
  * The real store, except that `method` throws on its next `times` calls: the injected stand-in
@@ -41,7 +41,7 @@ describe.each(DATABASES)("cleanup worker bookkeeping failures (%s)", (kind) => {
 
   it("LC-4: when recording an attempt's outcome fails once, the job becomes due again (retry_wait with the error) and then succeeds", async () => {
     const srv = await perTest.start();
-    const worker = srv.server.orchestrator.cleanup;
+    const worker = await drivenCleanupWorker(srv);
     const { task, slot } = await taskWithSession(srv, "say hi");
     const inject = failNext(srv, "finishCleanupAttempt", 1);
     const r = await srv.api("POST", `/tasks/${task.id}/archive`);
@@ -60,7 +60,7 @@ describe.each(DATABASES)("cleanup worker bookkeeping failures (%s)", (kind) => {
 
   it("LC-4: when even the requeue fails, the next worker run requeues the stranded job and it completes", async () => {
     const srv = await perTest.start();
-    const worker = srv.server.orchestrator.cleanup;
+    const worker = await drivenCleanupWorker(srv);
     const { task, slot } = await taskWithSession(srv, "say hi");
     const inject = failNext(srv, "finishCleanupAttempt", 2);
     const r = await srv.api("POST", `/tasks/${task.id}/archive`);
