@@ -5,17 +5,24 @@ import { DATABASES } from "../fixture/db.js";
 import { addRemote, launch, makeRemoteRepo, remoteWorld, type RemoteWorld } from "./helpers.js";
 
 describe.each(DATABASES)("RR-7 refresh failures (%s)", (kind) => {
+  // The world's own generous timeout: a refresh that goes through may take seconds on a loaded
+  // machine. The timeout case gets a world of its own with a short one, where the git host never
+  // answers, so only the timeout can end its refresh however slow the machine is.
   let w: RemoteWorld;
+  let hung: RemoteWorld;
   const repos: any[] = [];
+  let hungRepo: any;
 
   beforeAll(async () => {
-    w = await remoteWorld(kind, "github", { env: { GROVE_REFRESH_TIMEOUT_MS: "1500" } });
+    [w, hung] = await Promise.all([remoteWorld(kind, "github"), remoteWorld(kind, "github", { env: { GROVE_REFRESH_TIMEOUT_MS: "1500" } })]);
     for (const name of ["one", "two", "three"]) {
       makeRemoteRepo(w.root, `acme/${name}`);
       repos.push(await addRemote(w.srv, { url: `${w.http.url}/acme/${name}`, provider: "github", credential: { token: w.token } }));
     }
+    makeRemoteRepo(hung.root, "acme/one");
+    hungRepo = await addRemote(hung.srv, { url: `${hung.http.url}/acme/one`, provider: "github", credential: { token: hung.token } });
   });
-  afterAll(async () => w?.close());
+  afterAll(async () => Promise.all([w?.close(), hung?.close()]));
 
   test.each([
     ["401", "refresh_auth_failed"],
@@ -24,21 +31,22 @@ describe.each(DATABASES)("RR-7 refresh failures (%s)", (kind) => {
   ] as const)(
     "RR-7 refresh answering %s → session failed before any agent, typed lastError with repositoryId, no token or credentialed URL",
     async (mode, code) => {
-      w.http.setMode(mode);
-      const { task, session } = await launch(w.srv, [{ repositoryId: repos[0].id }], `fail ${mode}`);
-      w.http.setMode("ok");
+      const [world, repo] = mode === "hang" ? [hung, hungRepo] : [w, repos[0]];
+      world.http.setMode(mode);
+      const { task, session } = await launch(world.srv, [{ repositoryId: repo.id }], `fail ${mode}`);
+      world.http.setMode("ok");
       expect(session.state).toBe("failed");
-      expect(session.lastError).toMatchObject({ code, repositoryId: repos[0].id });
-      expect(session.lastError.message).toContain(repos[0].name);
+      expect(session.lastError).toMatchObject({ code, repositoryId: repo.id });
+      expect(session.lastError.message).toContain(repo.name);
       expect(session.lastError.message).toContain(task.id);
       expect(session.lastError.message).toContain(session.id);
-      expect(session.lastError.message).not.toContain(w.token);
+      expect(session.lastError.message).not.toContain(world.token);
       expect(session.lastError.message).not.toMatch(/\/\/[^/\s]*@/);
       // No agent was started for it: no agent message, and no process recorded.
-      const msgs = await w.srv.api("GET", `/sessions/${session.id}/messages`);
+      const msgs = await world.srv.api("GET", `/sessions/${session.id}/messages`);
       expect(msgs.body.filter((m: any) => m.role !== "user")).toHaveLength(0);
-      expect(w.srv.server.deps.agents.get(session.id)).toBeUndefined();
-      const env = await w.srv.api("GET", `/tasks/${task.id}/environment`);
+      expect(world.srv.server.deps.agents.get(session.id)).toBeUndefined();
+      const env = await world.srv.api("GET", `/tasks/${task.id}/environment`);
       expect(env.body.status).toBe("failed");
     },
   );

@@ -1,6 +1,6 @@
 import type { Message } from "@grove/protocol";
 import { describe, expect, it } from "vitest";
-import { TurnPrinter } from "./session-follow.js";
+import { isBehind, messageTaker, TurnPrinter } from "./session-follow.js";
 
 const msg = (id: string, role: Message["role"], text: string, data?: unknown): Message => ({
   id,
@@ -52,5 +52,39 @@ describe("CLI-15 TurnPrinter", () => {
         p.message(msg("m1", "agent", "first, more"));
       }),
     ).toBe("agent: first\nthought: hmm\nagent: , more\n");
+  });
+
+  it("CLI-15 a frame older than the history it follows prints nothing and is not kept", () => {
+    let out = "";
+    const printer = new TurnPrinter((t) => (out += t));
+    const messages = new Map<string, Message>();
+    const take = messageTaker(printer, messages);
+    // The history read: the first tool done, the second running, text so far.
+    take(msg("t1", "tool", "say streamed", { status: "completed" }));
+    take(msg("m1", "agent", "streamed while running"));
+    take(msg("t2", "tool", "sleep 2500", { status: "pending" }));
+    // Frames queued while it was read, older than it.
+    take(msg("t1", "tool", "say streamed", { status: "pending" }));
+    take(msg("t1", "tool", "say streamed", { status: "in_progress" }));
+    take(msg("m1", "agent", "streamed"));
+    // Then the turn goes on.
+    take(msg("t2", "tool", "sleep 2500", { status: "completed" }));
+    printer.end();
+    expect(out).toBe("tool [completed]: say streamed\nagent: streamed while running\ntool [pending]: sleep 2500\ntool [completed]: sleep 2500\n");
+    expect(messages.get("t1")!.data).toEqual({ status: "completed" });
+    expect(messages.get("m1")!.text).toBe("streamed while running");
+  });
+
+  it("CLI-15 isBehind: a tool call's status only moves forward; streamed text only grows", () => {
+    const tool = (status: string) => msg("t1", "tool", "x", { status });
+    expect(isBehind(tool("pending"), tool("in_progress"))).toBe(true);
+    expect(isBehind(tool("in_progress"), tool("failed"))).toBe(true);
+    expect(isBehind(tool("pending"), tool("interrupted"))).toBe(true);
+    expect(isBehind(tool("completed"), tool("pending"))).toBe(false);
+    expect(isBehind(tool("completed"), tool("completed"))).toBe(false);
+    expect(isBehind(msg("m1", "agent", "Hel"), msg("m1", "agent", "Hello"))).toBe(true);
+    expect(isBehind(msg("m1", "agent", "Hello"), msg("m1", "agent", "Hello"))).toBe(false);
+    expect(isBehind(msg("m1", "agent", "Hello!"), msg("m1", "agent", "Hello"))).toBe(false);
+    expect(isBehind(msg("m1", "agent", "Bye"), msg("m1", "agent", "Hello"))).toBe(false);
   });
 });

@@ -30,10 +30,7 @@ export async function followSession(client: GroveClient, out: Output, token: str
   const messagesOf = async () => (await client.call("listSessionMessages", { params: id })) as Message[];
   const printer = new TurnPrinter((text) => out.stream(text));
   const messages = new Map<string, Message>();
-  const take = (m: Message) => {
-    messages.set(m.id, m);
-    printer.message(m);
-  };
+  const take = messageTaker(printer, messages);
   const stream = await openEvents(client.base, token);
   const [first, history] = await Promise.all([client.call("getSession", { params: id }), messagesOf()]);
   let session = first;
@@ -85,6 +82,37 @@ export async function followSession(client: GroveClient, out: Output, token: str
   printer.end();
   printer.lines([`state: ${sessionStateWords(session.state)}`]);
   return { session, messages: [...messages.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt)) };
+}
+
+/**
+ * Records and prints a message unless it is behind the version already taken. Frames that
+ * arrive while the history is read are handled after it, and such a frame can be older than the
+ * history (a tool call still pending that the history shows completed); taken as it comes, it
+ * would print the tool call going back to pending and forward again.
+ */
+export function messageTaker(printer: TurnPrinter, messages: Map<string, Message>): (m: Message) => void {
+  return (m) => {
+    const known = messages.get(m.id);
+    if (known && isBehind(m, known)) return;
+    messages.set(m.id, m);
+    printer.message(m);
+  };
+}
+
+/** Where a tool call's status stands: pending, running, then closed (completed, failed, cancelled, interrupted). */
+const TOOL_PROGRESS: Record<string, number> = { pending: 0, in_progress: 1, completed: 2, failed: 2, cancelled: 2, interrupted: 2 };
+
+/**
+ * Whether `next` is an older version of the message `known`: a tool call whose status comes
+ * earlier, or a text that is a strict beginning of the known text (streamed text only grows).
+ */
+export function isBehind(next: Message, known: Message): boolean {
+  if (next.role === "tool") return toolProgress(next) < toolProgress(known);
+  return next.text.length < known.text.length && known.text.startsWith(next.text);
+}
+
+function toolProgress(m: Message): number {
+  return TOOL_PROGRESS[String((m.data as { status?: unknown } | undefined)?.status ?? "pending")] ?? 1;
 }
 
 function describeHeader(s: Session): string[] {
