@@ -90,6 +90,31 @@ export const Session = z.object({
 });
 export type Session = z.infer<typeof Session>;
 
+/**
+ * A tool call message's `data.status`: ACP's `pending`, `in_progress`, `completed`, `failed`,
+ * and Grove's own `cancelled` (the person's cancel) and `interrupted` (a server stop mid-turn).
+ */
+export const ToolStatus = z.enum(["pending", "in_progress", "completed", "failed", "cancelled", "interrupted"]);
+export type ToolStatus = z.infer<typeof ToolStatus>;
+
+/**
+ * Where each tool status stands: pending, running, then closed. A status never goes back
+ * (the recorder closes a call once; a follower skips an older copy of a call).
+ */
+export const TOOL_STATUS_STAGE: Record<ToolStatus, 0 | 1 | 2> = {
+  pending: 0,
+  in_progress: 1,
+  completed: 2,
+  failed: 2,
+  cancelled: 2,
+  interrupted: 2,
+};
+
+/** The stage of a status read from a message's data; an unknown one (a newer agent's) counts as running. */
+export function toolStatusStage(status: unknown): 0 | 1 | 2 {
+  return (TOOL_STATUS_STAGE as Record<string, 0 | 1 | 2>)[String(status ?? "pending")] ?? 1;
+}
+
 export const Message = z.object({
   id: z.string(),
   sessionId: z.string(),

@@ -4,7 +4,7 @@
  * attributes (tests, styles); a state this page does not know yet (a newer server's) falls back
  * to its value with spaces, so it still shows and is never hidden.
  */
-import type { AgentActivity, Session, Task, TurnOutcome } from "@grove/protocol";
+import type { AgentActivity, Session, Task, ToolStatus, TurnOutcome } from "@grove/protocol";
 
 /** Task states (board columns, card badges, the task page's state). */
 export const TASK_STATE_WORDS: Record<Task["state"], string> = {
@@ -85,12 +85,14 @@ export const FILE_STATUS_WORDS: Record<string, string> = {
   typechange: "Type changed",
 };
 
-/** WEB-49.8: an agent's tool call's status (ACP `pending`, `in_progress`, `completed`, `failed`) on the conversation. */
-export const TOOL_STATUS_WORDS: Record<string, string> = {
+/** WEB-49.8: an agent's tool call's status on the conversation (every `ToolStatus`). */
+export const TOOL_STATUS_WORDS: Record<ToolStatus, string> = {
   pending: "Pending",
   in_progress: "Running",
   completed: "Done",
   failed: "Failed",
+  cancelled: "Cancelled",
+  interrupted: "Interrupted",
 };
 
 const fallback = (state: string) => state.replace(/_/g, " ");
@@ -110,7 +112,7 @@ export const agentActivityWords = (s: string, taskState?: string, asks?: string)
 const NEEDS_YOU_WORDS: Record<string, string> = { permission: "Needs your permission", question: "Needs your answer" };
 const IDLE = "Agent idle";
 const WAITING_FOR_ANSWER = "Waiting for your answer";
-export const toolStatusWords = (s: string): string => TOOL_STATUS_WORDS[s] ?? fallback(s);
+export const toolStatusWords = (s: string): string => (TOOL_STATUS_WORDS as Record<string, string>)[s] ?? fallback(s);
 export const fileStatusWords = (s: string): string => FILE_STATUS_WORDS[s] ?? fallback(s);
 export const environmentWords = (s: string): string => ENVIRONMENT_WORDS[s] ?? fallback(s);
 export const outcomeWords = (s: string): string => (TURN_OUTCOME_WORDS as Record<string, string>)[s] ?? fallback(s);

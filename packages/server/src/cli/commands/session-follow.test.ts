@@ -82,6 +82,11 @@ describe("CLI-15 TurnPrinter", () => {
     expect(isBehind(tool("pending"), tool("interrupted"))).toBe(true);
     expect(isBehind(tool("completed"), tool("pending"))).toBe(false);
     expect(isBehind(tool("completed"), tool("completed"))).toBe(false);
+    expect(isBehind(tool("in_progress"), tool("cancelled"))).toBe(true);
+    // A status this client does not know (a newer agent's) counts as running: past pending, before closed.
+    expect(isBehind(tool("pending"), tool("reviewing"))).toBe(true);
+    expect(isBehind(tool("reviewing"), tool("completed"))).toBe(true);
+    expect(isBehind(tool("reviewing"), tool("in_progress"))).toBe(false);
     expect(isBehind(msg("m1", "agent", "Hel"), msg("m1", "agent", "Hello"))).toBe(true);
     expect(isBehind(msg("m1", "agent", "Hello"), msg("m1", "agent", "Hello"))).toBe(false);
     expect(isBehind(msg("m1", "agent", "Hello!"), msg("m1", "agent", "Hello"))).toBe(false);

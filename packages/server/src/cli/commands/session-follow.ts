@@ -1,4 +1,4 @@
-import type { EventFrame, Message, Session } from "@grove/protocol";
+import { type EventFrame, type Message, type Session, toolStatusStage } from "@grove/protocol";
 import WebSocket from "ws";
 import type { GroveClient } from "../client.js";
 import type { Output } from "../output.js";
@@ -99,9 +99,6 @@ export function messageTaker(printer: TurnPrinter, messages: Map<string, Message
   };
 }
 
-/** Where a tool call's status stands: pending, running, then closed (completed, failed, cancelled, interrupted). */
-const TOOL_PROGRESS: Record<string, number> = { pending: 0, in_progress: 1, completed: 2, failed: 2, cancelled: 2, interrupted: 2 };
-
 /**
  * Whether `next` is an older version of the message `known`: a tool call whose status comes
  * earlier, or a text that is a strict beginning of the known text (streamed text only grows).
@@ -112,7 +109,7 @@ export function isBehind(next: Message, known: Message): boolean {
 }
 
 function toolProgress(m: Message): number {
-  return TOOL_PROGRESS[String((m.data as { status?: unknown } | undefined)?.status ?? "pending")] ?? 1;
+  return toolStatusStage((m.data as { status?: unknown } | undefined)?.status);
 }
 
 function describeHeader(s: Session): string[] {

@@ -1,3 +1,4 @@
+import { toolStatusStage } from "@grove/protocol";
 import { SerialChain } from "../../domain/serial-chain.js";
 import type { AgentEvent } from "../../agents/runtime.js";
 import { newId } from "../../domain/ids.js";
@@ -215,14 +216,12 @@ export class SessionRecorder {
 type ToolData = Record<string, unknown> & { toolCallId: string; status: string };
 type ToolEvent = Extract<AgentEvent, { kind: "tool_call" | "tool_call_update" }>;
 
-const CLOSED = new Set(["completed", "failed", "cancelled", "interrupted"]);
-
 function toolStatus(m: MessageRecord): string {
   return String((m.data as ToolData | null)?.status ?? "pending");
 }
 
 function isDone(status: string): boolean {
-  return CLOSED.has(status);
+  return toolStatusStage(status) === 2;
 }
 
 /** The tool row's data after an update: fields the update carries replace the row's (AG-1). */
