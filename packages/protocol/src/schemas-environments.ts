@@ -3,6 +3,7 @@ import { z } from "zod";
 /** Task environments and their worktree slots of the HTTP API. Fields may be added; none may be renamed (clients depend on the names). */
 
 export const EnvironmentStatus = z.enum(["creating", "ready", "failed"]);
+export type EnvironmentStatus = z.infer<typeof EnvironmentStatus>;
 export const EnvironmentRepositoryStatus = z.enum(["active", "deleted"]);
 
 /**

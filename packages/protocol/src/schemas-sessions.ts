@@ -4,7 +4,9 @@ import { SessionUsage } from "./usage.js";
 /** Sessions, their turns and messages of the HTTP API. Fields may be added; none may be renamed (clients depend on the names). */
 
 export const SessionState = z.enum(["created", "starting", "running", "waiting_for_input", "completed", "failed", "cancelled"]);
+export type SessionState = z.infer<typeof SessionState>;
 export const MessageRole = z.enum(["user", "agent", "thought", "tool", "plan", "system"]);
+export type MessageRole = z.infer<typeof MessageRole>;
 
 export const LastError = z.object({
   code: z.string(),

@@ -4,6 +4,7 @@ import { TaskBudget } from "./usage.js";
 /** Tasks and repositories of the HTTP API. Fields may be added; none may be renamed. */
 
 export const TaskState = z.enum(["todo", "in_progress", "review", "done", "failed"]);
+export type TaskState = z.infer<typeof TaskState>;
 export const CredentialPolicy = z.enum(["managed", "executor"]);
 
 export const Repository = z.object({

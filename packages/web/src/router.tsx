@@ -6,7 +6,7 @@
 import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from "react";
 
 const listeners = new Set<() => void>();
-window.addEventListener("popstate", () => listeners.forEach((l) => l()));
+const notify = () => listeners.forEach((l) => l());
 
 /** Goes to `path` (pathname plus search) without a reload. */
 export function navigate(path: string, replace = false): void {
@@ -14,12 +14,20 @@ export function navigate(path: string, replace = false): void {
     if (replace) history.replaceState(null, "", path);
     else history.pushState(null, "", path);
   }
-  listeners.forEach((l) => l());
+  notify();
 }
 
+/**
+ * The back/forward listener is added with the first subscriber rather than when the module loads,
+ * so components that only render links also render where there is no window (the page's unit tests).
+ */
 const subscribe = (l: () => void) => {
+  if (listeners.size === 0) window.addEventListener("popstate", notify);
   listeners.add(l);
-  return () => listeners.delete(l);
+  return () => {
+    listeners.delete(l);
+    if (listeners.size === 0) window.removeEventListener("popstate", notify);
+  };
 };
 
 /** The current pathname and search, re-rendering on navigation. */

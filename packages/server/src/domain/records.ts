@@ -1,12 +1,11 @@
 import type { SessionSandbox } from "./sandbox-profile.js";
 import type { AgentState } from "./agent-state.js";
-import type { LastError, LastTurn, QueuedPrompt, SessionUsage, TaskBudget } from "@grove/protocol";
+import type { EnvironmentStatus, LastError, LastTurn, MessageRole, QueuedPrompt, SessionState, SessionUsage, TaskBudget, TaskState } from "@grove/protocol";
+
+/** The state vocabularies are protocol's enums (what the API validates and the page words); the records only re-export them. */
+export type { EnvironmentStatus, MessageRole, SessionState, TaskState };
 
 /** Persisted records as the server sees them (camelCase, ISO timestamps). */
-
-export type SessionState = "created" | "starting" | "running" | "waiting_for_input" | "completed" | "failed" | "cancelled";
-export type TaskState = "todo" | "in_progress" | "review" | "done" | "failed";
-export type EnvironmentStatus = "creating" | "ready" | "failed";
 
 export interface RepositoryRecord {
   id: string;
@@ -117,8 +116,6 @@ export interface SessionRecord {
   /** WEB-37: follow-ups queued while a turn ran, oldest first (absent when none). */
   queued?: QueuedPrompt[];
 }
-
-export type MessageRole = "user" | "agent" | "thought" | "tool" | "plan" | "system";
 
 export interface MessageRecord {
   id: string;

@@ -42,6 +42,8 @@ export function ChangesSummary({
         {repos.some((r) => r.files.length > 0) ? <Link href={`/tasks/${taskId}/review`}>Review all changes</Link> : null}
       </div>
       <ErrorBox error={error} context="Could not load changes" />
+      {/* The first read can take seconds on a busy machine: say so rather than show an empty card. */}
+      {changes === undefined && !error ? <p className="muted changes-loading">Loading changes…</p> : null}
       {changes && repos.length === 0 ? <p className="empty">No worktrees yet: the first session creates them.</p> : null}
       {repos.map((r) => (
         <div className="repo-changes" key={r.repositoryId + (r.worktreeId ?? "")} data-repository-id={r.repositoryId}>
