@@ -5,7 +5,7 @@ import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { serverPerTest } from "../fixture/server.js";
-import { drivenCleanupWorker, envRows, jobsOf, taskWithSession, waitForJob } from "./helpers.js";
+import { drivenCleanupWorker, envRows, jobsOf, runDueAt, taskWithSession, waitForJob } from "./helpers.js";
 
 describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
   const perTest = serverPerTest(kind);
@@ -97,11 +97,9 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
     expect(job.lastError).toMatch(/unlock first/);
     expect(Date.parse(job.nextRunAt) - Date.parse(job.updatedAt)).toBeGreaterThanOrEqual(55_000);
     expect(existsSync(slot.worktreePath)).toBe(true);
-    // Not due yet at the real clock.
-    expect(await worker.runDue()).toBe(0);
     gitSync(repo.path, "worktree", "unlock", slot.worktreePath);
-    worker.clock = () => Date.parse(job.nextRunAt) + 1;
-    expect(await worker.runDue()).toBe(1);
+    // Not due yet at the real clock; then due.
+    expect(await runDueAt(worker, Date.parse(job.nextRunAt) + 1)).toBe(1);
     const done = (await jobsOf(srv.api, task.id))[0];
     expect(done).toMatchObject({ state: "succeeded", attempts: 2 });
     expect(existsSync(slot.worktreePath)).toBe(false);
@@ -120,8 +118,7 @@ describe.each(DATABASES)("creation barrier and retries (%s)", (kind) => {
     while (job.state === "retry_wait") {
       delays.push(Date.parse(job.nextRunAt) - t);
       t = Date.parse(job.nextRunAt) + 1;
-      worker.clock = () => t;
-      expect(await worker.runDue()).toBe(1);
+      expect(await runDueAt(worker, t)).toBe(1);
       job = (await jobsOf(srv.api, task.id))[0];
     }
     expect(job.state).toBe("failed");

@@ -19,6 +19,19 @@ export async function drivenCleanupWorker(srv: TestServer): Promise<TestServer["
   return worker;
 }
 
+/**
+ * Runs the jobs due at `at` on a worker driven by hand; resolves with how many attempts ran.
+ * The run an archive kicked goes on looking for due jobs after it recorded a `retry_wait` the
+ * test may already have read: moving the clock before that run ends would let it take the job
+ * the test's own run was to take. Runs are serialized, so a run at the unmoved clock first waits
+ * for it, and checks that nothing runs before its time.
+ */
+export async function runDueAt(worker: Awaited<ReturnType<typeof drivenCleanupWorker>>, at: number): Promise<number> {
+  expect(await worker.runDue()).toBe(0);
+  worker.clock = () => at;
+  return worker.runDue();
+}
+
 /** The task's cleanup jobs (GET /cleanup-jobs?taskId=). */
 export async function jobsOf(api: Api, taskId: string): Promise<any[]> {
   const r = await api("GET", `/cleanup-jobs?taskId=${encodeURIComponent(taskId)}`);

@@ -5,7 +5,7 @@ import { DATABASES } from "../fixture/db.js";
 import { gitSync, tempDir } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
-import { drivenCleanupWorker, waitForJob } from "./helpers.js";
+import { drivenCleanupWorker, runDueAt, waitForJob } from "./helpers.js";
 
 /** LC-8 saved work: exact restore, no earlier save ever lost, reset gives work back, copy-files kept. */
 describe.each(DATABASES)("saved work (%s)", (kind) => {
@@ -140,8 +140,7 @@ describe.each(DATABASES)("saved work (%s)", (kind) => {
     const saved = refValue(repo.path, ref);
     expect(saved).not.toBeNull();
     gitSync(repo.path, "worktree", "unlock", first.slot.worktreePath);
-    worker.clock = () => Date.parse(job.nextRunAt) + 1;
-    expect(await worker.runDue()).toBe(1);
+    expect(await runDueAt(worker, Date.parse(job.nextRunAt) + 1)).toBe(1);
     expect(refValue(repo.path, ref)).toBe(saved);
 
     worker.clock = () => Date.now();

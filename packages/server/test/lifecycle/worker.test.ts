@@ -4,7 +4,7 @@ import type { Store } from "../../src/store/store.js";
 import { DATABASES } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { waitFor, type TestServer, serverPerTest } from "../fixture/server.js";
-import { drivenCleanupWorker, jobsOf, taskWithSession, waitForJob } from "./helpers.js";
+import { drivenCleanupWorker, jobsOf, runDueAt, taskWithSession, waitForJob } from "./helpers.js";
 
 /**
  * The real store, except that `method` throws on its next `times` calls: the injected stand-in
@@ -51,9 +51,9 @@ describe.each(DATABASES)("cleanup worker bookkeeping failures (%s)", (kind) => {
     expect(job).toMatchObject({ state: "retry_wait", attempts: 1 });
     expect(job.lastError).toMatch(/could not be recorded.*database went away/);
     expect(Date.parse(job.nextRunAt)).toBeGreaterThan(Date.parse(job.updatedAt));
-    // The worker is still alive: once due, the idempotent attempt runs again and is recorded.
-    worker.clock = () => Date.parse(job.nextRunAt) + 1;
-    expect(await worker.runDue()).toBe(1);
+    // The worker is still alive: nothing runs before its time; once due, the idempotent attempt
+    // runs again and is recorded.
+    expect(await runDueAt(worker, Date.parse(job.nextRunAt) + 1)).toBe(1);
     expect((await jobsOf(srv.api, task.id))[0]).toMatchObject({ state: "succeeded", attempts: 2 });
     expect(existsSync(slot.worktreePath)).toBe(false);
   });
@@ -70,8 +70,7 @@ describe.each(DATABASES)("cleanup worker bookkeeping failures (%s)", (kind) => {
     await expect(worker.runDue()).resolves.toBeGreaterThanOrEqual(0);
     const job = await waitForJob(srv.api, task.id, r.body.jobId, ["retry_wait", "succeeded", "failed"], 10_000);
     expect(job).toMatchObject({ state: "retry_wait", attempts: 1 });
-    worker.clock = () => Date.parse(job.nextRunAt) + 1;
-    expect(await worker.runDue()).toBe(1);
+    expect(await runDueAt(worker, Date.parse(job.nextRunAt) + 1)).toBe(1);
     expect((await jobsOf(srv.api, task.id))[0]).toMatchObject({ state: "succeeded", attempts: 2 });
     expect(existsSync(slot.worktreePath)).toBe(false);
   });
