@@ -35,7 +35,7 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     // Before the first session: no environment, no worktrees, no sessions.
     await page.locator(".environment", { hasText: "Not created yet" }).waitFor();
     await page.locator(".changes", { hasText: "No worktrees yet" }).waitFor();
-    expect(await page.getByLabel("Agent").inputValue()).toBe("scripted");
+    await eventually(() => page.getByLabel("Agent").inputValue()).toBe("scripted");
 
     await page.getByLabel("First prompt (optional)").fill("say hello **there**\nwrite a.txt hi");
     await page.getByRole("button", { name: "Start session" }).click();

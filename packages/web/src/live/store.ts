@@ -24,7 +24,8 @@ export function store<T>(initial: T): Store<T> {
 }
 
 export function useStore<T>(s: Store<T>): T {
-  return useSyncExternalStore(s.subscribe, s.get);
+  // The same value serves a server-side render (the component tests render without a window).
+  return useSyncExternalStore(s.subscribe, s.get, s.get);
 }
 
 /** A one-line notice shown above the current view (e.g. "This task was deleted"). */

@@ -96,6 +96,8 @@ export function Environment({
         </p>
       ) : !known || (env.error as { status?: number } | null)?.status === 404 ? (
         <p className="empty">Not created yet: the first session creates the worktrees.</p>
+      ) : env.data === undefined && !env.error ? (
+        <p className="muted">Loading the environment…</p>
       ) : (
         <ErrorBox error={env.error} context="Could not load the environment" />
       )}

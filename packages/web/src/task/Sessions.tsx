@@ -80,7 +80,9 @@ export function Sessions({
       <h2>Sessions</h2>
       <ErrorBox error={sessions.error} context="Could not load sessions" />
       <ul className="session-list" aria-label="Session list">
-        {ordered.length === 0 ? <li className="empty">No sessions yet.</li> : null}
+        {/* "No sessions yet" only once the list has answered: before that it may not be true. */}
+        {sessions.data === undefined && !sessions.error ? <li className="muted">Loading sessions…</li> : null}
+        {sessions.data !== undefined && ordered.length === 0 ? <li className="empty">No sessions yet.</li> : null}
         {ordered.map((s, i) => {
           const opts = { archived: readOnly, done: task?.state === "done", asking: asking.has(s.id) };
           return (
@@ -102,6 +104,11 @@ export function Sessions({
           <h3>New session</h3>
           <Field label="Agent">
             <select ref={agentSelect} name="agent" value={agent || agents.data?.[0]?.name || ""} onChange={(e) => setAgent(e.target.value)}>
+              {agents.data === undefined && !agents.error ? (
+                <option value="" disabled>
+                  Loading agents…
+                </option>
+              ) : null}
               {(agents.data ?? []).map((p) => (
                 <option key={p.name} value={p.name}>
                   {p.builtIn ? p.name : `${p.name} (configured)`}

@@ -6,12 +6,21 @@
 import DOMPurify from "dompurify";
 import { marked } from "marked";
 
-DOMPurify.addHook("afterSanitizeAttributes", (node) => {
-  if (node.tagName === "A") {
-    node.setAttribute("target", "_blank");
-    node.setAttribute("rel", "noopener noreferrer");
-  }
-});
+/**
+ * The link hook is added on first use, not on import: DOMPurify has methods only where a DOM
+ * exists, and the page's components are also rendered without one (their unit tests).
+ */
+let linksHooked = false;
+function hookLinks(): void {
+  if (linksHooked) return;
+  DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+    if (node.tagName === "A") {
+      node.setAttribute("target", "_blank");
+      node.setAttribute("rel", "noopener noreferrer");
+    }
+  });
+  linksHooked = true;
+}
 
 /** Rendered texts, so a row scrolled out and back in (a virtual list remounts it) is not parsed again. */
 const cache = new Map<string, string>();
@@ -21,6 +30,7 @@ const CACHE_MAX = 2000;
 export function markdownHtml(text: string): string {
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
+  hookLinks();
   const html = DOMPurify.sanitize(marked.parse(text, { async: false, gfm: true, breaks: true }), {
     USE_PROFILES: { html: true },
     FORBID_TAGS: ["style", "form", "input", "button", "img"],
