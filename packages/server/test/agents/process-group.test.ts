@@ -47,6 +47,16 @@ async function group(script: string): Promise<{ leader: ChildProcess; g: Recorde
   };
 }
 
+/** Whether `pid` ignores SIGTERM (its /proc status SigIgn mask has signal 15's bit). */
+function ignoresTerm(pid: number): boolean {
+  try {
+    const mask = /^SigIgn:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return mask !== undefined && (BigInt(`0x${mask}`) & (1n << 14n)) !== 0n;
+  } catch {
+    return false;
+  }
+}
+
 describe("SEC-7 recorded agent process groups (agents/process-group.ts)", () => {
   afterEach(() => {
     for (const pgid of started.splice(0)) {
@@ -76,6 +86,9 @@ describe("SEC-7 recorded agent process groups (agents/process-group.ts)", () => 
 
   it("SEC-7 a live leader and its children die together; TERM-ignoring members are SIGKILLed after the grace period", async () => {
     const gr = await group("sh -c 'trap \"\" TERM; while :; do sleep 1; done' &\nsleep 900 &");
+    // Waits until the inner shell has run its trap (SigIgn carries SIGTERM, bit 15): on a loaded
+    // machine TERM can arrive before it did, and the member then dies at once, before any grace.
+    await waitFor(() => gr.members().some(ignoresTerm) || undefined, "a member that ignores SIGTERM");
     const members = gr.members();
     expect(members).toContain(gr.g.pgid);
     const t0 = Date.now();
