@@ -96,7 +96,7 @@ export function Environment({
         </p>
       ) : !known || (env.error as { status?: number } | null)?.status === 404 ? (
         <p className="empty">Not created yet: the first session creates the worktrees.</p>
-      ) : env.data === undefined && !env.error ? (
+      ) : env.isPending ? (
         <p className="muted">Loading the environment…</p>
       ) : (
         <ErrorBox error={env.error} context="Could not load the environment" />

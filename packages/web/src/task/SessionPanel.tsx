@@ -112,7 +112,7 @@ export function SessionPanel({ session, readOnly, done = false }: { session: Ses
       {/* WEB-40: the conversation, at most a screen tall, is what the page opens on; what waits for
           the person (a permission, WEB-35) sits at its end, right above the prompt box. */}
       <div className="conversation" ref={conversation}>
-        {messages.data === undefined && !messages.error ? <p className="muted">Loading the conversation…</p> : <MessageList messages={messages.data ?? []} />}
+        {messages.isPending ? <p className="muted">Loading the conversation…</p> : <MessageList messages={messages.data ?? []} />}
         {readOnly ? null : <Questions sessionId={id} />}
         {readOnly ? null : <Permissions sessionId={id} active={active} />}
         {readOnly ? null : (

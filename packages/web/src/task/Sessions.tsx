@@ -81,7 +81,7 @@ export function Sessions({
       <ErrorBox error={sessions.error} context="Could not load sessions" />
       <ul className="session-list" aria-label="Session list">
         {/* "No sessions yet" only once the list has answered: before that it may not be true. */}
-        {sessions.data === undefined && !sessions.error ? <li className="muted">Loading sessions…</li> : null}
+        {sessions.isPending ? <li className="muted">Loading sessions…</li> : null}
         {sessions.data !== undefined && ordered.length === 0 ? <li className="empty">No sessions yet.</li> : null}
         {ordered.map((s, i) => {
           const opts = { archived: readOnly, done: task?.state === "done", asking: asking.has(s.id) };
@@ -104,7 +104,7 @@ export function Sessions({
           <h3>New session</h3>
           <Field label="Agent">
             <select ref={agentSelect} name="agent" value={agent || agents.data?.[0]?.name || ""} onChange={(e) => setAgent(e.target.value)}>
-              {agents.data === undefined && !agents.error ? (
+              {agents.isPending ? (
                 <option value="" disabled>
                   Loading agents…
                 </option>
