@@ -37,7 +37,7 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     await page.locator(".changes", { hasText: "No worktrees yet" }).waitFor();
     await eventually(() => page.getByLabel("Agent").inputValue()).toBe("scripted");
 
-    await page.getByLabel("First prompt (optional)").fill("say hello **there**\nwrite a.txt hi");
+    await page.getByLabel("First prompt (optional)").fill("say hello **there**, see [the docs](https://example.invalid/docs)\nwrite a.txt hi");
     await page.getByRole("button", { name: "Start session" }).click();
     // The page was open all along: the messages arrive over the event stream, not a reload.
     await page.locator(".session-panel .msg.role-agent", { hasText: "hello" }).waitFor();
@@ -46,6 +46,10 @@ describe("UX-2 web UI: a session driven from the task page (Chromium, scripted a
     expect(await page.locator(".session-panel .msg.role-user").first().textContent()).toContain("say hello");
     // Agent text is Markdown: **there** is bold, not asterisks.
     expect(await page.locator(".session-panel .msg.role-agent .markdown strong").first().textContent()).toBe("there");
+    // An agent's link opens in a new tab without the opener (the sanitizer's link hook).
+    const link = page.locator(".session-panel .msg.role-agent .markdown a", { hasText: "the docs" });
+    expect(await link.getAttribute("target")).toBe("_blank");
+    expect(await link.getAttribute("rel")).toBe("noopener noreferrer");
     const sessions = (await ui.srv.api("GET", `/tasks/${taskId}/sessions`)).body as { id: string }[];
     expect(sessions).toHaveLength(1);
     const sid = sessions[0]!.id;
