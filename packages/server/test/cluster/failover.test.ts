@@ -6,7 +6,7 @@ import { makeRepo } from "../fixture/git.js";
 import { waitFor, waitForSession } from "../fixture/server.js";
 import type { Cleanups } from "./helpers.js";
 import { canUnshare, sql, stopRunner, traceLinesUnder } from "./isolated.js";
-import { BEAT, threeRunners } from "./three-runners.js";
+import { FAST_BEAT, threeRunners } from "./three-runners.js";
 
 /** The HTTP status a WebSocket upgrade is refused with (or "open"). */
 function upgradeStatus(url: string): Promise<number | "open"> {
@@ -32,7 +32,7 @@ describe("an owner runner dies and returns (PostgreSQL)", { timeout: 300_000 }, 
   });
 
   it("RUN-11: kill -9 runner C mid-turn → its task shows runner_offline through A and B within the bound; every file operation is 409 runner_offline; nothing deleted; C restarted → the session resumes with session/load in the same cwd, usable through A", async () => {
-    const { databaseUrl, homes, a, b, c, restartC } = await threeRunners(cleanups, { trace: true });
+    const { databaseUrl, homes, a, b, c, restartC } = await threeRunners(cleanups, { trace: true, env: { GROVE_RUNNER_HEARTBEAT_MS: FAST_BEAT } });
     const reg = await c.api("POST", "/repositories", { path: (await makeRepo()).path });
     const task = (await a.api("POST", "/tasks", { title: "Dies mid-turn", repositories: [{ repositoryId: reg.body.id }], runnerLabels: ["gpu"] })).body as {
       id: string;
@@ -53,7 +53,7 @@ describe("an owner runner dies and returns (PostgreSQL)", { timeout: 300_000 }, 
       await waitFor(async () => (await via.api("GET", `/tasks/${task.id}`)).body.runnerState === "offline", `runner_offline through ${via.id}`, 5_000, 20);
     }
     // Within the heartbeat bound (3 × 200 ms) plus polling and scheduling slack.
-    expect(Date.now() - killedAt).toBeLessThan(3 * Number(BEAT) + 2_000);
+    expect(Date.now() - killedAt).toBeLessThan(3 * Number(FAST_BEAT) + 2_000);
     expect((await a.api("GET", `/tasks/${task.id}/environment`)).body).toMatchObject({ runnerId: "runner_c", runnerState: "offline" });
 
     const refused = {

@@ -4,7 +4,14 @@ import { tempHome } from "../fixture/server.js";
 import { killGroups, sharedDatabase, type Cleanups } from "./helpers.js";
 import { isolatedRunner, sql } from "./isolated.js";
 
-export const BEAT = "200";
+/**
+ * ms between heartbeats; a runner is judged offline after 3 missed beats. One second: a loaded
+ * 2-core machine stalls a runner's event loop past 600 ms (three 200 ms beats), and a request
+ * through another runner then answers from the recorded rows as if the owner were offline.
+ */
+export const BEAT = "1000";
+/** The failover tests measure how fast a dead runner is noticed: 3 × 200 ms. */
+export const FAST_BEAT = "200";
 
 /**
  * Three runners on one PostgreSQL, each in its own mount namespace where the others' homes are
