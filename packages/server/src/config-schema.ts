@@ -184,7 +184,8 @@ export const VARIABLES = {
   GROVE_MCP_TOKEN: { readBy: "child", default: "", doc: "the MCP shim's capability token (MCP-1)", secret: true },
   // The test suite, the benchmarks and CI read these; a server started by them inherits them.
   GROVE_INTEROP_CACHE: { readBy: "harness", default: "", doc: "where the interop tests install the real bridges" },
-  GROVE_CHROMIUM: { readBy: "harness", default: "", doc: "the page tests' browser" },
+  GROVE_CHROMIUM: { readBy: "harness", default: "", doc: "the page tests' full browser (web notifications)" },
+  GROVE_CHROMIUM_SHELL: { readBy: "harness", default: "", doc: "the page tests' browser: Chromium's headless shell" },
   GROVE_FUZZ_SEED: { readBy: "harness", default: "", doc: "a property test's seed" },
 } as const satisfies Record<string, VariableSpec>;
 

@@ -1,32 +1,16 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoAndTask } from "../fixture/scenario.js";
 import { startTestServer, type TestServer } from "../fixture/server.js";
-
-const CHROMIUM = process.env.GROVE_CHROMIUM ?? "/usr/bin/chromium";
-const SHOTS = resolve(import.meta.dirname, "../../../../.grove-test/screenshots");
+import { launchBrowser, SHOTS } from "./ui-harness.js";
 
 describe("UX-2 the web page in a real browser (Chromium)", () => {
   let browser: Browser;
   let srv: TestServer;
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium (apt-get install chromium)`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-quic",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchBrowser();
     srv = await startTestServer("sqlite");
   });
   afterAll(async () => {

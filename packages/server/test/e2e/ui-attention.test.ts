@@ -25,7 +25,8 @@ const notes = (page: Page) => page.evaluate(() => (globalThis as any).__notes as
 const badge = (page: Page) => page.locator(".inbox-button .badge").getAttribute("data-count");
 
 describe("attention: notifications, inbox badge and tab title (Chromium)", () => {
-  const ui = uiSuite(serverWithCarefulAgent);
+  // Web notifications exist only in the full browser (the headless shell has no notification service).
+  const ui = uiSuite(serverWithCarefulAgent, { full: true });
 
   it("ATT-1 ATT-2 a permission request raises a notification and the badge; answering clears both; turn ends and failures reach the inbox", async () => {
     const context = await ui.browser.newContext({ viewport: { width: 1400, height: 900 } });

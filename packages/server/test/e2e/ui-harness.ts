@@ -8,14 +8,34 @@ import { makeRepo } from "../fixture/git.js";
 import { startTestServer, type TestServer } from "../fixture/server.js";
 
 /** Shared set-up of the UI tests (UX-2): Debian's Chromium driven by playwright-core. */
-export const CHROMIUM = process.env.GROVE_CHROMIUM ?? "/usr/bin/chromium";
 export const SHOTS = resolve(import.meta.dirname, "../../../../.grove-test/screenshots");
+/** The full browser (Debian's `chromium`): for what only it has, web notifications (ATT-1). */
+export const CHROMIUM = process.env.GROVE_CHROMIUM ?? "/usr/bin/chromium";
+/**
+ * The page tests' browser: Chromium's headless shell (Debian's `chromium-headless-shell`), the
+ * same Blink and V8 without the browser's own windows and services, at a third of the full
+ * browser's CPU per page on a 2-core machine (docs/decisions/2026-12-04-page-tests-headless-shell.md).
+ * Where it is not installed the full browser runs instead: the same tests, only slower.
+ */
+export const CHROMIUM_SHELL = process.env.GROVE_CHROMIUM_SHELL ?? "/usr/lib/chromium/chromium-headless-shell";
 
-/** Debian's Chromium, headless; `proxy` sends every request through that proxy (WEB-50's tunnel). */
-export async function launchBrowser(env?: Record<string, string | undefined>, opts: { proxy?: string } = {}): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium (apt-get install chromium)`);
+/** The executable `launchBrowser` runs: the headless shell unless `full` (or the shell is missing). */
+export function browserExecutable(full = false): string {
+  if (!full && existsSync(CHROMIUM_SHELL)) return CHROMIUM_SHELL;
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: .ci/run installs Debian's chromium and chromium-headless-shell (apt-get install chromium chromium-headless-shell)`,
+    );
+  return CHROMIUM;
+}
+
+/**
+ * Chromium, headless (the shell unless `full`: the full browser, for web notifications); `proxy`
+ * sends every request through that proxy (WEB-50's tunnel).
+ */
+export async function launchBrowser(env?: Record<string, string | undefined>, opts: { proxy?: string; full?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: browserExecutable(opts.full),
     ...(env ? { env } : {}),
     ...(opts.proxy ? { proxy: { server: opts.proxy } } : {}),
     headless: true,
@@ -41,13 +61,13 @@ export interface UiSuite {
 /**
  * The set-up every UI test file shares: one Chromium and one server (SQLite by default) for
  * the describe block it is called in, both closed after it. Read `ui.browser`/`ui.srv` inside
- * tests (they exist once beforeAll ran).
+ * tests (they exist once beforeAll ran). `full`: the full browser instead of the headless shell.
  */
-export function uiSuite(start: () => Promise<TestServer> = () => startTestServer("sqlite")): UiSuite {
+export function uiSuite(start: () => Promise<TestServer> = () => startTestServer("sqlite"), opts: { full?: boolean } = {}): UiSuite {
   let browser: Browser | undefined;
   let srv: TestServer | undefined;
   beforeAll(async () => {
-    browser = await launchBrowser();
+    browser = await launchBrowser(undefined, opts);
     srv = await start();
   });
   afterAll(async () => {
