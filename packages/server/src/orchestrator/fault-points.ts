@@ -35,6 +35,8 @@ export function armFaultPoints(spec: string | undefined): void {
  * WT-10 pool: `pool.after_claim` (a pooled worktree moved to the slot, no branch yet),
  * `pool.after_branch` (branch created, not checked out), `pool.after_checkout` (on the branch,
  * markers not yet dropped), `pool.after_refill_add` (a fill's worktree exists, not yet marked ready).
+ * WEB-37: `queue.after_send` (a queued prompt claimed and its turn started; the bookkeeping after
+ * the send not yet done).
  */
 export function faultPoint(point: string): Promise<void> {
   const spec = armed;

@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
@@ -56,5 +58,68 @@ describe.each(DATABASES)("WEB-37 queued follow-ups (%s)", (kind) => {
     expect(now.status).toBe(202);
     expect(now.body.queued).toBeUndefined();
     await waitFor(async () => ((await texts()).some((t) => t.includes("at once")) ? true : undefined), "the direct turn", 60_000);
+  });
+
+  /** A session whose first turn runs (30 s) with `text` queued behind it. */
+  async function runningWithQueued(text: string, first = "say first turn\nsleep 30000") {
+    const api = srv!.api;
+    const repo = (await api("POST", "/repositories", { path: (await makeRepo({ name: "queued" })).path })).body;
+    const task = (await api("POST", "/tasks", { title: "Queue", repositories: [{ repositoryId: repo.id }] })).body;
+    const s = (await api("POST", `/tasks/${task.id}/sessions`, { prompt: first })).body;
+    await waitForSession(api, s.id, ["running"]);
+    const q = await api("POST", `/sessions/${s.id}/prompt`, { prompt: text, queue: true });
+    expect(q.status).toBe(202);
+    return { id: s.id as string, queuedId: q.body.queued[0].id as string };
+  }
+  const userTexts = async (id: string) =>
+    ((await srv!.api("GET", `/sessions/${id}/messages`)).body as Msg[]).filter((m) => m.role === "user").map((m) => m.text);
+
+  it("WEB-37 a queued prompt leaves the queue as its turn is claimed: with the bookkeeping after the send stalled (fault queue.after_send:hang), the turn it started ends and finds nothing left to send twice", {
+    timeout: 120_000,
+  }, async () => {
+    srv = await startTestServer(kind, undefined, { GROVE_FAULT: "queue.after_send:hang" });
+    const api = srv.api;
+    const { id } = await runningWithQueued("say second turn");
+    expect((await api("POST", `/sessions/${id}/cancel`)).status).toBe(202);
+    const texts = async () => ((await api("GET", `/sessions/${id}/messages`)).body as Msg[]).filter((m) => m.role === "agent").map((m) => m.text);
+    await waitFor(async () => ((await texts()).some((t) => t.includes("second turn")) ? true : undefined), "the queued prompt's turn", 60_000);
+    const after = await waitForSession(api, id, ["waiting_for_input"], 60_000);
+    expect(after.queued).toBeUndefined();
+    // The next prompt is the person's: had the queued one been sent again at the second turn's
+    // end, it would be running (409) or listed twice.
+    expect((await api("POST", `/sessions/${id}/prompt`, { prompt: "say third turn" })).status).toBe(202);
+    await waitFor(async () => ((await texts()).some((t) => t.includes("third turn")) ? true : undefined), "the third turn", 60_000);
+    await waitForSession(api, id, ["waiting_for_input"], 60_000);
+    expect(await userTexts(id)).toEqual(["say first turn\nsleep 30000", "say second turn", "say third turn"]);
+    expect((await api("GET", `/sessions/${id}`)).body.queued).toBeUndefined();
+  });
+
+  it("WEB-37 USE-2 a queued prompt that cannot be sent (the agent's budget is spent) goes back to the front of the queue, same id, for the person to send or drop", {
+    timeout: 120_000,
+  }, async () => {
+    srv = await startTestServer(kind);
+    const api = srv.api;
+    expect((await api("PUT", "/agents/scripted/budget", { cost: 0.5 })).status).toBe(200);
+    // The first turn waits for the test, then spends past the cap and is cancelled; the queued
+    // prompt is then refused by the budget.
+    const first = "run while [ ! -f go-on ]; do sleep 0.05; done\nusage 10 1 0.6\nsleep 60000\nsay never";
+    const { id, queuedId } = await runningWithQueued("say over budget", first);
+    const worktree = (await api("GET", `/sessions/${id}/workspace`)).body.repositories[0].worktreePath as string;
+    writeFileSync(join(worktree, "go-on"), "");
+    const log = join(srv.home, "logs", "server.log");
+    const tried = () => {
+      try {
+        return readFileSync(log, "utf8").includes("a queued prompt was not sent");
+      } catch {
+        return false;
+      }
+    };
+    await waitFor(async () => (tried() ? true : undefined), "the queued prompt's refused send", 60_000);
+    const s = await waitFor(async () => {
+      const r = (await api("GET", `/sessions/${id}`)).body;
+      return r.state === "waiting_for_input" && r.queued?.length === 1 ? r : undefined;
+    }, "the prompt back in the queue");
+    expect(s.queued.map((q: { id: string; text: string }) => [q.id, q.text])).toEqual([[queuedId, "say over budget"]]);
+    expect(await userTexts(id)).toEqual([first]);
   });
 });

@@ -2,13 +2,14 @@
  * WEB-37: follow-ups queued while a turn runs. `POST /sessions/:id/prompt {prompt, queue: true}`
  * appends to the session's queue by compare-and-set on its state (`starting`/`running`); a
  * session that waits takes the prompt at once instead. When a turn ends with the session waiting
- * for input, the oldest queued prompt is sent as the next turn and leaves the queue once that
- * turn is claimed; a prompt that cannot be sent (a budget, a failed session) stays queued and
- * visible, for the person to send or drop.
+ * for input, the oldest queued prompt leaves the queue as it is claimed and is sent as the next
+ * turn; a prompt that cannot be sent (a budget, a failed session) goes back to the front of the
+ * queue, visible, for the person to send or drop.
  */
 import { AppError } from "../../domain/errors.js";
 import { newId } from "../../domain/ids.js";
 import type { SessionRecord, SessionState } from "../../domain/records.js";
+import { faultPoint } from "../fault-points.js";
 import { sessionView } from "../../domain/views.js";
 import type { Deps, SessionPorts } from "../context.js";
 import type { LiveSessions } from "./live-sessions.js";
@@ -52,20 +53,27 @@ export async function dropQueuedPrompt(deps: Pick<Deps, "store" | "bus" | "now">
   return published(deps, dropped)!;
 }
 
-/** After a turn ended and the session waits: the oldest queued prompt becomes the next turn. */
+/**
+ * After a turn ended and the session waits: the oldest queued prompt becomes the next turn. It is
+ * claimed by taking it out of the queue (compare-and-set on the entry, while the session waits)
+ * before it is sent: the turn it starts may end, and call this again, before any bookkeeping
+ * after the send has run, and must find it gone rather than send it twice.
+ */
 export async function sendQueuedPrompt(deps: SessionPorts, live: LiveSessions, id: string): Promise<void> {
   const session = await deps.store.getSession(id);
   const next = session?.state === "waiting_for_input" ? session.queued?.[0] : undefined;
   if (!next) return;
+  const claimed = await deps.store.changeQueuedPrompts(id, (q) => (q[0]?.id === next.id ? q.slice(1) : undefined), deps.now(), ["waiting_for_input"]);
+  if (!claimed) return;
+  published(deps, claimed);
   try {
     await promptSession(deps, live, id, next.text);
   } catch (err) {
-    // Left queued: the page shows it, the person sends or drops it.
+    // Not sent (a budget, a failed session): back at the front of the queue, where the page
+    // shows it for the person to send or drop.
     deps.log.warn({ err, sessionId: id }, "a queued prompt was not sent");
+    published(deps, await deps.store.changeQueuedPrompts(id, (q) => [next, ...q], deps.now()));
     return;
   }
-  published(
-    deps,
-    await deps.store.changeQueuedPrompts(id, (q) => (q.some((x) => x.id === next.id) ? q.filter((x) => x.id !== next.id) : undefined), deps.now()),
-  );
+  await faultPoint("queue.after_send");
 }
