@@ -176,6 +176,11 @@ export const VARIABLES = {
   GROVE_CLI_BUNDLE: { readBy: "cli", default: "unset", doc: "the CLI's tests: `require` loads the bundled CLI the way the launcher does" },
   // Set by Grove for the programs it starts; harmless (and ignored) in the server's own environment.
   GROVE_SCRIPTED_STATE_DIR: { readBy: "child", default: "", doc: "the scripted agent's state dir (its profile's `env`)" },
+  GROVE_SCRIPTED_CODE_CACHE: {
+    readBy: "child",
+    default: "",
+    doc: "the scripted agent's V8 code cache: `write` saves it as the agent exits (the build does), `report` says on stderr whether it was used",
+  },
   GROVE_SOURCE_PATH: { readBy: "child", default: "", doc: "a setup script's source repository (WT-9)" },
   GROVE_WORKTREE_PATH: { readBy: "child", default: "", doc: "a setup script's new worktree (WT-9)" },
   GROVE_TASK_ID: { readBy: "child", default: "", doc: "a setup script's task (WT-9)" },
