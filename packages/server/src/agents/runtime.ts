@@ -34,6 +34,8 @@ export class AgentRuntime {
   private readonly starting = new Set<string>();
   /** Processes of agents still in initialize / session/new|load: stop() must reach them too. */
   private readonly startingProcs = new Map<string, AgentProcess>();
+  /** SES-5.9: set by {@link close}; a start from then on is refused, however far it got. */
+  private closed = false;
   private readonly startTimeoutMs: number;
   private readonly authStatusDeadlineMs: number;
 
@@ -57,6 +59,7 @@ export class AgentRuntime {
     if (this.handles.has(sessionId) || this.starting.has(sessionId)) {
       throw new AppError("session_busy", `an agent is already running for session ${sessionId}`, { sessionId });
     }
+    if (this.closed) throw stoppingError(profile.name, "spawn");
     this.starting.add(sessionId);
     let proc: AgentProcess | undefined;
     let conn: AcpClientConnection | undefined;
@@ -66,6 +69,8 @@ export class AgentRuntime {
       if (!existsSync(cwd)) throw new AppError("agent_start_failed", `the agent's working directory does not exist: ${cwd}`, { agent: profile.name, cwd });
       proc = await AgentProcess.spawn(profile.command, profile.args, cwd, { ...profile.env, ...input.extraEnv }, profile.inheritEnv);
       this.startingProcs.set(sessionId, proc);
+      // SES-5.9: a close() during the spawn could not reach this process: it is killed below.
+      if (this.closed) throw stoppingError(profile.name, step);
       const startTime = proc.startTime;
       const started = proc;
       const sdk = await acpSdk();
@@ -123,6 +128,7 @@ export class AgentRuntime {
       step = "session/set_mode";
       setup = await applyPreferences(conn, acpSessionId, setup ?? { configOptions: [] }, input, this.startTimeoutMs);
       if (started.hasExited) throw new Error("the agent exited right after starting its session");
+      if (this.closed) throw stoppingError(profile.name, step);
       const handle = new LiveAgentHandle(started, connection, startTime, acpSessionId, resumed, setup, input.callbacks, profile, authMethods, () => {
         if (this.handles.get(sessionId) === handle) this.handles.delete(sessionId);
       });
@@ -187,9 +193,25 @@ export class AgentRuntime {
     await this.handles.get(sessionId)?.stop(opts);
   }
 
-  /** Stops every agent, live or starting (server shutdown). */
+  /**
+   * Server shutdown (SES-5.9): no agent starts any more, then every live or starting one is
+   * stopped. A launch still on its way (a worktree being made, a sandbox being prepared) that
+   * reaches start() afterwards fails with `agent_start_failed` (`reason: "server_stopping"`)
+   * instead of leaving an agent running after the server stopped.
+   */
+  async close(opts?: { graceMs?: number }): Promise<void> {
+    this.closed = true;
+    await this.stopAll(opts);
+  }
+
+  /** Stops every agent, live or starting; later starts are still accepted (see {@link close}). */
   async stopAll(opts?: { graceMs?: number }): Promise<void> {
     await Promise.all([...this.startingProcs.values()].map((p) => p.kill(opts?.graceMs ?? 3000)));
     await Promise.all([...this.handles.values()].map((h) => h.stop(opts)));
   }
+}
+
+/** SES-5.9: the refusal of a start that reached a closed runtime. */
+function stoppingError(agent: string, step: string): AppError {
+  return new AppError("agent_start_failed", `agent ${agent} was not started: the server is stopping`, { agent, step, reason: "server_stopping" });
 }

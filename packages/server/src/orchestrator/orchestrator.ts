@@ -187,7 +187,7 @@ export class Orchestrator {
     await this.cleanup.stop();
     await this.workflows.engine.stop();
     await this.review.stop();
-    await this.deps.agents.stopAll({ graceMs: 2000 });
+    await this.deps.agents.close({ graceMs: 2000 });
     // SEC-7: groups recorded for this runner without a live handle (survivors of an earlier stop).
     await stopRunnerGroups(this.deps, { graceMs: 2000, killWaitMs: 1000 }).catch((err: unknown) =>
       this.deps.log.warn({ err }, "shutdown: could not stop recorded agent groups"),

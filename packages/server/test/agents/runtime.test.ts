@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { isSameProcess, readStartTime } from "../../src/agents/process-info.js";
@@ -38,6 +38,20 @@ async function start(opts: {
     ...(opts.resume ? { resume: opts.resume } : {}),
   });
   return { h, rec, logFile, sessionId };
+}
+
+/** Live processes whose working directory is `dir` (an agent started there, or anything it left). */
+function processesIn(dir: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/cwd`) === dir && !isGone(Number(name))) pids.push(Number(name));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
 }
 
 function stateOf(home: string, acpSessionId: string): ScriptedSessionState {
@@ -221,6 +235,38 @@ describe("agent runtime (SES-5)", () => {
     expect(Date.now() - t0).toBeLessThan(15_000);
     expect(isGone(Number(readFileSync(pidFile, "utf8")))).toBe(true);
     expect(rt.isStarting(sessionId)).toBe(false);
+  });
+
+  it("SES-5.9 close() while a start is spawning its process: the start fails with server_stopping, no process is left, and later starts are refused", async () => {
+    const home = tempDir("grove-home-");
+    const cwd = makeRepo();
+    const rt = new AgentRuntime({ startTimeoutMs: 20_000 });
+    const input = (sessionId: string) => ({
+      sessionId,
+      profile: scriptedProfile(home),
+      cwd,
+      logFile: join(home, "logs", `${sessionId}.jsonl`),
+      callbacks: new Recorder(),
+    });
+    // start() is past its first checks and awaiting the spawn when close() runs: close() cannot see that process yet.
+    const racing = rt.start(input("ses_rt_close_race")).then(
+      (h) => h,
+      (e: unknown) => e,
+    );
+    await rt.close({ graceMs: 500 });
+    const settled = await racing;
+    if (!(settled instanceof Error)) await (settled as AgentHandle).stop({ graceMs: 500 });
+    expect(settled).toMatchObject({ code: "agent_start_failed", details: { reason: "server_stopping" } });
+    expect(rt.liveCount()).toBe(0);
+    expect(processesIn(cwd)).toEqual([]);
+    expect(existsSync(join(home, "logs", "ses_rt_close_race.jsonl"))).toBe(false);
+
+    await expect(rt.start(input("ses_rt_after_close"))).rejects.toMatchObject({
+      code: "agent_start_failed",
+      details: { reason: "server_stopping", step: "spawn" },
+    });
+    expect(processesIn(cwd)).toEqual([]);
+    expect(rt.liveCount()).toBe(0);
   });
 
   it("SES-5.5 start failures are agent_start_failed with the stderr tail, and leave no process behind", async () => {
