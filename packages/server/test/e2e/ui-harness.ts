@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { freshDatabase } from "../fixture/db.js";
@@ -31,9 +31,16 @@ export function browserExecutable(full = false): string {
 
 /**
  * Chromium, headless (the shell unless `full`: the full browser, for web notifications); `proxy`
- * sends every request through that proxy (WEB-50's tunnel).
+ * sends every request through that proxy (WEB-50's tunnel). Without `env`, `proxy` or `full`
+ * the caller gets a lease on the one shell this test worker keeps running (`sharedShell`): its
+ * `close()` closes the contexts and pages it opened, not the browser.
  */
 export async function launchBrowser(env?: Record<string, string | undefined>, opts: { proxy?: string; full?: boolean } = {}): Promise<Browser> {
+  if (env === undefined && opts.proxy === undefined && !opts.full) return lease(await sharedShell());
+  return launch(env, opts);
+}
+
+function launch(env: Record<string, string | undefined> | undefined, opts: { proxy?: string; full?: boolean }): Promise<Browser> {
   return chromium.launch({
     executablePath: browserExecutable(opts.full),
     ...(env ? { env } : {}),
@@ -49,6 +56,45 @@ export async function launchBrowser(env?: Record<string, string | undefined>, op
       "--disable-quic",
       "--no-first-run",
     ],
+  });
+}
+
+/**
+ * One browser per test worker (vitest runs a worker's files one after another in one process,
+ * vitest.config.ts `isolate: false`): a launch costs about a second of CPU, and every page lives
+ * in its own context anyway (`newPage` opens one), so files share nothing but the process.
+ * Playwright ends the browser when the worker exits; one that crashed is launched again.
+ */
+let shell: Promise<Browser> | undefined;
+async function sharedShell(): Promise<Browser> {
+  const running = shell && (await shell.catch(() => undefined));
+  if (running?.isConnected()) return running;
+  shell = launch(undefined, {});
+  return shell;
+}
+
+/** The shared browser as one caller sees it: the contexts it opened, closed by its `close()`. */
+function lease(browser: Browser): Browser {
+  const mine = new Set<BrowserContext>();
+  const track = (c: BrowserContext) => {
+    mine.add(c);
+    c.on("close", () => mine.delete(c));
+    return c;
+  };
+  return new Proxy(browser, {
+    get(target, prop) {
+      if (prop === "newContext") return async (...a: Parameters<Browser["newContext"]>) => track(await target.newContext(...a));
+      if (prop === "newPage")
+        return async (...a: Parameters<Browser["newPage"]>) => {
+          const page = await target.newPage(...a);
+          track(page.context());
+          return page;
+        };
+      if (prop === "contexts") return () => target.contexts().filter((c) => mine.has(c));
+      if (prop === "close") return async () => void (await Promise.all([...mine].map((c) => c.close().catch(() => undefined))));
+      const v: unknown = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
   });
 }
 
