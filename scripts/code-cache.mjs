@@ -16,13 +16,14 @@ export function codeCacheFile(file, stem) {
 
 /**
  * Compiles `source` as the body of `function (exports, require, module, __filename, __dirname)`
- * with the cached data in `cacheFile`, if any. Returns the compiled function, `cache`
+ * with the cached data of `codeCacheFile(filename, stem)`, if any. Returns the compiled function, `cache`
  * ("accepted", "rejected" or "none": no cache file yet) and `save`, which writes the cache of
  * every function compiled so far (call it once the program has done its usual start-up work).
  * A cache V8 rejects (another Node version, other flags) is replaced by `save`; one that cannot be
  * written (a read-only install, a sandbox) only costs speed.
  */
-export function compileWithCodeCache(source, { filename, cacheFile, stem, importModuleDynamically }) {
+export function compileWithCodeCache(source, { filename, stem, importModuleDynamically }) {
+  const cacheFile = codeCacheFile(filename, stem);
   let cachedData;
   try {
     cachedData = readFileSync(cacheFile);

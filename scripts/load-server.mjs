@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname } from "node:path";
 import vm from "node:vm";
-import { codeCacheFile, compileWithCodeCache } from "./code-cache.mjs";
+import { compileWithCodeCache } from "./code-cache.mjs";
 
 /**
  * The bundle's `runServerCli` (packages/server/src/server-main.ts), `saveCache` (call once the
@@ -16,7 +16,6 @@ export function loadServerBundle(bundle) {
   const stem = basename(bundle).replace(/\.cjs$/, "");
   const { fn, cache, save } = compileWithCodeCache(readFileSync(bundle, "utf8"), {
     filename: bundle,
-    cacheFile: codeCacheFile(bundle, stem),
     stem,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });

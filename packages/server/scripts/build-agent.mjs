@@ -35,8 +35,13 @@ await build({
 });
 await saveCodeCache();
 
-/** One ACP start of the new bundle with `GROVE_SCRIPTED_CODE_CACHE=write`; the agent saves the cache as it exits. */
+/**
+ * One ACP start of the new bundle with `GROVE_SCRIPTED_CODE_CACHE=write`; the agent saves the cache
+ * as it exits. An agent that refuses, prints something that is not JSON-RPC, exits early or does not
+ * finish within `SAVE_TIMEOUT_MS` fails the build with what it said (a build never hangs on it).
+ */
 async function saveCodeCache() {
+  const SAVE_TIMEOUT_MS = 60_000;
   const dir = mkdtempSync(join(tmpdir(), "grove-agent-cache-"));
   try {
     const child = spawn(process.execPath, [outfile], {
@@ -49,35 +54,47 @@ async function saveCodeCache() {
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
-    const exited = new Promise((resolve, reject) => {
-      child.on("error", reject);
-      child.on("exit", (code, signal) =>
-        code === 0 ? resolve() : reject(new Error(`the scripted agent exited with ${code ?? signal} while saving its code cache:\n${stderr}`)),
-      );
-    });
     const requests = [
       { method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } },
       { method: "session/new", params: { cwd: dir, mcpServers: [] } },
     ];
-    let answered = 0;
-    let buffered = "";
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk) => {
-      buffered += chunk;
-      const lines = buffered.split("\n");
-      buffered = lines.pop();
-      for (const line of lines) {
-        const msg = JSON.parse(line);
-        if (msg.id === undefined || msg.method !== undefined) continue;
-        if (msg.error) throw new Error(`the scripted agent refused ${requests[msg.id].method}: ${msg.error.message}`);
-        answered += 1;
-        if (answered < requests.length) send(answered);
-        else child.stdin.end();
-      }
-    });
     const send = (id) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, ...requests[id] })}\n`);
-    send(0);
-    await exited;
+    await new Promise((resolve, reject) => {
+      const fail = (why) => {
+        clearTimeout(timer);
+        child.kill("SIGKILL");
+        reject(new Error(`saving the scripted agent's code cache failed: ${why}${stderr ? `\n${stderr}` : ""}`));
+      };
+      const timer = setTimeout(() => fail(`no exit within ${SAVE_TIMEOUT_MS} ms`), SAVE_TIMEOUT_MS);
+      child.on("error", (e) => fail(e.message));
+      child.on("exit", (code, signal) => {
+        clearTimeout(timer);
+        if (code === 0) resolve();
+        else reject(new Error(`the scripted agent exited with ${code ?? signal} while saving its code cache:\n${stderr}`));
+      });
+      let answered = 0;
+      let buffered = "";
+      child.stdout.setEncoding("utf8");
+      child.stdout.on("data", (chunk) => {
+        buffered += chunk;
+        const lines = buffered.split("\n");
+        buffered = lines.pop();
+        for (const line of lines) {
+          let msg;
+          try {
+            msg = JSON.parse(line);
+          } catch {
+            return fail(`not JSON-RPC on stdout: ${line.slice(0, 200)}`);
+          }
+          if (msg.id === undefined || msg.method !== undefined) continue;
+          if (msg.error) return fail(`the agent refused ${requests[msg.id]?.method}: ${msg.error.message}`);
+          answered += 1;
+          if (answered < requests.length) send(answered);
+          else child.stdin.end();
+        }
+      });
+      send(0);
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

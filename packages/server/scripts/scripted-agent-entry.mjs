@@ -9,11 +9,10 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import body from "grove:scripted-agent-body";
-import { codeCacheFile, compileWithCodeCache } from "../../../scripts/code-cache.mjs";
+import { compileWithCodeCache } from "../../../scripts/code-cache.mjs";
 
 const self = fileURLToPath(import.meta.url);
-const stem = "scripted-agent";
-const { fn, cache, save } = compileWithCodeCache(body, { filename: self, cacheFile: codeCacheFile(self, stem), stem });
+const { fn, cache, save } = compileWithCodeCache(body, { filename: self, stem: "scripted-agent" });
 const mode = process.env.GROVE_SCRIPTED_CODE_CACHE;
 if (mode === "report") process.stderr.write(`[scripted-agent] code cache: ${cache}\n`);
 if (mode === "write") process.on("exit", save);
