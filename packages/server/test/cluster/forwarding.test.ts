@@ -150,5 +150,7 @@ describe("placement and forwarding across isolated runners (PostgreSQL)", { time
       // The trace is real: it saw the runner's own home.
       expect(traceLinesUnder(r.trace!, realpathSync(r.home)).length).toBeGreaterThan(0);
     }
-  });
+    // Three traced runner processes and a whole task's life: 43 s beside another test run, so the
+    // bound (a hang, not speed) is well above the default 60 s.
+  }, 180_000);
 });
