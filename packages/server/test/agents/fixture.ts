@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtInProfiles, type AgentProfileConfig } from "../../src/agents/profiles.js";
@@ -95,6 +95,24 @@ export function readLog(
     .split("\n")
     .filter(Boolean)
     .map((l) => JSON.parse(l));
+}
+
+/**
+ * Running (non-zombie) processes whose working directory `cwdMatches` accepts: the agents of a
+ * workspace, or whatever one of them left behind. Processes gone meanwhile, or not ours to
+ * read, are left out.
+ */
+export function processesWithCwd(cwdMatches: (cwd: string) => boolean): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (cwdMatches(readlinkSync(`/proc/${name}/cwd`)) && !isGone(Number(name))) pids.push(Number(name));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
 }
 
 /** True when no running (non-zombie) process has this pid; also checks `kill(pid, 0)`. */

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { isSameProcess, readStartTime } from "../../src/agents/process-info.js";
@@ -6,7 +6,7 @@ import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { AgentRuntime, type AgentHandle } from "../../src/agents/runtime.js";
 import type { ScriptedSessionState } from "../../src/agents/scripted-agent-state.js";
 import type { AgentProfileConfig } from "../../src/agents/profiles.js";
-import { cleanup, isGone, makeRepo, readLog, Recorder, scriptedProfile, tempDir } from "./fixture.js";
+import { cleanup, isGone, makeRepo, processesWithCwd, readLog, Recorder, scriptedProfile, tempDir } from "./fixture.js";
 
 const runtime = new AgentRuntime({ startTimeoutMs: 20_000 });
 afterEach(() => runtime.stopAll({ graceMs: 500 }));
@@ -38,20 +38,6 @@ async function start(opts: {
     ...(opts.resume ? { resume: opts.resume } : {}),
   });
   return { h, rec, logFile, sessionId };
-}
-
-/** Live processes whose working directory is `dir` (an agent started there, or anything it left). */
-function processesIn(dir: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readlinkSync(`/proc/${name}/cwd`) === dir && !isGone(Number(name))) pids.push(Number(name));
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return pids;
 }
 
 function stateOf(home: string, acpSessionId: string): ScriptedSessionState {
@@ -258,14 +244,14 @@ describe("agent runtime (SES-5)", () => {
     if (!(settled instanceof Error)) await (settled as AgentHandle).stop({ graceMs: 500 });
     expect(settled).toMatchObject({ code: "agent_start_failed", details: { reason: "server_stopping" } });
     expect(rt.liveCount()).toBe(0);
-    expect(processesIn(cwd)).toEqual([]);
+    expect(processesWithCwd((d) => d === cwd)).toEqual([]);
     expect(existsSync(join(home, "logs", "ses_rt_close_race.jsonl"))).toBe(false);
 
     await expect(rt.start(input("ses_rt_after_close"))).rejects.toMatchObject({
       code: "agent_start_failed",
       details: { reason: "server_stopping", step: "spawn" },
     });
-    expect(processesIn(cwd)).toEqual([]);
+    expect(processesWithCwd((d) => d === cwd)).toEqual([]);
     expect(rt.liveCount()).toBe(0);
   });
 

@@ -1,23 +1,9 @@
-import { existsSync, readdirSync, readlinkSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentHandle, StartAgentInput } from "../../src/agents/runtime.js";
-import { isGone } from "../agents/fixture.js";
+import { processesWithCwd } from "../agents/fixture.js";
 import { makeRepo } from "../fixture/git.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
-
-/** Live processes whose working directory is under `dir` (an agent started in a task's worktree there). */
-function processesUnder(dir: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readlinkSync(`/proc/${name}/cwd`).startsWith(`${dir}/`) && !isGone(Number(name))) pids.push(Number(name));
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return pids;
-}
 
 describe("SES-5.9 a server that stops while a session's launch is on its way", () => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -59,7 +45,7 @@ describe("SES-5.9 a server that stops while a session's launch is on its way", (
 
     expect(outcome).toMatchObject({ code: "agent_start_failed", details: { reason: "server_stopping" } });
     expect(runtime.liveCount()).toBe(0);
-    expect(processesUnder(srv.home)).toEqual([]);
+    expect(processesWithCwd((d) => d.startsWith(`${srv.home}/`))).toEqual([]);
     expect(existsSync(input.logFile)).toBe(false);
 
     // The restart tells the truth about the launch the stop cut short.

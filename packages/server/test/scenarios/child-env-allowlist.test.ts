@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,20 +8,7 @@ import { sandboxEnv } from "../../src/sandbox/launcher.js";
 import { DATABASES, freshDatabase } from "../fixture/db.js";
 import { makeRepo, tempDir } from "../fixture/git.js";
 import { apiClient, spawnServer, waitFor } from "../fixture/server.js";
-
-/** Live processes whose cwd is `dir` (the agents of one workspace). */
-function processesIn(dir: string): number[] {
-  const out: number[] = [];
-  for (const p of readdirSync("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      if (readlinkSync(`/proc/${p}/cwd`) === dir) out.push(Number(p));
-    } catch {
-      // gone or not ours
-    }
-  }
-  return out;
-}
+import { processesWithCwd } from "../agents/fixture.js";
 
 /** `NAME=value` lines (or a NUL-separated /proc environ) → a map. */
 function parseEnv(text: string, sep: string): Map<string, string> {
@@ -98,7 +85,7 @@ describe.each(DATABASES)("SEC-7 children get an allow-listed environment (%s)", 
       expect(s.body.state).toBe("waiting_for_input");
       const ws = (await api("GET", `/sessions/${s.body.id}/workspace`)).body;
       const [pid] = await waitFor(() => {
-        const p = processesIn(ws.workspacePath);
+        const p = processesWithCwd((d) => d === ws.workspacePath);
         return p.length > 0 ? p : undefined;
       }, "the agent process");
       return parseEnv(readFileSync(`/proc/${pid}/environ`, "utf8"), "\0");
