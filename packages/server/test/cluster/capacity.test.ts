@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import type { Cleanups } from "./helpers.js";
 import { canUnshare, sql } from "./isolated.js";
-import { threeRunners } from "./three-runners.js";
+import { SLOW_BEAT, threeRunners } from "./three-runners.js";
 
 describe("capacity across runners (PostgreSQL)", { timeout: 300_000 }, () => {
   const cleanups: Cleanups = [];
@@ -12,7 +12,7 @@ describe("capacity across runners (PostgreSQL)", { timeout: 300_000 }, () => {
   });
 
   it("RUN-10: with GROVE_RUNNER_MAX_AGENTS=2 on each of three runners, 6 parallel launches through A run 2/2/2; a 7th is refused no_runner_available (capacity) with nothing written", async () => {
-    const { databaseUrl, a, b, c } = await threeRunners(cleanups);
+    const { databaseUrl, a, b, c } = await threeRunners(cleanups, { env: { GROVE_RUNNER_HEARTBEAT_MS: SLOW_BEAT } });
     // One repository held by each runner (a local path lives on the runner that registered it).
     const repoOf: Record<string, string> = {};
     for (const r of [a, b, c]) {

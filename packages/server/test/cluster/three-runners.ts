@@ -12,6 +12,12 @@ import { isolatedRunner, sql } from "./isolated.js";
 export const BEAT = "1000";
 /** The failover tests measure how fast a dead runner is noticed: 3 × 200 ms. */
 export const FAST_BEAT = "200";
+/**
+ * For tests about load and capacity, not liveness: a runner stays online through a 9 s stall. With BEAT, a
+ * runner busy archiving a task on a loaded machine can miss 3 s of beats, and a placement made
+ * then rightly leaves it out, which is not what such a test asks.
+ */
+export const SLOW_BEAT = "3000";
 
 /**
  * Three runners on one PostgreSQL, each in its own mount namespace where the others' homes are
