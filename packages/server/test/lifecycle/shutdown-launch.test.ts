@@ -11,7 +11,7 @@ describe("SES-5.9 a server that stops while a session's launch is on its way", (
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
-  it("SES-5.9 LIVE-1: the launch reaches the agent runtime after close() resolved → no agent process, no ACP log; after a restart the session is not shown as starting or running", async () => {
+  it("SES-5.9 LIVE-1: the launch reaches the agent runtime after close() resolved → no agent process, no ACP log; after a restart the session waits for input", async () => {
     const repo = await makeRepo();
     cleanups.push(repo.cleanup);
     let srv: TestServer = await startTestServer("sqlite");
@@ -50,7 +50,68 @@ describe("SES-5.9 a server that stops while a session's launch is on its way", (
 
     // The restart tells the truth about the launch the stop cut short.
     srv = await startTestServer("sqlite", { home: srv.home, databaseUrl: srv.databaseUrl });
+    // FLOWS "Start-up": a session the stop interrupted, its environment ready, waits for input.
     const session = await waitForSession(srv.api, input.sessionId, ["failed", "waiting_for_input", "completed", "cancelled"]);
-    expect(["starting", "running"]).not.toContain(session.state);
+    expect(session.state).toBe("waiting_for_input");
   });
+
+  // The stop's refusal can also land while the store is still open (between the runtime's close()
+  // and the store's): the launch must not then write `failed` where a later refusal would leave
+  // the session to start-up recovery. Both launch paths: a new session and a prompt that brings
+  // a session's agent back.
+  for (const via of ["a new session", "a prompt after a restart"] as const) {
+    it(`SES-5.9 FLOWS Start-up: ${via} refused while the store is still open → not failed; after a restart the session waits for input`, async () => {
+      const repo = await makeRepo();
+      cleanups.push(repo.cleanup);
+      let srv: TestServer = await startTestServer("sqlite");
+      cleanups.push(() => srv.close());
+      const r = await srv.api("POST", "/repositories", { path: repo.path });
+      const t = await srv.api("POST", "/tasks", { title: "Stops mid-launch", repositories: [{ repositoryId: r.body.id }] });
+      let sessionId: string | undefined;
+      if (via === "a prompt after a restart") {
+        // A session that waits for input with no agent: the prompt has to start one.
+        const s = await srv.api("POST", `/tasks/${t.body.id}/sessions`, { prompt: "" });
+        expect(s.status).toBe(201);
+        sessionId = s.body.id as string;
+        await waitForSession(srv.api, sessionId, ["waiting_for_input"]);
+        await srv.stop();
+        srv = await startTestServer("sqlite", { home: srv.home, databaseUrl: srv.databaseUrl });
+      }
+
+      const runtime = srv.server.deps.agents;
+      const realStart = runtime.start.bind(runtime);
+      const realClose = runtime.close.bind(runtime);
+      let reached!: () => void;
+      const atStart = new Promise<void>((res) => (reached = res));
+      let letGo!: () => void;
+      const gate = new Promise<void>((res) => (letGo = res));
+      runtime.start = async (input) => {
+        reached();
+        await gate;
+        return realStart(input);
+      };
+      const orchestrator = srv.server.orchestrator;
+      const launch: Promise<{ id: string; state: string } | unknown> =
+        sessionId === undefined
+          ? orchestrator.startSession(t.body.id, {}).catch((e: unknown) => e)
+          : orchestrator.prompt(sessionId, "hello").catch((e: unknown) => e);
+      // The refusal is let through right after close() resolved, and the launch has ended before
+      // the shutdown goes on to close the store.
+      let ended: { id: string; state: string } | unknown;
+      runtime.close = async (opts) => {
+        await realClose(opts);
+        letGo();
+        ended = await launch;
+      };
+      await atStart;
+      await srv.stop();
+
+      expect(ended).toMatchObject({ state: sessionId === undefined ? "starting" : "running" });
+      const id = (ended as { id: string }).id;
+      srv = await startTestServer("sqlite", { home: srv.home, databaseUrl: srv.databaseUrl });
+      const session = await waitForSession(srv.api, id, ["failed", "waiting_for_input"]);
+      expect(session.state).toBe("waiting_for_input");
+      expect(session.lastError).toBeNull();
+    });
+  }
 });

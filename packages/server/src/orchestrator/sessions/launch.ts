@@ -147,8 +147,7 @@ async function launchAgent(deps: LaunchAgentPorts, live: LiveSessions, session: 
   } catch (e) {
     await deps.agents.stop(session.id).catch(() => undefined);
     await live.usage.ungate(session.taskId, session.id);
-    const failed = await live.transition(session, ["starting"], "failed", errorOf(e, deps.now()));
-    return failed ?? session;
+    return live.launchFailed(session, ["starting"], e);
   }
 }
 

@@ -6,7 +6,7 @@ import type { Deps, SessionPorts } from "../context.js";
 import { spawnAgent } from "./agent-launch.js";
 import { stopSessionGroups, survivorsError } from "../lifecycle/agent-groups.js";
 import { assertTaskWorkable } from "../lifecycle/lifecycle.js";
-import { errorOf, type LiveSessions } from "./live-sessions.js";
+import type { LiveSessions } from "./live-sessions.js";
 import { refreshTaskState } from "../tasks/tasks.js";
 import { startTurn } from "./turns.js";
 import { liveWorkspaceIntact, prepareSessionWorkspace } from "./session-workspace.js";
@@ -66,7 +66,7 @@ export async function promptSession(deps: SessionPorts, live: LiveSessions, id: 
     handle = await ensureAgent(deps, live, running);
   } catch (e) {
     await deps.agents.stop(id).catch(() => undefined);
-    return (await live.transition(running, ["running"], "failed", errorOf(e, deps.now()))) ?? running;
+    return live.launchFailed(running, ["running"], e);
   }
   startTurn(deps, live, running, handle, prompt);
   return running;
@@ -90,7 +90,7 @@ export async function resumeSession(deps: SessionPorts, live: LiveSessions, id: 
     return (await live.transition(starting, ["starting"], "waiting_for_input")) ?? starting;
   } catch (e) {
     await deps.agents.stop(id).catch(() => undefined);
-    return (await live.transition(starting, ["starting"], "failed", errorOf(e, deps.now()))) ?? starting;
+    return live.launchFailed(starting, ["starting"], e);
   }
 }
 
@@ -119,7 +119,7 @@ export async function restartSession(deps: SessionPorts, live: LiveSessions, id:
     return (await live.transition(starting, ["starting"], "waiting_for_input")) ?? starting;
   } catch (e) {
     await deps.agents.stop(id).catch(() => undefined);
-    return (await live.transition(starting, ["starting"], "failed", errorOf(e, deps.now()))) ?? starting;
+    return live.launchFailed(starting, ["starting"], e);
   }
 }
 
