@@ -5,42 +5,61 @@ import { processesWithCwd } from "../agents/fixture.js";
 import { makeRepo } from "../fixture/git.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 
+/**
+ * Holds every agent start of `srv` at the runtime's door until `letGo`: `atStart` resolves with
+ * the first one's input, `started()` with what the real start gave (its handle, or its error).
+ */
+function holdStarts(srv: TestServer) {
+  const runtime = srv.server.deps.agents;
+  const realStart = runtime.start.bind(runtime);
+  let reached!: (input: StartAgentInput) => void;
+  const atStart = new Promise<StartAgentInput>((res) => (reached = res));
+  let letGo!: () => void;
+  const gate = new Promise<void>((res) => (letGo = res));
+  let result: Promise<AgentHandle | unknown> | undefined;
+  runtime.start = async (input) => {
+    reached(input);
+    await gate;
+    const p = realStart(input);
+    result = p.catch((e: unknown) => e);
+    return p;
+  };
+  return { atStart, letGo, started: () => result };
+}
+
 describe("SES-5.9 a server that stops while a session's launch is on its way", () => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
-  it("SES-5.9 LIVE-1: the launch reaches the agent runtime after close() resolved → no agent process, no ACP log; after a restart the session waits for input", async () => {
+  /** A server (SQLite) with one task on a fresh repository; the caller closes the server. */
+  async function serverWithTask(): Promise<{ srv: TestServer; taskId: string }> {
     const repo = await makeRepo();
     cleanups.push(repo.cleanup);
-    let srv: TestServer = await startTestServer("sqlite");
-    cleanups.push(() => srv.close());
+    const srv = await startTestServer("sqlite");
     const r = await srv.api("POST", "/repositories", { path: repo.path });
     const t = await srv.api("POST", "/tasks", { title: "Stops mid-launch", repositories: [{ repositoryId: r.body.id }] });
+    expect(t.status).toBe(201);
+    return { srv, taskId: t.body.id as string };
+  }
+
+  it("SES-5.9 LIVE-1: the launch reaches the agent runtime after close() resolved → no agent process, no ACP log; after a restart the session waits for input", async () => {
+    const first = await serverWithTask();
+    const taskId = first.taskId;
+    let srv = first.srv;
+    cleanups.push(() => srv.close());
 
     // Hold the launch at the runtime's door: the worktree exists, the agent is not started yet.
     const runtime = srv.server.deps.agents;
-    const realStart = runtime.start.bind(runtime);
-    let reached!: (input: StartAgentInput) => void;
-    const atStart = new Promise<StartAgentInput>((res) => (reached = res));
-    let letGo!: () => void;
-    const gate = new Promise<void>((res) => (letGo = res));
-    let started: Promise<AgentHandle | unknown> | undefined;
-    runtime.start = async (input) => {
-      reached(input);
-      await gate;
-      const p = realStart(input);
-      started = p.catch((e: unknown) => e);
-      return p;
-    };
+    const { atStart, letGo, started } = holdStarts(srv);
 
-    const launch = srv.api("POST", `/tasks/${t.body.id}/sessions`, {}).catch((e: unknown) => e);
+    const launch = srv.api("POST", `/tasks/${taskId}/sessions`, {}).catch((e: unknown) => e);
     const input = await atStart;
     await srv.stop();
     letGo();
     await launch;
-    const outcome = await started;
+    const outcome = await started();
     if (outcome && typeof outcome === "object" && "stop" in outcome) await (outcome as AgentHandle).stop({ graceMs: 500 });
 
     expect(outcome).toMatchObject({ code: "agent_start_failed", details: { reason: "server_stopping" } });
@@ -61,16 +80,14 @@ describe("SES-5.9 a server that stops while a session's launch is on its way", (
   // a session's agent back.
   for (const via of ["a new session", "a prompt after a restart"] as const) {
     it(`SES-5.9 FLOWS Start-up: ${via} refused while the store is still open → not failed; after a restart the session waits for input`, async () => {
-      const repo = await makeRepo();
-      cleanups.push(repo.cleanup);
-      let srv: TestServer = await startTestServer("sqlite");
+      const first = await serverWithTask();
+      const taskId = first.taskId;
+      let srv = first.srv;
       cleanups.push(() => srv.close());
-      const r = await srv.api("POST", "/repositories", { path: repo.path });
-      const t = await srv.api("POST", "/tasks", { title: "Stops mid-launch", repositories: [{ repositoryId: r.body.id }] });
       let sessionId: string | undefined;
       if (via === "a prompt after a restart") {
         // A session that waits for input with no agent: the prompt has to start one.
-        const s = await srv.api("POST", `/tasks/${t.body.id}/sessions`, { prompt: "" });
+        const s = await srv.api("POST", `/tasks/${taskId}/sessions`, { prompt: "" });
         expect(s.status).toBe(201);
         sessionId = s.body.id as string;
         await waitForSession(srv.api, sessionId, ["waiting_for_input"]);
@@ -79,21 +96,12 @@ describe("SES-5.9 a server that stops while a session's launch is on its way", (
       }
 
       const runtime = srv.server.deps.agents;
-      const realStart = runtime.start.bind(runtime);
       const realClose = runtime.close.bind(runtime);
-      let reached!: () => void;
-      const atStart = new Promise<void>((res) => (reached = res));
-      let letGo!: () => void;
-      const gate = new Promise<void>((res) => (letGo = res));
-      runtime.start = async (input) => {
-        reached();
-        await gate;
-        return realStart(input);
-      };
+      const { atStart, letGo } = holdStarts(srv);
       const orchestrator = srv.server.orchestrator;
       const launch: Promise<{ id: string; state: string } | unknown> =
         sessionId === undefined
-          ? orchestrator.startSession(t.body.id, {}).catch((e: unknown) => e)
+          ? orchestrator.startSession(taskId, {}).catch((e: unknown) => e)
           : orchestrator.prompt(sessionId, "hello").catch((e: unknown) => e);
       // The refusal is let through right after close() resolved, and the launch has ended before
       // the shutdown goes on to close the store.
