@@ -1,3 +1,6 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
@@ -106,6 +109,50 @@ describe.each(DATABASES)("USE-2 budgets (%s)", (kind) => {
     } finally {
       events.close();
     }
+  });
+
+  it("USE-2 a continue-once grant whose turn never started (its agent could not come up) is given back, not spent", async () => {
+    const srv = await perTest.start();
+    const { task } = await repoAndTask(srv, { title: "Kept grant" });
+    await srv.api("PUT", `/tasks/${task.id}/budget`, { cost: 1 });
+    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "usage 10 1 1.2" });
+    await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
+    expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say more" })).body.error.code).toBe("budget_exceeded");
+    expect((await srv.api("PUT", `/tasks/${task.id}/budget`, { continueOnce: true })).status).toBe(200);
+
+    // The next prompt takes the grant, then its agent cannot start: the worktree was replaced by
+    // a plain directory, which a prompt refuses to touch (WT-5), so the session fails.
+    const slot = (await srv.api("GET", `/sessions/${s.body.id}/workspace`)).body.repositories[0];
+    await srv.server.deps.agents.stop(s.body.id);
+    await rm(slot.worktreePath, { recursive: true, force: true });
+    mkdirSync(slot.worktreePath);
+    writeFileSync(join(slot.worktreePath, "mine.txt"), "not a worktree");
+    expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say lost" })).status).toBe(202);
+    expect((await waitForSession(srv.api, s.body.id, ["failed"])).lastError).not.toBeNull();
+
+    // The grant is still there: once the way is clear, exactly one turn runs past the budget.
+    await rm(slot.worktreePath, { recursive: true, force: true });
+    expect((await srv.api("POST", `/sessions/${s.body.id}/resume`)).status).toBe(202);
+    await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
+    expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say granted" })).status).toBe(202);
+    await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
+    expect((await srv.api("POST", `/sessions/${s.body.id}/prompt`, { prompt: "say again" })).body.error.code).toBe("budget_exceeded");
+
+    // The same for a new session with a prompt that is refused before it exists (SES-3: the
+    // worktree it would attach to is a plain directory): no session, the grant kept.
+    expect((await srv.api("PUT", `/tasks/${task.id}/budget`, { continueOnce: true })).status).toBe(200);
+    await srv.server.deps.agents.stop(s.body.id);
+    await rm(slot.worktreePath, { recursive: true, force: true });
+    mkdirSync(slot.worktreePath);
+    writeFileSync(join(slot.worktreePath, "mine.txt"), "not a worktree");
+    const refused = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say lost" });
+    expect(refused.body.error?.code).toBe("workspace_reuse_unsafe");
+    expect((await srv.api("GET", `/tasks/${task.id}/sessions`)).body).toHaveLength(1);
+    await rm(slot.worktreePath, { recursive: true, force: true });
+    const second = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say granted" });
+    expect(second.status).toBe(201);
+    await waitForSession(srv.api, second.body.id, ["waiting_for_input"]);
+    expect((await srv.api("POST", `/sessions/${second.body.id}/prompt`, { prompt: "say again" })).body.error.code).toBe("budget_exceeded");
   });
 
   it("USE-2 a token budget counts tokens in + out at the turn's end", async () => {

@@ -46,6 +46,24 @@ export async function startSession(
   const prompt = body.prompt ?? taskBrief(task);
   const sessionId = opts.sessionId ?? newId("ses");
   if (prompt !== undefined && prompt.trim() !== "") await live.usage.gate(taskId, sessionId, agent);
+  try {
+    return await reserveAndLaunch(deps, live, task, { sessionId, agent, sandbox, prompt });
+  } catch (e) {
+    // USE-2: a continue-once grant taken for a session refused before its turn started is given back.
+    await live.usage.ungate(taskId, sessionId);
+    throw e;
+  }
+}
+
+/** SES-2/SES-3: validates, reserves the session's row and environment, materializes, then launches. */
+async function reserveAndLaunch(
+  deps: SessionPorts,
+  live: LiveSessions,
+  task: TaskRecord,
+  o: { sessionId: string; agent: string; sandbox: SessionRecord["sandbox"]; prompt: string | undefined },
+): Promise<SessionRecord> {
+  const { sessionId, agent, sandbox, prompt } = o;
+  const taskId = task.id;
   const before = await deps.store.getEnvironmentByTask(taskId);
   // Validate before inserting anything, so a refused attach leaves no row behind (SES-3).
   // A ready environment with tombstoned rows (archived, then unarchived) materializes again (LC-5).
@@ -92,7 +110,10 @@ export async function startSession(
   try {
     if (mode === "materialize") {
       const ok = await materialize(deps, live, task, environment, session);
-      if (!ok) return (await deps.store.getSession(session.id)) ?? session;
+      if (!ok) {
+        await live.usage.ungate(taskId, session.id);
+        return (await deps.store.getSession(session.id)) ?? session;
+      }
     }
     // BRIEF-1: no prompt at all sends the task's brief; an explicit empty prompt starts idle.
     return await launchAgent(deps, live, session, prompt);

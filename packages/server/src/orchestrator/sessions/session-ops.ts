@@ -66,6 +66,8 @@ export async function promptSession(deps: SessionPorts, live: LiveSessions, id: 
     handle = await ensureAgent(deps, live, running);
   } catch (e) {
     await deps.agents.stop(id).catch(() => undefined);
+    // USE-2: a continue-once grant this turn took is given back: the turn never started.
+    await live.usage.ungate(session.taskId, id);
     return live.launchFailed(running, ["running"], e);
   }
   startTurn(deps, live, running, handle, prompt);
