@@ -67,22 +67,58 @@ function exists(ref: string, file: string): boolean {
 }
 
 const MD_REF = /[\w.\-/]*[\w-]\.md\b/g;
-const ISSUE = /\bissues? #?\d+/i;
+const ISSUE = /\bissues?[ -]#?\d+/i;
+const TEST_CALL = /^(it|test|describe)(\.(each|only|skip|concurrent|sequential)\b.*)?$/s;
 
-/** A comment's faults: documents it names that are not in the repository, and issue numbers (history belongs in git). */
+/** The names of a file's tests and suites (the string first argument of `it`, `test`, `describe` and their `.each(…)`). */
+function testNamesOf(fileName: string, text: string): { line: number; text: string }[] {
+  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, fileName.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const found: { line: number; text: string }[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isCallExpression(n) && TEST_CALL.test(n.expression.getText(sf))) {
+      const first = n.arguments[0];
+      if (first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first)))
+        found.push({ line: sf.getLineAndCharacterOfPosition(first.getStart(sf)).line + 1, text: first.text });
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+/** A comment's faults: documents it names that are not in the repository, and issue numbers (history belongs in git); a test name's issue numbers. */
 function faults(file: string, text: string): string[] {
   const name = relative(ROOT, file);
-  return commentsOf(file, text).flatMap((c) => [
-    ...[...c.text.matchAll(MD_REF)].filter((m) => !exists(m[0], file)).map((m) => `${name}:${c.line} names ${m[0]}, which is not in the repository`),
-    ...(ISSUE.test(c.text) ? [`${name}:${c.line} cites "${ISSUE.exec(c.text)![0]}" (state the why, or a requirement ID)`] : []),
-  ]);
+  const names = /\.test\.tsx?$/.test(file) ? testNamesOf(file, text) : [];
+  return [
+    ...names.filter((t) => ISSUE.test(t.text)).map((t) => `${name}:${t.line} test name cites "${ISSUE.exec(t.text)![0]}" (name the requirement ID)`),
+    ...commentsOf(file, text).flatMap((c) => [
+      ...[...c.text.matchAll(MD_REF)].filter((m) => !exists(m[0], file)).map((m) => `${name}:${c.line} names ${m[0]}, which is not in the repository`),
+      ...(ISSUE.test(c.text) ? [`${name}:${c.line} cites "${ISSUE.exec(c.text)![0]}" (state the why, or a requirement ID)`] : []),
+    ]),
+  ];
 }
 
 describe("architecture: comments stand on their own", () => {
-  it("no comment names a Markdown document that is not in the repository, nor an issue number", () => {
+  it("no comment names a Markdown document that is not in the repository, nor an issue number; no test name cites an issue number", () => {
     const files = codeFiles();
     expect(files.length).toBeGreaterThan(100);
     expect(files.flatMap((f) => faults(f, readFileSync(f, "utf8")))).toEqual([]);
+  });
+
+  it("the check sees test names: an issue tag in it/test/describe(.each) names is a fault, a requirement ID is not", () => {
+    const here = join(ROOT, "packages/server/test/example.test.ts");
+    const code = [
+      'describe.each(["a"])("issue-11 suite %s", () => {',
+      '  it("RV-3 update: fast rebase", () => {});',
+      '  test("issue 4 AC: merged", () => {});',
+      '  expect("issue-9 is a string").toBe("x");',
+      "});",
+    ].join("\n");
+    expect(faults(here, code)).toEqual([
+      'packages/server/test/example.test.ts:1 test name cites "issue-11" (name the requirement ID)',
+      'packages/server/test/example.test.ts:3 test name cites "issue 4" (name the requirement ID)',
+    ]);
   });
 
   it("the check sees comments, not strings: its own examples", () => {

@@ -28,7 +28,7 @@ describe.each(DATABASES)("review comments (%s)", (kind) => {
   const comment = (body: Record<string, unknown>, taskId = t.task.id) =>
     srv.api("POST", `/tasks/${taskId}/comments`, { repositoryId: t.repository.id, ...body });
 
-  test("issue-11 AC comments: created on the new and the old side, anchored to the line's text and commit", async () => {
+  test("RV-1 comments: created on the new and the old side, anchored to the line's text and commit", async () => {
     const n = await comment({ path: "src/a.txt", line: 3, body: "Why upper case?" });
     expect(n.status).toBe(201);
     expect(n.body).toMatchObject({
@@ -51,7 +51,7 @@ describe.each(DATABASES)("review comments (%s)", (kind) => {
     await waitFor(() => events.frames.filter((f) => f.type === "comment.created").length >= 3, "comment.created events");
   });
 
-  test("issue-11 AC comments: bad anchors are 400 (unknown path, line 0, past the end, another task's repository)", async () => {
+  test("RV-1 comments: bad anchors are 400 (unknown path, line 0, past the end, another task's repository)", async () => {
     const unknown = await comment({ path: "src/nope.txt", line: 1, body: "x" });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatchObject({ code: "comment_anchor_invalid", details: { field: "path" } });
@@ -71,7 +71,7 @@ describe.each(DATABASES)("review comments (%s)", (kind) => {
     expect(list.every((c: any) => c.body !== "x")).toBe(true);
   });
 
-  test("issue-11 AC comments: sent to the scripted agent as one prompt with file, lines and words; open → sent → resolved", async () => {
+  test("RV-1 comments: sent to the scripted agent as one prompt with file, lines and words; open → sent → resolved", async () => {
     const list = (await srv.api("GET", `/tasks/${t.task.id}/comments`)).body as any[];
     const ids = list.filter((c) => c.line === 3).map((c) => c.id);
     expect(ids).toHaveLength(2);
@@ -100,7 +100,7 @@ describe.each(DATABASES)("review comments (%s)", (kind) => {
     await waitFor(() => events.frames.some((f) => f.type === "comment.updated" && f.data.comment.state === "sent"), "comment.updated event");
   });
 
-  test("issue-11 AC comments: an edit of the commented line marks the comment outdated (not moved)", async () => {
+  test("RV-1 comments: an edit of the commented line marks the comment outdated (not moved)", async () => {
     writeFileSync(join(t.worktree, "src/a.txt"), "zero\none\ntwo\nTHREE\nfour\nfive\nsix\n");
     const list = (await srv.api("GET", `/tasks/${t.task.id}/comments`)).body as any[];
     const n = list.find((c) => c.line === 3 && c.side === "new");
@@ -109,7 +109,7 @@ describe.each(DATABASES)("review comments (%s)", (kind) => {
     expect(list.find((c) => c.line === 3 && c.side === "old").outdated).toBe(false);
   });
 
-  test("issue-11 comments: a comment of another task cannot be sent; delete is 204 then 404 with an event", async () => {
+  test("RV-1 comments: a comment of another task cannot be sent; delete is 204 then 404 with an event", async () => {
     const c = (await comment({ path: "src/a.txt", line: 1, body: "to delete" })).body;
     const foreign = await srv.api("POST", `/sessions/${other.session.id}/prompt`, { commentIds: [c.id] });
     expect(foreign.status).toBe(400);

@@ -24,7 +24,7 @@ describe.each(DATABASES)("commit as the person (%s)", (kind) => {
   }, 60_000);
   afterAll(async () => srv?.close());
 
-  test("issue-11 AC commit: the commit holds exactly the uncommitted files; nothing else in the repository moves", async () => {
+  test("RV-2 commit: the commit holds exactly the uncommitted files; nothing else in the repository moves", async () => {
     const before = gitSync(t.worktree, "rev-parse", "HEAD").trim();
     const refs = otherRefs(t.repo.path, t.branch);
     const checkout = gitSync(t.repo.path, "status", "--porcelain");
@@ -48,7 +48,7 @@ describe.each(DATABASES)("commit as the person (%s)", (kind) => {
     expect(again.body.error.code).toBe("nothing_to_commit");
   });
 
-  test("issue-11 AC commit: listed paths only; the rest stays uncommitted", async () => {
+  test("RV-2 commit: listed paths only; the rest stays uncommitted", async () => {
     const p = await srv.api("POST", `/sessions/${t.session.id}/prompt`, { prompt: "write c.txt C\nwrite d.txt D" });
     expect(p.status).toBe(202);
     await waitForSession(srv.api, t.session.id, ["waiting_for_input"]);
@@ -59,7 +59,7 @@ describe.each(DATABASES)("commit as the person (%s)", (kind) => {
     expect((await srv.api("POST", `/tasks/${t.task.id}/commit`, { message: "x", paths: ["../outside"] })).status).toBe(400);
   });
 
-  test("issue-11 AC commit: hooks run (a failing pre-commit refuses, index restored); noVerify only when asked", async () => {
+  test("RV-2 commit: hooks run (a failing pre-commit refuses, index restored); noVerify only when asked", async () => {
     const hook = join(t.repo.path, ".git", "hooks", "pre-commit");
     writeFileSync(hook, "#!/bin/sh\necho 'lint says no' >&2\nexit 1\n");
     chmodSync(hook, 0o755);

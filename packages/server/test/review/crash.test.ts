@@ -32,7 +32,7 @@ describe.each(DATABASES)("review crash safety (%s)", { timeout: 240_000 }, (kind
     await first.server.exited;
   };
 
-  it("issue-11 AC crash: exit after the backup ref, before the rebase → old state with the backup ref; doctor clean", async () => {
+  it("RV-6 crash: exit after the backup ref, before the rebase → old state with the backup ref; doctor clean", async () => {
     const { start, first, repo, taskId, worktree } = await setup("update.after_backup:exit", "write b.txt B\ncommit b");
     const head = gitSync(worktree, "rev-parse", "HEAD").trim();
     onMain(repo.path, "c.txt", "C\n");
@@ -46,7 +46,7 @@ describe.each(DATABASES)("review crash safety (%s)", { timeout: 240_000 }, (kind
     expect(again.body.results[0]).toMatchObject({ outcome: "updated", backupRef: `refs/grove/backup/${taskId}/2` });
   });
 
-  it("issue-11 AC crash: kill in the middle of a conflicted rebase → backup ref present, doctor reports the rebase, abort restores", async () => {
+  it("RV-6 crash: kill in the middle of a conflicted rebase → backup ref present, doctor reports the rebase, abort restores", async () => {
     const { start, first, repo, taskId, repositoryId, worktree } = await setup("update.after_conflict:exit", "write a.txt 1\\n2-task\\n3\\n\ncommit task a");
     const head = gitSync(worktree, "rev-parse", "HEAD").trim();
     onMain(repo.path, "a.txt", "1\n2-main\n3\n");
@@ -65,7 +65,7 @@ describe.each(DATABASES)("review crash safety (%s)", { timeout: 240_000 }, (kind
     expect((await second.api("GET", "/doctor")).body.findings.filter((f: any) => f.kind === "rebase_in_progress")).toEqual([]);
   });
 
-  it("issue-11 AC crash: exit after the merge is computed, before the base moves → old state", async () => {
+  it("RV-6 crash: exit after the merge is computed, before the base moves → old state", async () => {
     const { start, first, repo, taskId } = await setup("merge.after_compute:exit", "write m.txt M\ncommit m");
     const main = gitSync(repo.path, "rev-parse", "main").trim();
     await crashAt(first, `/tasks/${taskId}/merge`, {});
@@ -75,7 +75,7 @@ describe.each(DATABASES)("review crash safety (%s)", { timeout: 240_000 }, (kind
     expect((await second.api("GET", `/tasks/${taskId}`)).body.state).not.toBe("done");
   });
 
-  it("issue-11 AC crash: exit right after the base ref moved → the new state (the merge commit is the base)", async () => {
+  it("RV-6 crash: exit right after the base ref moved → the new state (the merge commit is the base)", async () => {
     const { start, first, repo, taskId, worktree } = await setup("merge.after_ref_update:exit", "write m.txt M\ncommit m");
     // The person's checkout is elsewhere: only the ref is the state here.
     gitSync(repo.path, "checkout", "-q", "--detach");

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 
 /**
  * A fake pull-request REST API on 127.0.0.1 with GitHub, GitLab or Azure DevOps shapes, for the
- * issue-11 tests. It checks the credential in the provider's form (GitHub/GitLab bearer, Azure
+ * pull-request tests (RV-5). It checks the credential in the provider's form (GitHub/GitLab bearer, Azure
  * DevOps basic with the PAT as password), answers ETags and 304s, and can be told to fail.
  */
 export type FakeKind = "github" | "gitlab" | "azure-devops";

@@ -30,7 +30,7 @@ describe.each(DATABASES)("merge into the base (%s)", (kind) => {
     await repo?.cleanup();
   });
 
-  test("issue-11 AC merge: strategy merge into main checked out in a clean checkout; the checkout ends on the new commit, clean; task done", async () => {
+  test("RV-4 merge: strategy merge into main checked out in a clean checkout; the checkout ends on the new commit, clean; task done", async () => {
     const t = await task("write f1.txt F1\ncommit task: f1");
     const taskHead = gitSync(t.worktree, "rev-parse", "HEAD").trim();
     const before = onMain("m1.txt", "M1\n");
@@ -46,7 +46,7 @@ describe.each(DATABASES)("merge into the base (%s)", (kind) => {
     expect((await srv.api("GET", `/tasks/${t.task.id}`)).body).toMatchObject({ state: "done", archivedAt: null });
   });
 
-  test("issue-11 AC merge: squash makes one commit on top of the base with the task's tree", async () => {
+  test("RV-4 merge: squash makes one commit on top of the base with the task's tree", async () => {
     const t = await task("write s1.txt S1\ncommit one\nwrite s2.txt S2\ncommit two");
     const before = onMain("m2.txt", "M2\n");
     const r = await merge(t.task.id, { strategy: "squash", message: "Squashed work" });
@@ -59,7 +59,7 @@ describe.each(DATABASES)("merge into the base (%s)", (kind) => {
     expect(repo.git("status", "--porcelain")).toBe("");
   });
 
-  test("issue-11 AC merge: fast_forward moves main to the task head; refused when main has moved on", async () => {
+  test("RV-4 merge: fast_forward moves main to the task head; refused when main has moved on", async () => {
     const t = await task("write ff.txt FF\ncommit ff");
     const head = gitSync(t.worktree, "rev-parse", "HEAD").trim();
     const r = await merge(t.task.id, { strategy: "fast_forward" });
@@ -75,7 +75,7 @@ describe.each(DATABASES)("merge into the base (%s)", (kind) => {
     expect(main()).toBe(moved);
   });
 
-  test("issue-11 AC merge: into main checked out in a dirty checkout → 409 base_checkout_dirty, nothing moved", async () => {
+  test("RV-4 merge: into main checked out in a dirty checkout → 409 base_checkout_dirty, nothing moved", async () => {
     const t = await task("write d.txt D\ncommit d");
     const before = main();
     writeFileSync(join(repo.path, "a.txt"), "1\n2 local edit\n3\n");
@@ -93,7 +93,7 @@ describe.each(DATABASES)("merge into the base (%s)", (kind) => {
     repo.git("clean", "-fdq");
   });
 
-  test("issue-11 AC merge: conflicts → 409 merge_conflict with the paths, nothing moved", async () => {
+  test("RV-4 merge: conflicts → 409 merge_conflict with the paths, nothing moved", async () => {
     const t = await task("write a.txt 1\\n2-task\\n3\\n\ncommit task a");
     const before = onMain("a.txt", "1\n2-main\n3\n");
     const objects = repo.git("count-objects").trim();
@@ -105,7 +105,7 @@ describe.each(DATABASES)("merge into the base (%s)", (kind) => {
     expect(objects).toBeTruthy();
   });
 
-  test("issue-11 AC merge: a concurrent move of main between compute and move → CAS refusal, nothing lost", async () => {
+  test("RV-4 merge: a concurrent move of main between compute and move → CAS refusal, nothing lost", async () => {
     const t = await task("write cas.txt CAS\ncommit cas");
     let concurrent = "";
     mergeTestHooks.beforeBaseMove = async () => {

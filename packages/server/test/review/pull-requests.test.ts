@@ -50,7 +50,7 @@ describe.each(CASES)("pull requests (%s, %s)", (kind, provider) => {
     await w?.close();
   });
 
-  test("issue-11 AC PR: branch pushed with the credential; PR created with title/body/draft; task → review", async () => {
+  test("RV-5 PR: branch pushed with the credential; PR created with title/body/draft; task → review", async () => {
     const r = await api("POST", `/tasks/${task.id}/pull-requests`, { title: "Add f", body: "Why: tests", draft: true });
     expect(r.status).toBe(201);
     expect(r.body).toEqual([expect.objectContaining({ repositoryId: repo.id, provider, number: 1, state: "open", draft: true, checks: "none" })]);
@@ -66,7 +66,7 @@ describe.each(CASES)("pull requests (%s, %s)", (kind, provider) => {
     expect((await api("GET", `/tasks/${task.id}/pull-requests`)).body[0].number).toBe(1);
   });
 
-  test("issue-11 AC PR: status refresh sees checks pending → failure → success, unchanged answers are 304", async () => {
+  test("RV-5 PR: status refresh sees checks pending → failure → success, unchanged answers are 304", async () => {
     const checks = async () => (await api("POST", `/tasks/${task.id}/pull-requests/refresh`)).body[0].checks;
     fake.checks = [{ name: "lint", state: "pending", summary: "running" }];
     expect(await checks()).toBe("pending");
@@ -78,7 +78,7 @@ describe.each(CASES)("pull requests (%s, %s)", (kind, provider) => {
     await waitFor(() => events.frames.some((f) => f.type === "pull_request.updated" && f.data.pullRequest.checks === "failure"), "pull_request.updated");
   });
 
-  test("issue-11 AC PR: feedback prompt contains the failed check's summary and the review comment", async () => {
+  test("RV-5 PR: feedback prompt contains the failed check's summary and the review comment", async () => {
     fake.comments = [
       { path: "f.txt", line: 1, body: "Please rename F", resolved: false },
       { path: "f.txt", line: 1, body: "Already fixed", resolved: true },
@@ -92,7 +92,7 @@ describe.each(CASES)("pull requests (%s, %s)", (kind, provider) => {
     if (provider !== "github") expect(text).not.toContain("Already fixed");
   });
 
-  test("issue-11 AC PR: checks success, then merged on the host → task done", async () => {
+  test("RV-5 PR: checks success, then merged on the host → task done", async () => {
     fake.checks = [{ name: "lint", state: "success", summary: "clean" }];
     fake.approved = true;
     const ok = (await api("POST", `/tasks/${task.id}/pull-requests/refresh`)).body[0];
@@ -102,7 +102,7 @@ describe.each(CASES)("pull requests (%s, %s)", (kind, provider) => {
     expect((await api("GET", `/tasks/${task.id}`)).body).toMatchObject({ state: "done", archivedAt: null });
   });
 
-  test("issue-11 AC PR: 401/404/422/rate limit answers are typed, credential-free errors scoped to task and repository", async () => {
+  test("RV-5 PR: 401/404/422/rate limit answers are typed, credential-free errors scoped to task and repository", async () => {
     for (const [mode, code, status] of [
       ["401", "provider_auth_failed", 502],
       ["404", "provider_not_found", 502],
@@ -123,7 +123,7 @@ describe.each(CASES)("pull requests (%s, %s)", (kind, provider) => {
     fake.mode = "ok";
   });
 
-  test("issue-11 PR: never forced — a branch moved on the host refuses; after a rebase, force-with-lease against the last pushed commit", async () => {
+  test("RV-5 PR: never forced — a branch moved on the host refuses; after a rebase, force-with-lease against the last pushed commit", async () => {
     const branch = gitSync(worktree, "rev-parse", "--abbrev-ref", "HEAD").trim();
     remote.commit("base.txt", "new on main\n");
     const u = await api("POST", `/tasks/${task.id}/update-from-base`, {});
@@ -147,7 +147,7 @@ describe.each(CASES)("pull requests (%s, %s)", (kind, provider) => {
     expect(gitSync(remote.bare, "rev-parse", `refs/heads/${branch}`).trim()).toBe(theirs);
   });
 
-  test("issue-11 AC PR: the token appears nowhere (responses, events, files under GROVE_HOME, database)", async () => {
+  test("RV-5 PR: the token appears nowhere (responses, events, files under GROVE_HOME, database)", async () => {
     await w.srv.stop();
     expect(JSON.stringify(responses)).not.toContain(w.token);
     expect(JSON.stringify(events.frames)).not.toContain(w.token);

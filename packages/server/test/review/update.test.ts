@@ -28,7 +28,7 @@ describe.each(DATABASES)("update from base (%s)", (kind) => {
   }, 60_000);
   afterAll(async () => srv?.close());
 
-  test("issue-11 AC update: up to date, with the backup ref written first", async () => {
+  test("RV-3 update: up to date, with the backup ref written first", async () => {
     const head = gitSync(t.worktree, "rev-parse", "HEAD").trim();
     const r = await update();
     expect(r.status).toBe(200);
@@ -36,7 +36,7 @@ describe.each(DATABASES)("update from base (%s)", (kind) => {
     expect(gitSync(t.repo.path, "rev-parse", `refs/grove/backup/${t.task.id}/1`).trim()).toBe(head);
   });
 
-  test("issue-11 AC update: a fast rebase onto the new base keeps the task's commit", async () => {
+  test("RV-3 update: a fast rebase onto the new base keeps the task's commit", async () => {
     const head = gitSync(t.worktree, "rev-parse", "HEAD").trim();
     const mainTip = onMain("c.txt", "C\n");
     const r = await update();
@@ -47,7 +47,7 @@ describe.each(DATABASES)("update from base (%s)", (kind) => {
     expect(gitSync(t.repo.path, "rev-parse", r.body.results[0].backupRef).trim()).toBe(head);
   });
 
-  test("issue-11 AC update: a dirty worktree is refused; autostash carries the edit across", async () => {
+  test("RV-3 update: a dirty worktree is refused; autostash carries the edit across", async () => {
     writeFileSync(join(t.worktree, "b.txt"), "B edited\n");
     const before = snapshot(t.worktree);
     const r = await update();
@@ -63,7 +63,7 @@ describe.each(DATABASES)("update from base (%s)", (kind) => {
     await srv.api("POST", `/tasks/${t.task.id}/commit`, { message: "task: edit b" });
   });
 
-  test("issue-11 AC update: a real conflict is aborted with branch, index and files byte-identical, backup ref present", async () => {
+  test("RV-3 update: a real conflict is aborted with branch, index and files byte-identical, backup ref present", async () => {
     await agent("write a.txt 1\\n2-task\\n3\ncommit task: line 2");
     onMain("a.txt", "1\n2-main\n3\n");
     const before = snapshot(t.worktree);
@@ -79,7 +79,7 @@ describe.each(DATABASES)("update from base (%s)", (kind) => {
     expect(changes.repositories[0].files.some((f: any) => f.status === "conflicted")).toBe(false);
   });
 
-  test("issue-11 AC update: keepConflicts leaves them (Changes show conflicted); continue after resolving finishes", async () => {
+  test("RV-3 update: keepConflicts leaves them (Changes show conflicted); continue after resolving finishes", async () => {
     const r = await update({ keepConflicts: true });
     expect(r.status).toBe(200);
     expect(r.body.results[0]).toMatchObject({ outcome: "conflicts", conflicts: ["a.txt"] });
@@ -98,7 +98,7 @@ describe.each(DATABASES)("update from base (%s)", (kind) => {
     expect(gitSync(t.worktree, "status", "--porcelain")).toBe("");
   });
 
-  test("issue-11 AC update: keepConflicts then abort restores branch, index and files exactly", async () => {
+  test("RV-3 update: keepConflicts then abort restores branch, index and files exactly", async () => {
     onMain("a.txt", "1\n2-main-again\n3\n");
     const before = snapshot(t.worktree);
     const r = await update({ keepConflicts: true });
@@ -113,7 +113,7 @@ describe.each(DATABASES)("update from base (%s)", (kind) => {
     );
   });
 
-  test("issue-11 update: merge mode makes a merge commit with the base as second parent", async () => {
+  test("RV-3 update: merge mode makes a merge commit with the base as second parent", async () => {
     writeFileSync(join(t.worktree, "a.txt"), "1\n2-main-again\n3\n");
     await srv.api("POST", `/tasks/${t.task.id}/commit`, { message: "task: take main's line" });
     const mainTip = onMain("e.txt", "E\n");
