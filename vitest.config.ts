@@ -14,8 +14,11 @@ export default defineConfig({
     globalSetup: ["packages/server/test/cli/bundle-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // 2-core machines: real git, real agent processes and two databases per file.
-    maxWorkers: 2,
+    // 2-core machines: real git, real agent processes and two databases per file. Each worker
+    // spends part of its time waiting on those processes (agents, git, Chromium, PostgreSQL):
+    // with two workers a quarter of the CPU stayed idle, a third worker uses it
+    // (docs/decisions/2026-12-05-three-test-workers.md).
+    maxWorkers: 3,
     reporters: ["default", "json"],
     outputFile: { json: ".grove-test/vitest-report.json" },
   },
