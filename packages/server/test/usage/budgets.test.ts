@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DATABASES } from "../fixture/db.js";
@@ -153,6 +153,29 @@ describe.each(DATABASES)("USE-2 budgets (%s)", (kind) => {
     expect(second.status).toBe(201);
     await waitForSession(srv.api, second.body.id, ["waiting_for_input"]);
     expect((await srv.api("POST", `/sessions/${second.body.id}/prompt`, { prompt: "say again" })).body.error.code).toBe("budget_exceeded");
+  });
+
+  it("USE-2 a continue-once grant is given back when the new session's worktree could not be made", async () => {
+    const srv = await perTest.start({ GROVE_DAILY_BUDGET: "1usd" });
+    const { repo, repository, task: spender } = await repoAndTask(srv, { title: "Spends the day" });
+    const s = await srv.api("POST", `/tasks/${spender.id}/sessions`, { prompt: "usage 1 1 1" });
+    await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
+    const other = (await srv.api("POST", "/tasks", { title: "Other", repositories: [{ repositoryId: repository.id }] })).body;
+    expect((await srv.api("POST", `/tasks/${other.id}/sessions`, { prompt: "say hi" })).body.error.code).toBe("budget_exceeded");
+    expect((await srv.api("PUT", `/tasks/${other.id}/budget`, { continueOnce: true })).status).toBe(200);
+
+    // The grant is taken, then the task's first worktree cannot be made (its repository moved away).
+    await rename(repo.path, `${repo.path}.away`);
+    const lost = await srv.api("POST", `/tasks/${other.id}/sessions`, { prompt: "say lost" });
+    expect(lost.status).toBe(201);
+    expect((await waitForSession(srv.api, lost.body.id, ["failed"])).lastError).not.toBeNull();
+    await rename(`${repo.path}.away`, repo.path);
+
+    // Given back: exactly one more turn runs past the daily cap.
+    const granted = await srv.api("POST", `/tasks/${other.id}/sessions`, { prompt: "say granted" });
+    expect(granted.status).toBe(201);
+    await waitForSession(srv.api, granted.body.id, ["waiting_for_input"]);
+    expect((await srv.api("POST", `/sessions/${granted.body.id}/prompt`, { prompt: "say again" })).body.error.code).toBe("budget_exceeded");
   });
 
   it("USE-2 a token budget counts tokens in + out at the turn's end", async () => {
