@@ -166,7 +166,6 @@ async function launchAgent(deps: LaunchAgentPorts, live: LiveSessions, session: 
     }
     return (await live.transition(fresh, ["starting"], "waiting_for_input")) ?? fresh;
   } catch (e) {
-    await deps.agents.stop(session.id).catch(() => undefined);
     await live.usage.ungate(session.taskId, session.id);
     return live.launchFailed(session, ["starting"], e);
   }

@@ -180,13 +180,15 @@ export class LiveSessions {
   }
 
   /**
-   * A launch whose agent did not come up (new session, prompt, resume, restart): the session
-   * fails with the error, unless the server is stopping (SES-5.9). A launch the stop cut short
-   * is left as it is for start-up recovery, which treats it like every session the stop
-   * interrupted (FLOWS "Start-up": it waits for input), so the outcome does not depend on whether
-   * the stop's refusal landed before or after the store closed.
+   * A launch whose agent did not come up (new session, prompt, resume, restart): an agent process
+   * that did start is stopped here (SES-5.5: no process left behind), and the session fails with
+   * the error, unless the server is stopping (SES-5.9). A launch the stop cut short is left as it
+   * is for start-up recovery, which treats it like every session the stop interrupted (FLOWS
+   * "Start-up": it waits for input), so the outcome does not depend on whether the stop's refusal
+   * landed before or after the store closed.
    */
   async launchFailed(session: SessionRecord, from: readonly SessionState[], e: unknown): Promise<SessionRecord> {
+    await this.deps.agents.stop(session.id).catch(() => undefined);
     if (this.shuttingDown) {
       this.deps.log.info({ sessionId: session.id, err: e }, "launch cut short by the server's stop: start-up recovery decides the session's state");
       return session;

@@ -65,7 +65,6 @@ export async function promptSession(deps: SessionPorts, live: LiveSessions, id: 
   try {
     handle = await ensureAgent(deps, live, running);
   } catch (e) {
-    await deps.agents.stop(id).catch(() => undefined);
     // USE-2: a continue-once grant this turn took is given back: the turn never started.
     await live.usage.ungate(session.taskId, id);
     return live.launchFailed(running, ["running"], e);
@@ -91,7 +90,6 @@ export async function resumeSession(deps: SessionPorts, live: LiveSessions, id: 
     await ensureAgent(deps, live, starting);
     return (await live.transition(starting, ["starting"], "waiting_for_input")) ?? starting;
   } catch (e) {
-    await deps.agents.stop(id).catch(() => undefined);
     return live.launchFailed(starting, ["starting"], e);
   }
 }
@@ -120,7 +118,6 @@ export async function restartSession(deps: SessionPorts, live: LiveSessions, id:
     await ensureAgent(deps, live, starting);
     return (await live.transition(starting, ["starting"], "waiting_for_input")) ?? starting;
   } catch (e) {
-    await deps.agents.stop(id).catch(() => undefined);
     return live.launchFailed(starting, ["starting"], e);
   }
 }
