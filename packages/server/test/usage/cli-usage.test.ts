@@ -44,7 +44,9 @@ describe("USE-1 USE-2 grove usage, grove task budget", () => {
     expect(set.code).toBe(0);
     expect(set.stdout).toBe(`task ${taskId} budget: 5 USD, 200000 tokens\n`);
     expect((await srv.api("GET", `/tasks/${taskId}`)).body.budget).toEqual({ cost: 5, tokens: 200000 });
-    expect((await grove("task", "budget", taskId, "--continue-once")).stdout).toBe(`task ${taskId}: one more turn may run past its budget\n`);
+    expect((await grove("task", "budget", taskId, "--continue-once")).stdout).toBe(
+      `task ${taskId}: one more turn may run past the budget or daily cap that stops it\n`,
+    );
     expect((await grove("task", "budget", taskId, "none")).stdout).toBe(`task ${taskId}: no budget\n`);
     expect((await srv.api("GET", `/tasks/${taskId}`)).body.budget).toBeUndefined();
     const bad = await grove("task", "budget", taskId, "5eur");

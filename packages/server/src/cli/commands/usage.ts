@@ -95,21 +95,23 @@ export function renderUsage(rows: readonly UsageRow[], groupBy: string): string[
 
 /**
  * USE-2 `grove task budget <taskId> <amount>[usd|tokens]…` sets the task's budget (one or both
- * limits; `none` removes it); `--continue-once` lets exactly one more turn run past it.
+ * limits; `none` removes it); `--continue-once` lets exactly one more turn run past whichever
+ * budget stops the task: its own, a parent's, its workflow's, its agent's or the daily cap (the
+ * server's gate spends the grant on any of them, so the words do not say "its budget").
  */
 export function registerTaskBudgetCommand(task: Command): void {
   withCommonOptions(
     task
       .command("budget <taskId> [amounts...]")
       .description("set a task's budget: 5usd, 200000tokens, both, or none; subtasks inherit it")
-      .option("--continue-once", "let exactly one more turn run past the budget"),
+      .option("--continue-once", "let exactly one more turn run past the budget or daily cap that stops the task"),
   ).action(async (taskId: string, amounts: string[], opts: { continueOnce?: boolean }, cmd: Command) => {
     const body = budgetBody(amounts, opts.continueOnce === true);
     const { client, out } = contextOf(cmd);
     const t = await client.call("putTaskBudget", { params: { id: taskId }, body });
     out.result(t, () => [
       opts.continueOnce
-        ? `task ${t.id}: one more turn may run past its budget`
+        ? `task ${t.id}: one more turn may run past the budget or daily cap that stops it`
         : t.budget
           ? `task ${t.id} budget: ${describeBudget(t.budget)}`
           : `task ${t.id}: no budget`,
