@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { startTestServer, waitFor, waitForSession, type DbKind, type TestServer } from "../fixture/server.js";
 
@@ -33,7 +33,7 @@ async function serverWithAgents(kind: DbKind, agents: Record<string, unknown>[],
   return startTestServer(kind, db, env);
 }
 
-describe.each(DATABASES)("AG agents in sessions (%s)", (kind) => {
+describe.each(ONE_DATABASE)("AG agents in sessions (%s)", (kind) => {
   let srv: TestServer | undefined;
   afterEach(async () => {
     await srv?.close();

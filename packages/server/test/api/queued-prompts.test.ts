@@ -1,13 +1,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 
 type Msg = { role: string; text: string };
 
-describe.each(DATABASES)("WEB-37 queued follow-ups (%s)", (kind) => {
+describe.each(ONE_DATABASE)("WEB-37 queued follow-ups (%s)", (kind) => {
   let srv: TestServer | undefined;
   afterEach(async () => {
     await srv?.close();

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { startTestServer } from "../fixture/server.js";
 import { applyWorkflow } from "../workflows/helpers.js";
@@ -35,7 +35,7 @@ const CLEAN = "say looks good";
 
 const show = (repo: string, spec: string) => execFileSync("git", ["show", spec], { cwd: repo, encoding: "utf8" });
 
-describe.each(DATABASES)("WF-2 reviewer workflow from the page (Chromium, %s)", (kind) => {
+describe.each(ONE_DATABASE)("WF-2 reviewer workflow from the page (Chromium, %s)", (kind) => {
   const ui = uiSuite(() => startTestServer(kind));
 
   it("WF-2 Review on the board starts the reviewer; its line comments show on the review page; the card comes back to In Progress live and the comments reach the working session; a clean review waits for the merge on the page before Done", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { startTestServer, waitFor, waitForSession } from "../fixture/server.js";
 import { applyWorkflow, runsOf } from "../workflows/helpers.js";
@@ -22,7 +22,7 @@ steps:
  * an action's prompt), saves with the version it read, and the board then works by the new
  * version; a refused save names the field and the line, in the form and in the YAML.
  */
-describe.each(DATABASES)("WF-1.3 editing a workflow in the page (Chromium, %s)", (kind) => {
+describe.each(ONE_DATABASE)("WF-1.3 editing a workflow in the page (Chromium, %s)", (kind) => {
   const ui = uiSuite(() => startTestServer(kind));
 
   it("WF-1.3 the columns form edits a WIP limit and an action, the save is applied; a bad value → the field and its line; a bad YAML → its line", {

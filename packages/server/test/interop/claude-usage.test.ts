@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { waitForSession } from "../fixture/server.js";
 import { launchBrowser, openPage } from "../e2e/ui-harness.js";
 import { ensureBridge } from "./bridges.js";
@@ -40,7 +40,7 @@ afterAll(async () => {
   rmSync(agentHome, { recursive: true, force: true });
 });
 
-describe.each(DATABASES)("USE-1 interop: Claude Code's usage against a fake Anthropic API (%s)", (database) => {
+describe.each(ONE_DATABASE)("USE-1 interop: Claude Code's usage against a fake Anthropic API (%s)", (database) => {
   const server = new InteropServer("claude", { modelUrl: () => fake.url, home: () => agentHome }, database);
 
   it("USE-1 two turns: session, task, day and agent totals equal the tokens the fake reported; the cost is reported, not estimated", async () => {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { waitForSession } from "../fixture/server.js";
 import { launchBrowser, openPage } from "../e2e/ui-harness.js";
 import { ensureBridge } from "./bridges.js";
@@ -37,7 +37,7 @@ afterAll(async () => {
   rmSync(agentHome, { recursive: true, force: true });
 });
 
-describe.each(DATABASES)("USE-1 interop: Gemini CLI's usage against a fake Gemini API (%s)", (database) => {
+describe.each(ONE_DATABASE)("USE-1 interop: Gemini CLI's usage against a fake Gemini API (%s)", (database) => {
   const server = new InteropServer("gemini", { modelUrl: () => fake.url, home: () => agentHome }, database);
 
   it("USE-1 two turns: session, task, day and agent totals equal the tokens the fake reported; the cost is estimated", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor, waitForSession, type TestServer, serverPerTest } from "../fixture/server.js";
 import { jobsOf, waitForJob } from "./helpers.js";
@@ -9,7 +9,7 @@ import { jobsOf, waitForJob } from "./helpers.js";
  * task. A branch the person attached (`checkoutBranch`) is theirs, whatever it holds. LIVE-5:
  * branches are removed by the purge at the end of the trash retention (0 here, so at once).
  */
-describe.each(DATABASES)("LC-7 branches on delete (%s)", (kind) => {
+describe.each(ONE_DATABASE)("LC-7 branches on delete (%s)", (kind) => {
   const perTest = serverPerTest(kind, { GROVE_TRASH_RETENTION_MS: "0" });
 
   /** A repository whose `develop` carries one commit `main` does not have, and `feature/x` = main. */

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { waitFor, waitForSession, serverPerFile } from "../fixture/server.js";
 import { envRows, jobsOf, processGone, taskWithSession, waitForJob } from "./helpers.js";
 
-describe.each(DATABASES)("delete and environment reset (%s)", (kind) => {
+describe.each(ONE_DATABASE)("delete and environment reset (%s)", (kind) => {
   // Each test makes its own repository and task: one server serves them all.
   const perFile = serverPerFile(kind);
 

@@ -3,12 +3,12 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runGrove } from "../cli/run-cli.js";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { serverPerTest } from "../fixture/server.js";
 import { envRows, taskWithSession } from "./helpers.js";
 
-describe.each(DATABASES)("grove doctor (%s)", (kind) => {
+describe.each(ONE_DATABASE)("grove doctor (%s)", (kind) => {
   const perTest = serverPerTest(kind);
 
   it("LC-D: a consistent install → ok, exit 0", async () => {

@@ -1,14 +1,14 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, tempDir } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { drivenCleanupWorker, runDueAt, waitForJob } from "./helpers.js";
 
 /** LC-8 saved work: exact restore, no earlier save ever lost, reset gives work back, copy-files kept. */
-describe.each(DATABASES)("saved work (%s)", (kind) => {
+describe.each(ONE_DATABASE)("saved work (%s)", (kind) => {
   let srv: TestServer | undefined;
   afterEach(async () => {
     await srv?.close();

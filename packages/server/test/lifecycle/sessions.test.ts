@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { waitForSession, serverPerTest } from "../fixture/server.js";
 import { envRows, jobsOf, processGone, taskWithSession } from "./helpers.js";
 
-describe.each(DATABASES)("SES-7 deleting sessions (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SES-7 deleting sessions (%s)", (kind) => {
   const perTest = serverPerTest(kind);
 
   it("SES-7 ENV-6: deleting the last session keeps worktree, branch and uncommitted files, creates no cleanup job; the next session attaches to the same worktree", async () => {

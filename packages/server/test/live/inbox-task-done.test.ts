@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 
@@ -8,7 +8,7 @@ type Item = { id: string; kind: string; taskId: string; state: string; resolvedA
 // LIVE-4.8: what was said about a task's last turn ("the agent is waiting for you", a failed turn)
 // stops needing the person once the task itself is finished: moved to Done (a merge moves it there)
 // or archived. Until then it stays open.
-describe.each(DATABASES)("LIVE-4.8 a finished task's turn items resolve (%s)", (kind) => {
+describe.each(ONE_DATABASE)("LIVE-4.8 a finished task's turn items resolve (%s)", (kind) => {
   let srv: TestServer | undefined;
   afterEach(async () => {
     await srv?.close();

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readScriptedState } from "../../src/agents/scripted-agent-state.js";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { openEvents, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { afterEach } from "vitest";
@@ -12,7 +12,7 @@ const STALL_MS = 1500;
 
 // LIVE-3: the state follows the agent's exit event at once; a silent turn becomes stalled, and
 // restart resumes the conversation with session/load in the same worktree.
-describe.each(DATABASES)("LIVE-3 liveness (%s)", (kind) => {
+describe.each(ONE_DATABASE)("LIVE-3 liveness (%s)", (kind) => {
   let srv: TestServer | undefined;
   afterEach(async () => {
     await srv?.close();

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { serverPerTest, waitFor, waitForSession } from "../fixture/server.js";
 
 // LIVE-2: every turn records its outcome with the agent's reason; a failed turn never looks
 // like a finished one (session, task state, board summary).
-describe.each(DATABASES)("LIVE-2 turn outcomes (%s)", (kind) => {
+describe.each(ONE_DATABASE)("LIVE-2 turn outcomes (%s)", (kind) => {
   const perTest = serverPerTest(kind);
 
   async function summaryOf(srv: Awaited<ReturnType<typeof perTest.start>>, taskId: string) {

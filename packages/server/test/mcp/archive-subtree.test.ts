@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { serverPerFile, waitForSession, type TestServer } from "../fixture/server.js";
 import { jobsOf, processGone, waitForJob } from "../lifecycle/helpers.js";
@@ -34,7 +34,7 @@ async function subtaskTree(srv: TestServer, tokens: Map<string, string[]>, spec:
 const archivedAt = async (srv: TestServer, id: string) => (await srv.api("GET", `/tasks/${id}`)).body.archivedAt as string | null;
 
 // MCP-3.7: a parent's archive asks what becomes of its open subtasks.
-describe.each(DATABASES)("MCP-3.7 archiving a task with subtasks (%s)", (kind) => {
+describe.each(ONE_DATABASE)("MCP-3.7 archiving a task with subtasks (%s)", (kind) => {
   const perFile = serverPerFile(kind);
 
   it("MCP-3.7: without children the archive is refused with task_has_children naming every open subtask (at any depth, not the archived one); a bad value is 400; nothing changes, no job", async () => {

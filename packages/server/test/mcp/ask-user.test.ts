@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { apiClient, serverPerTest, spawnServer, waitFor, waitForSession, type ChildServer } from "../fixture/server.js";
 import { briefTask, mcpAnswers, messages } from "./helpers.js";
@@ -9,7 +9,7 @@ type Item = { id: string; kind: string; taskId: string; sessionId?: string; titl
 
 // MCP-3: ask_user questions are inbox items that survive a restart; the answer reaches the
 // (resumed) session.
-describe.each(DATABASES)("MCP-3 ask_user (%s)", (kind) => {
+describe.each(ONE_DATABASE)("MCP-3 ask_user (%s)", (kind) => {
   const perTest = serverPerTest(kind);
 
   it("MCP-3: ask_user is an open question item with its choices; a wrong choice is refused; the answer returns from the waiting call and the turn goes on", async () => {
@@ -50,7 +50,7 @@ describe.each(DATABASES)("MCP-3 ask_user (%s)", (kind) => {
   });
 });
 
-describe.each(DATABASES)("MCP-3 ask_user across kill -9 (%s)", (kind) => {
+describe.each(ONE_DATABASE)("MCP-3 ask_user across kill -9 (%s)", (kind) => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { openEvents, serverPerFile, waitFor } from "../fixture/server.js";
 import { briefTask, callTool, captureTokens, mcpAnswers, runSession, shimClient } from "./helpers.js";
 
@@ -15,7 +15,7 @@ type Summary = {
  * carries each task's latest progress report, its parent and its subtasks' counts, and
  * `task.summary` frames bring every change of them, so the page needs no read per card.
  */
-describe.each(DATABASES)("MCP-2/MCP-3 progress and subtasks in the board's summaries (%s)", (kind) => {
+describe.each(ONE_DATABASE)("MCP-2/MCP-3 progress and subtasks in the board's summaries (%s)", (kind) => {
   const perFile = serverPerFile(kind);
 
   it("MCP-2 MCP-3: a summary carries progress (status and plan), parentId and {total, done} of its subtasks; ?parentId= lists the subtasks' summaries", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { openEvents, serverPerFile, waitFor, waitForSession } from "../fixture/server.js";
 import { briefTask } from "./helpers.js";
 
@@ -13,7 +13,7 @@ type Item = { id: string; kind: string; taskId: string };
  * `asks: "question"` — in `GET /tasks?view=summary` and in a `task.summary` frame; once answered
  * the card is back to the agent's own state.
  */
-describe.each(DATABASES)("MCP-3 an agent's question on the board's summary (%s)", (kind) => {
+describe.each(ONE_DATABASE)("MCP-3 an agent's question on the board's summary (%s)", (kind) => {
   const perFile = serverPerFile(kind);
 
   it("MCP-3 BOARD-4: an open ask_user question makes the summary needs_permission (asks: question), live by task.summary; answered, it is working/idle again", async () => {

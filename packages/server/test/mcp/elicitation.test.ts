@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { serverPerFile, waitForSession, type TestServer } from "../fixture/server.js";
 import { briefTask, messages, waitFor } from "./helpers.js";
 
@@ -23,7 +23,7 @@ const elicit = (request: unknown) => `elicit ${JSON.stringify(request)}`;
 
 // MCP-3: an agent's ACP form elicitation (Claude's AskUserQuestion arrives this way) is asked in
 // the inbox like ask_user; the person's answers come back typed as the form's content.
-describe.each(DATABASES)("MCP-3 ACP elicitation as inbox questions (%s)", (kind) => {
+describe.each(ONE_DATABASE)("MCP-3 ACP elicitation as inbox questions (%s)", (kind) => {
   const files = serverPerFile(kind);
 
   it("MCP-3: a one-choice form is one inbox question with the options' titles; the answer returns as the option's value and the turn goes on", async () => {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { serverPerTest, waitForSession } from "../fixture/server.js";
 import { briefTask, callTool, captureTokens, mcpAnswers, messages, runSession, shimClient, waitFor } from "./helpers.js";
 
@@ -24,7 +24,7 @@ function filesUnder(dir: string): string[] {
   return out;
 }
 
-describe.each(DATABASES)("Grove's MCP server for agents (%s)", (kind) => {
+describe.each(ONE_DATABASE)("Grove's MCP server for agents (%s)", (kind) => {
   const perTest = serverPerTest(kind);
 
   it("MCP-1: a session's agent gets the grove server; task_get returns the brief; report_progress and task_update act on its own task; each call is a transcript tool row", async () => {

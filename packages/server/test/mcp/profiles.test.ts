@@ -2,12 +2,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { startTestServer, type TestServer } from "../fixture/server.js";
 import { briefTask, callTool, captureTokens, mcpAnswers, messages, runSession, shimClient, waitFor } from "./helpers.js";
 
 // MCP-2: the scope of Grove's MCP server per agent profile (`mcp: "task" | "none" | "board"`).
-describe.each(DATABASES)("MCP-2 scope per profile (%s)", (kind) => {
+describe.each(ONE_DATABASE)("MCP-2 scope per profile (%s)", (kind) => {
   it('MCP-2: mcp "none" gets no grove server; "board" lists every task but changes none; the default profile may not list the board', async () => {
     const db = await freshDatabase(kind);
     mkdirSync(db.home, { recursive: true });

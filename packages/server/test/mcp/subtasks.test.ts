@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { serverPerTest, waitFor, waitForSession } from "../fixture/server.js";
 import { briefTask, callTool, captureTokens, mcpAnswers, runSession, shimClient } from "./helpers.js";
 
 // MCP-3: subtasks carry a parent link and per-task depth/count/agent limits.
-describe.each(DATABASES)("MCP-3 subtasks (%s)", (kind) => {
+describe.each(ONE_DATABASE)("MCP-3 subtasks (%s)", (kind) => {
   const perTest = serverPerTest(kind);
 
   it("MCP-3: subtask_create makes a child with its parent link that starts with the named profile; ?parentId= lists it; the parent reads its state and Changes with subtask_list / subtask_get", async () => {

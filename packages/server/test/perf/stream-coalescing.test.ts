@@ -3,12 +3,12 @@ import { EventBus } from "../../src/domain/event-bus.js";
 import type { Deps } from "../../src/orchestrator/context.js";
 import { MAX_STREAMED_MESSAGE_CHARS, SessionRecorder } from "../../src/orchestrator/sessions/recorder.js";
 import type { Store } from "../../src/store/store.js";
-import { DATABASES, openTestStore } from "../fixture/db.js";
+import { ONE_DATABASE, openTestStore } from "../fixture/db.js";
 import { seedTask, session } from "../store/records.js";
 
 const silent = { info() {}, warn() {}, error() {} };
 
-describe.each(DATABASES)("a long message stream (%s)", (kind) => {
+describe.each(ONE_DATABASE)("a long message stream (%s)", (kind) => {
   let cleanup: (() => Promise<void>) | undefined;
   afterEach(async () => {
     await cleanup?.();

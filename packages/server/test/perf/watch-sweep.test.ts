@@ -3,12 +3,12 @@ import { EventBus } from "../../src/domain/event-bus.js";
 import type { Deps } from "../../src/orchestrator/context.js";
 import { ChangesWatch } from "../../src/orchestrator/changes/changes-watch.js";
 import type { Store } from "../../src/store/store.js";
-import { DATABASES, openTestStore } from "../fixture/db.js";
+import { ONE_DATABASE, openTestStore } from "../fixture/db.js";
 import { repository, task } from "../store/records.js";
 
 const silent = { info() {}, warn() {}, error() {} };
 
-describe.each(DATABASES)("start-up watch sweep (%s)", (kind) => {
+describe.each(ONE_DATABASE)("start-up watch sweep (%s)", (kind) => {
   let cleanup: (() => Promise<void>) | undefined;
   afterEach(async () => {
     await cleanup?.();

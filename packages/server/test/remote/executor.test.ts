@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, tempDir } from "../fixture/git.js";
 import { startSshd, type LocalSshd } from "./harness/sshd.js";
 import { addRemote, launch, makeRemoteRepo, remoteWorld, type RemoteWorld } from "./helpers.js";
 
-describe.each(DATABASES)("RR-3 executor policy (%s)", (kind) => {
+describe.each(ONE_DATABASE)("RR-3 executor policy (%s)", (kind) => {
   let w: RemoteWorld | undefined;
   let sshd: LocalSshd;
   let sshRoot: string;

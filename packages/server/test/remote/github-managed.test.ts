@@ -1,12 +1,12 @@
 import { existsSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { openEvents, waitForSession } from "../fixture/server.js";
 import { addRemote, launch, makeRemoteRepo, remoteWorld, unauthenticatedExchanges, type RemoteWorld } from "./helpers.js";
 
-describe.each(DATABASES)("managed GitHub repository (%s)", (kind) => {
+describe.each(ONE_DATABASE)("managed GitHub repository (%s)", (kind) => {
   let w: RemoteWorld;
   let remote: ReturnType<typeof makeRemoteRepo>;
   let repo: any;

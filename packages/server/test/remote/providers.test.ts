@@ -1,13 +1,13 @@
 import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { addRemote, launch, makeRemoteRepo, remoteWorld, unauthenticatedExchanges, type RemoteWorld } from "./helpers.js";
 
 const PLUGIN = join(import.meta.dirname, "harness", "forge-provider.mjs");
 
-describe.each(DATABASES)("providers behind one interface (%s)", (kind) => {
+describe.each(ONE_DATABASE)("providers behind one interface (%s)", (kind) => {
   let w: RemoteWorld | undefined;
   afterEach(async () => {
     await w?.close();

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { addRemote, launch, makeRemoteRepo, remoteWorld, type RemoteWorld } from "./helpers.js";
 
-describe.each(DATABASES)("RR-7 refresh failures (%s)", (kind) => {
+describe.each(ONE_DATABASE)("RR-7 refresh failures (%s)", (kind) => {
   // The world's own generous timeout: a refresh that goes through may take seconds on a loaded
   // machine. The timeout case gets a world of its own with a short one, where the git host never
   // answers, so only the timeout can end its refresh however slow the machine is.

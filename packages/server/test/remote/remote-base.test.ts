@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { waitForSession } from "../fixture/server.js";
 import { g } from "./harness/repos.js";
 import { addRemote, makeRemoteRepo, remoteWorld, type RemoteWorld } from "./helpers.js";
 
-describe.each(DATABASES)("a remote repository's base that exists only as origin/<base> (%s)", (kind) => {
+describe.each(ONE_DATABASE)("a remote repository's base that exists only as origin/<base> (%s)", (kind) => {
   let w: RemoteWorld | undefined;
   afterEach(async () => {
     await w?.close();

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { waitForSession } from "../fixture/server.js";
 import { addRemote, launch, makeRemoteRepo, remoteWorld, type RemoteWorld } from "./helpers.js";
 import { credentialKeyIdOf } from "../../src/orchestrator/refresh/remote-context.js";
@@ -10,7 +10,7 @@ import { credentialKeyIdOf } from "../../src/orchestrator/refresh/remote-context
 const PLUGIN = join(import.meta.dirname, "harness", "forge-provider.mjs");
 
 /** Seed 004 routing, exactly: route = f(provider, policy); every route decided before any preparation; scoped errors. */
-describe.each(DATABASES)("refresh routes decided up front (%s)", (kind) => {
+describe.each(ONE_DATABASE)("refresh routes decided up front (%s)", (kind) => {
   let w: RemoteWorld | undefined;
   afterEach(async () => {
     await w?.close();

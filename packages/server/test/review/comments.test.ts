@@ -1,13 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { openEvents, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { agentText, reviewTask } from "./helpers.js";
 
 const FILE = "one\ntwo\nthree\nfour\nfive\n";
 
-describe.each(DATABASES)("review comments (%s)", (kind) => {
+describe.each(ONE_DATABASE)("review comments (%s)", (kind) => {
   let srv: TestServer;
   let events: Awaited<ReturnType<typeof openEvents>>;
   let t: Awaited<ReturnType<typeof reviewTask>>;

@@ -1,7 +1,7 @@
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { reviewTask } from "./helpers.js";
@@ -14,7 +14,7 @@ function otherRefs(repoPath: string, branch: string): string {
     .join("\n");
 }
 
-describe.each(DATABASES)("commit as the person (%s)", (kind) => {
+describe.each(ONE_DATABASE)("commit as the person (%s)", (kind) => {
   let srv: TestServer;
   let t: Awaited<ReturnType<typeof reviewTask>>;
 

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { conflictHunks } from "../../src/orchestrator/review/review-conflicts.js";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { reviewTask } from "./helpers.js";
@@ -18,7 +18,7 @@ describe("RV-8 conflict hunks", () => {
   });
 });
 
-describe.each(DATABASES)("RV-8 conflicts: list, send to the agent, continue, abort (%s)", (kind) => {
+describe.each(ONE_DATABASE)("RV-8 conflicts: list, send to the agent, continue, abort (%s)", (kind) => {
   let srv: TestServer;
   let t: Awaited<ReturnType<typeof reviewTask>>;
   const update = (body: Record<string, unknown> = {}) => srv.api("POST", `/tasks/${t.task.id}/update-from-base`, body);

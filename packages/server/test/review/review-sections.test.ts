@@ -2,14 +2,14 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runGrove } from "../cli/run-cli.js";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { startTestServer, type TestServer } from "../fixture/server.js";
 import { reviewTask } from "./helpers.js";
 
 /** The + and − lines of a patch, without headers. */
 const changed = (patch: string) => patch.split("\n").filter((l) => /^[+-](?![+-]{2} )/.test(l));
 
-describe.each(DATABASES)("RV-7 committed and uncommitted parts of one file (%s)", (kind) => {
+describe.each(ONE_DATABASE)("RV-7 committed and uncommitted parts of one file (%s)", (kind) => {
   let srv: TestServer;
   let t: Awaited<ReturnType<typeof reviewTask>>;
   const diff = (path: string, scope?: string) =>

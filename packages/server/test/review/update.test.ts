@@ -1,12 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync } from "../fixture/git.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { reviewTask, snapshot } from "./helpers.js";
 
-describe.each(DATABASES)("update from base (%s)", (kind) => {
+describe.each(ONE_DATABASE)("update from base (%s)", (kind) => {
   let srv: TestServer;
   let t: Awaited<ReturnType<typeof reviewTask>>;
   const update = (body: Record<string, unknown> = {}) => srv.api("POST", `/tasks/${t.task.id}/update-from-base`, body);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { runGrove } from "../cli/run-cli.js";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { startTestServer, type TestServer } from "../fixture/server.js";
 import { personHome } from "./helpers.js";
 
@@ -37,7 +37,7 @@ function probeProfile(home: string, sshKey: string): Record<string, unknown> {
   };
 }
 
-describe.each(DATABASES)("SBX-1 SBX-3 grove agents check starts the agent in the sandbox a session gets (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SBX-1 SBX-3 grove agents check starts the agent in the sandbox a session gets (%s)", (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { allowed, parseAllowEntry } from "../../src/domain/allow-list.js";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { blockedNotes, runResults, turn } from "./helpers.js";
@@ -26,7 +26,7 @@ describe("SBX-2 allow-list entries", () => {
   });
 });
 
-describe.each(DATABASES)("SBX-2 egress through Grove's proxy only (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SBX-2 egress through Grove's proxy only (%s)", (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { apiClient, spawnServer, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { runResults, turn } from "./helpers.js";
@@ -32,7 +32,7 @@ function escapers(tag: number): { script: string; argvs: string[][] } {
   return { script, argvs };
 }
 
-describe.each(DATABASES)("SBX-1 SEC-7 every process of a sandbox dies with it (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SBX-1 SEC-7 every process of a sandbox dies with it (%s)", (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { runGrove } from "../cli/run-cli.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
@@ -23,7 +23,7 @@ function agentsJson(home: string, extra: Record<string, unknown>[] = []): void {
   writeFileSync(join(home, "agents.json"), JSON.stringify({ agents: [profile("mine"), profile("loose", { sandbox: "off" }), ...extra] }));
 }
 
-describe.each(DATABASES)("SBX-3 no sandbox, no real agent; unconfined sessions are marked (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SBX-3 no sandbox, no real agent; unconfined sessions are marked (%s)", (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

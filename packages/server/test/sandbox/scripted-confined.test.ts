@@ -2,7 +2,7 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { blockedNotes, personHome, runResults, turn } from "./helpers.js";
@@ -10,7 +10,7 @@ import { blockedNotes, personHome, runResults, turn } from "./helpers.js";
 // A path on the read-only root, outside every worktree and outside /tmp (which is private inside).
 const OUTSIDE_DIR = resolve(import.meta.dirname, "..", "..", "..", "..", ".grove-test");
 
-describe.each(DATABASES)("SBX-1 SBX-2 the scripted agent runs confined (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SBX-1 SBX-2 the scripted agent runs confined (%s)", (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
 import { startTestServer, waitForSession } from "../fixture/server.js";
 import { personHome, runResults, turn } from "./helpers.js";
@@ -11,7 +11,7 @@ import { personHome, runResults, turn } from "./helpers.js";
 // own (unconfined) git ran could create the marker.
 const OUTSIDE_DIR = resolve(import.meta.dirname, "..", "..", "..", "..", ".grove-test");
 
-describe.each(DATABASES)("SBX-4.6 a repository with per-worktree config (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SBX-4.6 a repository with per-worktree config (%s)", (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { isAlive, isSameProcess, readStartTime } from "../../src/agents/process-info.js";
 import { openStore } from "../../src/store/open.js";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { apiClient, spawnServer, startTestServer, waitFor, waitForSession, type ChildServer } from "../fixture/server.js";
 import { waitForJob } from "../lifecycle/helpers.js";
@@ -96,7 +96,7 @@ async function stranger(cleanups: (() => Promise<unknown>)[], cwd?: string): Pro
 const CYCLES = 2;
 const TASKS_PER_CYCLE = 10;
 
-describe.each(DATABASES)("SEC-7 every process an agent starts dies with its task (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SEC-7 every process an agent starts dies with its task (%s)", (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

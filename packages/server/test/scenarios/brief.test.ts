@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runGrove } from "../cli/run-cli.js";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { serverPerTest, waitForSession, type TestServer } from "../fixture/server.js";
 
@@ -28,7 +28,7 @@ async function userPrompts(srv: TestServer, sessionId: string): Promise<string[]
   return msgs.filter((m) => m.role === "user").map((m) => m.text);
 }
 
-describe.each(DATABASES)("BRIEF-1 the brief is the first prompt (%s)", (kind) => {
+describe.each(ONE_DATABASE)("BRIEF-1 the brief is the first prompt (%s)", (kind) => {
   const perTest = serverPerTest(kind);
 
   it("BRIEF-1: a session started without a prompt receives the title and description, and acts on them", async () => {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { isAllowedByDefault } from "../../src/domain/child-env.js";
 import { sandboxEnv } from "../../src/sandbox/launcher.js";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { makeRepo, tempDir } from "../fixture/git.js";
 import { apiClient, spawnServer, waitFor } from "../fixture/server.js";
 import { processesWithCwd } from "../agents/fixture.js";
@@ -27,7 +27,7 @@ const SECRETS = {
   SOME_OTHER_VAR: "other-value-4",
 };
 
-describe.each(DATABASES)("SEC-7 children get an allow-listed environment (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SEC-7 children get an allow-listed environment (%s)", (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

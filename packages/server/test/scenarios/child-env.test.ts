@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { apiClient, spawnServer, waitFor } from "../fixture/server.js";
 
@@ -21,7 +21,7 @@ function processesIn(dir: string): { argv: string[]; environ: string }[] {
   return out;
 }
 
-describe.each(DATABASES)("SEC-1 RR-2 children never inherit the server's secrets (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SEC-1 RR-2 children never inherit the server's secrets (%s)", (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

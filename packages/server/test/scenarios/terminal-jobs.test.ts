@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { isAlive } from "../../src/agents/process-info.js";
 import { terminals } from "../../src/orchestrator/terminals.js";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { startTestServer, waitFor, type TestServer } from "../fixture/server.js";
 import { taskWithSession, waitForJob } from "../lifecycle/helpers.js";
 
@@ -23,7 +23,7 @@ function sleepers(seconds: number): number[] {
   return out;
 }
 
-describe.each(DATABASES)("terminal processes die with their task (%s)", (kind) => {
+describe.each(ONE_DATABASE)("terminal processes die with their task (%s)", (kind) => {
   let srv: TestServer | undefined;
   afterEach(async () => {
     await srv?.close();

@@ -1,12 +1,12 @@
 import { rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { tempDir } from "../fixture/git.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { reviewTask } from "../review/helpers.js";
 
-describe.each(DATABASES)("SEC-2 comment lines are read confined on every read (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SEC-2 comment lines are read confined on every read (%s)", (kind) => {
   let srv: TestServer | undefined;
   let outside: string | undefined;
   afterEach(async () => {

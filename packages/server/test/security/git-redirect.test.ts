@@ -1,12 +1,12 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, plantGitDir, tempDir } from "../fixture/git.js";
 import { openEvents, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { taskWithSession } from "../lifecycle/helpers.js";
 
-describe.each(DATABASES)("SBX-4 Grove's git never trusts the worktree (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SBX-4 Grove's git never trusts the worktree (%s)", (kind) => {
   let srv: TestServer | undefined;
   let scratch: string | undefined;
   afterEach(async () => {

@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { makeRepo, tempDir } from "../fixture/git.js";
 import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { hostOf, rawRequest } from "./helpers.js";
@@ -146,7 +146,7 @@ describe("SEC-5 Host and Origin allow-list, JSON-only state changes", () => {
   });
 });
 
-describe.each(DATABASES)("SEC-5 DNS rebinding (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SEC-5 DNS rebinding (%s)", (kind) => {
   let srv: TestServer | undefined;
   afterEach(async () => {
     await srv?.close();

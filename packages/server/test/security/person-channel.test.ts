@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { tempDir } from "../fixture/git.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { apiClient, spawnServer, startTestServer, waitFor, waitForSession, type ChildServer, type TestServer } from "../fixture/server.js";
@@ -27,7 +27,7 @@ async function askingServer(kind: "sqlite" | "postgres", env: Record<string, str
   return startTestServer(kind, db, env);
 }
 
-describe.each(DATABASES)("SBX-5 only the person answers (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SBX-5 only the person answers (%s)", (kind) => {
   let srv: TestServer | undefined;
   afterEach(async () => {
     await srv?.close();

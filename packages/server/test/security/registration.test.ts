@@ -2,11 +2,11 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, makeRepo, tempDir } from "../fixture/git.js";
 import { waitForSession, serverPerTest } from "../fixture/server.js";
 
-describe.each(DATABASES)("SEC-3 what can be registered and created (%s)", (kind) => {
+describe.each(ONE_DATABASE)("SEC-3 what can be registered and created (%s)", (kind) => {
   const perTest = serverPerTest(kind);
 
   it("SEC-3 a task's worktree, a linked worktree, a repository nested in one, and anything in GROVE_HOME cannot be registered", async () => {

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { apiClient, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 
 type Profile = { name: string; permissionPolicy: string; sandbox?: string };
 const profile = async (srv: TestServer, name: string) => ((await srv.api("GET", "/agents")).body as Profile[]).find((p) => p.name === name);
 
-describe.each(DATABASES)("WEB-44 agent profiles and the editor command set through the API (%s)", (kind) => {
+describe.each(ONE_DATABASE)("WEB-44 agent profiles and the editor command set through the API (%s)", (kind) => {
   let srv: TestServer | undefined;
   afterEach(async () => {
     await srv?.close();

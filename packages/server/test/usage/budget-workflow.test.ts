@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { serverPerTest, waitForSession } from "../fixture/server.js";
 import { applyWorkflow, runsOf, waitForRun } from "../workflows/helpers.js";
@@ -14,7 +14,7 @@ const REVIEW = `steps:
         prompt: "say reviewed"
 `;
 
-describe.each(DATABASES)("USE-2 WF-2 a spent budget refuses the workflow's next action (%s)", (kind) => {
+describe.each(ONE_DATABASE)("USE-2 WF-2 a spent budget refuses the workflow's next action (%s)", (kind) => {
   const perTest = serverPerTest(kind);
 
   it("USE-2 WF-2: over budget, entering Review records the reviewer's start as refused (budget_exceeded), starts no session; after continue once the next entry runs it", async () => {

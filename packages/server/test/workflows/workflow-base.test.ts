@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
 import { serverPerTest, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { type Run, runsOf } from "./helpers.js";
@@ -23,7 +23,7 @@ const commitOnBase = (repo: string, file: string, text: string) => {
   return gitSync(repo, "rev-parse", "HEAD").trim();
 };
 
-describe.each(DATABASES)("WF-2.20 the base moved → update from base, the agent only on conflicts (%s)", { timeout: 240_000 }, (kind) => {
+describe.each(ONE_DATABASE)("WF-2.20 the base moved → update from base, the agent only on conflicts (%s)", { timeout: 240_000 }, (kind) => {
   const perTest = serverPerTest(kind);
 
   async function setup(maxRounds: number) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { waitFor, waitForSession } from "../fixture/server.js";
 import { addRemote, launch, makeRemoteRepo, remoteWorld, type RemoteWorld } from "../remote/helpers.js";
 import { startFakeProvider, type FakeProvider } from "../review/fake-provider.js";
@@ -9,7 +9,7 @@ const CI = "steps:\n  - id: review\ntriggers:\n  checksFailed:\n    maxRounds: 3
 
 // WF-2 against the fake provider REST API: failing checks go to the agent with the check's
 // text, one round per failing head commit, three at most; then an inbox item and no fourth round.
-describe.each(DATABASES)("WF-2 CI-fix rounds (%s)", { timeout: 240_000 }, (kind) => {
+describe.each(ONE_DATABASE)("WF-2 CI-fix rounds (%s)", { timeout: 240_000 }, (kind) => {
   let w: RemoteWorld;
   let fake: FakeProvider;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { addRemote, makeRemoteRepo, remoteWorld, type RemoteWorld } from "../remote/helpers.js";
@@ -7,7 +7,7 @@ import { startFakeProvider, type FakeProvider } from "../review/fake-provider.js
 import { runsOf } from "./helpers.js";
 
 const KEYS = { github: "acme/widget", gitlab: "grp/sub/widget" } as const;
-const CASES = DATABASES.flatMap((db) => (["github", "gitlab"] as const).map((p) => [db, p] as const));
+const CASES = ONE_DATABASE.flatMap((db) => (["github", "gitlab"] as const).map((p) => [db, p] as const));
 const ENV = { GROVE_PR_REFRESH_MS: "0" };
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { serverPerTest, waitFor, waitForSession } from "../fixture/server.js";
 import { applyWorkflow, runsOf } from "./helpers.js";
@@ -18,7 +18,7 @@ const STARTS = `steps:
         prompt: "say reviewing"
 `;
 
-describe.each(DATABASES)("WF-2.21 every recorded move is acted on (%s)", { timeout: 120_000 }, (kind) => {
+describe.each(ONE_DATABASE)("WF-2.21 every recorded move is acted on (%s)", { timeout: 120_000 }, (kind) => {
   const perTest = serverPerTest(kind);
 
   it("WF-2.21 a move to Review and straight back to In Progress before the engine runs → In Progress's actions run again, Review's none", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { makeRepo } from "../fixture/git.js";
 import { serverPerTest, waitForSession } from "../fixture/server.js";
@@ -17,7 +17,7 @@ const SLOW_REVIEW = `steps:
     wipLimit: 1
 `;
 
-describe.each(DATABASES)("WF-2 a person wins over automation (%s)", (kind) => {
+describe.each(ONE_DATABASE)("WF-2 a person wins over automation (%s)", (kind) => {
   const perTest = serverPerTest(kind);
 
   it("WF-2 a person's move cancels the run in progress and its turn; WIP limit → 409; stop switches per task and per workflow queue nothing", async () => {

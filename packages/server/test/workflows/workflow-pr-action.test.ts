@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { waitForSession } from "../fixture/server.js";
 import { addRemote, launch, makeRemoteRepo, remoteWorld, type RemoteWorld } from "../remote/helpers.js";
 import { startFakeProvider, type FakeProvider } from "../review/fake-provider.js";
@@ -33,7 +33,7 @@ async function backToWork(srv: RemoteWorld["srv"], taskId: string): Promise<void
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 
 // WF-2.15 against the fake GitHub REST API and a real git remote.
-describe.each(DATABASES)("WF-2.15 the pr action (%s)", { timeout: 240_000 }, (kind) => {
+describe.each(ONE_DATABASE)("WF-2.15 the pr action (%s)", { timeout: 240_000 }, (kind) => {
   let w: RemoteWorld;
   let fake: FakeProvider;
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { addRemote, launch } from "../remote/helpers.js";
 import { type Run, fakeGithubRemote, runsOf } from "./helpers.js";
@@ -17,7 +17,7 @@ const commentRuns = async (srv: TestServer, taskId: string) => (await runsOf(srv
 const settled = (runs: Run[], n: number) => runs.length === n && runs.every((r) => r.state === "succeeded");
 const poll = (srv: TestServer) => srv.server.orchestrator.workflows.engine.reviewComments.poll(true);
 
-describe.each(DATABASES)("WF-2.19 new review comments on the pull request → the agent (%s)", { timeout: 240_000 }, (kind) => {
+describe.each(ONE_DATABASE)("WF-2.19 new review comments on the pull request → the agent (%s)", { timeout: 240_000 }, (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);

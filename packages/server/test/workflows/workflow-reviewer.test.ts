@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { openEvents, serverPerTest, waitFor, waitForSession } from "../fixture/server.js";
 import { applyWorkflow, runsOf, waitForRun, waitForTaskState } from "./helpers.js";
@@ -27,7 +27,7 @@ steps:
 
 const FINDING = 'mcp comment_create {"path":"src/a.txt","line":2,"body":"Name this better"}';
 
-describe.each(DATABASES)("WF-2 reviewer workflow (%s)", (kind) => {
+describe.each(ONE_DATABASE)("WF-2 reviewer workflow (%s)", (kind) => {
   const perTest = serverPerTest(kind);
 
   it("WF-2 moving a card to Review starts the reviewer; its line comments reach the working session back in In Progress; a clean review stops short of Done until the merge", async () => {

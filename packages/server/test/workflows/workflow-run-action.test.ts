@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { serverPerTest, waitForSession } from "../fixture/server.js";
 import { applyWorkflow, runsOf, waitForRun, waitForTaskState } from "./helpers.js";
@@ -27,7 +27,7 @@ const CHECKS = `steps:
       completed: review
 `;
 
-describe.each(DATABASES)("WF-2.13 the run action (%s)", { timeout: 180_000 }, (kind) => {
+describe.each(ONE_DATABASE)("WF-2.13 the run action (%s)", { timeout: 180_000 }, (kind) => {
   const perTest = serverPerTest(kind);
 
   it("WF-2.13 a command in the task's sandbox: its exit code and output on the run; a failure → In Progress with the output as the agent's prompt; the fixed run → Done", async () => {

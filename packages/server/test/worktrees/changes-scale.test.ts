@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, type TestRepo } from "../fixture/git.js";
 import { rawExpectation } from "../fixture/git-oracle.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
@@ -11,7 +11,7 @@ const LINES = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `$
 const ODD = ["with space.txt", "ünïcødé ✓.txt", 'quo"te.txt', "new\nline.txt", "tab\there.txt", "-dash.txt", "star*.txt", "back\\slash.txt"];
 type Counts = { additions: number; deletions: number; binary: boolean; oldPath?: string };
 
-describe.each(DATABASES)("CHG-1 CHG-2 SEC-2 Changes at scale over HTTP (%s)", (kind) => {
+describe.each(ONE_DATABASE)("CHG-1 CHG-2 SEC-2 Changes at scale over HTTP (%s)", (kind) => {
   let srv: TestServer | undefined;
   let repo: TestRepo | undefined;
   afterEach(async () => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, type TestRepo } from "../fixture/git.js";
 import { openEvents, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { registerRepo } from "./helpers.js";
@@ -9,7 +9,7 @@ import { isAlive } from "../../src/agents/process-info.js";
 
 type Frame = { type: string; data: { taskId?: string; repositoryId?: string }; at: string };
 
-describe.each(DATABASES)("CHG-3 live changes from file-system watching (%s)", (kind) => {
+describe.each(ONE_DATABASE)("CHG-3 live changes from file-system watching (%s)", (kind) => {
   let srv: TestServer | undefined;
   let repo: TestRepo | undefined;
   afterEach(async () => {

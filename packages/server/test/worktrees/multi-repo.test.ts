@@ -2,11 +2,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/domain/errors.js";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { waitForSession, type TestServer, serverPerTest } from "../fixture/server.js";
 import { branchesOf, exists, linkedWorktrees, registerRepo } from "./helpers.js";
 
-describe.each(DATABASES)("multi-repository tasks and compensation (%s)", (kind) => {
+describe.each(ONE_DATABASE)("multi-repository tasks and compensation (%s)", (kind) => {
   const perTest = serverPerTest(kind);
 
   async function threeRepos(s: TestServer) {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, tempDir } from "../fixture/git.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { branchesOf, exists, linkedWorktrees, registerRepo } from "./helpers.js";
@@ -20,7 +20,7 @@ async function countingOrigin(): Promise<{ url: string; hits: () => number; clos
   return { url: `http://127.0.0.1:${port}/nowhere.git`, hits: () => hits, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-describe.each(DATABASES)("WT-3 refresh of local checkouts (%s)", (kind) => {
+describe.each(ONE_DATABASE)("WT-3 refresh of local checkouts (%s)", (kind) => {
   let srv: TestServer | undefined;
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {

@@ -2,12 +2,12 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DATABASES } from "../fixture/db.js";
+import { ONE_DATABASE } from "../fixture/db.js";
 import { tempDir } from "../fixture/git.js";
 import { waitFor, waitForSession, serverPerFile } from "../fixture/server.js";
 import { exists, registerRepo } from "./helpers.js";
 
-describe.each(DATABASES)("WT-9 repository checkout settings (%s)", (kind) => {
+describe.each(ONE_DATABASE)("WT-9 repository checkout settings (%s)", (kind) => {
   // Each test registers a repository of its own name and makes its own task: one server serves them all.
   const perFile = serverPerFile(kind);
 

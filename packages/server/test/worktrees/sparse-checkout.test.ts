@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASES, freshDatabase } from "../fixture/db.js";
+import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
 import { apiClient, spawnServer, startTestServer, waitForSession } from "../fixture/server.js";
 
@@ -17,7 +17,7 @@ function checkedOut(dir: string): string[] {
     .sort();
 }
 
-describe.each(DATABASES)("WT-11 sparse checkout per repository (%s)", (kind) => {
+describe.each(ONE_DATABASE)("WT-11 sparse checkout per repository (%s)", (kind) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
