@@ -86,7 +86,9 @@ describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 },
         30_000,
       );
     const env = (await throughA(`/tasks/${task.id}/environment`)).body;
-    const diff = await throughA(`/tasks/${task.id}/changes/diff?repositoryId=${reg.body.id}&path=once.txt`);
+    // The prompt's file, read on its owner: a diff needs git on C, which can take longer than the
+    // 300 ms forward on every try when another test run shares the two cores.
+    const diff = await c.api("GET", `/tasks/${task.id}/changes/diff?repositoryId=${reg.body.id}&path=once.txt`);
     expect(diff.status).toBe(200);
     expect(env.runnerId).toBe("runner_c");
     expect((await a.api("GET", `/tasks/${task.id}/sessions`)).body).toHaveLength(1);
