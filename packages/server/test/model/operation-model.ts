@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { freshDatabase } from "../fixture/db.js";
-import { gitSync, makeRepo, type TestRepo } from "../fixture/git.js";
+import { gitBlobs, gitSync, makeRepo, type TestRepo } from "../fixture/git.js";
 import { apiClient, spawnServer, startTestServer, waitFor, waitForSession, type ChildServer, type DbKind, type TestServer } from "../fixture/server.js";
 
 /** mulberry32: a small seeded PRNG, so a failing run is reproduced from its seed alone. */
@@ -227,9 +227,14 @@ export async function runModel(kind: DbKind, seed: number, steps: number): Promi
       if (!t.worktreePath) continue;
       const branch = gitSync(t.worktreePath, "rev-parse", "--abbrev-ref", "HEAD").trim();
       expect(branch, `task ${t.id} branch`).toBe(t.branch);
+      // Every committed file's content on the branch, read by one git process per task and step.
+      const onBranch = gitBlobs(
+        t.worktreePath,
+        [...t.files].filter(([, f]) => f.committed).map(([path]) => `${t.branch}:${path}`),
+      );
       for (const [path, f] of t.files) {
         expect(readFileSync(join(t.worktreePath, path), "utf8"), `task ${t.id} file ${path}`).toBe(f.content);
-        if (f.committed) expect(gitSync(t.worktreePath, "show", `${t.branch}:${path}`), `task ${t.id} committed ${path}`).toBe(f.content);
+        if (f.committed) expect(onBranch.get(`${t.branch}:${path}`), `task ${t.id} committed ${path}`).toBe(f.content);
       }
     }
     const doctor = await ok("GET", "/doctor");
