@@ -10,15 +10,28 @@ const ANY_FAILURE = Array.from({ length: 255 }, (_, i) => i + 1);
 /** A rebase or merge stopped in a worktree (conflicts kept, or a crash mid-way). */
 export type InProgress = "rebase" | "merge" | null;
 
-async function gitPath(git: GitRunner, cwd: GitCwd, name: string): Promise<string> {
-  const r = await git.run(["rev-parse", "--path-format=absolute", "--git-path", name], { cwd });
-  return resolve(workTreeOf(cwd), r.stdout.trim());
+/** Git's own state files of a stopped rebase (either backend) and of a stopped merge, in this order. */
+const STATE_FILES = ["rebase-merge", "rebase-apply", "MERGE_HEAD"] as const;
+
+/**
+ * The absolute paths of git's state files in the worktree (per worktree: a linked worktree's live
+ * under `.git/worktrees/<name>/`). One `rev-parse` resolves all three: this runs on every change
+ * summary and doctor pass, where three processes a call were a quarter of the git processes Grove
+ * started. A path with a line break in it (git prints one path a line) is resolved one at a time.
+ */
+async function stateFilePaths(git: GitRunner, cwd: GitCwd): Promise<string[]> {
+  const gitPaths = async (names: readonly string[]) =>
+    (await git.run(["rev-parse", "--path-format=absolute", ...names.flatMap((f) => ["--git-path", f])], { cwd })).stdout;
+  const lines = (await gitPaths(STATE_FILES)).split("\n").slice(0, -1);
+  const paths = lines.length === STATE_FILES.length ? lines : await Promise.all(STATE_FILES.map(async (f) => (await gitPaths([f])).slice(0, -1)));
+  return paths.map((p) => resolve(workTreeOf(cwd), p));
 }
 
 /** Which operation is stopped in the worktree, if any (git's own state files decide). */
 export async function operationInProgress(git: GitRunner, cwd: GitCwd): Promise<InProgress> {
-  if (existsSync(await gitPath(git, cwd, "rebase-merge")) || existsSync(await gitPath(git, cwd, "rebase-apply"))) return "rebase";
-  if (existsSync(await gitPath(git, cwd, "MERGE_HEAD"))) return "merge";
+  const [rebaseMerge, rebaseApply, mergeHead] = (await stateFilePaths(git, cwd)).map((p) => existsSync(p));
+  if (rebaseMerge || rebaseApply) return "rebase";
+  if (mergeHead) return "merge";
   return null;
 }
 
