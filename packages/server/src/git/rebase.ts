@@ -15,9 +15,10 @@ const STATE_FILES = ["rebase-merge", "rebase-apply", "MERGE_HEAD"] as const;
 
 /**
  * The absolute paths of git's state files in the worktree (per worktree: a linked worktree's live
- * under `.git/worktrees/<name>/`). One `rev-parse` resolves all three: this runs on every change
- * summary and doctor pass, where three processes a call were a quarter of the git processes Grove
- * started. A path with a line break in it (git prints one path a line) is resolved one at a time.
+ * under `.git/worktrees/<name>/`). One `rev-parse` resolves all three: this runs for every worktree
+ * on each doctor pass and each workflow base check, where three processes a call were about a
+ * quarter of the git processes Grove started. A path with a line break in it (git prints one path
+ * a line) is resolved one at a time.
  */
 async function stateFilePaths(git: GitRunner, cwd: GitCwd): Promise<string[]> {
   const gitPaths = async (names: readonly string[]) =>
