@@ -151,6 +151,9 @@ describe.each(DATABASES)("paged lists over HTTP (%s)", (kind) => {
     const s = await srv.api("POST", `/tasks/${busy.id}/sessions`, { prompt: "write notes.txt one\\ntwo\\nthree\nsay done" });
     expect(s.status).toBe(201);
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
+    // The task's state is derived after the session's own state is written, so the session can
+    // read as waiting a moment before its task reads as review; both lists must see the same.
+    await waitFor(async () => (await srv.api("GET", `/tasks/${busy.id}`)).body.state === "review", "the busy task in review");
     const changes = (await srv.api("GET", `/tasks/${busy.id}/changes`)).body;
     const files = changes.repositories.flatMap((r: { files: { additions: number; deletions: number }[] }) => r.files);
 
@@ -175,6 +178,7 @@ describe.each(DATABASES)("paged lists over HTTP (%s)", (kind) => {
     const ws = (await srv.api("GET", `/sessions/${s.body.id}/workspace`)).body;
     const busySum = summaries.find((x) => x.id === busy.id);
     expect(busySum.repositories).toEqual([{ repositoryId: a.id, name: a.name, branch: ws.repositories[0].worktreeBranch }]);
+    expect(busySum.state).toBe("review");
     expect(busySum.agent).toEqual({ state: "waiting", sessionId: s.body.id });
     expect(busySum.diffStat).toEqual({
       files: files.length,
