@@ -153,7 +153,8 @@ describe.each(DATABASES)("paged lists over HTTP (%s)", (kind) => {
     await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
     // The task's state is derived after the session's own state is written, so the session can
     // read as waiting a moment before its task reads as review; both lists must see the same.
-    await waitFor(async () => (await srv.api("GET", `/tasks/${busy.id}`)).body.state === "review", "the busy task in review");
+    const api = srv.api;
+    await waitFor(async () => (await api("GET", `/tasks/${busy.id}`)).body.state === "review", "the busy task in review");
     const changes = (await srv.api("GET", `/tasks/${busy.id}/changes`)).body;
     const files = changes.repositories.flatMap((r: { files: { additions: number; deletions: number }[] }) => r.files);
 
