@@ -27,6 +27,15 @@ export class FakeOpenAiResponses extends FakeModelApi<ResponsesRequest["body"]> 
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model" }] }));
       return;
     }
+    // Codex opens the Responses API as a WebSocket first. This fake speaks HTTP only and says so
+    // the way HTTP does (426 Upgrade Required), so Codex falls back to HTTPS at once; any other
+    // answer (404) makes it retry with backoff for about 6 s before every first turn.
+    if (req.method === "GET" && path.endsWith("/responses") && /websocket/i.test(req.headers.upgrade ?? "")) {
+      res
+        .writeHead(426, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: "websockets are not served here", type: "invalid_request_error" } }));
+      return;
+    }
     if (req.method !== "POST" || !path.endsWith("/responses")) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found", type: "invalid_request_error" } }));
       return;
