@@ -7,8 +7,8 @@ import { settledRuns } from "./helpers.js";
 
 type Run = { action: string; cause: string; state: string; outcome: string | null };
 
-/** Done archives after a fraction of a day (about 1.7 s), so the real `grove serve` comes due while the test waits. */
-const ARCHIVING = "steps:\n  - id: done\n    archiveAfterDays: 0.00002\n";
+/** Done archives after a fraction of a day (about 0.17 s), so the real `grove serve` comes due while the test waits. */
+const ARCHIVING = "steps:\n  - id: done\n    archiveAfterDays: 0.000002\n";
 
 /**
  * WF-2.18 with the real `grove serve`: the process dies (exit 137, like kill -9) after the
