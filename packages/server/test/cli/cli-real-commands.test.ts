@@ -55,11 +55,14 @@ describe("grove commands against a real server", () => {
   });
 
   it("WEB-37 session prompt --queue queues a follow-up during a turn; it runs when the turn ends; with --wait or --comments it is refused", async () => {
-    expect((await grove("session", "prompt", sessionId, "sleep 8000")).code).toBe(0);
+    // The turn sleeps until the test ends it (a cancel ends a turn like any end, WEB-37): it is
+    // still under way when the follow-up is queued, however slow the machine.
+    expect((await grove("session", "prompt", sessionId, "sleep 600000")).code).toBe(0);
     const q = await grove("session", "prompt", sessionId, "say from the queue", "--queue");
     expect(q.code, q.stderr).toBe(0);
     expect(q.stdout).toBe(`queued for session ${sessionId} (1 waiting for the turn to end)\n`);
     expect(((await srv.api("GET", `/sessions/${sessionId}`)).body.queued as { text: string }[]).map((x) => x.text)).toEqual(["say from the queue"]);
+    expect((await srv.api("POST", `/sessions/${sessionId}/cancel`)).status).toBe(202);
     await waitFor(
       async () =>
         ((await srv.api("GET", `/sessions/${sessionId}/messages`)).body as { role: string; text: string }[]).some(
