@@ -108,14 +108,15 @@ describe("placement and forwarding across isolated runners (PostgreSQL)", { time
     expect(out).toContain(realpathSync(worktree));
 
     // Two prompts at once through A and B: the owner's reservation admits one, the other is session_busy.
-    // Each turn holds the session for seconds, so the later request meets a running turn even when
-    // a loaded machine delays its forwarding (a turn that ended first would admit it too).
+    // Each turn holds the session until the test cancels it, so the later request meets a running
+    // turn even when a loaded machine delays its forwarding (a turn that ended first would admit it too).
     const both = await Promise.all([
-      a.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "sleep 5000\nsay once" }),
-      b.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "sleep 5000\nsay twice" }),
+      a.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "sleep 600000\nsay once" }),
+      b.api("POST", `/sessions/${sessionId}/prompt`, { prompt: "sleep 600000\nsay twice" }),
     ]);
     expect(both.map((r) => r.status).sort()).toEqual([202, 409]);
     expect(both.find((r) => r.status === 409)!.body.error.code).toBe("session_busy");
+    expect((await a.api("POST", `/sessions/${sessionId}/cancel`)).status).toBe(202);
     await waitForSession(a.api, sessionId, ["waiting_for_input"], 30_000);
 
     // grove doctor through A audits A's own environments only and reports C's as skipped.
