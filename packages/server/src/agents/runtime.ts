@@ -38,6 +38,10 @@ export class AgentRuntime {
   private closed = false;
   private readonly startTimeoutMs: number;
   private readonly authStatusDeadlineMs: number;
+  /** SES-5.8: sessions whose stop() came while their agent was being spawned (no process to kill yet). */
+  private readonly stopRequested = new Set<string>();
+  /** Resolves when the session's start() has finished, whichever way (its process killed on failure). */
+  private readonly startEnded = new Map<string, Promise<void>>();
 
   /**
    * `startTimeoutMs` bounds each of initialize and session/new|load (default 60 s: npx may
@@ -61,6 +65,8 @@ export class AgentRuntime {
     }
     if (this.closed) throw stoppingError(profile.name, "spawn");
     this.starting.add(sessionId);
+    let ended = () => {};
+    this.startEnded.set(sessionId, new Promise<void>((r) => (ended = r)));
     let proc: AgentProcess | undefined;
     let conn: AcpClientConnection | undefined;
     let step = "spawn";
@@ -69,8 +75,9 @@ export class AgentRuntime {
       if (!existsSync(cwd)) throw new AppError("agent_start_failed", `the agent's working directory does not exist: ${cwd}`, { agent: profile.name, cwd });
       proc = await AgentProcess.spawn(profile.command, profile.args, cwd, { ...profile.env, ...input.extraEnv }, profile.inheritEnv);
       this.startingProcs.set(sessionId, proc);
-      // SES-5.9: a close() during the spawn could not reach this process: it is killed below.
+      // SES-5.8, SES-5.9: a stop() or close() during the spawn could not reach this process: it is killed below.
       if (this.closed) throw stoppingError(profile.name, step);
+      if (this.stopRequested.has(sessionId)) throw stoppedError(profile.name, step);
       const startTime = proc.startTime;
       const started = proc;
       const sdk = await acpSdk();
@@ -160,6 +167,9 @@ export class AgentRuntime {
     } finally {
       this.starting.delete(sessionId);
       this.startingProcs.delete(sessionId);
+      this.stopRequested.delete(sessionId);
+      this.startEnded.delete(sessionId);
+      ended();
     }
   }
 
@@ -190,6 +200,11 @@ export class AgentRuntime {
   async stop(sessionId: string, opts?: { graceMs?: number }): Promise<void> {
     const starting = this.startingProcs.get(sessionId);
     if (starting) await starting.kill(opts?.graceMs ?? 3000);
+    else if (this.starting.has(sessionId)) {
+      // Still spawning: the start sees the request as soon as its process exists, fails and kills it.
+      this.stopRequested.add(sessionId);
+      await this.startEnded.get(sessionId);
+    }
     await this.handles.get(sessionId)?.stop(opts);
   }
 
@@ -214,4 +229,9 @@ export class AgentRuntime {
 /** SES-5.9: the refusal of a start that reached a closed runtime. */
 function stoppingError(agent: string, step: string): AppError {
   return new AppError("agent_start_failed", `agent ${agent} was not started: the server is stopping`, { agent, step, reason: "server_stopping" });
+}
+
+/** SES-5.8: the failure of a start whose session was stopped while its process was spawning. */
+function stoppedError(agent: string, step: string): AppError {
+  return new AppError("agent_start_failed", `agent ${agent} was stopped while starting`, { agent, step, reason: "stopped" });
 }

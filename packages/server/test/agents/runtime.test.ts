@@ -223,6 +223,34 @@ describe("agent runtime (SES-5)", () => {
     expect(rt.isStarting(sessionId)).toBe(false);
   });
 
+  it("SES-5.8 stop() while the agent's process is still being spawned: its start fails at once with reason stopped and no process is left", async () => {
+    const home = tempDir("grove-home-");
+    const cwd = makeRepo();
+    const rt = new AgentRuntime({ startTimeoutMs: 60_000 });
+    const profile: AgentProfileConfig = {
+      name: "slow",
+      command: process.execPath,
+      args: ["-e", "setInterval(() => {}, 1000)"],
+      env: {},
+      permissionPolicy: "auto_approve",
+      builtIn: false,
+    };
+    const sessionId = "ses_rt_spawning";
+    const t0 = Date.now();
+    // start() runs up to its spawn and returns; the process has no handle to kill yet.
+    const settled = rt.start({ sessionId, profile, cwd, logFile: join(home, "logs", "slow.jsonl"), callbacks: new Recorder() }).then(
+      () => "started",
+      (e: unknown) => e,
+    );
+    expect(rt.isStarting(sessionId)).toBe(true);
+    await rt.stop(sessionId, { graceMs: 500 });
+    // When stop() resolves, the process is gone (the start killed it on its way out).
+    expect(processesWithCwd((d) => d === cwd)).toEqual([]);
+    expect(await settled).toMatchObject({ code: "agent_start_failed", details: { reason: "stopped" } });
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    expect(rt.isStarting(sessionId)).toBe(false);
+  });
+
   it("SES-5.9 close() while a start is spawning its process: the start fails with server_stopping, no process is left, and later starts are refused", async () => {
     const home = tempDir("grove-home-");
     const cwd = makeRepo();
