@@ -31,17 +31,18 @@ export const AUTH_STATUS_DEADLINE_MS = 6500;
  */
 export class AgentRuntime {
   private readonly handles = new Map<string, LiveAgentHandle>();
-  private readonly starting = new Set<string>();
+  /**
+   * Sessions whose agent is starting: `ended` resolves when start() has finished, whichever way
+   * (its process killed on failure); `stopRequested` is a stop() that came while the process was
+   * being spawned, with no process to kill yet (SES-5.8).
+   */
+  private readonly starting = new Map<string, { ended: Promise<void>; stopRequested: boolean }>();
   /** Processes of agents still in initialize / session/new|load: stop() must reach them too. */
   private readonly startingProcs = new Map<string, AgentProcess>();
   /** SES-5.9: set by {@link close}; a start from then on is refused, however far it got. */
   private closed = false;
   private readonly startTimeoutMs: number;
   private readonly authStatusDeadlineMs: number;
-  /** SES-5.8: sessions whose stop() came while their agent was being spawned (no process to kill yet). */
-  private readonly stopRequested = new Set<string>();
-  /** Resolves when the session's start() has finished, whichever way (its process killed on failure). */
-  private readonly startEnded = new Map<string, Promise<void>>();
 
   /**
    * `startTimeoutMs` bounds each of initialize and session/new|load (default 60 s: npx may
@@ -64,9 +65,9 @@ export class AgentRuntime {
       throw new AppError("session_busy", `an agent is already running for session ${sessionId}`, { sessionId });
     }
     if (this.closed) throw stoppingError(profile.name, "spawn");
-    this.starting.add(sessionId);
     let ended = () => {};
-    this.startEnded.set(sessionId, new Promise<void>((r) => (ended = r)));
+    const entry = { ended: new Promise<void>((r) => (ended = r)), stopRequested: false };
+    this.starting.set(sessionId, entry);
     let proc: AgentProcess | undefined;
     let conn: AcpClientConnection | undefined;
     let step = "spawn";
@@ -77,7 +78,7 @@ export class AgentRuntime {
       this.startingProcs.set(sessionId, proc);
       // SES-5.8, SES-5.9: a stop() or close() during the spawn could not reach this process: it is killed below.
       if (this.closed) throw stoppingError(profile.name, step);
-      if (this.stopRequested.has(sessionId)) throw stoppedError(profile.name, step);
+      if (entry.stopRequested) throw stoppedError(profile.name, step);
       const startTime = proc.startTime;
       const started = proc;
       const sdk = await acpSdk();
@@ -167,15 +168,13 @@ export class AgentRuntime {
     } finally {
       this.starting.delete(sessionId);
       this.startingProcs.delete(sessionId);
-      this.stopRequested.delete(sessionId);
-      this.startEnded.delete(sessionId);
       ended();
     }
   }
 
   /** Agents running or starting in this process (the runner's live load). */
   liveCount(): number {
-    return new Set([...this.handles.keys(), ...this.starting]).size;
+    return new Set([...this.handles.keys(), ...this.starting.keys()]).size;
   }
 
   /** USE-2: the sessions with a live agent in this process (a daily cap cancels their turns). */
@@ -198,12 +197,13 @@ export class AgentRuntime {
    * its start() fails with `agent_start_failed` (cleanup must not wait for a start timeout).
    */
   async stop(sessionId: string, opts?: { graceMs?: number }): Promise<void> {
-    const starting = this.startingProcs.get(sessionId);
-    if (starting) await starting.kill(opts?.graceMs ?? 3000);
-    else if (this.starting.has(sessionId)) {
+    const proc = this.startingProcs.get(sessionId);
+    const entry = this.starting.get(sessionId);
+    if (proc) await proc.kill(opts?.graceMs ?? 3000);
+    else if (entry) {
       // Still spawning: the start sees the request as soon as its process exists, fails and kills it.
-      this.stopRequested.add(sessionId);
-      await this.startEnded.get(sessionId);
+      entry.stopRequested = true;
+      await entry.ended;
     }
     await this.handles.get(sessionId)?.stop(opts);
   }
