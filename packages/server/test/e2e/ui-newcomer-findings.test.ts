@@ -198,7 +198,7 @@ describe("WEB-49 the page's newcomer findings (Chromium, scripted agent)", () =>
 describe("WEB-49.4 the first board: Add a repository, then New task (Chromium)", () => {
   const ui = uiSuite(() => startTestServer("sqlite"));
 
-  it("WEB-49.4 no repository → an Add a repository card at the top that leads to the form; a repository but no task → No tasks yet under New task; a task → neither (1280×800, 390×844)", async () => {
+  it("WEB-49.4 no repository → an Add a repository card at the top that leads to the form; a repository but no task → No tasks yet under New task; a task → neither; only archived tasks → No open tasks, linking to them (1280×800, 390×844)", async () => {
     for (const size of [DESK, PHONE]) {
       const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/", size);
       const start = page.getByRole("region", { name: "Add a repository" });
@@ -231,8 +231,18 @@ describe("WEB-49.4 the first board: Add a repository, then New task (Chromium)",
         await shot(page, `board-start-task-${size.width}`, false);
         if (size === PHONE) {
           // The first task, live: the card goes.
-          expect((await ui.srv.api("POST", "/tasks", { title: "First", repositories: [{ repositoryId }] })).status).toBe(201);
+          const created = await ui.srv.api("POST", "/tasks", { title: "First", repositories: [{ repositoryId }] });
+          expect(created.status).toBe(201);
           await eventually(() => empty.count()).toBe(0);
+          // Archived, it leaves an empty board that is no first visit: the card says where it went.
+          expect((await ui.srv.api("POST", `/tasks/${created.body.id as string}/archive`)).status).toBeLessThan(300);
+          const none = page.getByRole("region", { name: "No open tasks" });
+          await none.waitFor();
+          expect(await empty.count()).toBe(0);
+          await shot(page, "board-start-archived-390", false);
+          await none.getByRole("link", { name: "1 archived task" }).click();
+          await page.waitForURL("**/archived");
+          await page.getByRole("link", { name: "First", exact: true }).waitFor();
         }
         expect(pageErrors).toEqual([]);
         await page.close();

@@ -135,6 +135,15 @@ export function Board({ archived }: { archived: boolean }) {
     enabled: !filter.agent,
   });
   const totals = filter.agent ? undefined : exact.data?.counts;
+  const unfiltered = !filter.q && !filter.repositoryId && !filter.state && !filter.agent;
+  const openTasks = totals && unfiltered ? TASK_STATES.reduce((n, s) => n + totals[s], 0) : undefined;
+  // WEB-49.4: an empty board after archiving is not a first visit; the start card says so.
+  const archivedCounts = useQuery({
+    queryKey: keys.taskCounts(true, "", ""),
+    queryFn: () => getTaskCounts({ archived: true, repositoryId: "", q: "" }),
+    enabled: !archived && openTasks === 0,
+  });
+  const archivedTotal = archivedCounts.data ? TASK_STATES.reduce((n, s) => n + archivedCounts.data.counts[s], 0) : undefined;
   const loaded = totals ? shown.reduce((n, s) => n + totals[s], 0) : shown.reduce((n, s) => n + (counts[s]?.loaded ?? 0), 0);
   const more = totals ? false : shown.some((s) => counts[s]?.more);
 
@@ -157,12 +166,7 @@ export function Board({ archived }: { archived: boolean }) {
         )}
         <Filters value={filter} onChange={setFilter} onClear={() => setFilter(EMPTY)} repositories={repos.data ?? []} shown={loaded} more={more} />
       </div>
-      {archived ? null : (
-        <BoardStart
-          repositories={repos.data?.length}
-          tasks={totals && !filter.q && !filter.repositoryId && !filter.state ? TASK_STATES.reduce((n, s) => n + totals[s], 0) : undefined}
-        />
-      )}
+      {archived ? null : <BoardStart repositories={repos.data?.length} tasks={openTasks} archived={archivedTotal} />}
       {creating && !archived ? <CreateTask repositories={repos.data} focusTick={focusTick} onClose={closeCreate} /> : null}
       <ErrorBox error={moveError} context="Could not move the task" />
       <MoveContext.Provider value={moveTo}>
