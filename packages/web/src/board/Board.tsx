@@ -136,14 +136,14 @@ export function Board({ archived }: { archived: boolean }) {
   });
   const totals = filter.agent ? undefined : exact.data?.counts;
   const unfiltered = !filter.q && !filter.repositoryId && !filter.state && !filter.agent;
-  const openTasks = totals && unfiltered ? TASK_STATES.reduce((n, s) => n + totals[s], 0) : undefined;
+  const openTasks = unfiltered ? exact.data?.total : undefined;
   // WEB-49.4: an empty board after archiving is not a first visit; the start card says so.
   const archivedCounts = useQuery({
     queryKey: keys.taskCounts(true, "", ""),
     queryFn: () => getTaskCounts({ archived: true, repositoryId: "", q: "" }),
     enabled: !archived && openTasks === 0,
   });
-  const archivedTotal = archivedCounts.data ? TASK_STATES.reduce((n, s) => n + archivedCounts.data.counts[s], 0) : undefined;
+  const archivedTotal = archivedCounts.data?.total;
   const loaded = totals ? shown.reduce((n, s) => n + totals[s], 0) : shown.reduce((n, s) => n + (counts[s]?.loaded ?? 0), 0);
   const more = totals ? false : shown.some((s) => counts[s]?.more);
 
