@@ -15,12 +15,14 @@ const STATE_FILES = ["rebase-merge", "rebase-apply", "MERGE_HEAD"] as const;
 
 /**
  * The absolute paths of git's state files in the worktree (per worktree: a linked worktree's live
- * under `.git/worktrees/<name>/`). One `rev-parse` resolves all three: this runs for every worktree
- * on each doctor pass and each workflow base check, where three processes a call were about a
- * quarter of the git processes Grove started. A path with a line break in it (git prints one path
- * a line) is resolved one at a time.
+ * in its admin dir, `.git/worktrees/<name>/`). This runs for every worktree on each doctor pass
+ * and each workflow base check. A pinned task worktree's admin dir is known (SBX-4: git runs
+ * there with that `GIT_DIR`, where `--git-path` of these per-worktree files is `$GIT_DIR/<file>`),
+ * so no git runs; elsewhere one `rev-parse` resolves all three. A path with a line break in it
+ * (git prints one path a line) is resolved one at a time.
  */
 async function stateFilePaths(git: GitRunner, cwd: GitCwd): Promise<string[]> {
+  if (typeof cwd !== "string") return STATE_FILES.map((f) => join(cwd.gitDir, f));
   const gitPaths = async (names: readonly string[]) =>
     (await git.run(["rev-parse", "--path-format=absolute", ...names.flatMap((f) => ["--git-path", f])], { cwd })).stdout;
   const lines = (await gitPaths(STATE_FILES)).split("\n").slice(0, -1);

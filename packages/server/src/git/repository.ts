@@ -14,6 +14,11 @@ export interface RepositoryInfo {
   defaultBranch: string;
   /** `remote.origin.url`, or null. */
   originUrl: string | null;
+  /**
+   * The local branch HEAD is on when HEAD names a commit (null when detached or unborn): that
+   * branch exists, so registering it as the default branch needs no second look.
+   */
+  checkedOut: string | null;
 }
 
 /**
@@ -32,27 +37,54 @@ export async function inspectRepository(git: GitRunner, path: string): Promise<R
   if (!(await stat(real)).isDirectory()) throw new AppError("not_a_git_repository", `${path} is not a directory`);
 
   const notRepo = (why: string): AppError => new AppError("not_a_git_repository", `${path} is not the top level of a git work tree: ${why}`);
+  // The checkout's facts and its origin in two git processes. The rev-parse fails (128) in
+  // every case it cannot answer (bare, a .git dir, an unborn HEAD, not a repository): those take
+  // the slower steps below, which also name what is wrong.
+  // The origin is read alongside; what is wrong with the path is reported before any error of it.
+  const origin = originOf(git, real).then(
+    (url) => ({ url }),
+    (error: unknown) => ({ error }),
+  );
+  const facts = await git.run([...FACTS, "--show-toplevel", "--symbolic-full-name", "HEAD"], { cwd: real, okExitCodes: [128] });
+  const lines = facts.exitCode === 0 ? facts.stdout.split("\n") : await slowFacts(git, real, notRepo);
+  if (lines[0] === "true") throw notRepo("it is a bare repository");
+  if (lines[1] !== "true") throw notRepo("it is inside a git directory, not a work tree");
+  const commonDir = await realpath(resolve(real, lines[2] ?? ""));
+  const top = lines[3] ?? "";
+  if ((await realpath(top)) !== real) throw notRepo("it is a subdirectory of the repository at " + top);
+  git.rememberCommonDir(real, commonDir);
+  const head = lines[4];
+  const checkedOut = head?.startsWith("refs/heads/") ? head.slice("refs/heads/".length) : null;
+  const defaultBranch = checkedOut ?? (head === "HEAD" ? await firstLocalBranch(git, real) : await currentOrDefaultBranch(git, real));
+  const read = await origin;
+  if ("error" in read) throw read.error;
+  return { path: real, commonDir, defaultBranch, originUrl: read.url, checkedOut };
+}
+
+const FACTS = ["rev-parse", "--path-format=absolute", "--is-bare-repository", "--is-inside-work-tree", "--git-common-dir"];
+
+/** The facts line by line when the one rev-parse could not give them all; HEAD is left out. */
+async function slowFacts(git: GitRunner, real: string, notRepo: (why: string) => AppError): Promise<string[]> {
   let lines: string[];
   try {
-    const r = await git.run(["rev-parse", "--path-format=absolute", "--is-bare-repository", "--is-inside-work-tree", "--git-common-dir"], { cwd: real });
-    lines = r.stdout.split("\n");
+    lines = (await git.run(FACTS, { cwd: real })).stdout.split("\n");
   } catch (e) {
     if (isAppError(e) && e.code === "git_failed") throw notRepo(e.message);
     throw e;
   }
-  if (lines[0] === "true") throw notRepo("it is a bare repository");
-  if (lines[1] !== "true") throw notRepo("it is inside a git directory, not a work tree");
-  const commonDir = await realpath(resolve(real, lines[2] ?? ""));
+  if (lines[0] === "true" || lines[1] !== "true") return lines;
   const top = await git.run(["rev-parse", "--show-toplevel"], { cwd: real });
-  if ((await realpath(top.stdout.replace(/\n$/, ""))) !== real) throw notRepo("it is a subdirectory of the repository at " + top.stdout.trim());
-
-  const [defaultBranch, originUrl] = await Promise.all([currentOrDefaultBranch(git, real), originOf(git, real)]);
-  return { path: real, commonDir, defaultBranch, originUrl };
+  return [...lines.slice(0, 3), top.stdout.replace(/\n$/, "")];
 }
 
 async function currentOrDefaultBranch(git: GitRunner, repoPath: string): Promise<string> {
   const head = await git.run(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: repoPath, okExitCodes: [1] });
   if (head.exitCode === 0 && head.stdout.trim()) return head.stdout.trim();
+  return firstLocalBranch(git, repoPath);
+}
+
+/** A detached checkout's default: `main`, else `master`, else its first local branch. */
+async function firstLocalBranch(git: GitRunner, repoPath: string): Promise<string> {
   const refs = await git.run(["for-each-ref", "--format=%(refname:lstrip=2)", "refs/heads/"], { cwd: repoPath });
   const branches = refs.stdout.split("\n").filter((b) => b.length > 0);
   const pick = branches.find((b) => b === "main") ?? branches.find((b) => b === "master") ?? branches[0];

@@ -329,6 +329,11 @@ export class GitRunner {
     });
   }
 
+  /** Records the common dir a caller's own rev-parse found for `repoPath` (real paths both): one git process fewer later. */
+  rememberCommonDir(repoPath: string, commonDir: string): void {
+    this.commonDirs.set(repoPath, commonDir);
+  }
+
   /**
    * The real path of `repoPath`'s common git dir, cached per given path: the identity of a
    * repository for locks and for SES-3 validation (a symlinked alias resolves to the same value).

@@ -1,6 +1,6 @@
 import { lstat, readFile, readdir, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 
 /**
  * SBX-4: where git runs for a task worktree. `gitDir` is the admin dir git keeps for the worktree
@@ -96,6 +96,14 @@ export class WorktreeLinks {
     })().finally(() => this.scanning.delete(commonDir));
     this.scanning.set(commonDir, next);
     return next;
+  }
+
+  /**
+   * Every linked worktree the repository records (what `git worktree list` lists after the main
+   * checkout), as the paths its admin dirs name, lexical and real: read afresh, no git process.
+   */
+  async recordedWorktrees(commonDir: string): Promise<string[]> {
+    return [...new Set([...(await this.scan(commonDir)).keys()].map((dotGit) => dirname(dotGit)))];
   }
 
   /** The admin dir git records for `worktreePath` in the repository whose common dir is `commonDir`, or null. */

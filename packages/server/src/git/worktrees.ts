@@ -48,6 +48,11 @@ export class WorktreeManager {
     return this.links.check(await this.git.commonDir(input.repoPath), input.worktreePath);
   }
 
+  /** The linked worktrees the repository records (not its main checkout), from its admin dirs: no git process once its common dir is known. */
+  async linkedPaths(repoPath: string): Promise<string[]> {
+    return this.links.recordedWorktrees(await this.git.commonDir(repoPath));
+  }
+
   /**
    * SBX-4: the pinned location of a recorded task worktree, for every git call in it. A `.git`
    * that no longer points at the recorded admin dir → `409 workspace_tampered` (nothing runs);
@@ -103,12 +108,14 @@ export class WorktreeManager {
     // `git worktree add -b X` hands X to an internal `git branch X` without `--`, so a name
     // such as `--upload-pack=x` would become an option there: validate before git sees it.
     assertBranchName(branch, "branch");
-    // Read-only checks run before the repository lock: the lock serializes every
-    // launch on the repository, so it covers only the path check and `git worktree add`. A branch
-    // created meanwhile by someone else is still refused — by git itself, and never deleted below.
-    const exists = await branchExists(this.git, repoPath, branch);
-    if (newBranch && exists) throw new AppError("branch_exists", `branch ${branch} already exists`, { branch });
-    if (!newBranch && !exists) throw new AppError("base_branch_not_found", `branch ${branch} does not exist`, { branch });
+    // Read-only checks run before the repository lock: the lock serializes every launch on the
+    // repository, so it covers only the path check and `git worktree add`. A new branch is not
+    // looked up first: `worktree add -b` itself refuses an existing one before it creates
+    // anything (below, `branch_exists`), and that branch is never deleted — one git process
+    // fewer on every task start.
+    if (!newBranch && !(await branchExists(this.git, repoPath, branch))) {
+      throw new AppError("base_branch_not_found", `branch ${branch} does not exist`, { branch });
+    }
     await mkdir(dirname(worktreePath), { recursive: true, mode: 0o700 });
     return this.git.withRepoLock(repoPath, async () => {
       if ((await pathKind(worktreePath)) !== "missing") {
@@ -123,8 +130,8 @@ export class WorktreeManager {
       try {
         await this.git.run(args, { cwd: repoPath });
       } catch (e) {
-        // `-b` refused because the branch appeared after the check: nothing of ours to undo, and
-        // that branch is not ours to delete.
+        // `-b` refused an existing branch: nothing of ours to undo, and that branch is not ours
+        // to delete.
         const raced = newBranch && e instanceof AppError && /a branch named .* already exists/.test(e.message);
         await this.undoCreate({ repoPath, worktreePath, branch, createdBranch: !raced && newBranch && (await branchExists(this.git, repoPath, branch)) }).catch(
           () => undefined,

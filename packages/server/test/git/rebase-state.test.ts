@@ -83,6 +83,32 @@ describe("WT-6 REV-2 which operation is stopped in a worktree (git's own state f
     expect(git.spawnCount - before).toBe(2);
   });
 
+  it("SBX-4 a pinned worktree's state is read from its recorded admin dir, with the answers git gives and no git process", async () => {
+    const { repo, linked } = await conflictingRepo();
+    const git = new GitRunner();
+    const pinned = { workTree: linked, gitDir: join(repo.path, ".git", "worktrees", "linked") };
+    const both = async () => {
+      const before = git.spawnCount;
+      const fromPin = await operationInProgress(git, pinned);
+      expect(git.spawnCount - before).toBe(0);
+      expect(await operationInProgress(git, linked)).toBe(fromPin);
+      return fromPin;
+    };
+    expect(await both()).toBeNull();
+    stops(repo, linked, "merge", "-q", "main");
+    expect(await both()).toBe("merge");
+    repo.git("-C", linked, "merge", "--abort");
+    stops(repo, linked, "rebase", "-q", "main");
+    expect(await both()).toBe("rebase");
+    repo.git("-C", linked, "rebase", "--abort");
+    stops(repo, linked, "rebase", "--apply", "-q", "main");
+    expect(await both()).toBe("rebase");
+    repo.git("-C", linked, "rebase", "--abort");
+    // The checkout's own stopped merge is not the linked worktree's.
+    stops(repo, repo.path, "merge", "-q", "side");
+    expect(await both()).toBeNull();
+  });
+
   it("a checkout whose path holds a line break: each path resolved on its own, the same answers", async () => {
     const { repo, linked } = await conflictingRepo("odd\nname");
     const git = new GitRunner();

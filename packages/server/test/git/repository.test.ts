@@ -26,14 +26,37 @@ describe("inspectRepository (SEC-3 input validation of repository paths)", () =>
     const d = await scratch();
     await symlink(repo.path, join(d, "alias"));
     const info = await inspectRepository(git, join(d, "alias"));
-    expect(info).toEqual({ path: repo.path, commonDir: join(repo.path, ".git"), defaultBranch: "develop", originUrl: "https://example.invalid/o/r.git" });
+    expect(info).toEqual({
+      path: repo.path,
+      commonDir: join(repo.path, ".git"),
+      defaultBranch: "develop",
+      originUrl: "https://example.invalid/o/r.git",
+      checkedOut: "develop",
+    });
+  });
+
+  it("SEC-3 a checkout on a branch is read with two git processes, and its common dir is known after", async () => {
+    const repo = await makeRepo();
+    cleanups.push(repo.cleanup);
+    const counted = new GitRunner();
+    const info = await inspectRepository(counted, repo.path);
+    expect(info).toMatchObject({ defaultBranch: "main", checkedOut: "main", commonDir: join(repo.path, ".git") });
+    expect(counted.spawnCount).toBe(2);
+    expect(await counted.commonDir(repo.path)).toBe(join(repo.path, ".git"));
+    expect(counted.spawnCount).toBe(2);
+  });
+
+  it("SEC-3 an unborn checkout defaults to its HEAD's branch, which is not checked out yet", async () => {
+    const d = await scratch();
+    gitSync(d, "init", "-q", "-b", "trunk", "empty");
+    expect(await inspectRepository(git, join(d, "empty"))).toMatchObject({ defaultBranch: "trunk", checkedOut: null, originUrl: null });
   });
 
   it("SEC-3 a detached checkout defaults to main and has no origin", async () => {
     const repo = await makeRepo();
     cleanups.push(repo.cleanup);
     repo.git("switch", "-q", "--detach");
-    expect(await inspectRepository(git, repo.path)).toMatchObject({ defaultBranch: "main", originUrl: null });
+    expect(await inspectRepository(git, repo.path)).toMatchObject({ defaultBranch: "main", originUrl: null, checkedOut: null });
   });
 
   it("SEC-3 refuses relative, missing, non-directory, non-repository, subdirectory, bare and .git paths", async () => {

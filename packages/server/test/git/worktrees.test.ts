@@ -35,7 +35,15 @@ describe("WorktreeManager create/validate/remove (WT-1, WT-2, SES-3)", () => {
     expect(list[1]!.head).toBe(repo.git("rev-parse", "main").trim());
   });
 
-  it("WT-2 WT-7 a branch another process creates between the check and `git worktree add` is refused and never deleted", async () => {
+  it("WT-2 a worktree on a new branch is one `git worktree add` (git itself refuses an existing branch)", async () => {
+    const { repo, home, git, wt } = await setup();
+    await git.commonDir(repo.path); // the repository lock's key, known from registration in the server
+    const before = git.spawnCount;
+    await wt.create({ repoPath: repo.path, worktreePath: join(home, "tasks", "one", "repo"), branch: "grove/one", startPoint: "main", newBranch: true });
+    expect(git.spawnCount - before).toBe(1);
+  });
+
+  it("WT-2 WT-7 a branch another process creates right before `git worktree add` is refused and never deleted", async () => {
     const { repo, home } = await setup();
     repo.git("commit", "-q", "--allow-empty", "-m", "theirs");
     const theirs = repo.git("rev-parse", "HEAD").trim();

@@ -134,7 +134,7 @@ export async function addRemoteRepository(
   try {
     const info = await inspectRepository(deps.git, id.expectedPath);
     const defaultBranch = body.defaultBranch ?? info.defaultBranch;
-    if (!(await branchExists(deps.git, info.path, defaultBranch))) {
+    if (defaultBranch !== info.checkedOut && !(await branchExists(deps.git, info.path, defaultBranch))) {
       const remote = await deps.git.run(["show-ref", "--verify", "--quiet", `refs/remotes/origin/${defaultBranch}`], { cwd: info.path, okExitCodes: [1] });
       if (remote.exitCode !== 0)
         throw new AppError("base_branch_not_found", `branch ${defaultBranch} does not exist in ${body.url}`, { field: "defaultBranch" });

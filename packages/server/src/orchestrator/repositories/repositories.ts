@@ -35,7 +35,8 @@ export async function addRepository(deps: AddRepositoryPorts, body: CreateReposi
   }
   const defaultBranch = body.defaultBranch ?? info.defaultBranch;
   assertBranchName(defaultBranch, "defaultBranch");
-  if (!(await branchExists(deps.git, info.path, defaultBranch))) {
+  // The checked-out branch exists (inspectRepository saw HEAD name a commit on it).
+  if (defaultBranch !== info.checkedOut && !(await branchExists(deps.git, info.path, defaultBranch))) {
     throw new AppError("base_branch_not_found", `branch ${defaultBranch} does not exist in ${info.path}`, { field: "defaultBranch" });
   }
   const branchTemplate = body.branchTemplate ?? DEFAULT_BRANCH_TEMPLATE;

@@ -13,13 +13,13 @@ async function real(path: string): Promise<string> {
   return realpath(path).catch(() => path);
 }
 
-/** Linked worktrees (not the main checkout) of a registered repository; none if it cannot be read. */
+/**
+ * Linked worktrees (not the main checkout) of a registered repository, as its admin dirs record
+ * them (no git process per registered repository on every registration); none if it cannot be read.
+ */
 async function linkedWorktrees(deps: Pick<Deps, "worktrees">, repoPath: string): Promise<string[]> {
   try {
-    // Through the worktree manager: a list that raced another git process is asked again, not
-    // taken for a repository without worktrees.
-    const paths = (await deps.worktrees.list(repoPath)).map((e) => e.path);
-    return Promise.all(paths.slice(1).map(real));
+    return await Promise.all((await deps.worktrees.linkedPaths(repoPath)).map(real));
   } catch {
     return []; // a vanished or broken checkout has no worktrees to protect
   }
