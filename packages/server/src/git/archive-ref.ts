@@ -1,9 +1,10 @@
-import { chmod, copyFile, lstat, readFile, readlink, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, copyFile, lstat, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { AppError } from "../domain/errors.js";
 import type { GitRunner } from "./runner.js";
 import { workTreeOf, type GitCwd } from "./worktree-link.js";
+import { readPlainFile } from "./plain-file.js";
 
 /**
  * LC-8: uncommitted work saved outside the branch. A dirty worktree's tracked and untracked
@@ -216,8 +217,14 @@ async function moveAside(cwd: string, paths: readonly string[]): Promise<Aside[]
   for (const rel of paths) {
     const path = join(cwd, rel);
     const st = await lstat(path).catch(() => undefined);
-    if (!st || st.isDirectory()) continue;
-    out.push(st.isSymbolicLink() ? { path, link: await readlink(path), mode: st.mode } : { path, data: await readFile(path), mode: st.mode });
+    if (!st || !(st.isFile() || st.isSymbolicLink())) continue; // a FIFO (say) is no work, and reading one would block (plain-file.ts)
+    if (st.isSymbolicLink()) {
+      out.push({ path, link: await readlink(path), mode: st.mode });
+    } else {
+      const data = await readPlainFile(path, Number.MAX_SAFE_INTEGER);
+      if (data === null) continue;
+      out.push({ path, data, mode: st.mode });
+    }
     await rm(path, { force: true });
   }
   return out;

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { readPlainText } from "./plain-file.js";
 
 /**
  * The branch a rebase stopped in a worktree is rebasing (`refs/heads/…`), or null when no rebase
@@ -9,12 +9,9 @@ import { join } from "node:path";
  */
 export async function rebasingBranch(gitDir: string): Promise<string | null> {
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    try {
-      const name = (await readFile(join(gitDir, dir, "head-name"), "utf8")).trim();
-      if (name.startsWith("refs/heads/")) return name;
-    } catch {
-      // not this kind of rebase
-    }
+    // Not this kind of rebase when there is no such (plain) file.
+    const name = (await readPlainText(join(gitDir, dir, "head-name")))?.trim();
+    if (name?.startsWith("refs/heads/")) return name;
   }
   return null;
 }

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { AppError } from "../domain/errors.js";
 import type { GitRunner } from "./runner.js";
 import { workTreeOf, type GitCwd } from "./worktree-link.js";
+import { readPlainText } from "./plain-file.js";
 
 const ANY_FAILURE = Array.from({ length: 255 }, (_, i) => i + 1);
 
@@ -109,12 +109,14 @@ export async function abortIntegration(git: GitRunner, cwd: GitCwd, kind: "rebas
 }
 
 const MARKER = /^(<{7}|>{7})( |$)/m;
+const MAX_CONFLICTED_BYTES = 256 * 1024 * 1024;
 
 /** Conflicted paths whose file still holds conflict markers (not yet resolved by a person or agent). */
 export async function unresolvedPaths(cwd: GitCwd, paths: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const p of paths) {
-    const text = await readFile(join(workTreeOf(cwd), p), "utf8").catch(() => "");
+    // A plain file only (plain-file.ts): what is not one holds no markers git could have written.
+    const text = (await readPlainText(join(workTreeOf(cwd), p), MAX_CONFLICTED_BYTES)) ?? "";
     if (MARKER.test(text)) out.push(p);
   }
   return out;

@@ -1,6 +1,7 @@
-import { lstat, readFile, readdir, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, readdir, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { readPlainText } from "./plain-file.js";
 
 /**
  * SBX-4: where git runs for a task worktree. `gitDir` is the admin dir git keeps for the worktree
@@ -44,12 +45,9 @@ async function realOrNull(path: string): Promise<string | null> {
   }
 }
 
+/** A small file of git's, trimmed; null when it is not a plain file (an agent can write them: plain-file.ts). */
 async function readTrimmed(path: string): Promise<string | null> {
-  try {
-    return (await readFile(path, "utf8")).trim();
-  } catch {
-    return null;
-  }
+  return (await readPlainText(path))?.trim() ?? null;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { lstat, mkdir, readFile, realpath } from "node:fs/promises";
+import { lstat, mkdir, realpath } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { AppError } from "../domain/errors.js";
 import { assertBranchName } from "../domain/layout.js";
@@ -7,6 +7,7 @@ import { branchExists } from "./repository.js";
 import type { GitRunner } from "./runner.js";
 import { parseWorktreeList, type WorktreeEntry } from "./worktree-list.js";
 import { WorktreeLinks, type GitCwd, type PinnedWorktree, type WorktreeLink } from "./worktree-link.js";
+import { readPlainText } from "./plain-file.js";
 
 export type { WorktreeEntry } from "./worktree-list.js";
 
@@ -194,7 +195,7 @@ export class WorktreeManager {
    * no worktree at all. Read from its `.git` link without running git in it.
    */
   private async foreignReason(repoPath: string, worktreePath: string): Promise<WorktreeValidation> {
-    const text = await readFile(join(worktreePath, ".git"), "utf8").catch(() => null);
+    const text = await readPlainText(join(worktreePath, ".git"));
     const m = text === null ? null : /^gitdir: (.+)$/m.exec(text);
     if (m?.[1]) {
       const target = await realpath(resolve(worktreePath, m[1].trim())).catch(() => null);

@@ -10,6 +10,7 @@ import type { WorktreeManager } from "../../git/worktrees.js";
 import type { Log, PoolClaim, WorktreePoolPort } from "../context.js";
 import { faultPoint } from "../fault-points.js";
 import { recoverPoolDir, type ClaimRecord } from "./pool-recover.js";
+import { readPlainText } from "../../git/plain-file.js";
 
 /** GROVE_WORKTREE_POOL_SIZE / GROVE_WORKTREE_POOL_MAX_MB (config.ts). */
 export interface PoolSettings {
@@ -122,7 +123,7 @@ export class WorktreePool implements WorktreePoolPort {
     // SBX-4: the slot is under the tasks directory now; git runs there pinned.
     const pin = await this.deps.worktrees.pin({ repoPath: c.repoPath, worktreePath: c.worktreePath });
     // The pooled checkout is detached at some commit of the base (HEAD in its own admin dir).
-    const pooledAt = (await readFile(join(pin.gitDir, "HEAD"), "utf8").catch(() => "")).trim();
+    const pooledAt = ((await readPlainText(join(pin.gitDir, "HEAD"))) ?? "").trim();
     if (pooledAt === target) {
       // Already the refreshed base: only HEAD moves onto the new branch; index and files stay.
       await this.deps.git.run(["symbolic-ref", "HEAD", `refs/heads/${c.branch}`], { cwd: pin });

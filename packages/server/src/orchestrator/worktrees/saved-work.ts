@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CleanupJobRecord, CleanupSlot } from "../../domain/cleanup-job.js";
 import type { EnvironmentRepoRecord } from "../../domain/records.js";
@@ -8,6 +7,7 @@ import type { Deps } from "../context.js";
 import type { RefreshContext } from "../planned-slot.js";
 import { expandGlobs } from "./worktree-copy.js";
 import { warnOnSession } from "./session-warning.js";
+import { readPlainFile } from "../../git/plain-file.js";
 
 /**
  * LC-8 on archive / reset / delete (LIVE-5: the trash keeps it until the purge): saves the worktree's uncommitted work
@@ -34,10 +34,13 @@ export async function saveSlotWork(
   return commit;
 }
 
+const COPY_FILE_BYTES = 64 * 1024 * 1024;
+
 /** True when one of `paths` differs from (or is missing in) the source checkout. */
 async function anyEdited(worktreePath: string, sourcePath: string, paths: readonly string[]): Promise<boolean> {
   for (const rel of paths) {
-    const [mine, source] = await Promise.all([readFile(join(worktreePath, rel)).catch(() => null), readFile(join(sourcePath, rel)).catch(() => null)]);
+    // Plain files only (plain-file.ts); anything else, or a file past the bound, counts as edited: its work is saved.
+    const [mine, source] = await Promise.all([readPlainFile(join(worktreePath, rel), COPY_FILE_BYTES), readPlainFile(join(sourcePath, rel), COPY_FILE_BYTES)]);
     if (mine === null || source === null || !mine.equals(source)) return true;
   }
   return false;

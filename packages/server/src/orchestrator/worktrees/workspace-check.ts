@@ -1,10 +1,11 @@
-import { lstat, readFile } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { rebasingBranch } from "../../git/rebase-head.js";
 import { AppError } from "../../domain/errors.js";
 import { tamperedError } from "../../git/worktrees.js";
 import type { PinnedWorktree } from "../../git/worktree-link.js";
 import type { Deps } from "../context.js";
+import { readPlainText } from "../../git/plain-file.js";
 
 /**
  * What is at a slot's recorded worktree path, from a cheap local look (WT-5: stat plus git's own
@@ -26,14 +27,6 @@ export interface SlotIdentity {
   repoPath: string;
   worktreePath: string;
   branch: string;
-}
-
-async function readText(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, "utf8");
-  } catch {
-    return null;
-  }
 }
 
 /** WT-5 / SES-3 / SBX-4, cheap: the recorded worktree's state on disk (see SlotDiskState). */
@@ -58,7 +51,7 @@ export async function checkSlotOnDisk(deps: Pick<Deps, "worktrees">, slot: SlotI
   }
   // HEAD from git's own admin dir of the worktree (the recorded one, never the `.git` link's).
   const gitDir = link.pin.gitDir;
-  const head = (await readText(join(gitDir, "HEAD")))?.trim() ?? "";
+  const head = (await readPlainText(join(gitDir, "HEAD")))?.trim() ?? "";
   if (!head.startsWith("ref: ") && (await rebasingBranch(gitDir)) === `refs/heads/${branch}`) return { state: "ok" };
   if (!head.startsWith("ref: ")) return foreign("detached_head", `${worktreePath} has a detached HEAD, expected branch ${branch}`);
   if (head !== `ref: refs/heads/${branch}`)

@@ -1,0 +1,62 @@
+import { lstatSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ONE_DATABASE } from "../fixture/db.js";
+import { gitSync, makeRepo } from "../fixture/git.js";
+import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
+import { personHome, runResults, turn } from "./helpers.js";
+
+/**
+ * SBX-4: a confined agent may write its worktree's admin dir and the common dir's refs (its own
+ * commits need them). A FIFO it plants where Grove reads git's small files (`HEAD`, `gitdir`)
+ * must not block the server: a plain read of one waits for a writer forever, holding one of the
+ * few threads Node does file I/O on.
+ */
+describe.each(ONE_DATABASE)("SBX-4 files an agent plants in git's dirs never stall the server (%s)", (kind) => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  async function session(srv: TestServer, repoId: string, title: string) {
+    const task = (await srv.api("POST", "/tasks", { title, repositories: [{ repositoryId: repoId }] })).body;
+    const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "scripted" });
+    expect(s.status, JSON.stringify(s.body)).toBe(201);
+    await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
+    const ws = (await srv.api("GET", `/sessions/${s.body.id}/workspace`)).body;
+    return { task, session: s.body, worktree: ws.workspacePath as string };
+  }
+
+  it("SBX-4: FIFOs the agent plants as its worktree's HEAD and gitdir: Changes, the board and another task's Changes still answer", async () => {
+    const person = await personHome();
+    cleanups.push(() => rm(person.home, { recursive: true, force: true }));
+    const srv = await startTestServer(kind, undefined, { HOME: person.home });
+    cleanups.push(() => srv.close());
+    const repo = await makeRepo({ name: "fifo" });
+    cleanups.push(() => repo.cleanup());
+    const r = await srv.api("POST", "/repositories", { path: repo.path });
+    expect(r.status).toBe(201);
+    const other = await session(srv, r.body.id, "Bystander");
+    const mine = await session(srv, r.body.id, "Planter");
+    expect(mine.session.sandbox).toBe("confined");
+    const admin = gitSync(mine.worktree, "rev-parse", "--absolute-git-dir").trim();
+    const msgs = await turn(srv, mine.session.id, [`run rm -f ${admin}/HEAD && mkfifo ${admin}/HEAD`, `run rm -f ${admin}/gitdir && mkfifo ${admin}/gitdir`].join("\n"));
+    expect(runResults(msgs)).toEqual([
+      { code: 0, output: "" },
+      { code: 0, output: "" },
+    ]);
+    expect(lstatSync(join(admin, "HEAD")).isFIFO()).toBe(true);
+    expect(lstatSync(join(admin, "gitdir")).isFIFO()).toBe(true);
+
+    // Each request would hang until the test's timeout if a read blocked on a FIFO.
+    const changes = await srv.api("GET", `/tasks/${mine.task.id}/changes`);
+    expect(changes.status).toBe(200);
+    expect(changes.body.repositories[0].status).not.toBe("ok");
+    for (let i = 0; i < 6; i++) expect((await srv.api("GET", `/tasks/${mine.task.id}/changes`)).status).toBe(200);
+    const theirs = await srv.api("GET", `/tasks/${other.task.id}/changes`);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.repositories[0]).toMatchObject({ status: "ok" });
+    expect((await srv.api("GET", "/tasks")).status).toBe(200);
+  });
+});
