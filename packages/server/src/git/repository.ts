@@ -1,6 +1,8 @@
 import { realpath, stat } from "node:fs/promises";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { AppError, isAppError } from "../domain/errors.js";
+import { isValidBranchName } from "../domain/layout.js";
+import { readPlainText } from "./plain-file.js";
 import type { GitRunner } from "./runner.js";
 import type { GitCwd } from "./worktree-link.js";
 
@@ -98,8 +100,21 @@ async function originOf(git: GitRunner, repoPath: string): Promise<string | null
   return r.exitCode === 0 && url ? url : null;
 }
 
-/** Whether `refs/heads/<branch>` exists. The name is part of a full ref, so it can never be an option. */
+/** A loose ref file naming an object (SHA-1 or SHA-256). */
+const LOOSE_REF = /^(?:[0-9a-f]{40}|[0-9a-f]{64})\n?$/;
+
+/**
+ * Whether `refs/heads/<branch>` exists. A loose ref file naming an object answers without a git
+ * process: git reads it before any packed entry and removes it with the branch. A branch that is
+ * only packed, a symbolic one, a reftable repository or a name outside git's rules asks `git
+ * show-ref`; there the name is part of a full ref, so it can never be an option.
+ */
 export async function branchExists(git: GitRunner, repoPath: string, branch: string): Promise<boolean> {
+  if (isValidBranchName(branch)) {
+    const common = await git.commonDir(repoPath).catch(() => null);
+    const loose = common === null ? null : await readPlainText(join(common, "refs", "heads", branch), 256);
+    if (loose !== null && LOOSE_REF.test(loose)) return true;
+  }
   const r = await git.run(["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: repoPath, okExitCodes: [1] });
   return r.exitCode === 0;
 }

@@ -12,7 +12,7 @@ import { serverPerFile } from "../fixture/server.js";
 describe.each(ONE_DATABASE)("git processes per operation (%s)", (kind) => {
   const perFile = serverPerFile(kind);
 
-  it("RR-1 SEC-3: registering a checkout on its default branch runs two git processes however many are registered; another branch is checked once more", async () => {
+  it("RR-1 SEC-3: registering a checkout runs two git processes however many are registered, on its checked-out branch or another; a missing default branch is asked of git", async () => {
     const srv = await perFile.start();
     const git = srv.server.deps.git;
     const repo = perFile.track(await makeRepo({ name: "on-main" }));
@@ -28,7 +28,7 @@ describe.each(ONE_DATABASE)("git processes per operation (%s)", (kind) => {
     const beforeOther = git.spawnCount;
     const onDevelop = await srv.inject("POST", "/repositories", { path: other.path, defaultBranch: "develop" });
     expect(onDevelop.status).toBe(201);
-    expect(git.spawnCount - beforeOther).toBe(3);
+    expect(git.spawnCount - beforeOther).toBe(2);
 
     // The path guard reads the registered repositories' worktrees from their admin dirs: no git
     // process per repository already registered.
@@ -38,7 +38,9 @@ describe.each(ONE_DATABASE)("git processes per operation (%s)", (kind) => {
     expect(git.spawnCount - beforeFourth).toBe(2);
 
     const third = perFile.track(await makeRepo({ name: "no-such-default" }));
+    const beforeMissing = git.spawnCount;
     const missing = await srv.inject("POST", "/repositories", { path: third.path, defaultBranch: "nope" });
+    expect(git.spawnCount - beforeMissing).toBe(3);
     expect(missing.status).toBe(400);
     expect(missing.body.error.code).toBe("base_branch_not_found");
   });
@@ -52,5 +54,27 @@ describe.each(ONE_DATABASE)("git processes per operation (%s)", (kind) => {
     const before = git.spawnCount;
     await git.withRepoLock(created.body.path, async () => undefined);
     expect(git.spawnCount - before).toBe(0);
+  });
+
+  it("WT-2: creating a task runs no git when its base branch is a loose ref; a packed-only base is asked of git; a deleted one is refused", async () => {
+    const srv = await perFile.start();
+    const git = srv.server.deps.git;
+    const repo = perFile.track(await makeRepo({ name: "bases" }));
+    repo.git("branch", "packed");
+    repo.git("branch", "gone");
+    const r = await srv.inject("POST", "/repositories", { path: repo.path });
+    expect(r.status).toBe(201);
+    const create = (baseBranch: string) => srv.inject("POST", "/tasks", { title: `On ${baseBranch}`, repositories: [{ repositoryId: r.body.id, baseBranch }] });
+    const before = git.spawnCount;
+    expect((await create("main")).status).toBe(201);
+    expect(git.spawnCount - before).toBe(0);
+    repo.git("pack-refs", "--all", "--prune");
+    repo.git("branch", "-D", "gone");
+    const beforePacked = git.spawnCount;
+    expect((await create("packed")).status).toBe(201);
+    expect(git.spawnCount - beforePacked).toBe(1);
+    const gone = await create("gone");
+    expect(gone.status).toBe(400);
+    expect(gone.body.error.code).toBe("base_branch_not_found");
   });
 });
