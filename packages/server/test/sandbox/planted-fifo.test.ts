@@ -41,7 +41,11 @@ describe.each(ONE_DATABASE)("SBX-4 files an agent plants in git's dirs never sta
     const mine = await session(srv, r.body.id, "Planter");
     expect(mine.session.sandbox).toBe("confined");
     const admin = gitSync(mine.worktree, "rev-parse", "--absolute-git-dir").trim();
-    const msgs = await turn(srv, mine.session.id, [`run rm -f ${admin}/HEAD && mkfifo ${admin}/HEAD`, `run rm -f ${admin}/gitdir && mkfifo ${admin}/gitdir`].join("\n"));
+    const msgs = await turn(
+      srv,
+      mine.session.id,
+      [`run rm -f ${admin}/HEAD && mkfifo ${admin}/HEAD`, `run rm -f ${admin}/gitdir && mkfifo ${admin}/gitdir`].join("\n"),
+    );
     expect(runResults(msgs)).toEqual([
       { code: 0, output: "" },
       { code: 0, output: "" },
