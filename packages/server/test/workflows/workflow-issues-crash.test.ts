@@ -68,7 +68,14 @@ describe.each(DATABASES)("WF-2 labeled issues exactly once (%s)", { timeout: 240
       const pollsOf = () => p.fake.seen.filter((s) => s.method === "GET" && /\/issues$/.test(s.path)).length;
       const from = pollsOf();
       await waitFor(() => pollsOf() >= from + 6 || undefined, "both runners polled", 60_000);
-      await waitFor(() => p.fake.issues[0]!.comments.length > 0 || undefined, "the comment");
+      // The comment run goes through a runner's serial run queue, behind whatever that engine does
+      // first: a generous bound on a busy machine, and the runs' own states if it never comes.
+      await waitFor(() => p.fake.issues[0]!.comments.length > 0 || undefined, "the comment", 90_000).catch(async (e: unknown) => {
+        const runs = await Promise.all(
+          ((await a.api("GET", "/tasks")).body as { id: string }[]).map(async (t) => (await a.api("GET", `/tasks/${t.id}/workflow-runs`)).body),
+        );
+        throw new Error(`${String(e)}; workflow runs: ${JSON.stringify(runs)}`);
+      });
       const tasks = (await b.api("GET", "/tasks")).body as { id: string }[];
       expect(tasks).toHaveLength(1);
       expect(p.fake.issues[0]!.comments).toEqual([`Grove task ${tasks[0]!.id} was created for this issue: Crash on an empty config`]);
