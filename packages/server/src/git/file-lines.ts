@@ -1,6 +1,6 @@
-import { constants } from "node:fs";
-import { open, readlink, realpath } from "node:fs/promises";
+import { readlink, realpath } from "node:fs/promises";
 import { isAbsolute, join, sep } from "node:path";
+import { readPlainText } from "./plain-file.js";
 import type { GitRunner } from "./runner.js";
 import { workTreeOf, type GitCwd } from "./worktree-link.js";
 
@@ -27,22 +27,14 @@ export async function readConfinedText(root: string, rel: string): Promise<strin
   } catch {
     return null;
   }
-  let handle;
-  try {
-    handle = await open(join(realRoot, rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
+  // The plain-file reader (a regular file, no final symlink, never blocking, bounded), and the
+  // opened descriptor's own path (`/proc/self/fd`) must still lie inside the real root.
+  const path = join(realRoot, rel);
+  return readPlainText(path, MAX_FILE_BYTES, async (handle) => {
     const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
-    const where = opened ?? (await realpath(join(realRoot, rel)).catch(() => null));
-    if (where === null || !where.startsWith(realRoot + sep)) return null;
-    const st = await handle.stat();
-    if (!st.isFile() || st.size > MAX_FILE_BYTES) return null;
-    return await handle.readFile("utf8");
-  } finally {
-    await handle.close();
-  }
+    const where = opened ?? (await realpath(path).catch(() => null));
+    return where !== null && where.startsWith(realRoot + sep);
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { open } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 
 /**
  * SBX-4: the bytes of a file an agent can write (its worktree's files, its worktree's admin dir,
@@ -10,7 +10,7 @@ import { open } from "node:fs/promises";
  * final symlink, checked on the opened descriptor (nothing swapped in after a check is read), and
  * read at most `maxBytes + 1` bytes far.
  */
-export async function readPlainFile(path: string, maxBytes = 1024 * 1024): Promise<Buffer | null> {
+export async function readPlainFile(path: string, maxBytes = 1024 * 1024, accept?: (opened: FileHandle) => Promise<boolean>): Promise<Buffer | null> {
   let handle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -19,6 +19,8 @@ export async function readPlainFile(path: string, maxBytes = 1024 * 1024): Promi
   }
   try {
     if (!(await handle.stat()).isFile()) return null;
+    // The caller's own check of what was opened (SEC-2: where the descriptor leads).
+    if (accept && !(await accept(handle))) return null;
     const buf = Buffer.alloc(Math.min(maxBytes + 1, 64 * 1024));
     const parts: Buffer[] = [];
     let total = 0;
@@ -38,7 +40,7 @@ export async function readPlainFile(path: string, maxBytes = 1024 * 1024): Promi
 }
 
 /** {@link readPlainFile} as UTF-8 text. */
-export async function readPlainText(path: string, maxBytes?: number): Promise<string | null> {
-  const bytes = await readPlainFile(path, maxBytes);
+export async function readPlainText(path: string, maxBytes?: number, accept?: (opened: FileHandle) => Promise<boolean>): Promise<string | null> {
+  const bytes = await readPlainFile(path, maxBytes, accept);
   return bytes === null ? null : bytes.toString("utf8");
 }

@@ -41,8 +41,7 @@ export async function inspectRepository(git: GitRunner, path: string): Promise<R
   const notRepo = (why: string): AppError => new AppError("not_a_git_repository", `${path} is not the top level of a git work tree: ${why}`);
   // The checkout's facts and its origin in two git processes. The rev-parse fails (128) in
   // every case it cannot answer (bare, a .git dir, an unborn HEAD, not a repository): those take
-  // the slower steps below, which also name what is wrong.
-  // The origin is read alongside; what is wrong with the path is reported before any error of it.
+  // the slower steps below, which also name what is wrong — before any error of the origin's read.
   const origin = originOf(git, real).then(
     (url) => ({ url }),
     (error: unknown) => ({ error }),
