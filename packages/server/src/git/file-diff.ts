@@ -1,5 +1,6 @@
 import { mergeBaseOf } from "./merge-base.js";
-import type { GitResult, GitRunner } from "./runner.js";
+import type { GitResult } from "./run-options.js";
+import type { GitRunner } from "./runner.js";
 import type { GitCwd } from "./worktree-link.js";
 
 /** CHG-2: one file's unified patch. */

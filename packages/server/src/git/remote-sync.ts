@@ -1,7 +1,8 @@
 import { assertBranchName } from "../domain/layout.js";
 import { credentialArgs, credentialPayload, type GitCredential } from "./credential-helper.js";
 import { AppError } from "../domain/errors.js";
-import type { GitResult, GitRunner, GitRunOptions } from "./runner.js";
+import type { GitResult, GitRunOptions } from "./run-options.js";
+import type { GitRunner } from "./runner.js";
 
 /**
  * How a clone or fetch reaches its host. `managed` (RR-2): isolated config, the server's

@@ -6,59 +6,7 @@ import { childEnv } from "../domain/child-env.js";
 import { ScopedValue } from "../domain/scoped-value.js";
 import { AppError } from "../domain/errors.js";
 import { Semaphore } from "./semaphore.js";
-import type { GitCwd } from "./worktree-link.js";
-
-/** Options of one git invocation (WT-6). */
-export interface GitRunOptions {
-  /**
-   * Working directory of the git process: a plain directory, or a task worktree pinned to its
-   * recorded admin dir (SBX-4: `GIT_DIR`/`GIT_WORK_TREE` set, its `.git` file never read).
-   */
-  cwd: GitCwd;
-  /**
-   * A pinned call may run the repository's hooks: only the person's own commit, rebase or merge.
-   * Every other call in a pinned worktree runs with `core.hooksPath=/dev/null` (SBX-4).
-   */
-  hooks?: boolean;
-  /** Kill the process (and its process group) after this long; default: the runner's default (120 s). */
-  timeoutMs?: number;
-  /** Extra environment; wins over the runner's defaults (e.g. a credential helper for a managed token). */
-  env?: Record<string, string>;
-  /** The command may touch the network: ssh runs in batch mode and no askpass program can prompt. */
-  network?: boolean;
-  /** Written to stdin, which is otherwise closed. */
-  input?: string | Buffer;
-  /** Exit codes that are not failures (0 always is); e.g. `[1]` for `merge-base` or `diff --no-index`. */
-  okExitCodes?: number[];
-  /**
-   * Stop reading after this many stdout bytes and kill git; the result then has
-   * `stdoutTruncated: true` and counts as a success. Guards memory for patches of huge files.
-   */
-  maxStdoutBytes?: number;
-  /**
-   * Bytes served to git on file descriptor 3 (inherited by its children), then closed. The
-   * credential helper of a managed refresh reads its one secret from there (RR-2): never argv,
-   * never the environment.
-   */
-  fd3?: Buffer;
-  /**
-   * RR-2 isolation: every inherited `GIT_CONFIG*` variable (GIT_CONFIG_COUNT/KEY_n/VALUE_n,
-   * GIT_CONFIG_PARAMETERS, …) is removed, and system and global config are ignored.
-   */
-  isolatedConfig?: boolean;
-  /** Called with each stderr chunk as it arrives (clone/fetch `--progress`). */
-  onStderr?: (chunk: string) => void;
-}
-
-/** What a git process produced. `stdout` is `stdoutBuffer` decoded as UTF-8. */
-export interface GitResult {
-  stdout: string;
-  stderr: string;
-  exitCode: number;
-  stdoutBuffer: Buffer;
-  /** Set when `maxStdoutBytes` cut the output short. */
-  stdoutTruncated?: boolean;
-}
+import type { GitResult, GitRunOptions } from "./run-options.js";
 
 // Which configuration files git reads: the person's own setup, paths only. Inherited
 // GIT_CONFIG_COUNT/KEY_n/VALUE_n and GIT_CONFIG_PARAMETERS are NOT kept: they can carry secrets
@@ -131,6 +79,8 @@ export class GitRunner {
   private readonly heldLocks = new ScopedValue<ReadonlySet<string>>();
   private readonly commonDirs = new Map<string, string>();
   private spawned = 0;
+  /** The git processes running now: how to kill each one's group, and when it has ended (see `settle`). */
+  private readonly running = new Set<{ kill: () => void; ended: Promise<void> }>();
 
   private readonly pinnedRoots: string[];
 
@@ -144,6 +94,11 @@ export class GitRunner {
     const max = opts.maxConcurrent ?? 8;
     this.semaphore = new Semaphore(Math.max(1, max));
     this.defaultTimeoutMs = opts.defaultTimeoutMs ?? 120_000;
+  }
+
+  /** git processes running now (a test waits for one blocked on a planted FIFO). */
+  get runningCount(): number {
+    return this.running.size;
   }
 
   /** Total git processes spawned by this runner (tests and benchmarks count them). */
@@ -251,6 +206,16 @@ export class GitRunner {
         return;
       }
       this.spawned += 1;
+      let ended!: () => void;
+      const entry = { kill: () => killGroup(), ended: new Promise<void>((r) => (ended = r)) };
+      this.running.add(entry);
+      const gone = (): void => {
+        this.running.delete(entry);
+        ended();
+      };
+      // "error" without a process (it could not start) may come without "close".
+      child.once("close", gone);
+      child.once("error", gone);
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let outBytes = 0;
@@ -327,6 +292,25 @@ export class GitRunner {
         });
       });
     });
+  }
+
+  /**
+   * The server's stop: every git process running now that has not ended `graceMs` from now is
+   * killed with its process group; resolves once all of them have ended. git opens its own small
+   * files with a blocking read, so a FIFO a confined agent plants as one (SBX-4.7) holds that git
+   * until its timeout; the stop waits for reads in flight and would wait that long. Killing a git
+   * mid-operation leaves what a `kill -9` of the server leaves, which every operation survives.
+   */
+  async settle(graceMs: number): Promise<void> {
+    const now = [...this.running];
+    const timer = setTimeout(() => {
+      for (const r of now) r.kill();
+    }, graceMs);
+    try {
+      await Promise.all(now.map((r) => r.ended));
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Records the common dir a caller's own rev-parse found for `repoPath` (real paths both): one git process fewer later. */

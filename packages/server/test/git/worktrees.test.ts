@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { GitRunner, type GitResult, type GitRunOptions } from "../../src/git/runner.js";
+import type { GitResult, GitRunOptions } from "../../src/git/run-options.js";
+import { GitRunner } from "../../src/git/runner.js";
 import { WorktreeManager } from "../../src/git/worktrees.js";
 import { makeRepo, tempDir, type TestRepo } from "../fixture/git.js";
 

@@ -63,4 +63,27 @@ describe.each(ONE_DATABASE)("SBX-4 files an agent plants in git's dirs never sta
     expect(theirs.body.repositories[0]).toMatchObject({ status: "ok" });
     expect((await srv.api("GET", "/tasks")).status).toBe(200);
   });
+
+  it("SBX-4.7: git reads blocked on a FIFO the agent planted as its index do not hold the server's stop", async () => {
+    const person = await personHome();
+    cleanups.push(() => rm(person.home, { recursive: true, force: true }));
+    const srv = await startTestServer(kind, undefined, { HOME: person.home });
+    cleanups.push(() => srv.close());
+    const repo = await makeRepo({ name: "fifo-index" });
+    cleanups.push(() => repo.cleanup());
+    const r = await srv.api("POST", "/repositories", { path: repo.path });
+    expect(r.status).toBe(201);
+    const mine = await session(srv, r.body.id, "Planter");
+    const admin = gitSync(mine.worktree, "rev-parse", "--absolute-git-dir").trim();
+    // git opens the index with a blocking read: every git that reads it waits for a writer.
+    const msgs = await turn(srv, mine.session.id, `run rm -f ${admin}/index && mkfifo ${admin}/index`);
+    expect(runResults(msgs)).toEqual([{ code: 0, output: "" }]);
+    expect(lstatSync(join(admin, "index")).isFIFO()).toBe(true);
+    const git = srv.server.deps.git;
+    await expect.poll(() => git.runningCount, { timeout: 30_000 }).toBeGreaterThan(0);
+    // The stop waits for the background Changes work of the turn; its git is blocked until the
+    // 120 s git timeout unless the stop kills it (the test's 60 s bound fails first).
+    await srv.stop();
+    await expect.poll(() => git.runningCount, { timeout: 10_000 }).toBe(0);
+  });
 });
