@@ -7,6 +7,8 @@ import { ScopedValue } from "../domain/scoped-value.js";
 import { AppError } from "../domain/errors.js";
 import { Semaphore } from "./semaphore.js";
 import type { GitResult, GitRunOptions } from "./run-options.js";
+import type { GitCwd } from "./worktree-link.js";
+import { fifoHolding } from "./fifo-watch.js";
 
 // Which configuration files git reads: the person's own setup, paths only. Inherited
 // GIT_CONFIG_COUNT/KEY_n/VALUE_n and GIT_CONFIG_PARAMETERS are NOT kept: they can carry secrets
@@ -56,6 +58,17 @@ export function subcommandOf(args: readonly string[]): string[] {
   if (sub === undefined) return [];
   const action = args[i + 1];
   return WITH_ACTION.has(sub) && action !== undefined && /^[a-z-]+$/.test(action) ? [sub, action] : [sub];
+}
+
+/** How often a pinned git's wait on a planted FIFO is looked for (SBX-4.7). */
+const FIFO_WATCH_MS = 1_000;
+
+function heldByFifo(subText: string, sub: string[], fifo: string, cwd: Exclude<GitCwd, string>): AppError {
+  return new AppError("workspace_tampered", `git ${subText} in ${cwd.workTree} was stopped: it waited on ${fifo} planted in its git files`, {
+    args: sub,
+    path: cwd.workTree,
+    action: `delete the FIFO (\`find ${cwd.gitDir} -type p\` lists those in the worktree's git dir; the repository's .git may hold one too)`,
+  });
 }
 
 function lastLine(text: string): string {
@@ -230,10 +243,23 @@ export class GitRunner {
           child.kill("SIGKILL");
         }
       };
+      // SBX-4.7: a task worktree's git dirs are the agent's to write; a git held there by a
+      // FIFO the agent planted is stopped within a second instead of holding its slot of the
+      // concurrency cap until the timeout.
+      let heldBy: string | null = null;
+      const watch = pinned
+        ? setInterval(() => {
+            if (child.pid === undefined || heldBy !== null) return;
+            heldBy = fifoHolding(child.pid);
+            if (heldBy !== null) killGroup();
+          }, FIFO_WATCH_MS)
+        : undefined;
+      watch?.unref();
       const finish = (fn: () => void): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearInterval(watch);
         fn();
       };
       const timer = setTimeout(() => {
@@ -280,6 +306,10 @@ export class GitRunner {
         const stderr = Buffer.concat(err).toString("utf8");
         const exitCode = code ?? (signal ? 128 + 9 : -1);
         finish(() => {
+          if (heldBy !== null && typeof opts.cwd !== "string") {
+            reject(heldByFifo(subText, sub, heldBy, opts.cwd));
+            return;
+          }
           const ok = truncated || exitCode === 0 || (opts.okExitCodes ?? []).includes(exitCode);
           if (!ok) {
             const why = lastLine(stderr) || (signal ? `killed by ${signal}` : "no message");

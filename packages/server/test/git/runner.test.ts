@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -141,6 +141,32 @@ describe("GitRunner (WT-6)", () => {
     expect(git.runningCount).toBe(0);
     // Nothing running: settle resolves at once.
     await git.settle(60_000);
+  });
+
+  it("SBX-4.7 a pinned git held by a FIFO planted in its git dir (opening its index; reading its HEAD while a writer keeps it open) is stopped with workspace_tampered", async () => {
+    const r = await repo();
+    const wt = join(await scratch("grove-fifo-wt-"), "wt");
+    r.git("worktree", "add", "-q", "-b", `fifo-${randomInt(1e9)}`, wt);
+    const gitDir = execFileSync("git", ["-C", wt, "rev-parse", "--absolute-git-dir"], { encoding: "utf8" }).trim();
+    await rm(join(gitDir, "index"));
+    execFileSync("mkfifo", [join(gitDir, "index")]);
+    const git = new GitRunner();
+    const status = () => git.run(["status", "--porcelain"], { cwd: { gitDir, workTree: wt } }).catch((e: unknown) => e);
+    // No writer: git waits in the open.
+    expect(await status()).toMatchObject({ code: "workspace_tampered", details: { path: wt } });
+    // A writer that never writes: git's open succeeds and it waits in the read, on that path
+    // (HEAD: git reads it whole; an index it first sizes with fstat, and a FIFO's size is 0).
+    await rm(join(gitDir, "HEAD"));
+    execFileSync("mkfifo", [join(gitDir, "HEAD")]);
+    const writer = spawn("sh", ["-c", `exec sleep 60 > '${join(gitDir, "HEAD")}'`], { stdio: "ignore" });
+    try {
+      const err = await status();
+      expect(err).toMatchObject({ code: "workspace_tampered" });
+      expect((err as Error).message).toContain(join(gitDir, "HEAD"));
+    } finally {
+      writer.kill("SIGKILL");
+    }
+    expect(git.runningCount).toBe(0);
   });
 
   it("WT-6 handles large stdout and caps it on request", async () => {

@@ -64,7 +64,7 @@ describe.each(ONE_DATABASE)("SBX-4 files an agent plants in git's dirs never sta
     expect((await srv.api("GET", "/tasks")).status).toBe(200);
   });
 
-  it("SBX-4.7: git reads blocked on a FIFO the agent planted as its index do not hold the server's stop", async () => {
+  it("SBX-4.7: a FIFO the agent planted as its index: git is stopped on it, Changes say tampered, many calls at once starve no one, the stop ends", async () => {
     const person = await personHome();
     cleanups.push(() => rm(person.home, { recursive: true, force: true }));
     const srv = await startTestServer(kind, undefined, { HOME: person.home });
@@ -73,17 +73,25 @@ describe.each(ONE_DATABASE)("SBX-4 files an agent plants in git's dirs never sta
     cleanups.push(() => repo.cleanup());
     const r = await srv.api("POST", "/repositories", { path: repo.path });
     expect(r.status).toBe(201);
+    const other = await session(srv, r.body.id, "Bystander");
     const mine = await session(srv, r.body.id, "Planter");
     const admin = gitSync(mine.worktree, "rev-parse", "--absolute-git-dir").trim();
-    // git opens the index with a blocking read: every git that reads it waits for a writer.
+    // git opens the index with a blocking read: every git that reads it would wait for a writer
+    // until its 120 s timeout (longer than this test may take).
     const msgs = await turn(srv, mine.session.id, `run rm -f ${admin}/index && mkfifo ${admin}/index`);
     expect(runResults(msgs)).toEqual([{ code: 0, output: "" }]);
     expect(lstatSync(join(admin, "index")).isFIFO()).toBe(true);
-    const git = srv.server.deps.git;
-    await expect.poll(() => git.runningCount, { timeout: 30_000 }).toBeGreaterThan(0);
-    // The stop waits for the background Changes work of the turn; its git is blocked until the
-    // 120 s git timeout unless the stop kills it (the test's 60 s bound fails first).
+
+    const changes = await srv.api("GET", `/tasks/${mine.task.id}/changes`);
+    expect(changes.status).toBe(200);
+    expect(changes.body.repositories[0]).toMatchObject({ status: "tampered", errorCode: "workspace_tampered" });
+    expect(changes.body.repositories[0].action).toContain("-type p");
+    // More calls at once than the git concurrency cap (8): each git is stopped, none holds a slot.
+    const many = await Promise.all(Array.from({ length: 12 }, () => srv.api("GET", `/tasks/${mine.task.id}/changes`)));
+    expect(many.map((c) => [c.status, c.body.repositories[0].status])).toEqual(many.map(() => [200, "tampered"]));
+    const theirs = await srv.api("GET", `/tasks/${other.task.id}/changes`);
+    expect(theirs.body.repositories[0]).toMatchObject({ status: "ok" });
     await srv.stop();
-    await expect.poll(() => git.runningCount, { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => srv.server.deps.git.runningCount, { timeout: 10_000 }).toBe(0);
   });
 });

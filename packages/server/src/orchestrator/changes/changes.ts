@@ -96,6 +96,8 @@ async function slotChanges(
     const c = await computeChanges(deps.git, { worktreePath: worktree, baseBranch: await baseRefOf(deps, r, worktree) });
     return { ...base, ...c, baseBranch: r.baseBranch, status: "ok" };
   } catch (e) {
+    // SBX-4.7: git was stopped on a FIFO planted in the worktree's git files.
+    if (e instanceof AppError && e.code === "workspace_tampered") return unavailable(r, "tampered", "workspace_tampered", e.message, String(e.details?.action));
     return {
       ...unavailable(r, "missing", "git_failed", e instanceof Error ? e.message : String(e), "see the server log; the worktree is on disk"),
       status: "ok",
