@@ -1,5 +1,7 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { conflictHunks } from "../../src/orchestrator/review/review-conflicts.js";
 import { ONE_DATABASE } from "../fixture/db.js";
@@ -57,6 +59,23 @@ describe.each(ONE_DATABASE)("RV-8 conflicts: list, send to the agent, continue, 
     expect(repo.files[0].hunks).toHaveLength(1);
     expect(repo.files[0].hunks[0]).toMatchObject({ startLine: 2 });
     expect(repo.files[0].hunks[0].text).toMatch(/^<{7} [^\n]*\nmain\n={7}\ntask\n>{7} /);
+
+    // SEC-2 / SBX-4.7: the conflicted file is read confined to the worktree and never blocking:
+    // a symlink out of it (to a file with markers) or a FIFO in its place has no hunks, and the
+    // list still answers.
+    const file = join(t.worktree, "a.txt");
+    const marked = readFileSync(file, "utf8");
+    const outside = join(mkdtempSync(join(tmpdir(), "grove-outside-")), "marked.txt");
+    writeFileSync(outside, marked);
+    rmSync(file);
+    symlinkSync(outside, file);
+    expect((await conflicts()).body.repositories[0].files).toEqual([{ path: "a.txt", resolved: true, hunks: [] }]);
+    rmSync(file);
+    execFileSync("mkfifo", [file]);
+    expect((await conflicts()).body.repositories[0].files).toEqual([{ path: "a.txt", resolved: true, hunks: [] }]);
+    rmSync(file);
+    writeFileSync(file, marked);
+    rmSync(dirname(outside), { recursive: true, force: true });
 
     // A session of another task, or none to send: refused, nothing sent.
     const other = await reviewTask(srv, { title: "Other" });

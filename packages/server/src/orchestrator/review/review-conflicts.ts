@@ -1,8 +1,7 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { ConflictHunk, SendConflictsBody, TaskConflicts } from "@grove/protocol";
 import { AppError } from "../../domain/errors.js";
 import type { SessionRecord } from "../../domain/records.js";
+import { readConfinedText } from "../../git/file-lines.js";
 import { backupRefs, conflictedPaths, operationInProgress } from "../../git/rebase.js";
 import { workTreeOf } from "../../git/worktree-link.js";
 import type { Deps, SessionPorts } from "../context.js";
@@ -48,7 +47,8 @@ export async function listConflicts(
     if (!operation) continue;
     const files: TaskConflicts["repositories"][number]["files"] = [];
     for (const path of await conflictedPaths(deps.git, slot.worktree)) {
-      const text = await readFile(join(workTreeOf(slot.worktree), path), "utf8").catch(() => "");
+      // SEC-2 / SBX-4.7: the agent's file: confined to the worktree, a regular file, never blocking.
+      const text = (await readConfinedText(workTreeOf(slot.worktree), path)) ?? "";
       const hunks = conflictHunks(text);
       files.push({ path, resolved: hunks.length === 0, hunks });
     }
