@@ -1,11 +1,15 @@
 import { ACTIVE_RUN_STATES, type WorkflowRunRecord } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
+import { credentialKeyIdOf } from "../refresh/remote-context.js";
 import { BUSY, workingSession } from "./workflow-actions.js";
 import { REVIEW_COMMENT_CAUSE } from "./workflow-review-comments.js";
 import { type RunQueue, TRANSITION_INDEX } from "./workflow-run-queue.js";
 
 /** The ports the gates use. */
-export type GatePorts = Pick<Deps, "store" | "runnerId" | "now">;
+export type GatePorts = Pick<Deps, "store" | "runnerId" | "now" | "home">;
+
+/** Actions that call the provider with the repository's stored credential. */
+const WITH_CREDENTIAL = new Set(["issue_comment", "issue_close"]);
 
 /** Actions that start or prompt a session: executed on the runner of the task's environment. */
 const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks", "prompt", "run", "pr", "pr_comment", "update_base"]);
@@ -14,6 +18,7 @@ const AT_THE_TASK = new Set(["start_session", "send_comments", "send_checks", "p
 export async function claimableHere(deps: GatePorts, queue: Pick<RunQueue, "publish">, run: WorkflowRunRecord): Promise<boolean> {
   if (!(await predecessorsDone(deps, queue, run))) return false;
   if (await elsewhere(deps, run)) return false; // its task's runner claims it
+  if (await keyElsewhere(deps, run)) return false; // a runner with the credential's key claims it
   if (await targetBusy(deps, run)) return false; // claimed when that turn ends
   return true;
 }
@@ -26,6 +31,19 @@ async function elsewhere(deps: GatePorts, run: WorkflowRunRecord): Promise<boole
   if (!AT_THE_TASK.has(run.action.action)) return false;
   const env = await deps.store.getEnvironmentByTask(run.taskId);
   return env !== undefined && env.runnerId !== deps.runnerId;
+}
+
+/**
+ * RUN-18 for workflow runs: an issue action opens the repository's stored credential, which
+ * only a runner holding the key it was sealed with can open; a runner with another key leaves
+ * the run pending for one that has it (its claim would fail the run with `credential_unreadable`).
+ */
+async function keyElsewhere(deps: GatePorts, run: WorkflowRunRecord): Promise<boolean> {
+  const a = run.action;
+  if (!WITH_CREDENTIAL.has(a.action) || !("repositoryId" in a)) return false;
+  const keyId = (await deps.store.placement.credentialKeyIds([a.repositoryId])).get(a.repositoryId);
+  // No stored credential, or one sealed before key ids were recorded: any runner tries.
+  return keyId !== undefined && keyId !== null && keyId !== credentialKeyIdOf(deps);
 }
 
 /**
