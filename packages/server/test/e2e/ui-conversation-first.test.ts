@@ -51,8 +51,18 @@ describe("WEB-40 the task page opens on the newest message (Chromium, scripted a
         const { page, pageErrors } = await openPage(ui.browser, `${ui.srv.url}/tasks/${task.id}`, viewport, theme);
         const newest = page.locator(".session-panel .msg.role-agent", { hasText: "newest words" });
         await newest.waitFor();
-        // The page settles (fonts, the scroll to the conversation) within a frame or two.
-        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        // The page settles (fonts, the panels beside the conversation, the scroll to its end) within
+        // a few frames, more on a loaded machine: wait for the newest message to sit above the prompt
+        // box with the window at its top (a page that never gets there fails here), then judge it all.
+        await expect
+          .poll(
+            async () => {
+              const l = await layout(page);
+              return l.last !== null && l.prompt !== null && l.last.bottom <= l.prompt.top + 1 && l.scrollY === 0;
+            },
+            { timeout: 15_000, interval: 100 },
+          )
+          .toBe(true);
         await shot(page, `conversation-${name}-${theme}`, false);
         const l = await layout(page);
         expect(l.last, "a newest message").not.toBeNull();
