@@ -50,6 +50,15 @@ export interface WorkflowEntryRecord {
 }
 
 /** The idempotency key of an onEnter action (WF-2). */
+/** A queued run as the engine inserts it (WF-2): pending, unclaimed, not yet tried. */
+export function pendingRunRecord(
+  r: Pick<WorkflowRunRecord, "idemKey" | "taskId" | "entryId" | "workflow" | "version" | "step" | "actionIndex" | "cause" | "action">,
+  id: string,
+  now: string,
+): WorkflowRunRecord {
+  return { ...r, id, state: "pending", runnerId: null, attempts: 0, outcome: null, sessionId: null, result: null, createdAt: now, updatedAt: now };
+}
+
 export function enterKey(taskId: string, version: number, entryId: string, index: number): string {
   return `enter:${taskId}:${version}:${entryId}:${index}`;
 }

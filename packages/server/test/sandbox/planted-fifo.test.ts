@@ -19,6 +19,19 @@ describe.each(ONE_DATABASE)("SBX-4 files an agent plants in git's dirs never sta
     for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
   });
 
+  /** A server whose agents run confined (with a person's home to protect) and one registered repository. */
+  async function serverWithRepo(name: string): Promise<{ srv: TestServer; repositoryId: string }> {
+    const person = await personHome();
+    cleanups.push(() => rm(person.home, { recursive: true, force: true }));
+    const srv = await startTestServer(kind, undefined, { HOME: person.home });
+    cleanups.push(() => srv.close());
+    const repo = await makeRepo({ name });
+    cleanups.push(() => repo.cleanup());
+    const r = await srv.api("POST", "/repositories", { path: repo.path });
+    expect(r.status).toBe(201);
+    return { srv, repositoryId: r.body.id };
+  }
+
   async function session(srv: TestServer, repoId: string, title: string) {
     const task = (await srv.api("POST", "/tasks", { title, repositories: [{ repositoryId: repoId }] })).body;
     const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { agent: "scripted" });
@@ -29,16 +42,9 @@ describe.each(ONE_DATABASE)("SBX-4 files an agent plants in git's dirs never sta
   }
 
   it("SBX-4: FIFOs the agent plants as its worktree's HEAD and gitdir: Changes, the board and another task's Changes still answer", async () => {
-    const person = await personHome();
-    cleanups.push(() => rm(person.home, { recursive: true, force: true }));
-    const srv = await startTestServer(kind, undefined, { HOME: person.home });
-    cleanups.push(() => srv.close());
-    const repo = await makeRepo({ name: "fifo" });
-    cleanups.push(() => repo.cleanup());
-    const r = await srv.api("POST", "/repositories", { path: repo.path });
-    expect(r.status).toBe(201);
-    const other = await session(srv, r.body.id, "Bystander");
-    const mine = await session(srv, r.body.id, "Planter");
+    const { srv, repositoryId } = await serverWithRepo("fifo");
+    const other = await session(srv, repositoryId, "Bystander");
+    const mine = await session(srv, repositoryId, "Planter");
     expect(mine.session.sandbox).toBe("confined");
     const admin = gitSync(mine.worktree, "rev-parse", "--absolute-git-dir").trim();
     const msgs = await turn(
@@ -65,16 +71,9 @@ describe.each(ONE_DATABASE)("SBX-4 files an agent plants in git's dirs never sta
   });
 
   it("SBX-4.7: a FIFO the agent planted as its index: git is stopped on it, Changes say tampered, many calls at once starve no one, the stop ends", async () => {
-    const person = await personHome();
-    cleanups.push(() => rm(person.home, { recursive: true, force: true }));
-    const srv = await startTestServer(kind, undefined, { HOME: person.home });
-    cleanups.push(() => srv.close());
-    const repo = await makeRepo({ name: "fifo-index" });
-    cleanups.push(() => repo.cleanup());
-    const r = await srv.api("POST", "/repositories", { path: repo.path });
-    expect(r.status).toBe(201);
-    const other = await session(srv, r.body.id, "Bystander");
-    const mine = await session(srv, r.body.id, "Planter");
+    const { srv, repositoryId } = await serverWithRepo("fifo-index");
+    const other = await session(srv, repositoryId, "Bystander");
+    const mine = await session(srv, repositoryId, "Planter");
     const admin = gitSync(mine.worktree, "rev-parse", "--absolute-git-dir").trim();
     // git opens the index with a blocking read: every git that reads it would wait for a writer
     // until its 120 s timeout (longer than this test may take).

@@ -5,6 +5,8 @@ import { startGitHttpServer } from "../remote/harness/git-http-server.js";
 import { makeRemoteRepo, uniqueToken } from "../remote/helpers.js";
 import { startFakeProvider, type FakeProvider } from "../review/fake-provider.js";
 import { waitFor } from "../fixture/server.js";
+import { pendingRunRecord, type WorkflowRunRecord } from "../../src/domain/workflow-run.js";
+import type { NewRun } from "../../src/orchestrator/workflows/workflow-run-queue.js";
 
 export type Run = { id: string; step: string; action: string; cause: string; state: string; outcome: string | null; sessionId: string | null };
 
@@ -74,4 +76,11 @@ export async function settledRuns<R extends { state: string }>(
     what,
     120_000,
   );
+}
+
+/** A pending run record as the engine inserts it (store and gate tests): `over` sets what the test is about. */
+export function pendingRun(over: Partial<NewRun> & Pick<NewRun, "idemKey" | "action"> & { id: string }): WorkflowRunRecord {
+  const { id, ...r } = over;
+  const base = { taskId: "tsk_1", entryId: null, workflow: "w", version: 1, step: "todo", actionIndex: 0, cause: "enter" };
+  return pendingRunRecord({ ...base, ...r }, id, "2026-12-01T00:00:00.000Z");
 }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { WorkflowRunRecord } from "../../src/domain/workflow-run.js";
 import { claimableHere } from "../../src/orchestrator/workflows/workflow-run-gates.js";
 import { startTestServer } from "../fixture/server.js";
-import { fakeGithubRemote } from "./helpers.js";
+import { fakeGithubRemote, pendingRun } from "./helpers.js";
 
 /**
  * RUN-18 for workflow runs: an issue comment or close opens the repository's stored credential,
@@ -29,26 +29,7 @@ describe("WF-2 RUN-18 issue actions are claimed only where the credential's key 
     const here = srv.server.deps;
     const other = { ...here, home: otherHome, runnerId: "runner-other" };
     const queue = { publish: () => undefined };
-    const run = (action: WorkflowRunRecord["action"]): WorkflowRunRecord => ({
-      id: "wfr_gate",
-      idemKey: "gate",
-      taskId: "task_gate",
-      entryId: null,
-      workflow: "triage",
-      version: 1,
-      step: "todo",
-      actionIndex: 0,
-      action,
-      cause: "issue",
-      state: "pending",
-      runnerId: null,
-      attempts: 0,
-      outcome: null,
-      sessionId: null,
-      result: null,
-      createdAt: new Date().toISOString(),
-      updatedAt: new Date().toISOString(),
-    });
+    const run = (action: WorkflowRunRecord["action"]) => pendingRun({ id: "wfr_gate", idemKey: "gate", taskId: "task_gate", cause: "issue", action });
     const comment = run({ action: "issue_comment", repositoryId: repo.body.id, number: 7, body: "Grove task" });
     const close = run({ action: "issue_close", repositoryId: repo.body.id, number: 7 });
     expect(await claimableHere(here, queue, comment)).toBe(true);

@@ -2,31 +2,13 @@ import { describe, expect, it } from "vitest";
 import { DATABASES, openTestStore } from "../fixture/db.js";
 import { defaultWorkflow } from "../../src/domain/workflow.js";
 import type { WorkflowRunRecord } from "../../src/domain/workflow-run.js";
+import { pendingRun } from "./helpers.js";
 
 const def = defaultWorkflow().definition;
 const at = "2026-12-01T00:00:00.000Z";
 
 function run(id: string, idemKey: string): WorkflowRunRecord {
-  return {
-    id,
-    idemKey,
-    taskId: "tsk_1",
-    entryId: "wfe_1",
-    workflow: "w",
-    version: 1,
-    step: "review",
-    actionIndex: 0,
-    action: { action: "move", to: "done" },
-    cause: "enter",
-    state: "pending",
-    runnerId: null,
-    attempts: 0,
-    outcome: null,
-    sessionId: null,
-    result: null,
-    createdAt: at,
-    updatedAt: at,
-  };
+  return pendingRun({ id, idemKey, entryId: "wfe_1", step: "review", action: { action: "move", to: "done" } });
 }
 
 // The compare-and-sets a second process could race, straight against each database.

@@ -3,7 +3,7 @@ import { newId } from "../../domain/ids.js";
 import type { TaskRecord } from "../../domain/records.js";
 import { SerialChain } from "../../domain/serial-chain.js";
 import type { BoardStep, UpdateBaseAction } from "../../domain/workflow.js";
-import { type CommandResult, type WorkflowRunRecord, workflowRunView } from "../../domain/workflow-run.js";
+import { type CommandResult, pendingRunRecord, type WorkflowRunRecord, workflowRunView } from "../../domain/workflow-run.js";
 import type { Deps } from "../context.js";
 import { faultPoint } from "../fault-points.js";
 import { type ActionResult, BUSY, type WorkflowPorts, executeAction } from "./workflow-actions.js";
@@ -173,19 +173,7 @@ export class WorkflowEngine {
 
   /** Inserts a run unless its key exists (exactly once) and announces it. */
   async enqueue(r: NewRun): Promise<WorkflowRunRecord | undefined> {
-    const now = this.deps.now();
-    const run = await this.deps.store.workflows.enqueue({
-      ...r,
-      id: newId("wfr"),
-      state: "pending",
-      runnerId: null,
-      attempts: 0,
-      outcome: null,
-      sessionId: null,
-      result: null,
-      createdAt: now,
-      updatedAt: now,
-    });
+    const run = await this.deps.store.workflows.enqueue(pendingRunRecord(r, newId("wfr"), this.deps.now()));
     if (run) this.publish(run);
     return run;
   }
