@@ -92,8 +92,8 @@ export class GitRunner {
   private readonly heldLocks = new ScopedValue<ReadonlySet<string>>();
   private readonly commonDirs = new Map<string, string>();
   private spawned = 0;
-  /** The git processes running now: how to kill each one's group, and when it has ended (see `settle`). */
-  private readonly running = new Set<{ kill: () => void; ended: Promise<void> }>();
+  /** git processes running now. */
+  private running = 0;
 
   private readonly pinnedRoots: string[];
 
@@ -111,7 +111,7 @@ export class GitRunner {
 
   /** git processes running now (a test waits for one blocked on a planted FIFO). */
   get runningCount(): number {
-    return this.running.size;
+    return this.running;
   }
 
   /** Total git processes spawned by this runner (tests and benchmarks count them). */
@@ -219,12 +219,11 @@ export class GitRunner {
         return;
       }
       this.spawned += 1;
-      let ended!: () => void;
-      const entry = { kill: () => killGroup(), ended: new Promise<void>((r) => (ended = r)) };
-      this.running.add(entry);
+      this.running += 1;
+      let counted = true;
       const gone = (): void => {
-        this.running.delete(entry);
-        ended();
+        if (counted) this.running -= 1;
+        counted = false;
       };
       // "error" without a process (it could not start) may come without "close".
       child.once("close", gone);
@@ -322,25 +321,6 @@ export class GitRunner {
         });
       });
     });
-  }
-
-  /**
-   * The server's stop: every git process running now that has not ended `graceMs` from now is
-   * killed with its process group; resolves once all of them have ended. git opens its own small
-   * files with a blocking read, so a FIFO a confined agent plants as one (SBX-4.7) holds that git
-   * until its timeout; the stop waits for reads in flight and would wait that long. Killing a git
-   * mid-operation leaves what a `kill -9` of the server leaves, which every operation survives.
-   */
-  async settle(graceMs: number): Promise<void> {
-    const now = [...this.running];
-    const timer = setTimeout(() => {
-      for (const r of now) r.kill();
-    }, graceMs);
-    try {
-      await Promise.all(now.map((r) => r.ended));
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /** Records the common dir a caller's own rev-parse found for `repoPath` (real paths both): one git process fewer later. */

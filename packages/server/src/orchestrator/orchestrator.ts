@@ -181,8 +181,7 @@ export class Orchestrator {
     this.live.shuttingDown = true;
     this.live.dispose();
     this.changesWatch.dispose();
-    // SBX-4.7: a git read still running 5 s from now is killed rather than awaited (GitRunner.settle).
-    await Promise.all([this.deps.git.settle(5_000), this.summaries.dispose()]);
+    await this.summaries.dispose();
     await this.deferred?.catch(() => undefined);
     await this.deps.pool?.close();
     await this.cleanup.stop();

@@ -123,26 +123,6 @@ describe("GitRunner (WT-6)", () => {
     expect(ps.split("\n").filter((l) => l.startsWith(`sleep ${marker}`))).toEqual([]);
   });
 
-  it("SBX-4.7 settle: a git still blocked on a FIFO after the grace is killed with its group; one that ends within it is awaited and kept", async () => {
-    const r = await repo();
-    const git = new GitRunner();
-    const fifo = join(await scratch("grove-fifo-"), "planted");
-    execFileSync("mkfifo", [fifo]);
-    // git opens the path with a blocking read: without a writer it waits there for ever.
-    const blocked = git.run(["hash-object", fifo], { cwd: r.path }).then(
-      () => "ended",
-      (e: unknown) => (e as { code?: string }).code,
-    );
-    const quick = git.run(["-c", "alias.nap=!sleep 0.2", "nap"], { cwd: r.path }).then(() => "ended");
-    await expect.poll(() => git.runningCount, { timeout: 20_000 }).toBe(2);
-    await git.settle(3_000);
-    expect(await quick).toBe("ended");
-    expect(await blocked).toBe("git_failed");
-    expect(git.runningCount).toBe(0);
-    // Nothing running: settle resolves at once.
-    await git.settle(60_000);
-  });
-
   it("SBX-4.7 a pinned git held by a FIFO planted in its git dir (opening its index; reading its HEAD while a writer keeps it open) is stopped with workspace_tampered", async () => {
     const r = await repo();
     const wt = join(await scratch("grove-fifo-wt-"), "wt");
