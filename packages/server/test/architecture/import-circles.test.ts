@@ -3,7 +3,9 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const SRC = resolve(import.meta.dirname, "../../src");
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["'](\.{1,2}\/[^"']+)["']/g;
+// Static imports and re-exports (`… from "./x.js"`), side-effect imports (`import "./x.js"`) and
+// dynamic ones (`import("./x.js")`): each makes the importing file depend on the imported one.
+const IMPORT = /(?:(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*|(?:^|\n)\s*import\s*|\bimport\(\s*)["'](\.{1,2}\/[^"']+)["']/g;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
