@@ -188,6 +188,9 @@ export class Orchestrator {
     await this.workflows.engine.stop();
     await this.review.stop();
     await this.deps.agents.close({ graceMs: 2000 });
+    // SES-5.9, LIVE-1: launches on their way end now (the runtime refuses their agents) before the
+    // home is released; one stuck longer (a hung fetch) is logged and left behind.
+    if (!(await this.deps.launches.settled(15_000))) this.deps.log.warn({ waitedMs: 15_000 }, "shutdown: a session launch was still on its way");
     // SEC-7: groups recorded for this runner without a live handle (survivors of an earlier stop).
     await stopRunnerGroups(this.deps, { graceMs: 2000, killWaitMs: 1000 }).catch((err: unknown) =>
       this.deps.log.warn({ err }, "shutdown: could not stop recorded agent groups"),
@@ -254,7 +257,7 @@ export class Orchestrator {
     await this.runnerGuard.assertTaskReachable(taskId);
     // LC-1: never bring a worktree back under an archive, delete or reset (cleanup waits for us).
     await assertTaskWorkable(this.deps, taskId);
-    const env = await this.deps.launches.run(taskId, () => restoreTaskEnvironment(this.deps, taskId));
+    const env = await this.deps.launches.follow(this.deps.launches.run(taskId, () => restoreTaskEnvironment(this.deps, taskId)));
     return environmentWithDisk(this.deps, env);
   }
 
@@ -267,7 +270,7 @@ export class Orchestrator {
     await getTaskOr404(this.deps, taskId);
     await this.runnerGuard.assertRequestedRunner(body.runnerId);
     await this.runnerGuard.assertTaskReachable(taskId);
-    return this.runnerGuard.withSlot(() => startSession(this.deps, this.live, taskId, body, opts));
+    return this.deps.launches.follow(this.runnerGuard.withSlot(() => startSession(this.deps, this.live, taskId, body, opts)));
   }
   async listSessions(taskId: string): Promise<SessionRecord[]> {
     await getTaskOr404(this.deps, taskId);
@@ -298,8 +301,8 @@ export class Orchestrator {
   async guardSessionLaunch<T>(id: string, run: () => Promise<T>): Promise<T> {
     const session = await getSessionOr404(this.deps, id);
     await this.runnerGuard.assertTaskReachable(session.taskId);
-    if (this.deps.agents.get(id)) return run();
-    return this.runnerGuard.withSlot(run);
+    if (this.deps.agents.get(id)) return this.deps.launches.follow(run());
+    return this.deps.launches.follow(this.runnerGuard.withSlot(run));
   }
   deleteSession = (id: string): Promise<void> => deleteSession(this.deps, this.live, id);
   async answerPermission(id: string, requestId: string, optionId: string | null): Promise<void> {

@@ -54,6 +54,8 @@ describe("board: drag and drop, search among 500, combined filters (Chromium)", 
     }
     await inReview.waitFor();
     await eventually(() => stateOf(ui.srv, id)).toBe("review");
+    // WEB-3.2: the press started on the card's link (stretched over the card); a drag does not open the task.
+    expect(new URL(page.url()).pathname).toBe("/");
 
     // Keyboard: focus the card's Drag handle, Space picks it up, ← ← moves two columns, Space drops.
     const handle = page.locator(`.task-card[data-task-id="${id}"]`).getByRole("button", { name: "Drag Drag me around (Space, then arrow keys)" });

@@ -129,6 +129,29 @@ describe("UX-2 web UI: board, task form, repositories (Chromium)", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("WEB-3.2 a click anywhere on a card (its branch line) opens the task; its Move to… button and Drag handle stay their own controls", async () => {
+    const { task } = await uniqueRepoAndTask(ui.srv, "Card body click");
+    const { page, pageErrors } = await openPage(ui.browser, ui.srv.url + "/");
+    const card = page.locator(`.task-card[data-task-id="${task.id}"]`);
+    await card.waitFor();
+    await card.getByRole("button", { name: "Move to… (Card body click)" }).click();
+    await page.getByRole("menu", { name: "Move Card body click to" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/");
+    await page.keyboard.press("Escape");
+    // The Drag handle under the mouse is the handle, not the card's link (the mouse at its place,
+    // as a person clicks: whatever lies on top there takes it).
+    const handle = (await card.locator(".drag-handle").boundingBox())!;
+    await page.mouse.click(handle.x + handle.width / 2, handle.y + handle.height / 2);
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.className)).toContain("drag-handle");
+    expect(new URL(page.url()).pathname).toBe("/");
+    // A click where the branch is written: the task opens.
+    const branch = (await card.locator(".card-repos").boundingBox())!;
+    await page.mouse.click(branch.x + branch.width / 2, branch.y + branch.height / 2);
+    await page.waitForURL(`**/tasks/${task.id}`);
+    await eventually(() => page.locator("#task-title").textContent()).toBe("Card body click");
+    expect(pageErrors).toEqual([]);
+  });
+
   it("WEB-12.1 an unknown task id shows the API error, not a blank page", async () => {
     const { page } = await openPage(ui.browser, ui.srv.url + "/tasks/task_nope");
     await eventually(() => page.locator("main [role=alert]").first().getAttribute("data-error-code")).toBe("not_found");

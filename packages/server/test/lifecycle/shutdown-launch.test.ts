@@ -44,7 +44,7 @@ describe("SES-5.9 a server that stops while a session's launch is on its way", (
     return { srv, taskId: t.body.id as string };
   }
 
-  it("SES-5.9 LIVE-1: the launch reaches the agent runtime after close() resolved → no agent process, no ACP log; after a restart the session waits for input", async () => {
+  it("SES-5.9 LIVE-1: a launch on its way when the server stops is waited for: it reaches the closed runtime, is refused, leaves no agent process and no ACP log, and close() resolves only after it ended; after a restart the session waits for input", async () => {
     const first = await serverWithTask();
     const taskId = first.taskId;
     let srv = first.srv;
@@ -53,11 +53,23 @@ describe("SES-5.9 a server that stops while a session's launch is on its way", (
     // Hold the launch at the runtime's door: the worktree exists, the agent is not started yet.
     const runtime = srv.server.deps.agents;
     const { atStart, letGo, started } = holdStarts(srv);
+    const launches = srv.server.deps.launches;
+    const realSettled = launches.settled.bind(launches);
+    // The launch goes on once the stop waits for launches on their way, or once the stop has
+    // resolved (a stop that does not wait): whichever comes first says which one this server is.
+    launches.settled = (ms) => {
+      letGo();
+      return realSettled(ms);
+    };
 
-    const launch = srv.api("POST", `/tasks/${taskId}/sessions`, {}).catch((e: unknown) => e);
+    let launchEnded = false;
+    const launch = srv.server.orchestrator
+      .startSession(taskId, {})
+      .catch((e: unknown) => e)
+      .finally(() => (launchEnded = true));
     const input = await atStart;
-    await srv.stop();
-    letGo();
+    await srv.stop().finally(letGo);
+    expect(launchEnded).toBe(true);
     await launch;
     const outcome = await started();
     if (outcome && typeof outcome === "object" && "stop" in outcome) await (outcome as AgentHandle).stop({ graceMs: 500 });
