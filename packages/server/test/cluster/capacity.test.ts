@@ -1,15 +1,12 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
-import type { Cleanups } from "./helpers.js";
 import { canUnshare, sql } from "./isolated.js";
 import { SLOW_BEAT, threeRunners } from "./three-runners.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 describe("capacity across runners (PostgreSQL)", { timeout: 300_000 }, () => {
-  const cleanups: Cleanups = [];
+  const cleanups = cleanupsAfterEach();
   beforeAll(() => expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true));
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
 
   it("RUN-10: with GROVE_RUNNER_MAX_AGENTS=2 on each of three runners, 6 parallel launches through A run 2/2/2; a 7th is refused no_runner_available (capacity) with nothing written", async () => {
     const { databaseUrl, a, b, c } = await threeRunners(cleanups, { env: { GROVE_RUNNER_HEARTBEAT_MS: SLOW_BEAT } });

@@ -1,12 +1,12 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { signForward } from "../../src/api/forward-sign.js";
 import { makeRepo } from "../fixture/git.js";
 import { waitForSession } from "../fixture/server.js";
-import type { Cleanups } from "./helpers.js";
 import { canUnshare, stopRunner } from "./isolated.js";
 import { threeRunners } from "./three-runners.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 /** Every file under `dir`, concatenated (logs, state): where a leaked secret would be. */
 function allText(dir: string): string {
@@ -23,11 +23,8 @@ function allText(dir: string): string {
 }
 
 describe("the cluster secret (PostgreSQL)", { timeout: 300_000 }, () => {
-  const cleanups: Cleanups = [];
+  const cleanups = cleanupsAfterEach();
   beforeAll(() => expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true));
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
 
   it("RUN-12 SBX-5: a forwarded request without a signature, with a wrong secret or with the secret itself is 401 before anything runs; the secret is in no log, no home file and no response", async () => {
     const { secret, homes, a, b, c } = await threeRunners(cleanups, { env: { GROVE_LOG_LEVEL: "debug" } });

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import WebSocket from "ws";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor, waitForSession } from "../fixture/server.js";
-import type { Cleanups } from "./helpers.js";
 import { canUnshare, sql, stopRunner, traceLinesUnder } from "./isolated.js";
 import { FAST_BEAT, threeRunners } from "./three-runners.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 /** The HTTP status a WebSocket upgrade is refused with (or "open"). */
 function upgradeStatus(url: string): Promise<number | "open"> {
@@ -25,11 +25,8 @@ function upgradeStatus(url: string): Promise<number | "open"> {
 }
 
 describe("an owner runner dies and returns (PostgreSQL)", { timeout: 300_000 }, () => {
-  const cleanups: Cleanups = [];
+  const cleanups = cleanupsAfterEach();
   beforeAll(() => expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true));
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
 
   it("RUN-11: kill -9 runner C mid-turn → its task shows runner_offline through A and B within the bound; every file operation is 409 runner_offline; nothing deleted; C restarted → the session resumes with session/load in the same cwd, usable through A", async () => {
     const { databaseUrl, homes, a, b, c, restartC } = await threeRunners(cleanups, { trace: true, env: { GROVE_RUNNER_HEARTBEAT_MS: FAST_BEAT } });

@@ -2,12 +2,13 @@ import { writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import http from "node:http";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makeRepo, tempDir } from "../fixture/git.js";
 import { waitFor } from "../fixture/server.js";
 import { runGrove } from "../cli/run-cli.js";
 import { sql } from "./isolated.js";
-import { childRunner, inProcessRunner, sharedDatabase, type Cleanups } from "./helpers.js";
+import { childRunner, inProcessRunner, sharedDatabase } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 /** GET `path` on `base` with an explicit Host header (fetch cannot set one). */
 function getWithHost(base: string, path: string, host: string): Promise<{ status: number; body: string }> {
@@ -23,10 +24,7 @@ function getWithHost(base: string, path: string, host: string): Promise<{ status
 }
 
 describe("a forwarded launch that times out (PostgreSQL)", { timeout: 120_000 }, () => {
-  const cleanups: Cleanups = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("RUN-13: a forward that times out is 502 runner_unreachable and never resent; the client's retry meets the owner's launch reservation (workspace_preparing): one session, one agent", async () => {
     const { databaseUrl } = await sharedDatabase(cleanups);

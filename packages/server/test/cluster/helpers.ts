@@ -2,7 +2,9 @@ import { rm } from "node:fs/promises";
 import { freshDatabase } from "../fixture/db.js";
 import { apiClient, spawnServer, startTestServer, tempHome, type ChildServer, type TestServer } from "../fixture/server.js";
 
-export type Cleanups = (() => Promise<unknown>)[];
+import type { Cleanups } from "../fixture/cleanups.js";
+
+export type { Cleanups };
 
 /** One cluster secret for the runners of a test (forwarding between them needs it). */
 export const TEST_CLUSTER_SECRET = "test-cluster-secret-0123456789";

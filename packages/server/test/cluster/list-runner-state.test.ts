@@ -1,10 +1,11 @@
 import type { Kysely } from "kysely";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { DB } from "../../src/store/schema.js";
 import { runGrove } from "../cli/run-cli.js";
 import { DATABASES } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { openEvents, startTestServer, waitFor, type TestServer } from "../fixture/server.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 type Row = { id: string; runnerId: string | null; runnerState: string | null };
 
@@ -14,10 +15,7 @@ function onDb(srv: TestServer, fn: (db: Kysely<DB>) => Promise<unknown>): Promis
 }
 
 describe.each(DATABASES)("task lists show the runner of each task's environment (%s)", { timeout: 120_000 }, (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("RUN-19 GET /tasks (plain, paged, summary), task.summary frames and grove task ls/show carry runnerId/runnerState, computed at read time; a stale heartbeat and its return reach clients as runner.updated", async () => {
     const srv = await startTestServer(kind, undefined, { GROVE_RUNNER_ID: "runner_here", GROVE_RUNNER_HEARTBEAT_MS: "100" });

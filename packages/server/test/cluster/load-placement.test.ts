@@ -1,16 +1,13 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor } from "../fixture/server.js";
-import type { Cleanups } from "./helpers.js";
 import { canUnshare, sql } from "./isolated.js";
 import { SLOW_BEAT, threeRunners } from "./three-runners.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 describe("placement by load (PostgreSQL)", { timeout: 300_000 }, () => {
-  const cleanups: Cleanups = [];
+  const cleanups = cleanupsAfterEach();
   beforeAll(() => expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true));
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
 
   it("RUN-21: every runner fits the task, A and C already run an agent (1 of 2) and B none: a launch through A, and later one through C, goes to B", async () => {
     const { databaseUrl, a, b, c } = await threeRunners(cleanups, { env: { GROVE_RUNNER_HEARTBEAT_MS: SLOW_BEAT } });

@@ -1,17 +1,15 @@
 import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startServer } from "../../src/app.js";
 import { ConfigError } from "../../src/config.js";
 import { loadRunnerConfig } from "../../src/runner-config.js";
 import { DATABASES, freshDatabase } from "../fixture/db.js";
 import { startTestServer, tempHome } from "../fixture/server.js";
 import { runGrove } from "../cli/run-cli.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 describe.each(DATABASES)("runners registry on %s", { timeout: 120_000 }, (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("RUN-1 RUN-7: a server registers its runner, a graceful stop shows it offline at once, and `grove runners` prints the registry", async () => {
     const db = await freshDatabase(kind);

@@ -2,15 +2,15 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { gitSync, tempDir } from "../fixture/git.js";
 import { openEvents, waitForSession } from "../fixture/server.js";
 import { startGitHttpServer } from "../remote/harness/git-http-server.js";
 import { makeRemoteRepo } from "../remote/harness/repos.js";
 import { uniqueToken } from "../remote/helpers.js";
-import type { Cleanups } from "./helpers.js";
 import { canUnshare } from "./isolated.js";
 import { agentPids, threeRunners } from "./three-runners.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 /**
  * A remote repository (registered by URL) is usable on every runner, each with its own
@@ -18,11 +18,8 @@ import { agentPids, threeRunners } from "./three-runners.js";
  * A and C share one credential.key (copied before start); B keeps its own.
  */
 describe("remote repositories on every runner (PostgreSQL)", { timeout: 300_000 }, () => {
-  const cleanups: Cleanups = [];
+  const cleanups = cleanupsAfterEach();
   beforeAll(() => expect(canUnshare(), "unshare --mount with a tmpfs must work on this machine").toBe(true));
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
 
   async function world() {
     const root = await tempDir("grove-remote-");

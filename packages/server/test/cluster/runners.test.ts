@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { repoAndTask } from "../fixture/scenario.js";
 import { openEvents, waitFor, type TestServer } from "../fixture/server.js";
-import { childRunner, inProcessRunner, killGroups, sharedDatabase, type Cleanups } from "./helpers.js";
+import { childRunner, inProcessRunner, killGroups, sharedDatabase } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 const BEAT = "200"; // ms: offline after 600 ms without a heartbeat
 
@@ -23,10 +24,7 @@ const byId = async (api: TestServer["api"], id: string): Promise<RunnerRow | und
 
 // PostgreSQL only: several runners share one database only there.
 describe("runners registry on PostgreSQL", { timeout: 240_000 }, () => {
-  const cleanups: Cleanups = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("RUN-1 RUN-2 RUN-3: two runners register, are listed through either one, heartbeat, and a kill -9'd one turns offline after the bound", async () => {
     const { databaseUrl } = await sharedDatabase(cleanups);

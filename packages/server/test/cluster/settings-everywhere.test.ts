@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import { waitFor, waitForSession, type TestServer } from "../fixture/server.js";
-import { inProcessRunner, sharedDatabase, type Cleanups } from "./helpers.js";
+import { inProcessRunner, sharedDatabase } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 type Profile = { name: string; permissionPolicy: string; sandbox: string };
 const scripted = async (r: TestServer) => ((await r.api("GET", "/agents")).body as Profile[]).find((p) => p.name === "scripted")!;
@@ -26,10 +27,7 @@ async function askingSession(r: TestServer, taskId: string): Promise<{ asked: bo
 
 // PostgreSQL only: several runners share one database only there.
 describe("WEB-44 settings reach every runner of a shared database without a restart (PostgreSQL)", { timeout: 240_000 }, () => {
-  const cleanups: Cleanups = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("WEB-44 an agent profile's policy and sandbox changed on runner A hold for the next session started on runner B; the editor command too", async () => {
     const { databaseUrl } = await sharedDatabase(cleanups);

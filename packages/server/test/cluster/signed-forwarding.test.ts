@@ -1,10 +1,11 @@
 import http from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signForward } from "../../src/api/forward-sign.js";
 import { makeRepo } from "../fixture/git.js";
 import { waitForSession } from "../fixture/server.js";
 import { inProcessRunner, sharedDatabase, TEST_CLUSTER_SECRET, type Cleanups } from "./helpers.js";
 import { sql } from "./isolated.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 interface Seen {
   method: string;
@@ -64,10 +65,7 @@ async function send(
 const DROPPED = new Set(["host", "connection", "content-length", "transfer-encoding"]);
 
 describe("SBX-5 runner-to-runner requests are signed, not a bearer (PostgreSQL)", { timeout: 180_000 }, () => {
-  const cleanups: Cleanups = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("SBX-5 a listener at a rewritten runner URL never sees the secret; a replayed forward, a forged x-grove-forwarded-by, a bad body, target, age, sender or route → 401", async () => {
     const { databaseUrl } = await sharedDatabase(cleanups);

@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentHandle, StartAgentInput } from "../../src/agents/runtime.js";
 import { processesWithCwd } from "../agents/fixture.js";
 import { makeRepo } from "../fixture/git.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 /**
  * Holds every agent start of `srv` at the runtime's door until `letGo`: `atStart` resolves with
@@ -28,10 +29,7 @@ function holdStarts(srv: TestServer) {
 }
 
 describe("SES-5.9 a server that stops while a session's launch is on its way", () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   /** A server (SQLite) with one task on a fresh repository; the caller closes the server. */
   async function serverWithTask(): Promise<{ srv: TestServer; taskId: string }> {

@@ -1,9 +1,10 @@
 import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { apiClient, serverPerTest, spawnServer, waitFor, waitForSession, type ChildServer } from "../fixture/server.js";
 import { briefTask, mcpAnswers, messages } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 type Item = { id: string; kind: string; taskId: string; sessionId?: string; title: string; state: string; choices?: string[]; answer?: string };
 
@@ -51,10 +52,7 @@ describe.each(ONE_DATABASE)("MCP-3 ask_user (%s)", (kind) => {
 });
 
 describe.each(ONE_DATABASE)("MCP-3 ask_user across kill -9 (%s)", (kind) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("MCP-3: kill -9 of the server while ask_user waits → after the restart the question is still in the inbox, and its answer reaches the resumed session as its next prompt", async () => {
     const db = await freshDatabase(kind);

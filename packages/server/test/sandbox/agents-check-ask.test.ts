@@ -1,21 +1,19 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { askProblem } from "../../src/agents/bridges.js";
 import { loadProfiles } from "../../src/agents/profile-config.js";
 import { builtInProfiles, SCRIPTED_AGENT_BUNDLE } from "../../src/agents/profiles.js";
 import { freshDatabase } from "../fixture/db.js";
 import { runGrove } from "../cli/run-cli.js";
 import { startTestServer } from "../fixture/server.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 const CLAUDE_PKG = "@agentclientprotocol/claude-agent-acp";
 
 describe("AG-2 grove agents check flags a profile whose agent would not ask under ask", () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("AG-2: the built-ins ask; a Claude-bridge profile pinned to auto or bypassPermissions, or opencode without its permission setting, is flagged", async () => {
     const db = await freshDatabase("sqlite");

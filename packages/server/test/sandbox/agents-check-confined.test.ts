@@ -1,12 +1,13 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { runGrove } from "../cli/run-cli.js";
 import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { startTestServer, type TestServer } from "../fixture/server.js";
 import { personHome } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 /**
  * A real agent's profile whose command first records what it can see, then becomes the scripted
@@ -38,10 +39,7 @@ function probeProfile(home: string, sshKey: string): Record<string, unknown> {
 }
 
 describe.each(ONE_DATABASE)("SBX-1 SBX-3 grove agents check starts the agent in the sandbox a session gets (%s)", (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   async function server(env: Record<string, string> = {}): Promise<{ srv: TestServer; seen: string }> {
     const person = await personHome();

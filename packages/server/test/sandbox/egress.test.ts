@@ -2,12 +2,13 @@ import { writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { allowed, parseAllowEntry } from "../../src/domain/allow-list.js";
 import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { blockedNotes, runResults, turn } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 describe("SBX-2 allow-list entries", () => {
   it("SBX-2: host, host:port, *.domain and [v6]:port match as written; names compare case-insensitively", () => {
@@ -27,10 +28,7 @@ describe("SBX-2 allow-list entries", () => {
 });
 
 describe.each(ONE_DATABASE)("SBX-2 egress through Grove's proxy only (%s)", (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   /** A fake API on the host's loopback, as the model APIs of the interop tests are. */
   async function fakeApi(): Promise<{ port: number; hits: string[] }> {

@@ -1,11 +1,12 @@
 import { lstatSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { personHome, runResults, turn } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 /**
  * SBX-4: a confined agent may write its worktree's admin dir and the common dir's refs (its own
@@ -14,10 +15,7 @@ import { personHome, runResults, turn } from "./helpers.js";
  * few threads Node does file I/O on.
  */
 describe.each(ONE_DATABASE)("SBX-4 files an agent plants in git's dirs never stall the server (%s)", (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   /** A server whose agents run confined (with a person's home to protect) and one registered repository. */
   async function serverWithRepo(name: string): Promise<{ srv: TestServer; repositoryId: string }> {

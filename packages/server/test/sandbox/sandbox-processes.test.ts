@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { apiClient, spawnServer, startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { runResults, turn } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 /** Host pids whose command line is exactly `argv` (NUL-joined as in /proc/<pid>/cmdline). */
 function pidsRunning(argv: string[]): number[] {
@@ -33,10 +34,7 @@ function escapers(tag: number): { script: string; argvs: string[][] } {
 }
 
 describe.each(ONE_DATABASE)("SBX-1 SEC-7 every process of a sandbox dies with it (%s)", (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("SBX-1: after kill -9 of the server, background, nohup and setsid jobs of a confined agent are gone without any restart", async () => {
     const db = await freshDatabase(kind);

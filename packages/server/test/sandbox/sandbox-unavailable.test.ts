@@ -1,13 +1,14 @@
 import { writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { runGrove } from "../cli/run-cli.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { runResults, turn } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 /** A real (not the built-in scripted) agent: the scripted program under a profile of its own. */
 function agentsJson(home: string, extra: Record<string, unknown>[] = []): void {
@@ -24,10 +25,7 @@ function agentsJson(home: string, extra: Record<string, unknown>[] = []): void {
 }
 
 describe.each(ONE_DATABASE)("SBX-3 no sandbox, no real agent; unconfined sessions are marked (%s)", (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   async function server(env: Record<string, string>): Promise<TestServer> {
     const db = await freshDatabase(kind);

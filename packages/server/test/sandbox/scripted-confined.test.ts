@@ -1,20 +1,18 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
 import { startTestServer, waitForSession, type TestServer } from "../fixture/server.js";
 import { blockedNotes, personHome, runResults, turn } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 // A path on the read-only root, outside every worktree and outside /tmp (which is private inside).
 const OUTSIDE_DIR = resolve(import.meta.dirname, "..", "..", "..", "..", ".grove-test");
 
 describe.each(ONE_DATABASE)("SBX-1 SBX-2 the scripted agent runs confined (%s)", (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   async function server(): Promise<{ srv: TestServer; person: Awaited<ReturnType<typeof personHome>> }> {
     const person = await personHome();

@@ -1,21 +1,19 @@
 import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ONE_DATABASE } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
 import { startTestServer, waitForSession } from "../fixture/server.js";
 import { personHome, runResults, turn } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 // Outside every worktree and outside /tmp: read-only inside the sandbox, so only a filter Grove's
 // own (unconfined) git ran could create the marker.
 const OUTSIDE_DIR = resolve(import.meta.dirname, "..", "..", "..", "..", ".grove-test");
 
 describe.each(ONE_DATABASE)("SBX-4.6 a repository with per-worktree config (%s)", (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("SBX-4.6 the agent cannot write its worktree's config.worktree: a planted clean filter never runs in Grove's Changes, diff or commit; the agent's own git still works", async () => {
     const person = await personHome();

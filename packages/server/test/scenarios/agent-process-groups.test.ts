@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { isAlive, isSameProcess, readStartTime } from "../../src/agents/process-info.js";
 import { openStore } from "../../src/store/open.js";
@@ -10,6 +10,7 @@ import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { apiClient, spawnServer, startTestServer, waitFor, waitForSession, type ChildServer } from "../fixture/server.js";
 import { waitForJob } from "../lifecycle/helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 interface Proc {
   pid: number;
@@ -97,10 +98,7 @@ const CYCLES = 2;
 const TASKS_PER_CYCLE = 10;
 
 describe.each(ONE_DATABASE)("SEC-7 every process an agent starts dies with its task (%s)", (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   /** A server on this database with a task on a fresh repository, both removed after the test. */
   async function serverWithTask(title: string) {

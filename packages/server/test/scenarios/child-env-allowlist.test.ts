@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { isAllowedByDefault } from "../../src/domain/child-env.js";
 import { sandboxEnv } from "../../src/sandbox/launcher.js";
@@ -9,6 +9,7 @@ import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { makeRepo, tempDir } from "../fixture/git.js";
 import { apiClient, spawnServer, waitFor } from "../fixture/server.js";
 import { processesWithCwd } from "../agents/fixture.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 /** `NAME=value` lines (or a NUL-separated /proc environ) → a map. */
 function parseEnv(text: string, sep: string): Map<string, string> {
@@ -28,10 +29,7 @@ const SECRETS = {
 };
 
 describe.each(ONE_DATABASE)("SEC-7 children get an allow-listed environment (%s)", (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("SEC-7: agents, setup scripts and git hooks see none of GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, GROVE_*; a profile's inheritEnv passes exactly those names", async () => {
     const db = await freshDatabase(kind);

@@ -1,10 +1,11 @@
 import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { makeRepo } from "../fixture/git.js";
 import { apiClient, spawnServer, waitFor } from "../fixture/server.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 /** The processes whose working directory is `dir`: argv and environment (a process gone meanwhile is left out). */
 function processesIn(dir: string): { argv: string[]; environ: string }[] {
@@ -22,10 +23,7 @@ function processesIn(dir: string): { argv: string[]; environ: string }[] {
 }
 
 describe.each(ONE_DATABASE)("SEC-1 RR-2 children never inherit the server's secrets (%s)", (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("SEC-1: agents and setup scripts run without GROVE_AUTH_TOKEN or GROVE_DATABASE_URL", async () => {
     const db = await freshDatabase(kind);

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isGone } from "../agents/fixture.js";
 import { freshDatabase } from "../fixture/db.js";
 import { repoAndTask } from "../fixture/scenario.js";
 import { openEvents, startTestServer, tempHome, waitFor, type TestServer } from "../fixture/server.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 const CLUSTER_SECRET = "multi-process-test-secret-0123456789";
 
@@ -37,10 +38,7 @@ async function twoRunners(cleanups: (() => Promise<unknown>)[]): Promise<{ a: Te
 
 // PostgreSQL only: several server processes share one database only there (ST-3).
 describe("ST-3 events reach clients of every server process sharing PostgreSQL", () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("ST-3: a task created and a session run on runner A are seen live by a client of runner B, once each", async () => {
     const { a, b } = await twoRunners(cleanups);
@@ -74,10 +72,7 @@ describe("ST-3 events reach clients of every server process sharing PostgreSQL",
 });
 
 describe("ST-3 LC-3 an archive stops the agents of every server process sharing the task", () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("LC-3 ST-3 RUN-9: a session started through runner B runs on the task's runner A; the archive, sent through B, stops every agent before the worktree goes", async () => {
     const { a, b } = await twoRunners(cleanups);

@@ -1,15 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import { waitForSession } from "../fixture/server.js";
-import { inProcessRunner, sharedDatabase, type Cleanups } from "../cluster/helpers.js";
+import { inProcessRunner, sharedDatabase } from "../cluster/helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 // USE-2 across runners (PostgreSQL): an agent profile's daily cap lives in the shared database and
 // is measured over every runner's ledger, so a cap set through runner A holds on runner B at once.
 describe("USE-2 an agent profile's daily cap across two runners (PostgreSQL)", { timeout: 240_000 }, () => {
-  const cleanups: Cleanups = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("USE-2 a cap set through runner A cancels the turn of that agent on runner B and refuses its next prompt there; A sees B's spend", async () => {
     const { databaseUrl } = await sharedDatabase(cleanups);

@@ -1,18 +1,16 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makeRepo } from "../fixture/git.js";
 import { openEvents, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
-import { inProcessRunner, sharedDatabase, type Cleanups } from "../cluster/helpers.js";
+import { inProcessRunner, sharedDatabase } from "../cluster/helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 // USE-2 across runners (PostgreSQL): the global daily cap is measured in the shared database, so
 // spend through one runner stops new prompts on every runner, and a turn in flight elsewhere is
 // cancelled at its own next report: no overshoot beyond the turns in flight.
 describe("USE-2 the daily cap across two runners (PostgreSQL)", { timeout: 240_000 }, () => {
-  const cleanups: Cleanups = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   async function taskOn(r: TestServer, name: string): Promise<string> {
     const repo = await makeRepo({ name });

@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { inProcessRunner, sharedDatabase, type Cleanups } from "../cluster/helpers.js";
+import { describe, expect, it } from "vitest";
+import { inProcessRunner, sharedDatabase } from "../cluster/helpers.js";
 import { makeRepo } from "../fixture/git.js";
 import { waitForSession, type TestServer } from "../fixture/server.js";
 import { applyWorkflow, waitForRun } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 const FINDING = 'mcp comment_create {"path":"src/a.txt","line":2,"body":"Name this better"}';
 
@@ -31,10 +32,7 @@ const storeOf = (s: TestServer) => s.server.deps.store;
  * still runs exactly once, and the session actions act on the runner that holds the task's files.
  */
 describe("WF-2 step actions with two runners (PostgreSQL)", { timeout: 240_000 }, () => {
-  const cleanups: Cleanups = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("WF-2 a task entering Review while both engines are live: one reviewer session, one move, one prompt of the comments, each run claimed once, all on the task's runner", async () => {
     const { databaseUrl } = await sharedDatabase(cleanups);

@@ -1,11 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { WorkflowRunRecord } from "../../src/domain/workflow-run.js";
 import { claimableHere } from "../../src/orchestrator/workflows/workflow-run-gates.js";
 import { startTestServer } from "../fixture/server.js";
 import { fakeGithubRemote, pendingRun } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 /**
  * RUN-18 for workflow runs: an issue comment or close opens the repository's stored credential,
@@ -13,10 +14,7 @@ import { fakeGithubRemote, pendingRun } from "./helpers.js";
  * with another key must leave the run pending (its claim would fail it: credential_unreadable).
  */
 describe("WF-2 RUN-18 issue actions are claimed only where the credential's key is", () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("RUN-18 WF-2: a runner without the sealing key may not claim issue_comment or issue_close; the one with it may", async () => {
     const srv = await startTestServer("sqlite");

@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ONE_DATABASE } from "../fixture/db.js";
 import { startTestServer, waitFor, waitForSession, type TestServer } from "../fixture/server.js";
 import { addRemote, launch } from "../remote/helpers.js";
 import { type Run, fakeGithubRemote, runsOf } from "./helpers.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 type Message = { role: string; text: string };
 
@@ -18,10 +19,7 @@ const settled = (runs: Run[], n: number) => runs.length === n && runs.every((r) 
 const poll = (srv: TestServer) => srv.server.orchestrator.workflows.engine.reviewComments.poll(true);
 
 describe.each(ONE_DATABASE)("WF-2.19 new review comments on the pull request → the agent (%s)", { timeout: 240_000 }, (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   /** A server, the fake GitHub and a task whose session pushed a commit and opened a pull request. */
   async function withPullRequest(workflow: string) {

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ONE_DATABASE, freshDatabase } from "../fixture/db.js";
 import { gitSync, makeRepo } from "../fixture/git.js";
 import { apiClient, spawnServer, startTestServer, waitForSession } from "../fixture/server.js";
+import { cleanupsAfterEach } from "../fixture/cleanups.js";
 
 const FILES = { "README.md": "top\n", "app/a.txt": "app\n", "app/deep/c.txt": "deep\n", "lib/b.txt": "lib\n", "docs/d.txt": "docs\n" };
 
@@ -18,10 +19,7 @@ function checkedOut(dir: string): string[] {
 }
 
 describe.each(ONE_DATABASE)("WT-11 sparse checkout per repository (%s)", (kind) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it("WT-11.1 a repository's cone: new worktrees hold only its directories (and top-level files); Changes show no deletions; the agent's commit merges with the rest of the tree intact", async () => {
     const srv = await startTestServer(kind, undefined, { GROVE_GIT_AUTHOR_NAME: "Person", GROVE_GIT_AUTHOR_EMAIL: "person@example.invalid" });
