@@ -16,6 +16,18 @@ describe("LaunchRegistry: the launches a stop waits for (SES-5.9)", () => {
     await expect(failed).rejects.toThrow("refused");
   });
 
+  it("SES-5.9 a launch run for a task (an environment restore) is followed too, and counted while it runs", async () => {
+    const r = new LaunchRegistry();
+    let finish!: () => void;
+    const restore = r.run("task_1", () => new Promise<void>((res) => (finish = res)));
+    expect(r.count("task_1")).toBe(1);
+    expect(await r.settled(20)).toBe(false);
+    finish();
+    await restore;
+    expect(r.count("task_1")).toBe(0);
+    expect(await r.settled(20)).toBe(true);
+  });
+
   it("SES-5.9 a launch that never settles: settled(ms) gives up after ms with false", async () => {
     const r = new LaunchRegistry();
     void r.follow(new Promise<never>(() => undefined));

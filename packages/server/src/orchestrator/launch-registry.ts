@@ -40,16 +40,20 @@ export class LaunchRegistry {
     }
   }
 
-  /** Runs `fn` as one in-flight launch of `taskId`. */
-  async run<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
+  /** Runs `fn` as one in-flight launch of `taskId` (followed, so the stop waits for it too). */
+  run<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
     this.inFlight.set(taskId, (this.inFlight.get(taskId) ?? 0) + 1);
-    try {
-      return await fn();
-    } finally {
-      const n = (this.inFlight.get(taskId) ?? 1) - 1;
-      if (n <= 0) this.inFlight.delete(taskId);
-      else this.inFlight.set(taskId, n);
-    }
+    return this.follow(
+      (async () => {
+        try {
+          return await fn();
+        } finally {
+          const n = (this.inFlight.get(taskId) ?? 1) - 1;
+          if (n <= 0) this.inFlight.delete(taskId);
+          else this.inFlight.set(taskId, n);
+        }
+      })(),
+    );
   }
 
   /** Launches of the task in flight in this process. */

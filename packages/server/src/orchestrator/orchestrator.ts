@@ -257,7 +257,7 @@ export class Orchestrator {
     await this.runnerGuard.assertTaskReachable(taskId);
     // LC-1: never bring a worktree back under an archive, delete or reset (cleanup waits for us).
     await assertTaskWorkable(this.deps, taskId);
-    const env = await this.deps.launches.follow(this.deps.launches.run(taskId, () => restoreTaskEnvironment(this.deps, taskId)));
+    const env = await this.deps.launches.run(taskId, () => restoreTaskEnvironment(this.deps, taskId));
     return environmentWithDisk(this.deps, env);
   }
 
@@ -301,8 +301,7 @@ export class Orchestrator {
   async guardSessionLaunch<T>(id: string, run: () => Promise<T>): Promise<T> {
     const session = await getSessionOr404(this.deps, id);
     await this.runnerGuard.assertTaskReachable(session.taskId);
-    if (this.deps.agents.get(id)) return this.deps.launches.follow(run());
-    return this.deps.launches.follow(this.runnerGuard.withSlot(run));
+    return this.deps.launches.follow(this.deps.agents.get(id) ? run() : this.runnerGuard.withSlot(run));
   }
   deleteSession = (id: string): Promise<void> => deleteSession(this.deps, this.live, id);
   async answerPermission(id: string, requestId: string, optionId: string | null): Promise<void> {

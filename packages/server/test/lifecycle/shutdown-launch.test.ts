@@ -55,7 +55,10 @@ describe("SES-5.9 a server that stops while a session's launch is on its way", (
     const realSettled = launches.settled.bind(launches);
     // The launch goes on once the stop waits for launches on their way, or once the stop has
     // resolved (a stop that does not wait): whichever comes first says which one this server is.
-    launches.settled = (ms) => {
+    // The held launch cannot settle: a settled(0) that says "not all settled" is that launch followed.
+    let heldLaunchFollowed = false;
+    launches.settled = async (ms) => {
+      heldLaunchFollowed = !(await realSettled(0));
       letGo();
       return realSettled(ms);
     };
@@ -67,6 +70,7 @@ describe("SES-5.9 a server that stops while a session's launch is on its way", (
       .finally(() => (launchEnded = true));
     const input = await atStart;
     await srv.stop().finally(letGo);
+    expect(heldLaunchFollowed).toBe(true);
     expect(launchEnded).toBe(true);
     await launch;
     const outcome = await started();
