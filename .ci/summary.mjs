@@ -6,8 +6,25 @@
 // A missing or unreadable required report counts as one failure (lint or typecheck failed before
 // vitest wrote it). A file that failed with no failed test in it (a hook or an import threw, and
 // vitest skipped its tests) counts as one failure too: otherwise the line could read `0 failed`
-// on a red run.
+// on a red run. A static check that did not pass (scripts/test.mjs records each in
+// static-checks.json beside the first report: format, build, lint, typecheck) counts as one
+// failure each, because lint and the type checks run beside the suite and can fail while every
+// test passes.
 import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+/** The checks npm test recorded beside the report; none when it was not run through scripts/test.mjs. */
+function failedChecks(reportFile) {
+  let checks;
+  try {
+    checks = JSON.parse(readFileSync(join(dirname(reportFile), "static-checks.json"), "utf8"));
+  } catch {
+    return [];
+  }
+  return Object.entries(checks)
+    .filter(([, c]) => c?.status !== "passed")
+    .map(([name, c]) => `FAILED CHECK ${name}: ${c?.status === "running" ? "stopped before it ended" : `exit ${c?.exitCode}`} (its output is above)`);
+}
 
 function summarize(reports) {
   const lines = [];
@@ -44,6 +61,9 @@ function summarize(reports) {
       }
     }
   }
+  const checks = failedChecks(reports[0].file);
+  failed += checks.length;
+  lines.push(...checks);
   lines.push(`${passed} passed, ${failed} failed`);
   return { passed, failed, text: lines.join("\n") };
 }

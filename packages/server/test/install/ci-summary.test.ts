@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -77,5 +77,19 @@ describe("CI summary line", () => {
     expect(lastLine(required.stdout)).toBe("1 passed, 1 failed");
     expect(required.status).toBe(1);
     expect(lastLine(summary(missing).stdout)).toBe("0 passed, 1 failed");
+  });
+
+  it("a static check that failed or never ended counts as a failure even when every test passed", () => {
+    const main = report([{ name: "a.test.ts", status: "passed", tests: [{ status: "passed" }] }]);
+    const checks = join(dirname(main), "static-checks.json");
+    writeFileSync(checks, JSON.stringify({ "format:check": { status: "passed", exitCode: 0 }, lint: { status: "failed", exitCode: 1 } }));
+    const red = summary(main);
+    expect(lastLine(red.stdout)).toBe("1 passed, 1 failed");
+    expect(red.stdout).toContain("FAILED CHECK lint: exit 1");
+    expect(red.status).toBe(1);
+    writeFileSync(checks, JSON.stringify({ lint: { status: "passed", exitCode: 0 }, typecheck: { status: "running" } }));
+    expect(summary(main).stdout).toContain("FAILED CHECK typecheck: stopped before it ended");
+    writeFileSync(checks, JSON.stringify({ lint: { status: "passed", exitCode: 0 }, typecheck: { status: "passed", exitCode: 0 } }));
+    expect(lastLine(summary(main).stdout)).toBe("1 passed, 0 failed");
   });
 });

@@ -1,0 +1,106 @@
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+// `npm test` (scripts/test.mjs) runs lint and the type checks beside the suite: a red check must
+// still make the run red, stop the suite, and be recorded for CI's summary line. Run here against
+// a scratch project whose npm scripts and "vitest" are small stand-ins with the outcome each test
+// sets, so the script's own ordering and exit codes are what is checked.
+const script = fileURLToPath(new URL("../../../../scripts/test.mjs", import.meta.url));
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+type Outcome = { exit: number; afterMs?: number };
+/** The suite stand-in ends once these steps are logged (it ran beside them), or after afterMs. */
+type SuiteOutcome = Outcome & { endsAfter?: string[] };
+function project(checks: Record<"format:check" | "build" | "lint" | "typecheck", Outcome>, suite: SuiteOutcome) {
+  const dir = mkdtempSync(join(tmpdir(), "grove-test-script-"));
+  dirs.push(dir);
+  mkdirSync(join(dir, "scripts"));
+  copyFileSync(script, join(dir, "scripts", "test.mjs"));
+  const step = (name: string, o: Outcome) =>
+    `node -e "setTimeout(() => { require('fs').appendFileSync('steps.log', '${name}\\n'); console.log('${name} says hi'); process.exit(${o.exit}); }, ${o.afterMs ?? 0})"`;
+  const scripts = Object.fromEntries(Object.entries(checks).map(([name, o]) => [name, step(name, o)]));
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "scratch", private: true, scripts }));
+  mkdirSync(join(dir, "node_modules", "vitest"), { recursive: true });
+  // The suite stand-in notes when it starts and when it ends by itself; a stopped one never ends.
+  writeFileSync(
+    join(dir, "node_modules", "vitest", "vitest.mjs"),
+    `import { appendFileSync, readFileSync } from "node:fs";
+appendFileSync("steps.log", ["suite started", ...process.argv.slice(2)].join(" ") + "\\n");
+const end = () => { appendFileSync("steps.log", "suite ended\\n"); process.exit(${suite.exit}); };
+const waits = ${JSON.stringify(suite.endsAfter ?? [])};
+const poll = () => (waits.every((w) => readFileSync("steps.log", "utf8").split("\\n").includes(w)) ? end() : setTimeout(poll, 50));
+setTimeout(poll, ${suite.afterMs ?? 0});
+setTimeout(() => process.exit(3), 120_000).unref();
+`,
+  );
+  return dir;
+}
+
+function run(dir: string, args: string[] = []): Promise<{ code: number | null; out: string; steps: string[]; checks: Record<string, { status: string }> }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(dir, "scripts", "test.mjs"), ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("close", (code) => {
+      const steps = existsSync(join(dir, "steps.log")) ? readFileSync(join(dir, "steps.log"), "utf8").trim().split("\n") : [];
+      const checksFile = join(dir, ".grove-test", "static-checks.json");
+      resolve({ code, out, steps, checks: existsSync(checksFile) ? JSON.parse(readFileSync(checksFile, "utf8")) : {} });
+    });
+  });
+}
+
+describe("npm test (scripts/test.mjs): checks beside the suite", () => {
+  it("all green: the build before the suite, lint and the type checks beside it, exit 0, every check recorded as passed", async () => {
+    const dir = project(
+      { "format:check": { exit: 0 }, build: { exit: 0, afterMs: 200 }, lint: { exit: 0, afterMs: 300 }, typecheck: { exit: 0, afterMs: 300 } },
+      { exit: 0, endsAfter: ["lint", "typecheck"] },
+    );
+    const r = await run(dir, ["some/file.test.ts"]);
+    expect(r.code).toBe(0);
+    // The suite starts only after the build, gets npm test's arguments, and ends after the checks it ran beside.
+    expect(r.steps.indexOf("build")).toBeLessThan(r.steps.indexOf("suite started run some/file.test.ts"));
+    expect(r.steps.indexOf("suite started run some/file.test.ts")).toBeLessThan(r.steps.indexOf("lint"));
+    expect(r.steps.at(-1)).toBe("suite ended");
+    expect(Object.fromEntries(Object.entries(r.checks).map(([k, v]) => [k, v.status]))).toEqual({
+      "format:check": "passed",
+      build: "passed",
+      lint: "passed",
+      typecheck: "passed",
+    });
+    expect(r.out).toContain("== lint: ok");
+    expect(r.out).toContain("lint says hi");
+  });
+
+  it("a red lint stops the suite at once and the run exits 1 with lint recorded as failed", async () => {
+    const dir = project(
+      { "format:check": { exit: 0 }, build: { exit: 0 }, lint: { exit: 1, afterMs: 200 }, typecheck: { exit: 0 } },
+      // Never ends by itself: the run ends only if the failed lint stops it.
+      { exit: 0, endsAfter: ["a step nobody logs"] },
+    );
+    const r = await run(dir);
+    expect(r.code).toBe(1);
+    expect(r.steps).toContain("suite started run");
+    expect(r.steps).not.toContain("suite ended");
+    expect(r.checks.lint?.status).toBe("failed");
+    expect(r.out).toMatch(/== lint: FAILED \(exit 1\)[^\n]*\nlint says hi/);
+    expect(r.out).toContain("stopping the suite");
+  });
+
+  it("a red suite with green checks exits 1; a red format check or build exits 1 before the suite starts", async () => {
+    const suiteRed = await run(project({ "format:check": { exit: 0 }, build: { exit: 0 }, lint: { exit: 0 }, typecheck: { exit: 0 } }, { exit: 1 }));
+    expect(suiteRed.code).toBe(1);
+    expect(suiteRed.checks.typecheck?.status).toBe("passed");
+    const buildRed = await run(project({ "format:check": { exit: 0 }, build: { exit: 2 }, lint: { exit: 0 }, typecheck: { exit: 0 } }, { exit: 0 }));
+    expect(buildRed.code).toBe(1);
+    expect(buildRed.checks.build?.status).toBe("failed");
+    expect(buildRed.steps.some((s) => s.startsWith("suite started"))).toBe(false);
+  });
+});
