@@ -13,7 +13,6 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const outcomes = {};
 const children = new Set();
 let suiteProcess;
@@ -28,15 +27,15 @@ function check(script) {
   const started = Date.now();
   outcomes[script] = { status: "running" };
   return new Promise((resolve) => {
-    const child = spawn(npm, ["run", "-s", script], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("npm", ["run", "-s", script], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     children.add(child);
     const out = [];
     child.stdout.on("data", (d) => out.push(d));
     child.stderr.on("data", (d) => out.push(d));
     child.on("error", (e) => out.push(Buffer.from(`${e.message}\n`)));
-    child.on("close", (code, signal) => {
+    child.on("close", (code) => {
       children.delete(child);
-      const exit = code ?? (signal ? 1 : 0);
+      const exit = code ?? 1;
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       outcomes[script] = { status: exit === 0 ? "passed" : "failed", exitCode: exit, seconds: Number(seconds) };
       record();
@@ -57,9 +56,9 @@ function suite() {
     });
     suiteProcess = child;
     children.add(child);
-    child.on("close", (code, signal) => {
+    child.on("close", (code) => {
       children.delete(child);
-      resolve(code ?? (signal ? 1 : 0));
+      resolve(code ?? 1);
     });
   });
 }
@@ -72,18 +71,16 @@ function stop(child, signal) {
     // Already gone.
   }
 }
-function stopAll(signal) {
-  for (const child of children) stop(child, signal);
-}
+let interrupted = false;
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
-    stopAll(signal);
-    process.exitCode = 130;
+    interrupted = true;
+    for (const child of children) stop(child, signal);
   });
 }
 
 const firstStep = await Promise.all([check("format:check"), check("build")]);
-if (firstStep.some((code) => code !== 0)) {
+if (interrupted || firstStep.some((code) => code !== 0)) {
   process.exitCode = 1;
 } else {
   const failedCheck = (code) => {
@@ -96,3 +93,5 @@ if (firstStep.some((code) => code !== 0)) {
   const results = await Promise.all([suite(), check("lint").then(failedCheck), check("typecheck").then(failedCheck)]);
   process.exitCode = results.some((code) => code !== 0) ? 1 : 0;
 }
+// Interrupted (Ctrl-C, a CI timeout): the shell's convention, whatever the stopped steps returned.
+if (interrupted) process.exitCode = 130;

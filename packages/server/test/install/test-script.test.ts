@@ -17,7 +17,7 @@ afterEach(() => {
 
 type Outcome = { exit: number; afterMs?: number };
 /** The suite stand-in ends once these steps are logged (it ran beside them), or after afterMs. */
-type SuiteOutcome = Outcome & { endsAfter?: string[] };
+type SuiteOutcome = Outcome & { endsAfter?: string[]; worker?: boolean };
 function project(checks: Record<"format:check" | "build" | "lint" | "typecheck", Outcome>, suite: SuiteOutcome) {
   const dir = mkdtempSync(join(tmpdir(), "grove-test-script-"));
   dirs.push(dir);
@@ -33,6 +33,11 @@ function project(checks: Record<"format:check" | "build" | "lint" | "typecheck",
     join(dir, "node_modules", "vitest", "vitest.mjs"),
     `import { appendFileSync, readFileSync } from "node:fs";
 appendFileSync("steps.log", ["suite started", ...process.argv.slice(2)].join(" ") + "\\n");
+if (${suite.worker === true}) {
+  const { spawn } = await import("node:child_process");
+  const w = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  appendFileSync("steps.log", "worker " + w.pid + "\\n");
+}
 const end = () => { appendFileSync("steps.log", "suite ended\\n"); process.exit(${suite.exit}); };
 const waits = ${JSON.stringify(suite.endsAfter ?? [])};
 const poll = () => (waits.every((w) => readFileSync("steps.log", "utf8").split("\\n").includes(w)) ? end() : setTimeout(poll, 50));
@@ -43,9 +48,14 @@ setTimeout(() => process.exit(3), 120_000).unref();
   return dir;
 }
 
-function run(dir: string, args: string[] = []): Promise<{ code: number | null; out: string; steps: string[]; checks: Record<string, { status: string }> }> {
+function run(
+  dir: string,
+  args: string[] = [],
+  onStart?: (child: ReturnType<typeof spawn>) => void,
+): Promise<{ code: number | null; out: string; steps: string[]; checks: Record<string, { status: string }> }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(dir, "scripts", "test.mjs"), ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    onStart?.(child);
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -102,5 +112,39 @@ describe("npm test (scripts/test.mjs): checks beside the suite", () => {
     expect(buildRed.code).toBe(1);
     expect(buildRed.checks.build?.status).toBe("failed");
     expect(buildRed.steps.some((s) => s.startsWith("suite started"))).toBe(false);
+  });
+
+  it("Ctrl-C while the suite runs stops the suite and its workers (its whole process group) and exits 130", async () => {
+    const dir = project(
+      { "format:check": { exit: 0 }, build: { exit: 0 }, lint: { exit: 0 }, typecheck: { exit: 0 } },
+      // Never ends by itself, and starts a worker as vitest does.
+      { exit: 0, endsAfter: ["a step nobody logs"], worker: true },
+    );
+    const log = join(dir, "steps.log");
+    const workerPid = () => {
+      const line = (existsSync(log) ? readFileSync(log, "utf8") : "").split("\n").find((l) => l.startsWith("worker "));
+      return line ? Number(line.slice("worker ".length)) : undefined;
+    };
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const r = await run(dir, [], (child) => {
+      const poll = setInterval(() => {
+        if (workerPid() === undefined) return;
+        clearInterval(poll);
+        child.kill("SIGINT");
+      }, 50);
+    });
+    expect(r.code).toBe(130);
+    expect(r.steps).not.toContain("suite ended");
+    const pid = workerPid()!;
+    // The group was signalled before the script exited; the worker may take a moment to be reaped.
+    for (let i = 0; i < 200 && alive(pid); i++) await new Promise((res) => setTimeout(res, 50));
+    expect(alive(pid)).toBe(false);
   });
 });
