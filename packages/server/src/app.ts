@@ -30,6 +30,7 @@ import { secureHome } from "./home-mode.js";
 import { loadRunnerConfig } from "./runner-config.js";
 import { McpTokens } from "./mcp/tokens.js";
 import { McpGateway, mcpSocketPath } from "./mcp/gateway.js";
+import { clearEgressRunDir } from "./sandbox/egress-proxy.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const VERSION: string = (JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string }).version;
@@ -121,6 +122,8 @@ async function startLocked(opts: { env?: NodeJS.ProcessEnv; quiet?: boolean }, l
     profiles.flatMap((p) => p.inheritEnv ?? []),
   );
   secureHome(config.home);
+  // SBX-2: egress sockets a predecessor killed mid-session left behind (this process holds the lock).
+  clearEgressRunDir(config.home);
   const logger = pino(
     // Headers are never logged by Grove; redacting them too keeps a future `log({ req })` safe (SEC-5).
     {

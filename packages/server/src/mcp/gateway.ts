@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, rmSync } from "node:fs";
+import { chmodSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
@@ -11,9 +11,7 @@ import { AppError, isAppError } from "../domain/errors.js";
 import { CallRateLimit } from "./rate-limit.js";
 import { servedToolNames, TOOL_CATALOG, type ToolName } from "./tool-catalog.js";
 import type { McpGrant, McpTokens } from "./tokens.js";
-
-/** Longest Unix socket path Linux takes (108 bytes with the terminating NUL). */
-const SOCKET_PATH_MAX = 107;
+import { privateSocketDir, SOCKET_PATH_MAX } from "../socket-dir.js";
 
 /**
  * MCP-1: where the gateway listens: `GROVE_HOME/run/mcp.sock`, or (a home too deep for a Unix
@@ -70,7 +68,7 @@ export class McpGateway {
   }
 
   async listen(socketPath: string): Promise<void> {
-    mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
+    privateSocketDir(dirname(socketPath));
     rmSync(socketPath, { force: true });
     const server = createServer((socket) => this.accept(socket));
     await new Promise<void>((resolve, reject) => {

@@ -5,6 +5,7 @@ import { createConnection, isIP, type Socket } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { allowed, hostPort, type AllowEntry } from "../domain/allow-list.js";
+import { privateSocketDir, SOCKET_PATH_MAX } from "../socket-dir.js";
 
 /**
  * SBX-2: the only way out of a sandbox. Grove runs one proxy per confined agent on a Unix socket
@@ -27,6 +28,36 @@ export interface EgressProxyOptions {
   onBlocked(hostPort: string): void;
   /** Bound on the request head (bytes). */
   maxHeadBytes?: number;
+  /**
+   * Where the proxy's private socket directory goes: the server's own `egressRunDir(home)`, which
+   * it clears when it starts; the system temp dir when that path would be too long for a socket.
+   */
+  runDir?: string;
+}
+
+/** What a socket path adds below `runDir`: the private directory (`p-` and six random characters) and `s`. */
+const BELOW_RUN_DIR = "/p-XXXXXX/s".length;
+
+/**
+ * SBX-2: the directory of a server's egress sockets, one private directory per confined process.
+ * Only the server holding the home's lock (LIVE-1) creates proxies there, so whatever it finds
+ * there at its start was left by a predecessor that died without closing them (kill -9).
+ */
+export function egressRunDir(home: string): string {
+  return join(home, "run", "egress");
+}
+
+/** Removes what a dead predecessor left in `egressRunDir(home)`; called once at start-up, under the home's lock. */
+export function clearEgressRunDir(home: string): void {
+  rmSync(egressRunDir(home), { recursive: true, force: true });
+}
+
+/** A fresh 0700 directory for one proxy's socket: below `runDir` when the path fits, else in the system temp dir. */
+function socketDir(runDir: string | undefined): string {
+  if (runDir !== undefined && Buffer.byteLength(runDir) + BELOW_RUN_DIR <= SOCKET_PATH_MAX) {
+    return mkdtempSync(join(privateSocketDir(runDir), "p-"));
+  }
+  return mkdtempSync(join(tmpdir(), "grove-egress-"));
 }
 
 const MAX_HEAD = 64 * 1024;
@@ -103,10 +134,18 @@ export class EgressProxy {
     readonly socketPath: string,
   ) {}
 
-  /** Listens on a fresh socket in a private (0700) directory of the system temp dir. */
+  /** Listens on a fresh socket in a private (0700) directory (`socketDir`); a failed start leaves none behind. */
   static async start(opts: EgressProxyOptions): Promise<EgressProxy> {
-    // A short path: Unix socket paths are limited to ~107 bytes, GROVE_HOME may be long.
-    const dir = mkdtempSync(join(tmpdir(), "grove-egress-"));
+    const dir = socketDir(opts.runDir);
+    try {
+      return await EgressProxy.listenIn(dir, opts);
+    } catch (e) {
+      rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  private static async listenIn(dir: string, opts: EgressProxyOptions): Promise<EgressProxy> {
     const socketPath = join(dir, "s");
     const tunnels = new Set<Socket>();
     const track = (s: Socket) => {

@@ -9,7 +9,7 @@ import { DEFAULT_BWRAP } from "../../config.js";
 import { parseAllowEntry } from "../../domain/allow-list.js";
 import { confinedStartOf, defaultAllowList, stateDirEnvOf } from "../../agents/bridges.js";
 import { childEnv } from "../../domain/child-env.js";
-import { EgressProxy } from "../../sandbox/egress-proxy.js";
+import { EgressProxy, egressRunDir } from "../../sandbox/egress-proxy.js";
 import { EGRESS_SOCKET_INSIDE, sandboxEnv, sandboxedCommand } from "../../sandbox/launcher.js";
 import type { SandboxedWorktree } from "../../sandbox/mount-plan.js";
 import type { Deps } from "../context.js";
@@ -160,7 +160,7 @@ export async function confinedLaunch(
   const agentDir = join(deps.home, "agents", profile.name);
   const agentHome = join(agentDir, "home");
   mkdirSync(agentHome, { recursive: true, mode: 0o700 });
-  const proxy = await EgressProxy.start({ allow, forbiddenPorts: () => deps.sandbox?.ports() ?? [], onBlocked });
+  const proxy = await EgressProxy.start({ allow, forbiddenPorts: () => deps.sandbox?.ports() ?? [], onBlocked, runDir: egressRunDir(deps.home) });
   const readable = [...(options.readable ?? []), ...agentInstallDirs(deps.home, profile.command, profile.args).filter((d) => d !== agentDir)];
   const personHome = sandboxEnvOf(deps).HOME;
   const writable = [
