@@ -38,6 +38,8 @@ export const SERVER_BUNDLE = join(root, "packages/server/dist/server/grove-serve
 
 /** Rebuilds each stale part; resolves when all are fresh. */
 export async function buildIfStale() {
+  // git's seam starts git through this addon when it is there (it checks its own staleness).
+  (await import(pathToFileURL(join(root, "packages/server/scripts/build-native.mjs")).href)).buildNative();
   const web = join(root, "packages/web");
   const protocol = newest(join(root, "packages/protocol/src"));
   const webStale =

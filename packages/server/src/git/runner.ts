@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { realpath } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import type { Writable } from "node:stream";
@@ -8,6 +8,7 @@ import { AppError } from "../domain/errors.js";
 import { Semaphore } from "./semaphore.js";
 import type { GitResult, GitRunOptions } from "./run-options.js";
 import type { GitCwd } from "./worktree-link.js";
+import { spawnWithoutFork, type StartedChild } from "./fast-spawn.js";
 import { fifoHolding } from "./fifo-watch.js";
 
 // Which configuration files git reads: the person's own setup, paths only. Inherited
@@ -96,14 +97,18 @@ export class GitRunner {
   private running = 0;
 
   private readonly pinnedRoots: string[];
+  private readonly withoutFork: boolean;
 
   /**
    * `pinnedRoots` (the composition root passes `GROVE_HOME/tasks`): directories where every git
    * call must come pinned (SBX-4). A plain-directory call inside one is refused before any
    * process starts, so a call site that forgot to pin fails loudly instead of trusting `.git`.
+   * `withoutFork` (default true): start git through the posix_spawn addon when it was built
+   * (git/fast-spawn.ts), else with Node's spawn; false always uses Node's (the tests run both).
    */
-  constructor(opts: { maxConcurrent?: number; defaultTimeoutMs?: number; pinnedRoots?: readonly string[] } = {}) {
+  constructor(opts: { maxConcurrent?: number; defaultTimeoutMs?: number; pinnedRoots?: readonly string[]; withoutFork?: boolean } = {}) {
     this.pinnedRoots = (opts.pinnedRoots ?? []).map((r) => resolve(r));
+    this.withoutFork = opts.withoutFork ?? true;
     const max = opts.maxConcurrent ?? 8;
     this.semaphore = new Semaphore(Math.max(1, max));
     this.defaultTimeoutMs = opts.defaultTimeoutMs ?? 120_000;
@@ -200,18 +205,14 @@ export class GitRunner {
       }
       // detached: git gets its own process group, so a timeout also kills ssh/remote helpers/hooks
       // that would otherwise keep the pipes open.
-      let child: ChildProcess;
+      let child: StartedChild;
       try {
-        child = spawn("git", args, {
-          cwd,
-          env: this.environment(opts),
-          stdio:
-            opts.fd3 === undefined
-              ? [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"]
-              : [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe", "pipe"],
-          detached: true,
-          windowsHide: true,
-        });
+        const stdio: ("pipe" | "ignore")[] = [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"];
+        if (opts.fd3 !== undefined) stdio.push("pipe");
+        const env = this.environment(opts);
+        child =
+          (this.withoutFork ? spawnWithoutFork("git", args, { cwd, env, stdio, detached: true }) : null) ??
+          spawn("git", args, { cwd, env, stdio, detached: true, windowsHide: true });
       } catch (e) {
         // e.g. a NUL byte in an argument: refused before any process exists.
         release();

@@ -36,6 +36,8 @@ function newest(path: string): number {
 const built = (path: string): number => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? -1;
 
 export default function setup(): void {
+  // The addon git's seam starts git through (its script checks its own staleness and never fails).
+  execFileSync(process.execPath, [`${SERVER_DIR}scripts/build-native.mjs`], { stdio: "inherit" });
   if (!cliBundleIsFresh()) execFileSync(process.execPath, [`${SERVER_DIR}scripts/build-cli.mjs`], { stdio: "inherit" });
   if (
     built(`${SERVER_DIR}dist/server/grove-server.cjs`) <

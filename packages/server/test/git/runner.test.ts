@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -42,10 +43,14 @@ async function overlapped(git: GitRunner, pathA: string, pathB: string): Promise
   return x!.start < y!.end && y!.start < x!.end;
 }
 
-describe("GitRunner (WT-6)", () => {
+// Every behaviour of the seam holds both ways git can be started (git/fast-spawn.ts).
+describe.each([
+  { how: "posix_spawn addon", withoutFork: true },
+  { how: "child_process.spawn", withoutFork: false },
+])("GitRunner (WT-6), git started by $how", ({ withoutFork }) => {
   it("WT-6 runs argv arrays with LC_ALL=C and counts spawned processes", async () => {
     const r = await repo();
-    const git = new GitRunner();
+    const git = new GitRunner({ withoutFork });
     const res = await git.run(["rev-parse", "--abbrev-ref", "HEAD"], { cwd: r.path });
     expect(res.stdout).toBe("main\n");
     expect(res.exitCode).toBe(0);
@@ -58,7 +63,7 @@ describe("GitRunner (WT-6)", () => {
 
   it("WT-6 network commands get batch-mode ssh and no askpass", async () => {
     const r = await repo();
-    const git = new GitRunner();
+    const git = new GitRunner({ withoutFork });
     const env = await git.run(["-c", "alias.env=!env", "env"], { cwd: r.path, network: true });
     expect(env.stdout).toMatch(/^GIT_SSH_COMMAND=.*-o BatchMode=yes$/m);
     expect(env.stdout).toMatch(/^GIT_ASKPASS=$/m);
@@ -66,7 +71,7 @@ describe("GitRunner (WT-6)", () => {
 
   it("SEC-7 git (and so its hooks) gets the allow-list: no tokens, no GROVE_*, no inherited GIT_CONFIG_* values; proxies only for network commands", async () => {
     const r = await repo();
-    const git = new GitRunner();
+    const git = new GitRunner({ withoutFork });
     const saved = { ...process.env };
     Object.assign(process.env, {
       GITHUB_TOKEN: "gh-secret",
@@ -95,7 +100,7 @@ describe("GitRunner (WT-6)", () => {
 
   it("WT-6 a failing command throws git_failed with the subcommand and stderr's last line", async () => {
     const r = await repo();
-    const git = new GitRunner();
+    const git = new GitRunner({ withoutFork });
     const err = await git.run(["rev-parse", "--verify", "no-such-ref"], { cwd: r.path }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "git_failed", details: { args: ["rev-parse"], exitCode: 128 } });
     expect((err as Error).message).toContain("git rev-parse failed (exit 128)");
@@ -111,7 +116,7 @@ describe("GitRunner (WT-6)", () => {
 
   it("WT-6 a timeout kills the process group and throws git_timeout", async () => {
     const r = await repo();
-    const git = new GitRunner();
+    const git = new GitRunner({ withoutFork });
     // Unique on the machine: `ps` lists every user's processes, another suite's run of this test included.
     const marker = `31.${randomInt(1e9)}`;
     const t0 = performance.now();
@@ -130,7 +135,7 @@ describe("GitRunner (WT-6)", () => {
     const gitDir = execFileSync("git", ["-C", wt, "rev-parse", "--absolute-git-dir"], { encoding: "utf8" }).trim();
     await rm(join(gitDir, "index"));
     execFileSync("mkfifo", [join(gitDir, "index")]);
-    const git = new GitRunner();
+    const git = new GitRunner({ withoutFork });
     const status = () => git.run(["status", "--porcelain"], { cwd: { gitDir, workTree: wt } }).catch((e: unknown) => e);
     // No writer: git waits in the open.
     expect(await status()).toMatchObject({ code: "workspace_tampered", details: { path: wt } });
@@ -155,7 +160,7 @@ describe("GitRunner (WT-6)", () => {
     await writeFile(join(r.path, "big.txt"), big);
     r.git("add", "big.txt");
     r.git("commit", "-qm", "big");
-    const git = new GitRunner();
+    const git = new GitRunner({ withoutFork });
     const res = await git.run(["show", "HEAD:big.txt"], { cwd: r.path });
     expect(res.stdoutBuffer.length).toBe(big.length);
     const capped = await git.run(["show", "HEAD:big.txt"], { cwd: r.path, maxStdoutBytes: 1000 });
@@ -165,9 +170,50 @@ describe("GitRunner (WT-6)", () => {
 
   it("WT-6 feeds stdin only when input is given", async () => {
     const r = await repo();
-    const git = new GitRunner();
+    const git = new GitRunner({ withoutFork });
     const res = await git.run(["hash-object", "--stdin"], { cwd: r.path, input: "hello\n" });
     expect(res.stdout.trim()).toBe("ce013625030ba8dba906f756967f9e9ca394464a");
+  });
+
+  it("SEC-1 descriptor 3 reaches git (credentials are handed over on it, never in argv or the environment)", async () => {
+    const r = await repo();
+    const git = new GitRunner({ withoutFork });
+    const res = await git.run(["-c", "alias.secret=!cat <&3", "secret"], { cwd: r.path, fd3: Buffer.from("s3cr3t\n") });
+    expect(res.stdout).toBe("s3cr3t\n");
+  });
+
+  it("WT-6 git leads its own process group and session, starts with every signal at its default, and gets descriptors 0–2 and none of the server's", async () => {
+    const r = await repo();
+    const git = new GitRunner({ withoutFork });
+    // git runs the alias through the shell: $$ is that shell, git's child in git's group, and
+    // $PPID is git, waiting for it (the shell itself blocks signals while it starts a command).
+    // No pipeline in the probe: a shell holds a pipeline's descriptors while it sets one up.
+    const probe = `!f() { grep -E '^(SigIgn|SigBlk)' /proc/$PPID/status; echo FDS; ls /proc/$$/fd; echo END; cut -d' ' -f5,6 /proc/$PPID/stat; echo $PPID; }; f`;
+    const lines = (await git.run(["-c", `alias.probe=${probe}`, "probe"], { cwd: r.path })).stdout.trim().split("\n");
+    expect(lines[0]).toBe("SigBlk:\t0000000000000000");
+    // No signal ignored (Node ignores SIGPIPE and SIGXFSZ; an ignored signal survives exec), but
+    // glibc's posix_spawn leaves its own two internal signals (32, 33) ignored, and glibc
+    // programs set their handlers for those at start.
+    expect(BigInt(`0x${lines[1]!.replace("SigIgn:\t", "")}`) & ~0x180000000n).toBe(0n);
+    // Besides 0–2, only what this process itself was given without close-on-exec (the test
+    // runner hands its workers such a pipe) may reach a child; the pipes git's output and input
+    // go through, and every other descriptor of the server, must not.
+    const inherited = readdirSync("/proc/self/fd").filter((fd) => {
+      let info: string;
+      try {
+        info = readFileSync(`/proc/self/fdinfo/${fd}`, "utf8");
+      } catch {
+        return false; // the directory listing's own descriptor, closed by now
+      }
+      const flags = /^flags:\s+(\d+)/m.exec(info)?.[1];
+      return flags !== undefined && (Number.parseInt(flags, 8) & 0o2000000) === 0 && Number(fd) > 2;
+    });
+    const fds = lines.slice(lines.indexOf("FDS") + 1, lines.indexOf("END"));
+    expect(fds.slice(0, 3)).toEqual(["0", "1", "2"]);
+    expect(fds.slice(3).filter((fd) => !inherited.includes(fd))).toEqual([]);
+    const [pgrp, session] = lines.at(-2)!.split(" ");
+    expect(pgrp).toBe(lines.at(-1));
+    expect(session).toBe(lines.at(-1));
   });
 
   it("WT-6 a global cap bounds concurrent git processes", async () => {
@@ -176,7 +222,7 @@ describe("GitRunner (WT-6)", () => {
     // Each process registers itself, waits, and reports how many were alive at that moment.
     const probe = `!f() { touch "${live}/$$"; sleep 0.3; ls "${live}" | wc -l; rm "${live}/$$"; }; f`;
     const peak = async (max: number) => {
-      const git = new GitRunner({ maxConcurrent: max });
+      const git = new GitRunner({ maxConcurrent: max, withoutFork });
       const runs = await Promise.all(Array.from({ length: 6 }, () => git.run(["-c", `alias.probe=${probe}`, "probe"], { cwd: r.path })));
       return Math.max(...runs.map((x) => Number(x.stdout.trim())));
     };
@@ -190,7 +236,7 @@ describe("GitRunner (WT-6)", () => {
     const other = await repo();
     const alias = join(await scratch("grove-alias-"), "alias");
     await symlink(r.path, alias);
-    const git = new GitRunner();
+    const git = new GitRunner({ withoutFork });
     expect(await overlapped(git, alias, r.path)).toBe(false);
     // Control: different repositories do not share a lock, so the same sections overlap.
     expect(await overlapped(git, alias, other.path)).toBe(true);
@@ -198,14 +244,14 @@ describe("GitRunner (WT-6)", () => {
 
   it("WT-6 the lock is re-entrant within one call chain", async () => {
     const r = await repo();
-    const git = new GitRunner();
+    const git = new GitRunner({ withoutFork });
     const v = await git.withRepoLock(r.path, () => git.withRepoLock(r.path, async () => 42));
     expect(v).toBe(42);
   });
 
   it("SEC-3 option-looking refs are names, never options", async () => {
     const r = await repo();
-    const git = new GitRunner();
+    const git = new GitRunner({ withoutFork });
     expect(await resolveCommit(git, r.path, "--upload-pack=x")).toBeNull();
     expect(await resolveCommit(git, r.path, "--git-dir")).toBeNull();
     expect(await branchExists(git, r.path, "--upload-pack=x")).toBe(false);
