@@ -84,6 +84,13 @@ static napi_value Spawn(napi_env env, napi_callback_info info) {
   bool setsid = false;
   if (!envp || napi_get_array_length(env, a[4], &nfd) != napi_ok || napi_get_value_bool(env, a[5], &setsid) != napi_ok) {
     free(file), free(cwd), free_strings(argv), free_strings(envp);
+    // A wrong type (a number for a string, no array, no boolean) fails without an exception of its
+    // own: the caller gets one, never an undefined pid.
+    bool pending = false;
+    napi_is_exception_pending(env, &pending);
+    if (!pending)
+      napi_throw_type_error(env, "ERR_GROVE_SPAWN",
+                            "grove-spawn: spawn(file: string, argv: string[], envp: string[], cwd: string, fds: number[], setsid: boolean)");
     return NULL;
   }
   posix_spawn_file_actions_t actions;

@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildNative } from "../../scripts/build-native.mjs";
 
 const SERVER_DIR = fileURLToPath(new URL("../../", import.meta.url));
 const PROTOCOL_SRC = fileURLToPath(new URL("../../../protocol/src", import.meta.url));
@@ -36,8 +37,8 @@ function newest(path: string): number {
 const built = (path: string): number => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? -1;
 
 export default function setup(): void {
-  // The addon git's seam starts git through (its script checks its own staleness and never fails).
-  execFileSync(process.execPath, [`${SERVER_DIR}scripts/build-native.mjs`], { stdio: "inherit" });
+  // The addon git's seam starts git through (it checks its own staleness and never fails).
+  buildNative();
   if (!cliBundleIsFresh()) execFileSync(process.execPath, [`${SERVER_DIR}scripts/build-cli.mjs`], { stdio: "inherit" });
   if (
     built(`${SERVER_DIR}dist/server/grove-server.cjs`) <

@@ -53,7 +53,8 @@ describe("git started without a fork (posix_spawn addon)", () => {
     expect(await run(echo)).toEqual({ code: 0, signal: null, out: "through stdin\n", err: "" });
     expect(await run(sh("echo oops >&2; exit 7"))).toEqual({ code: 7, signal: null, out: "", err: "oops\n" });
     expect(await run(sh("kill -TERM $$"))).toMatchObject({ code: null, signal: "SIGTERM" });
-    const sleeper = sh("sleep 30");
+    // exec: a shell's own child would keep the output pipes open (and `close` waiting) after the kill.
+    const sleeper = sh("exec sleep 30");
     const done = run(sleeper);
     expect(sleeper.kill("SIGKILL")).toBe(true);
     expect(await done).toMatchObject({ code: null, signal: "SIGKILL" });
@@ -85,6 +86,24 @@ describe("git started without a fork (posix_spawn addon)", () => {
     expect(start("sh", ["-c", "true"], { PATH: process.env.PATH }, "/tmp\0/x")).toThrow(/NUL/);
     expect(start("sh", ["-c", "true"], { PATH: process.env.PATH }, "/no/such/dir")).toThrow(/No such file/);
     expect(openFds()).toBe(before);
+  });
+
+  it("WT-6 the addon itself refuses arguments of the wrong type with a TypeError, never an undefined pid", () => {
+    const native = nativeSpawn()!;
+    const spawnRaw = native.spawn as unknown as (...a: unknown[]) => unknown;
+    const ok = ["/bin/true", ["true"], ["PATH=/bin"], "/", [], false];
+    const wrong: [number, unknown][] = [
+      [0, 7],
+      [1, "true"],
+      [2, null],
+      [3, 1],
+      [4, 3],
+      [5, "yes"],
+    ];
+    for (const [at, value] of wrong) {
+      const args = ok.map((v, i) => (i === at ? value : v));
+      expect(() => spawnRaw(...args), `argument ${at}`).toThrow(TypeError);
+    }
   });
 });
 
