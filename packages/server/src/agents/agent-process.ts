@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { childEnv } from "../domain/child-env.js";
 import { AppError } from "../domain/errors.js";
+import { agentStdio } from "./inherited-descriptors.js";
 import { recordedGroupMembers, signalRecordedGroup, terminateRecordedGroup, type RecordedGroup } from "./process-group.js";
 import { readStartTime } from "./process-info.js";
 
@@ -70,7 +71,8 @@ export class AgentProcess {
     inheritEnv: readonly string[] = [],
   ): Promise<AgentProcess> {
     const agentEnv = childEnv(process.env, env, inheritEnv);
-    const child = spawn(command, args, { cwd, env: agentEnv, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    // 0–2 are pipes whatever else `agentStdio` covers (SBX-1: no inherited descriptor past them).
+    const child = spawn(command, args, { cwd, env: agentEnv, detached: true, stdio: agentStdio() }) as ChildProcessWithoutNullStreams;
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", (e) => reject(new AppError("agent_start_failed", `cannot start ${command}: ${e.message}`, { command })));
