@@ -10,7 +10,7 @@ const O_CLOEXEC = 0o2000000;
  * one on, so an agent would get them, and a directory descriptor from outside is a way past every
  * mount the sandbox hides (`/proc/self/fd/N/..`).
  */
-export function inheritableDescriptors(): number[] {
+function inheritableDescriptors(): number[] {
   let names: string[];
   try {
     names = readdirSync("/proc/self/fd");
