@@ -6,20 +6,20 @@ import { INBOX_PATH } from "./Inbox.js";
 import { CommandPalette } from "./ui/CommandPalette.js";
 import { attention, needsYou } from "./live/attention.js";
 import { notice, useStore } from "./live/store.js";
-import { lazyView, preloadViews, ViewBoundary } from "./ui/lazy-view.js";
+import { lazyView, ViewBoundary } from "./ui/lazy-view.js";
 import { Link, match, useLocation } from "./router.js";
 
 // The board is the first screen; every other view loads on demand (the initial script stays
-// small) and is preloaded once the page is idle (WEB-18, ui/lazy-view.tsx).
-const ReviewPage = lazyView(() => import("./review/ReviewPage.js")).Component;
-const TaskPage = lazyView<{ taskId: string }>(() => import("./task/TaskPage.js").then((m) => ({ default: m.TaskPage }))).Component;
-const RepositoriesPage = lazyView<object>(() => import("./repositories/RepositoriesPage.js").then((m) => ({ default: m.RepositoriesPage }))).Component;
-const TrashPage = lazyView<object>(() => import("./trash/TrashPage.js").then((m) => ({ default: m.TrashPage }))).Component;
+// small), and the page names its chunks for the browser to prefetch (WEB-18, ui/lazy-view.tsx).
+const ReviewPage = lazyView(() => import("./review/ReviewPage.js"));
+const TaskPage = lazyView<{ taskId: string }>(() => import("./task/TaskPage.js").then((m) => ({ default: m.TaskPage })));
+const RepositoriesPage = lazyView<object>(() => import("./repositories/RepositoriesPage.js").then((m) => ({ default: m.RepositoriesPage })));
+const TrashPage = lazyView<object>(() => import("./trash/TrashPage.js").then((m) => ({ default: m.TrashPage })));
 // USE-1: the Usage page brings its charting library (uPlot) with it; the board never loads it.
-const UsagePage = lazyView<object>(() => import("./usage/UsagePage.js").then((m) => ({ default: m.UsagePage }))).Component;
+const UsagePage = lazyView<object>(() => import("./usage/UsagePage.js").then((m) => ({ default: m.UsagePage })));
 // WF-1: the workflows' editor (its YAML library) loads only on its page.
-const WorkflowsPage = lazyView<object>(() => import("./workflows/WorkflowsPage.js").then((m) => ({ default: m.WorkflowsPage }))).Component;
-const SettingsPage = lazyView<object>(() => import("./settings/SettingsPage.js").then((m) => ({ default: m.SettingsPage }))).Component;
+const WorkflowsPage = lazyView<object>(() => import("./workflows/WorkflowsPage.js").then((m) => ({ default: m.WorkflowsPage })));
+const SettingsPage = lazyView<object>(() => import("./settings/SettingsPage.js").then((m) => ({ default: m.SettingsPage })));
 
 function Routed() {
   const { pathname } = useLocation();
@@ -83,7 +83,6 @@ function Routed() {
 export function App() {
   const items = needsYou(useStore(attention));
   const message = useStore(notice);
-  useEffect(preloadViews, []);
   useEffect(() => {
     document.title = items.length > 0 ? `(${items.length}) Grove` : "Grove";
   }, [items.length]);

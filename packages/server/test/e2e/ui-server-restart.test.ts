@@ -32,7 +32,7 @@ describe("UX-2 the page survives the server (Chromium)", () => {
       await eventually(() => page.locator("#live").textContent()).toBe("live");
       const card = page.locator(`.task-card[data-task-id="${task.id}"]`);
       await card.waitFor();
-      // The idle preload fetches the views' code (the task view and the terminal inside it).
+      // The page's prefetch links fetch the views' code (the task view and the terminal inside it).
       const fetched = () => loadedResources(page);
       await eventually(async () => (await fetched()).some((n) => /\/assets\/TaskPage-[^/]+\.js$/.test(n))).toBe(true);
       await eventually(async () => (await fetched()).some((n) => /\/assets\/TerminalPanel-[^/]+\.js$/.test(n))).toBe(true);
@@ -75,6 +75,49 @@ describe("UX-2 the page survives the server (Chromium)", () => {
       expect(await page.locator("[role=alert]").count()).toBe(0);
       expect(await inApp(page)).toBe(true);
       expect(unexpected(pageErrors)).toEqual([]);
+    } finally {
+      await browser.close();
+      await srv.close();
+    }
+  });
+
+  it("WEB-18 without a service worker (a first visit) the page's prefetch keeps every view's code in the browser's cache, so a click with the server down still opens the task view in the page", async () => {
+    const browser = await launchBrowser();
+    const srv = await startTestServer("sqlite");
+    try {
+      const { task } = await uniqueRepoAndTask(srv, "Prefetched while up");
+      // A built asset's name carries its hash: kept without asking again. The page is revalidated.
+      const index = await fetch(srv.url + "/");
+      expect(index.headers.get("cache-control")).not.toMatch(/immutable/);
+      const html = await index.text();
+      const prefetched = [...html.matchAll(/<link rel="prefetch" href="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+      for (const view of ["TaskPage", "ReviewPage", "TerminalPanel", "UsagePage", "WorkflowsPage", "SettingsPage"])
+        expect(prefetched.some((href) => href.startsWith(`/assets/${view}-`))).toBe(true);
+      const asset = await fetch(srv.url + prefetched[0]);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, serviceWorkers: "block" });
+      page.setDefaultTimeout(20_000);
+      await page.goto(srv.url + "/");
+      await eventually(() => page.locator("#live").textContent()).toBe("live");
+      const card = page.locator(`.task-card[data-task-id="${task.id}"]`);
+      await card.waitFor();
+      // Fetched by the links, not run: the view's module is not loaded until it is opened.
+      const byLink = async () =>
+        (await page.evaluate(() => performance.getEntriesByType("resource").map((e) => `${(e as PerformanceResourceTiming).initiatorType} ${e.name}`))).filter(
+          (e) => /\/assets\/(TaskPage|TerminalPanel)-[^/]+\.js$/.test(e),
+        );
+      await eventually(async () => (await byLink()).length).toBe(2);
+      expect((await byLink()).every((e) => e.startsWith("link "))).toBe(true);
+
+      await srv.stop();
+      await eventually(() => page.locator("#live").textContent()).toBe("reconnecting…");
+      await card.locator("a.task-title").click();
+      await page.locator("main#view [role=alert][data-error-code=network_error]").first().waitFor();
+      expect(await page.locator("main#view .view-unavailable").count()).toBe(0);
+      expect(await inApp(page)).toBe(true);
+      expect(new URL(page.url()).pathname).toBe(`/tasks/${task.id}`);
     } finally {
       await browser.close();
       await srv.close();

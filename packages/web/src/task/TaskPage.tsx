@@ -32,7 +32,7 @@ import { Sessions } from "./Sessions.js";
 import { ParentLink, Subtasks } from "./Subtasks.js";
 import { WorkflowRuns } from "./WorkflowRuns.js";
 
-const TerminalPanel = lazyView(() => import("../terminal/TerminalPanel.js")).Component;
+const TerminalPanel = lazyView(() => import("../terminal/TerminalPanel.js"));
 
 function goneToBoard(title: string | undefined): void {
   notice.set(`This task was deleted${title ? `: ${title}` : ""}. It is in the Trash until it is purged.`);

@@ -1,53 +1,20 @@
 /**
  * WEB-18: views that load on demand, without ever stranding the person on the browser's own
- * error page. Each view's chunk is preloaded once the page is idle (so a click while the server
- * is down finds it already here), and a view that still cannot load shows an in-app message
- * inside the page frame, which loads it again once the server answers.
+ * error page. The page names every view's chunk as a prefetch link (vite.config.ts,
+ * prefetch-views.ts), so the browser keeps them in its cache once the page has loaded and a
+ * click while the server is down finds them there; a view that still cannot load shows an in-app
+ * message inside the page frame, which loads it again once the server answers.
  *
  * The one recovery for a view's code that did not load is a reload, and only once the server
  * answers: then the failure was stale code (a page older than the server's rebuilt one) or a
- * past outage; while the server is down a reload would be the browser's error page. A failed
- * preload changes nothing (Vite's `vite:preloadError` is left to throw): the view's own load,
- * when the person opens it, decides.
+ * past outage; while the server is down a reload would be the browser's error page.
  */
 import { Component, lazy, Suspense, type ComponentType, type ReactNode } from "react";
 import { events } from "../live/events.js";
 
-type Loader<P> = () => Promise<{ default: ComponentType<P> }>;
-
-/** A lazily loaded view: the component React renders and the preload of its chunk. */
-export interface LazyView<P> {
-  Component: ComponentType<P>;
-  preload(): Promise<unknown>;
-}
-
-const all: LazyView<never>[] = [];
-/** Set once {@link preloadViews} ran: a view declared later (inside a loaded view) preloads at once. */
-let preloading = false;
-
-/** Declares a view that loads on demand; {@link preloadViews} fetches every declared one. */
-export function lazyView<P>(load: Loader<P>): LazyView<P> {
-  let loading: Promise<{ default: ComponentType<P> }> | undefined;
-  // One request for the preload and the render; a failed preload is not kept, so the render tries again.
-  const once = () =>
-    (loading ??= load().catch((e: unknown) => {
-      loading = undefined;
-      throw e;
-    }));
-  const view: LazyView<P> = { Component: lazy(once) as unknown as ComponentType<P>, preload: () => once().catch(() => undefined) };
-  all.push(view as unknown as LazyView<never>);
-  if (preloading) void view.preload();
-  return view;
-}
-
-/** Fetches every declared view's chunk when the browser is idle (after the first screen). */
-export function preloadViews(): void {
-  const run = () => {
-    preloading = true;
-    all.forEach((v) => void v.preload());
-  };
-  if ("requestIdleCallback" in window) window.requestIdleCallback(run, { timeout: 2_000 });
-  else setTimeout(run, 500);
+/** A view that loads on demand: React renders it inside a {@link ViewBoundary}. */
+export function lazyView<P>(load: () => Promise<{ default: ComponentType<P> }>): ComponentType<P> {
+  return lazy(load) as unknown as ComponentType<P>;
 }
 
 /**
