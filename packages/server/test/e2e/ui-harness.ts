@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect } from "vitest";
 import { scriptedAgentCommand } from "../../src/agents/profiles.js";
 import { freshDatabase } from "../fixture/db.js";
@@ -73,6 +73,14 @@ async function sharedShell(): Promise<Browser> {
   return shell;
 }
 
+/**
+ * A page test's context is a browser without service workers (as a Firefox private window is),
+ * unless the test asks for one: the worker's install precaches the shell and every view, a cost
+ * a person's browser pays once and every fresh test context would pay again (about 100 ms of
+ * machine CPU per page open). The worker's own tests (WEB-27, WEB-18's restart) allow it.
+ */
+const withoutWorkers = <O extends BrowserContextOptions>(o?: O): O => ({ serviceWorkers: "block", ...o }) as O;
+
 /** The shared browser as one caller sees it: the contexts it opened, closed by its `close()`. */
 function lease(browser: Browser): Browser {
   const mine = new Set<BrowserContext>();
@@ -83,10 +91,10 @@ function lease(browser: Browser): Browser {
   };
   return new Proxy(browser, {
     get(target, prop) {
-      if (prop === "newContext") return async (...a: Parameters<Browser["newContext"]>) => track(await target.newContext(...a));
+      if (prop === "newContext") return async (o?: BrowserContextOptions) => track(await target.newContext(withoutWorkers(o)));
       if (prop === "newPage")
-        return async (...a: Parameters<Browser["newPage"]>) => {
-          const page = await target.newPage(...a);
+        return async (o?: BrowserContextOptions) => {
+          const page = await target.newPage(withoutWorkers(o));
           track(page.context());
           return page;
         };
@@ -165,8 +173,9 @@ export async function openPage(
   url: string,
   size = { width: 1400, height: 900 },
   colorScheme: "light" | "dark" = "light",
+  serviceWorkers: "allow" | "block" = "block",
 ): Promise<{ page: Page; pageErrors: string[] }> {
-  const page = await browser.newPage({ viewport: size, colorScheme });
+  const page = await browser.newPage({ viewport: size, colorScheme, serviceWorkers });
   const pageErrors: string[] = [];
   page.on("pageerror", (e) => pageErrors.push(String(e)));
   page.on("console", (m) => {

@@ -39,7 +39,7 @@ describe("WEB-27 an installable web app with an offline page (Chromium)", () => 
       const sw = await fetch(srv.url + "/sw.js");
       expect(sw.headers.get("content-type")).toMatch(/javascript/);
 
-      const { page, pageErrors } = await openPage(browser, srv.url + "/", { width: 390, height: 844 });
+      const { page, pageErrors } = await openPage(browser, srv.url + "/", { width: 390, height: 844 }, "light", "allow");
       await page.locator(".board .column").first().waitFor();
       await controlled(page);
       // Chromium's own verdict: the same checks its install prompt makes. Playwright's browser

@@ -28,7 +28,8 @@ describe("UX-2 the page survives the server (Chromium)", () => {
       const { task } = await uniqueRepoAndTask(srv, "Survives the server");
       const s = await srv.api("POST", `/tasks/${task.id}/sessions`, { prompt: "say hi" });
       await waitForSession(srv.api, s.body.id, ["waiting_for_input"]);
-      const { page, pageErrors } = await openPage(browser, srv.url + "/");
+      // With the service worker (WEB-27), as a browser that installed the page has it.
+      const { page, pageErrors } = await openPage(browser, srv.url + "/", { width: 1400, height: 900 }, "light", "allow");
       await eventually(() => page.locator("#live").textContent()).toBe("live");
       const card = page.locator(`.task-card[data-task-id="${task.id}"]`);
       await card.waitFor();
