@@ -74,7 +74,12 @@ export async function changedPaths(git: GitRunner, cwd: string, from: string, to
 /**
  * Brings a clean checkout whose branch just moved from `from` to `to` along: index and files
  * go from `from`'s tree to `to`'s (a two-tree fast-forward; git refuses to overwrite local edits).
+ * RV-4.3: `read-tree` trusts the index's stat data, so a file saved again with the same bytes
+ * would read as a local edit; the index is refreshed first, as `git merge` does (the runner's
+ * `GIT_OPTIONAL_LOCKS=0` keeps `status` from writing that refresh). A file that really
+ * changed stays changed, and `read-tree` refuses it as before.
  */
 export async function advanceCheckout(git: GitRunner, cwd: GitCwd, from: string, to: string): Promise<void> {
+  await git.run(["update-index", "-q", "--refresh"], { cwd, okExitCodes: [1] });
   await git.run(["read-tree", "-m", "-u", from, to], { cwd });
 }

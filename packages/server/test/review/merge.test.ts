@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mergeTestHooks } from "../../src/orchestrator/review/review-merge.js";
@@ -73,6 +73,23 @@ describe.each(DATABASES)("merge into the base (%s)", (kind) => {
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe("merge_not_fast_forward");
     expect(main()).toBe(moved);
+  });
+
+  test("RV-4.3 merge into a clean checkout whose index is stale (a tracked file saved again with the same bytes, a later mtime): the merge lands and brings the checkout along", async () => {
+    onMain("saved.txt", "as before\n");
+    const t = await task("write saved.txt from the task\ncommit task: saved");
+    // An editor's save without a change: the same content, a later mtime; the index keeps the old stat data.
+    const saved = join(repo.path, "saved.txt");
+    writeFileSync(saved, readFileSync(saved));
+    const later = new Date(Date.now() + 10_000);
+    utimesSync(saved, later, later);
+    const r = await merge(t.task.id);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const c = r.body.results[0].commit;
+    expect(main()).toBe(c);
+    expect(repo.git("rev-parse", "HEAD").trim()).toBe(c);
+    expect(readFileSync(saved, "utf8")).toBe("from the task");
+    expect(repo.git("status", "--porcelain")).toBe("");
   });
 
   test("RV-4 merge: into main checked out in a dirty checkout → 409 base_checkout_dirty, nothing moved", async () => {
