@@ -24,7 +24,7 @@ export function prefetchViews(): Plugin {
 }
 
 /** Every chunk and style sheet the entry does not load up front, as prefetch links. */
-export function prefetchTags(bundle: Rollup.OutputBundle): HtmlTagDescriptor[] {
+function prefetchTags(bundle: Rollup.OutputBundle): HtmlTagDescriptor[] {
   const eager = new Set<string>();
   const visit = (name: string) => {
     const chunk = bundle[name];

@@ -159,11 +159,13 @@ export async function buildApi(opts: ApiOptions): Promise<{ app: FastifyInstance
   // WEB-18: a built asset's name carries its content hash, so its content never changes: the
   // browser keeps it without asking again, and a view opened while the server is down loads from
   // the cache its prefetch filled (packages/web/prefetch-views.ts). The page itself is revalidated.
-  const assets = resolve(web ?? "", "assets") + sep;
-  const setHeaders = (reply: FastifyReply, path: string) => {
-    if (path.startsWith(assets)) reply.header("cache-control", "public, max-age=31536000, immutable");
-  };
-  if (web) await app.register(fastifyStatic, { root: web, wildcard: false, setHeaders });
+  if (web) {
+    const assets = resolve(web, "assets") + sep;
+    const setHeaders = (reply: FastifyReply, path: string) => {
+      if (path.startsWith(assets)) reply.header("cache-control", "public, max-age=31536000, immutable");
+    };
+    await app.register(fastifyStatic, { root: web, wildcard: false, setHeaders });
+  }
   // One not-found handler: JSON 404 for the API, the single-page app for everything else.
   app.setNotFoundHandler((req, reply) => {
     // A missing built asset is a 404, not the page: a script that gets HTML back fails without saying why.

@@ -56,7 +56,12 @@ describe("placement by load (PostgreSQL)", { timeout: 300_000 }, () => {
     expect((await a.api("POST", `/tasks/${first}/sessions`, {})).status).toBe(201);
     await expectPlaced(first, "runner_b", a);
 
-    // B idle again (its task archived: the agent stopped), then through C: to B again.
+    // B idle again (its task archived: the agent stopped), then through C: to B again. B's row
+    // counts its agents at each heartbeat, so it still reads 0 until B's next beat after the
+    // launch: waiting for the 1 first makes the 0 that follows mean the agent stopped, not a row
+    // that has not caught up (otherwise the stale 0 passes, B's next beat writes 1, and C, seeing
+    // every runner at 1, rightly keeps the launch).
+    await loadSeenBy(c, { runner_a: 1, runner_b: 1, runner_c: 1 });
     expect((await a.api("POST", `/tasks/${first}/archive`)).status).toBe(202);
     await loadSeenBy(c, { runner_a: 1, runner_b: 0, runner_c: 1 });
     const second = await newTask("goes to the idle runner too");
