@@ -110,6 +110,36 @@ describe.each(DATABASES)("merge into the base (%s)", (kind) => {
     repo.git("clean", "-fdq");
   });
 
+  test("RV-4.3 a file the merge writes, edited in the base checkout after the check (read-tree refuses) → the ref moves back, 409 base_checkout_dirty, the edit kept, nothing moved; once the file is gone the retry merges", async () => {
+    const t = await task("write late.txt from the task\ncommit late");
+    const before = main();
+    mergeTestHooks.beforeBaseMove = async () => {
+      mergeTestHooks.beforeBaseMove = undefined;
+      // After the dirty check, before the ref moves: the person saves a file the merge writes.
+      writeFileSync(join(repo.path, "late.txt"), "mine, unsaved in git\n");
+    };
+    const r = await merge(t.task.id);
+    expect(r.status, JSON.stringify(r.body)).toBe(409);
+    expect(r.body.error).toMatchObject({
+      code: "base_checkout_dirty",
+      details: { repositoryId: t.repository.id, taskId: t.task.id, checkout: repo.path },
+    });
+    expect(r.body.error.message).toContain("late.txt");
+    // Nothing moved: the ref, the checkout's HEAD and index, and the person's file.
+    expect(main()).toBe(before);
+    expect(repo.git("rev-parse", "HEAD").trim()).toBe(before);
+    expect(repo.git("status", "--porcelain")).toBe("?? late.txt\n");
+    expect(readFileSync(join(repo.path, "late.txt"), "utf8")).toBe("mine, unsaved in git\n");
+    expect(repo.git("reflog", "-2", "--format=%gs", "refs/heads/main")).toContain("grove: undo merge");
+    expect((await srv.api("GET", `/tasks/${t.task.id}`)).body.state).not.toBe("done");
+    repo.git("clean", "-fdq");
+    const again = await merge(t.task.id);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(main()).toBe(again.body.results[0].commit);
+    expect(readFileSync(join(repo.path, "late.txt"), "utf8")).toBe("from the task");
+    expect(repo.git("status", "--porcelain")).toBe("");
+  });
+
   test("RV-4 merge: conflicts → 409 merge_conflict with the paths, nothing moved", async () => {
     const t = await task("write a.txt 1\\n2-task\\n3\\n\ncommit task a");
     const before = onMain("a.txt", "1\n2-main\n3\n");

@@ -72,6 +72,37 @@ async function checkoutCwd(deps: Pick<Deps, "worktrees">, repoPath: string, path
 }
 
 /**
+ * RV-4.3: brings the base checkout to the moved ref. The checkout can change between the dirty
+ * check and this step (the person saves a file the merge writes, or holds the index lock);
+ * `read-tree` then refuses and leaves index and files as they were. The ref is moved back by
+ * compare-and-set, so the checkout never sits behind its own branch (a commit made there would
+ * silently revert the merge): `409 base_checkout_dirty`, nothing moved. Should the ref have moved
+ * on meanwhile, it is left where another writer put it and the error says so.
+ */
+async function advanceOrUndo(
+  deps: Pick<Deps, "git">,
+  slot: ReviewSlot,
+  checkout: { path: string; cwd: GitCwd },
+  move: { baseRef: string; base: string; target: string },
+): Promise<void> {
+  const baseBranch = slot.attachment.baseBranch;
+  try {
+    await advanceCheckout(deps.git, checkout.cwd, move.base, move.target);
+  } catch (e) {
+    if (!(e instanceof AppError) || e.code !== "git_failed") throw e;
+    const undone = await moveRef(deps.git, slot.repository.path, move.baseRef, move.base, move.target, `grove: undo merge of ${slot.branch}, checkout changed`);
+    const details = { ...scopeOf(slot), checkout: checkout.path, git: e.message, ...(!undone && { baseMovedOn: true }) };
+    throw new AppError(
+      "base_checkout_dirty",
+      undone
+        ? `${baseBranch} is checked out at ${checkout.path}, which changed during the merge (${e.message}); commit or stash there and retry, nothing moved`
+        : `${baseBranch} is checked out at ${checkout.path}, which changed during the merge (${e.message}), and ${baseBranch} has moved on since; run git status there before committing`,
+      details,
+    );
+  }
+}
+
+/**
  * One repository (docs/specs/review.md "Merge"): compute, check the checkout that has the base
  * branch (dirty → 409, nothing moved), move the base ref by compare-and-set, then bring that
  * checkout to the new commit.
@@ -109,7 +140,7 @@ async function mergeSlot(deps: Pick<Deps, "git" | "worktrees" | "gitIdentity">, 
     });
   }
   await faultPoint("merge.after_ref_update");
-  if (checkout) await advanceCheckout(deps.git, checkout.cwd, base, target);
+  if (checkout) await advanceOrUndo(deps, slot, checkout, { baseRef, base, target });
   return { repositoryId: repo.id, repositoryName: repo.name, baseBranch, commit: target };
 }
 
