@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { chooseScratch, removeScratch } from "./test-scratch.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outcomes = {};
@@ -53,6 +54,7 @@ function suite() {
       cwd: root,
       stdio: "inherit",
       detached: true,
+      env: scratch.dir ? { ...process.env, TMPDIR: scratch.dir } : process.env,
     });
     suiteProcess = child;
     children.add(child);
@@ -79,6 +81,11 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
   });
 }
 
+const scratch = chooseScratch();
+process.stdout.write(
+  `== the suite's scratch files: ${scratch.dir ? `${scratch.dir} (tmpfs, removed after the run)` : `the system temp dir (${scratch.reason})`}\n`,
+);
+
 const firstStep = await Promise.all([check("format:check"), check("build")]);
 if (interrupted || firstStep.some((code) => code !== 0)) {
   process.exitCode = 1;
@@ -93,5 +100,6 @@ if (interrupted || firstStep.some((code) => code !== 0)) {
   const results = await Promise.all([suite(), check("lint").then(failedCheck), check("typecheck").then(failedCheck)]);
   process.exitCode = results.some((code) => code !== 0) ? 1 : 0;
 }
+if (scratch.dir) removeScratch(scratch.dir);
 // Interrupted (Ctrl-C, a CI timeout): the shell's convention, whatever the stopped steps returned.
 if (interrupted) process.exitCode = 130;

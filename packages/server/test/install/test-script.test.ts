@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 // a scratch project whose npm scripts and "vitest" are small stand-ins with the outcome each test
 // sets, so the script's own ordering and exit codes are what is checked.
 const script = fileURLToPath(new URL("../../../../scripts/test.mjs", import.meta.url));
+const scratchModule = fileURLToPath(new URL("../../../../scripts/test-scratch.mjs", import.meta.url));
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -23,6 +24,7 @@ function project(checks: Record<"format:check" | "build" | "lint" | "typecheck",
   dirs.push(dir);
   mkdirSync(join(dir, "scripts"));
   copyFileSync(script, join(dir, "scripts", "test.mjs"));
+  copyFileSync(scratchModule, join(dir, "scripts", "test-scratch.mjs"));
   const step = (name: string, o: Outcome) =>
     `node -e "setTimeout(() => { require('fs').appendFileSync('steps.log', '${name}\\n'); console.log('${name} says hi'); process.exit(${o.exit}); }, ${o.afterMs ?? 0})"`;
   const scripts = Object.fromEntries(Object.entries(checks).map(([name, o]) => [name, step(name, o)]));
@@ -33,6 +35,9 @@ function project(checks: Record<"format:check" | "build" | "lint" | "typecheck",
     join(dir, "node_modules", "vitest", "vitest.mjs"),
     `import { appendFileSync, readFileSync } from "node:fs";
 appendFileSync("steps.log", ["suite started", ...process.argv.slice(2)].join(" ") + "\\n");
+// Where the suite's scratch files go: a file left there must be gone after the run.
+appendFileSync("steps.log", "TMPDIR " + (process.env.TMPDIR ?? "unset") + "\\n");
+if (process.env.TMPDIR) appendFileSync(process.env.TMPDIR + "/left-behind", "x");
 if (${suite.worker === true}) {
   const { spawn } = await import("node:child_process");
   const w = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
@@ -52,9 +57,10 @@ function run(
   dir: string,
   args: string[] = [],
   onStart?: (child: ReturnType<typeof spawn>) => void,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ code: number | null; out: string; steps: string[]; checks: Record<string, { status: string }> }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(dir, "scripts", "test.mjs"), ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(dir, "scripts", "test.mjs"), ...args], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
     onStart?.(child);
     let out = "";
     child.stdout.on("data", (d) => (out += d));
@@ -146,5 +152,57 @@ describe("npm test (scripts/test.mjs): checks beside the suite", () => {
     // The group was signalled before the script exited; the worker may take a moment to be reaped.
     for (let i = 0; i < 200 && alive(pid); i++) await new Promise((res) => setTimeout(res, 50));
     expect(alive(pid)).toBe(false);
+  });
+});
+
+describe("npm test (scripts/test.mjs): the suite's scratch files in memory", () => {
+  const green = { "format:check": { exit: 0 }, build: { exit: 0 }, lint: { exit: 0 }, typecheck: { exit: 0 } } as const;
+  const withoutTmpdir = (extra: Record<string, string> = {}) => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.TMPDIR;
+    delete env.GROVE_TEST_SCRATCH;
+    return { ...env, ...extra };
+  };
+  const seen = (steps: string[]) => steps.find((l) => l.startsWith("TMPDIR "))?.slice("TMPDIR ".length);
+
+  it("no TMPDIR chosen: the suite gets a private directory in /dev/shm (tmpfs), named in the output and removed after the run", async () => {
+    const r = await run(project(green, { exit: 0 }), [], undefined, withoutTmpdir());
+    expect(r.code, r.out).toBe(0);
+    const dir = seen(r.steps)!;
+    expect(dir).toMatch(/^\/dev\/shm\/gt-[A-Za-z0-9]{6}$/);
+    expect(r.out).toContain(`== the suite's scratch files: ${dir} (tmpfs, removed after the run)`);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("a TMPDIR the person set is kept, and GROVE_TEST_SCRATCH=disk keeps the system temp dir; any other value stops the run with its name", async () => {
+    const own = mkdtempSync(join(tmpdir(), "grove-own-tmp-"));
+    dirs.push(own);
+    const kept = await run(project(green, { exit: 0 }), [], undefined, { ...withoutTmpdir(), TMPDIR: own });
+    expect(kept.code, kept.out).toBe(0);
+    expect(seen(kept.steps)).toBe(own);
+    expect(readFileSync(join(own, "left-behind"), "utf8")).toBe("x");
+    expect(kept.out).toContain(`the system temp dir (TMPDIR is set (${own}))`);
+    const disk = await run(project(green, { exit: 0 }), [], undefined, withoutTmpdir({ GROVE_TEST_SCRATCH: "disk" }));
+    expect(seen(disk.steps)).toBe("unset");
+    expect(disk.out).toContain("the system temp dir (GROVE_TEST_SCRATCH=disk)");
+    const bad = await run(project(green, { exit: 0 }), [], undefined, withoutTmpdir({ GROVE_TEST_SCRATCH: "ram" }));
+    expect(bad.code).not.toBe(0);
+    expect(bad.out).toContain('GROVE_TEST_SCRATCH must be "memory" or "disk", not "ram"');
+    expect(bad.steps.some((l) => l.startsWith("suite started"))).toBe(false);
+  });
+
+  it("stays on disk where /dev/shm is not a tmpfs, is missing, or is mounted noexec (the tests run what they write there)", async () => {
+    const { chooseScratch } = await import(scratchModule);
+    const plainDir = mkdtempSync(join("/var/tmp", "grove-not-shm-"));
+    dirs.push(plainDir);
+    expect(chooseScratch({}, plainDir)).toEqual({ reason: `${plainDir} is not a tmpfs` });
+    expect(chooseScratch({}, join(plainDir, "missing"))).toEqual({ reason: `${join(plainDir, "missing")} is missing or not writable` });
+    const mounts = join(plainDir, "mounts");
+    writeFileSync(mounts, "proc /proc proc rw 0 0\ntmpfs /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime 0 0\n");
+    expect(chooseScratch({}, "/dev/shm", mounts)).toEqual({ reason: "/dev/shm is mounted noexec" });
+    writeFileSync(mounts, "tmpfs /dev/shm tmpfs rw,nosuid,nodev,relatime 0 0\n");
+    const chosen = chooseScratch({}, "/dev/shm", mounts);
+    expect(chosen.dir).toMatch(/^\/dev\/shm\/gt-/);
+    rmSync(chosen.dir, { recursive: true });
   });
 });

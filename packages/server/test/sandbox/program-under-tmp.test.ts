@@ -1,6 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { mountPlan, programRoots } from "../../src/sandbox/mount-plan.js";
@@ -20,7 +19,8 @@ const bwrap = (() => {
  * root is bound back read-only — before GROVE_HOME is emptied, so a home inside it stays hidden.
  */
 describe.skipIf(!bwrap)("the agent's program under /tmp", () => {
-  const root = mkdtempSync(join(tmpdir(), "grove-prog-"));
+  // /tmp itself, whatever TMPDIR says: the private /tmp is what this is about.
+  const root = mkdtempSync(join("/tmp", "grove-prog-"));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it("SBX-1 a program under /tmp runs in the sandbox; GROVE_HOME inside the same directory stays unreadable", () => {
