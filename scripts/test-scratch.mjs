@@ -1,55 +1,59 @@
 // Where the suite's scratch files live. The tests create and delete tens of thousands of files
 // (repositories, worktrees, Grove homes, browser profiles) under the system temp dir. On a disk
-// filesystem every one of them costs the kernel an inode allocation (on ext4 without a journal,
-// as on these CI machines, a scan past recently deleted inodes too) and a later writeback; in
-// memory (tmpfs) none of that happens. So when the person has not chosen a TMPDIR, the suite
-// gets a private directory in /dev/shm, which Linux mounts as tmpfs, and it is removed after the
-// run (docs/decisions/2026-12-07-test-scratch-in-memory.md). GROVE_TEST_SCRATCH=disk keeps the
-// system temp dir (to compare, or on a machine short of memory).
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statfsSync } from "node:fs";
+// filesystem each one costs the kernel an inode allocation (on ext4 without a journal, as on
+// these CI machines, a scan past recently deleted inodes too) and each delete a discard; in
+// memory (tmpfs) neither happens. So where it can, `npm test` runs the suite in a private mount
+// namespace with a tmpfs mounted on a fresh directory under /tmp and TMPDIR pointing at it: paths
+// stay under /tmp as before (the agent sandbox's private /tmp hides them alike), nothing outside
+// the suite sees the mount, and the kernel frees it when the suite's last process exits, even
+// after a kill -9 (docs/decisions/2026-12-07-test-scratch-in-memory.md). That takes root (CI runs
+// as root); elsewhere, or with TMPDIR set or GROVE_TEST_SCRATCH=disk, the suite keeps the system
+// temp dir.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 
-const TMPFS_MAGIC = 0x01021994;
-/** Below this much free memory in /dev/shm the suite stays on disk: its peak is a few hundred MB. */
-const MIN_FREE_BYTES = 2 * 1024 ** 3;
+/** Below this much available memory the suite stays on disk: its scratch peaks at a few hundred MB. */
+const MIN_AVAILABLE_BYTES = 2 * 1024 ** 3;
 
-/** The options of the mount at `target` in a mounts table (`/proc/mounts` format), empty when it is not listed. */
-function mountOptions(mounts, target) {
-  let text = "";
-  try {
-    text = readFileSync(mounts, "utf8");
-  } catch {
-    return [];
-  }
-  const line = text.split("\n").findLast((l) => l.split(" ")[1] === target);
-  return line ? line.split(" ")[3].split(",") : [];
+// $0 is the directory, the rest the command to run with the tmpfs mounted on it.
+const MOUNT_THEN_RUN = 'mount -t tmpfs -o mode=1777 grove-test "$0" && exec "$@"';
+
+function availableMemory(meminfo) {
+  const m = /^MemAvailable:\s+(\d+) kB$/m.exec(readFileSync(meminfo, "utf8"));
+  return m ? Number(m[1]) * 1024 : 0;
 }
 
 /**
- * The scratch directory for one run: `{ dir, reason }` with `dir` set when the suite should use
- * it as TMPDIR, or `dir` undefined and `reason` saying why not.
+ * The scratch directory for one run: `{ dir, command(cmd, args) }` when the suite should run in
+ * memory (`command` wraps the suite's command line in the namespace that mounts it), or
+ * `{ reason }` saying why it stays in the system temp dir.
  */
-export function chooseScratch(env = process.env, shm = "/dev/shm", mounts = "/proc/mounts") {
+export function chooseScratch(env = process.env, opts = {}) {
+  const { tmp = "/tmp", unshare = "unshare", uid = process.getuid?.(), meminfo = "/proc/meminfo" } = opts;
   if (env.TMPDIR) return { reason: `TMPDIR is set (${env.TMPDIR})` };
   if (env.GROVE_TEST_SCRATCH === "disk") return { reason: "GROVE_TEST_SCRATCH=disk" };
   if (env.GROVE_TEST_SCRATCH !== undefined && env.GROVE_TEST_SCRATCH !== "memory") {
     throw new Error(`GROVE_TEST_SCRATCH must be "memory" or "disk", not ${JSON.stringify(env.GROVE_TEST_SCRATCH)}`);
   }
-  let fs;
+  if (uid !== 0) return { reason: "mounting a private tmpfs takes root" };
   try {
-    accessSync(shm, constants.W_OK | constants.X_OK);
-    fs = statfsSync(shm);
+    if (availableMemory(meminfo) < MIN_AVAILABLE_BYTES) return { reason: "less than 2 GiB of memory available" };
   } catch {
-    return { reason: `${shm} is missing or not writable` };
+    return { reason: `${meminfo} is unreadable` };
   }
-  if (fs.type !== TMPFS_MAGIC) return { reason: `${shm} is not a tmpfs` };
-  if (fs.bavail * fs.bsize < MIN_FREE_BYTES) return { reason: `${shm} has less than 2 GiB free` };
-  // The tests run what they write there (git hooks, stand-in agents and editors).
-  if (mountOptions(mounts, shm).includes("noexec")) return { reason: `${shm} is mounted noexec` };
   // A short name: Unix socket paths below it are limited to 107 bytes.
-  return { dir: mkdtempSync(`${shm}/gt-`) };
+  const dir = mkdtempSync(`${tmp}/gt-`);
+  const ns = ["--mount", "--propagation", "private", "--", "sh", "-c", MOUNT_THEN_RUN, dir];
+  // The same namespace and mount once with `true`: a container without the right to mount says so here.
+  const probe = spawnSync(unshare, [...ns, "true"], { encoding: "utf8", timeout: 10_000 });
+  if (probe.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    return { reason: `a private tmpfs could not be mounted (${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()})` };
+  }
+  return { dir, command: (cmd, args) => [unshare, [...ns, cmd, ...args]] };
 }
 
-/** Removes the run's scratch directory; what a stray process still holds open is left (a warning, not a failure). */
+/** Removes the run's (by then empty) mount point; a failure is a warning, not a failed run. */
 export function removeScratch(dir) {
   try {
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });

@@ -50,7 +50,9 @@ function check(script) {
 /** The suite, in its own process group so a failed check (or Ctrl-C) stops its workers too. */
 function suite() {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", ...process.argv.slice(2)], {
+    const vitest = [process.execPath, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", ...process.argv.slice(2)]];
+    const [command, args] = scratch.dir ? scratch.command(...vitest) : vitest;
+    const child = spawn(command, args, {
       cwd: root,
       stdio: "inherit",
       detached: true,
@@ -83,7 +85,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 
 const scratch = chooseScratch();
 process.stdout.write(
-  `== the suite's scratch files: ${scratch.dir ? `${scratch.dir} (tmpfs, removed after the run)` : `the system temp dir (${scratch.reason})`}\n`,
+  `== the suite's scratch files: ${scratch.dir ? `${scratch.dir} (a tmpfs private to the suite)` : `the system temp dir (${scratch.reason})`}\n`,
 );
 
 const firstStep = await Promise.all([check("format:check"), check("build")]);

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,7 +37,12 @@ function project(checks: Record<"format:check" | "build" | "lint" | "typecheck",
 appendFileSync("steps.log", ["suite started", ...process.argv.slice(2)].join(" ") + "\\n");
 // Where the suite's scratch files go: a file left there must be gone after the run.
 appendFileSync("steps.log", "TMPDIR " + (process.env.TMPDIR ?? "unset") + "\\n");
-if (process.env.TMPDIR) appendFileSync(process.env.TMPDIR + "/left-behind", "x");
+if (process.env.TMPDIR) {
+  const { readlinkSync, statfsSync } = await import("node:fs");
+  appendFileSync(process.env.TMPDIR + "/left-behind", "x");
+  appendFileSync("steps.log", "fs " + (statfsSync(process.env.TMPDIR).type === 0x01021994 ? "tmpfs" : "disk") + "\\n");
+  appendFileSync("steps.log", "mnt " + readlinkSync("/proc/self/ns/mnt") + "\\n");
+}
 if (${suite.worker === true}) {
   const { spawn } = await import("node:child_process");
   const w = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
@@ -163,15 +168,23 @@ describe("npm test (scripts/test.mjs): the suite's scratch files in memory", () 
     delete env.GROVE_TEST_SCRATCH;
     return { ...env, ...extra };
   };
-  const seen = (steps: string[]) => steps.find((l) => l.startsWith("TMPDIR "))?.slice("TMPDIR ".length);
+  const seen = (steps: string[], key: string) => steps.find((l) => l.startsWith(`${key} `))?.slice(key.length + 1);
 
-  it("no TMPDIR chosen: the suite gets a private directory in /dev/shm (tmpfs), named in the output and removed after the run", async () => {
+  it("no TMPDIR chosen, as root: the suite runs with TMPDIR on a tmpfs under /tmp mounted in its own mount namespace, named in the output; after the run nothing is left", async () => {
     const r = await run(project(green, { exit: 0 }), [], undefined, withoutTmpdir());
     expect(r.code, r.out).toBe(0);
-    const dir = seen(r.steps)!;
-    expect(dir).toMatch(/^\/dev\/shm\/gt-[A-Za-z0-9]{6}$/);
-    expect(r.out).toContain(`== the suite's scratch files: ${dir} (tmpfs, removed after the run)`);
+    if (process.getuid?.() !== 0) {
+      expect(r.out).toContain("the system temp dir (mounting a private tmpfs takes root)");
+      return;
+    }
+    const dir = seen(r.steps, "TMPDIR")!;
+    expect(dir).toMatch(/^\/tmp\/gt-[A-Za-z0-9]{6}$/);
+    expect(seen(r.steps, "fs")).toBe("tmpfs");
+    // Private: the suite's mount namespace is not this one, so nobody else sees the mount.
+    expect(seen(r.steps, "mnt")).not.toBe(readlinkSync("/proc/self/ns/mnt"));
+    expect(r.out).toContain(`== the suite's scratch files: ${dir} (a tmpfs private to the suite)`);
     expect(existsSync(dir)).toBe(false);
+    expect(readFileSync("/proc/mounts", "utf8")).not.toContain(dir);
   });
 
   it("a TMPDIR the person set is kept, and GROVE_TEST_SCRATCH=disk keeps the system temp dir; any other value stops the run with its name", async () => {
@@ -179,11 +192,11 @@ describe("npm test (scripts/test.mjs): the suite's scratch files in memory", () 
     dirs.push(own);
     const kept = await run(project(green, { exit: 0 }), [], undefined, { ...withoutTmpdir(), TMPDIR: own });
     expect(kept.code, kept.out).toBe(0);
-    expect(seen(kept.steps)).toBe(own);
+    expect(seen(kept.steps, "TMPDIR")).toBe(own);
     expect(readFileSync(join(own, "left-behind"), "utf8")).toBe("x");
     expect(kept.out).toContain(`the system temp dir (TMPDIR is set (${own}))`);
     const disk = await run(project(green, { exit: 0 }), [], undefined, withoutTmpdir({ GROVE_TEST_SCRATCH: "disk" }));
-    expect(seen(disk.steps)).toBe("unset");
+    expect(seen(disk.steps, "TMPDIR")).toBe("unset");
     expect(disk.out).toContain("the system temp dir (GROVE_TEST_SCRATCH=disk)");
     const bad = await run(project(green, { exit: 0 }), [], undefined, withoutTmpdir({ GROVE_TEST_SCRATCH: "ram" }));
     expect(bad.code).not.toBe(0);
@@ -191,18 +204,18 @@ describe("npm test (scripts/test.mjs): the suite's scratch files in memory", () 
     expect(bad.steps.some((l) => l.startsWith("suite started"))).toBe(false);
   });
 
-  it("stays on disk where /dev/shm is not a tmpfs, is missing, or is mounted noexec (the tests run what they write there)", async () => {
+  it("stays on disk without root, short of memory, or where the mount is refused (a container without the right), leaving no directory behind", async () => {
     const { chooseScratch } = await import(scratchModule);
-    const plainDir = mkdtempSync(join("/var/tmp", "grove-not-shm-"));
-    dirs.push(plainDir);
-    expect(chooseScratch({}, plainDir)).toEqual({ reason: `${plainDir} is not a tmpfs` });
-    expect(chooseScratch({}, join(plainDir, "missing"))).toEqual({ reason: `${join(plainDir, "missing")} is missing or not writable` });
-    const mounts = join(plainDir, "mounts");
-    writeFileSync(mounts, "proc /proc proc rw 0 0\ntmpfs /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime 0 0\n");
-    expect(chooseScratch({}, "/dev/shm", mounts)).toEqual({ reason: "/dev/shm is mounted noexec" });
-    writeFileSync(mounts, "tmpfs /dev/shm tmpfs rw,nosuid,nodev,relatime 0 0\n");
-    const chosen = chooseScratch({}, "/dev/shm", mounts);
-    expect(chosen.dir).toMatch(/^\/dev\/shm\/gt-/);
-    rmSync(chosen.dir, { recursive: true });
+    const tmp = mkdtempSync(join(tmpdir(), "grove-scratch-choice-"));
+    dirs.push(tmp);
+    const meminfo = join(tmp, "meminfo");
+    writeFileSync(meminfo, "MemTotal:       24105000 kB\nMemAvailable:   16000000 kB\n");
+    expect(chooseScratch({}, { tmp, uid: 1000, meminfo })).toEqual({ reason: "mounting a private tmpfs takes root" });
+    writeFileSync(meminfo, "MemTotal:       4000000 kB\nMemAvailable:   1500000 kB\n");
+    expect(chooseScratch({}, { tmp, uid: 0, meminfo })).toEqual({ reason: "less than 2 GiB of memory available" });
+    writeFileSync(meminfo, "MemTotal:       24105000 kB\nMemAvailable:   16000000 kB\n");
+    const refused = chooseScratch({}, { tmp, uid: 0, meminfo, unshare: "/bin/false" });
+    expect(refused.reason).toMatch(/^a private tmpfs could not be mounted \(exit 1\)$/);
+    expect(readdirSync(tmp).sort()).toEqual(["meminfo"]);
   });
 });
