@@ -11,6 +11,7 @@ import { prefetchBoard } from "./board/column-query.js";
 import { feedAttention } from "./live/attention.js";
 import { feedCache } from "./live/cache.js";
 import { events } from "./live/events.js";
+import { firstReadsAfterOpen } from "./live/first-reads.js";
 import "./styles.css";
 import { applyTheme, storedTheme } from "./ui/theme.js";
 
@@ -25,10 +26,12 @@ const queryClient = new QueryClient({
   },
 });
 feedCache(queryClient, events);
+feedAttention(events);
+// WEB-19: the first reads wait for the stream's first open (at most 2 s), so no frame is lost between them.
+firstReadsAfterOpen(queryClient, events);
+events.connect();
 // The board's first pages are asked for before React renders (the first screen waits on them).
 prefetchBoard(queryClient);
-feedAttention(events);
-events.connect();
 
 // WEB-27: the service worker (public/sw.js) keeps the app shell and the offline page. It is
 // registered once the page has loaded, so it never competes with the first screen's requests.

@@ -75,6 +75,7 @@ describe("WEB-23…26 a workbench in the person's words: header, errors, New tas
     await waitForSession(ui.srv.api, s.body.id, ["waiting_for_input"]);
     const asking = await uniqueRepoAndTask(ui.srv, "Asks before writing");
     await ui.srv.api("POST", `/tasks/${asking.task.id}/sessions`, { agent: "careful", prompt: "ask may I write?\nwrite asked.txt yes" });
+    // The board loads while that agent starts (WEB-19): the ask may come while the page reads.
     await page.goto(ui.srv.url + "/");
     await page.locator(`.task-card[data-task-id="${asking.task.id}"] .badge`, { hasText: "Needs your permission" }).waitFor();
     await page.locator(`.task-card[data-task-id="${task.id}"] .badge`, { hasText: "Waiting for you" }).waitFor();

@@ -40,10 +40,20 @@ export function describeError(e: unknown): string {
 
 const STATE_CHANGING = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
+let readGate: Promise<void> | undefined;
+/** WEB-19: GETs wait for `gate` before they are sent (the event stream's first open, live/first-reads.ts). */
+export function holdReads(gate: Promise<void>): void {
+  const held: Promise<void> = gate.then(() => {
+    if (readGate === held) readGate = undefined;
+  });
+  readGate = held;
+}
+
 /** One request; resolves to the parsed JSON answer, throws `ApiError` for any non-2xx. */
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
   let payload: string | undefined;
+  if (method === "GET" && readGate) await readGate;
   if (STATE_CHANGING.has(method)) {
     headers["content-type"] = "application/json";
     payload = JSON.stringify(body ?? {});

@@ -1,0 +1,48 @@
+import { QueryClient } from "@tanstack/react-query";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { request } from "../api/client.js";
+import { EventStream } from "./events.js";
+import { firstReadsAfterOpen } from "./first-reads.js";
+
+/** Signals the stream's first open the way its socket's onopen does (EventStream.emit is the one dispatcher). */
+const open = (stream: EventStream) =>
+  (stream as unknown as { emit(type: string, data: unknown, frame: unknown): void }).emit("connected", undefined, undefined);
+const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+
+describe("WEB-19 the page's first reads and the event stream's first open (live/first-reads.ts)", () => {
+  const sent: string[] = [];
+  vi.stubGlobal("fetch", (url: string, init: { method: string }) => (sent.push(`${init.method} ${url}`), Promise.resolve(new Response("{}"))));
+  afterEach(() => void sent.splice(0));
+
+  it("WEB-19: a read waits for the stream to open (a frame sent between its answer and the open would be lost); a change does not wait", async () => {
+    const qc = new QueryClient();
+    const stream = new EventStream();
+    const stop = firstReadsAfterOpen(qc, stream, 60_000);
+    qc.setQueryData(["task", "t1"], { id: "t1" });
+    const read = request("GET", "/tasks");
+    void request("POST", "/tasks", { title: "x" });
+    await tick(20);
+    expect(sent).toEqual(["POST /api/v1/tasks"]);
+    open(stream);
+    await read;
+    expect(sent).toEqual(["POST /api/v1/tasks", "GET /api/v1/tasks"]);
+    // The reads went after the open: nothing is read twice.
+    expect(qc.getQueryState(["task", "t1"])!.isInvalidated).toBe(false);
+    void request("GET", "/repositories");
+    await tick();
+    expect(sent.at(-1)).toBe("GET /api/v1/repositories");
+    stop();
+  });
+
+  it("WEB-19: reads do not wait past the limit for a stream that does not open; what was read before it opens is read again then", async () => {
+    const qc = new QueryClient();
+    const stream = new EventStream();
+    const stop = firstReadsAfterOpen(qc, stream, 30);
+    await request("GET", "/tasks");
+    expect(sent).toEqual(["GET /api/v1/tasks"]);
+    qc.setQueryData(["task", "t1"], { id: "t1" });
+    open(stream);
+    expect(qc.getQueryState(["task", "t1"])!.isInvalidated).toBe(true);
+    stop();
+  });
+});
