@@ -33,7 +33,9 @@ export function chooseScratch(env = process.env, opts = {}) {
   if (env.TMPDIR) return { reason: `TMPDIR is set (${env.TMPDIR})` };
   if (env.GROVE_TEST_SCRATCH === "disk") return { reason: "GROVE_TEST_SCRATCH=disk" };
   if (env.GROVE_TEST_SCRATCH !== undefined && env.GROVE_TEST_SCRATCH !== "memory") {
-    throw new Error(`GROVE_TEST_SCRATCH must be "memory" or "disk", not ${JSON.stringify(env.GROVE_TEST_SCRATCH)}`);
+    throw Object.assign(new Error(`GROVE_TEST_SCRATCH must be "memory" or "disk", not ${JSON.stringify(env.GROVE_TEST_SCRATCH)}`), {
+      code: "bad_test_scratch",
+    });
   }
   if (uid !== 0) return { reason: "mounting a private tmpfs takes root" };
   try {

@@ -83,7 +83,15 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
   });
 }
 
-const scratch = chooseScratch();
+let scratch;
+try {
+  scratch = chooseScratch();
+} catch (e) {
+  if (e.code !== "bad_test_scratch") throw e;
+  // The person's own setting: one line naming it, and nothing run.
+  process.stderr.write(`npm test: ${e.code}: ${e.message}\n`);
+  process.exit(2);
+}
 process.stdout.write(
   `== the suite's scratch files: ${scratch.dir ? `${scratch.dir} (a tmpfs private to the suite)` : `the system temp dir (${scratch.reason})`}\n`,
 );
