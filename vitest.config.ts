@@ -10,6 +10,10 @@ export default defineConfig({
     // (test/architecture/shared-test-modules.test.ts keeps hooks out of shared modules).
     isolate: false,
     setupFiles: ["packages/server/test/fixture/setup-file.ts"],
+    // A global a test stubs (vi.stubGlobal) is put back before the next test, or the files after
+    // it in the same worker would inherit it; setup-file.ts checks that each file ends with the
+    // globals every file relies on.
+    unstubGlobals: true,
     // The CLI tests run the bundled client (docs/specs/cli.md "How it starts"): rebuild it first when a source is newer.
     globalSetup: ["packages/server/test/cli/bundle-setup.ts"],
     testTimeout: 60_000,

@@ -1,5 +1,5 @@
 import { QueryClient } from "@tanstack/react-query";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { request } from "../api/client.js";
 import { EventStream } from "./events.js";
 import { firstReadsAfterOpen } from "./first-reads.js";
@@ -11,8 +11,13 @@ const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
 describe("WEB-19 the page's first reads and the event stream's first open (live/first-reads.ts)", () => {
   const sent: string[] = [];
-  vi.stubGlobal("fetch", (url: string, init: { method: string }) => (sent.push(`${init.method} ${url}`), Promise.resolve(new Response("{}"))));
-  afterEach(() => void sent.splice(0));
+  // The page's fetch, for this file's tests only: workers keep globals from file to file
+  // (vitest.config.ts `isolate: false`), so the real one is put back after each test.
+  afterEach(() => vi.unstubAllGlobals());
+  beforeEach(() => {
+    sent.splice(0);
+    vi.stubGlobal("fetch", (url: string, init: { method: string }) => (sent.push(`${init.method} ${url}`), Promise.resolve(new Response("{}"))));
+  });
 
   it("WEB-19: a read waits for the stream to open (a frame sent between its answer and the open would be lost); a change does not wait", async () => {
     const qc = new QueryClient();
