@@ -4,9 +4,10 @@ import { request } from "../api/client.js";
 import { EventStream } from "./events.js";
 import { firstReadsAfterOpen } from "./first-reads.js";
 
-/** Signals the stream's first open the way its socket's onopen does (EventStream.emit is the one dispatcher). */
-const open = (stream: EventStream) =>
-  (stream as unknown as { emit(type: string, data: unknown, frame: unknown): void }).emit("connected", undefined, undefined);
+/** Signals what the socket's onopen / onclose signal (EventStream.emit is the one dispatcher). */
+const signal = (stream: EventStream, type: "connected" | "disconnected") =>
+  (stream as unknown as { emit(type: string, data: unknown, frame: unknown): void }).emit(type, undefined, undefined);
+const open = (stream: EventStream) => signal(stream, "connected");
 const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
 describe("WEB-19 the page's first reads and the event stream's first open (live/first-reads.ts)", () => {
@@ -36,6 +37,22 @@ describe("WEB-19 the page's first reads and the event stream's first open (live/
     void request("GET", "/repositories");
     await tick();
     expect(sent.at(-1)).toBe("GET /api/v1/repositories");
+    stop();
+  });
+
+  it("WEB-19: a socket refused before it ever opened (a server that is down, an expired sign-in) lets the reads go at once; they are read again once it opens", async () => {
+    const qc = new QueryClient();
+    const stream = new EventStream();
+    const stop = firstReadsAfterOpen(qc, stream, 60_000);
+    const read = request("GET", "/tasks");
+    await tick(20);
+    expect(sent).toEqual([]);
+    signal(stream, "disconnected");
+    await read;
+    expect(sent).toEqual(["GET /api/v1/tasks"]);
+    qc.setQueryData(["task", "t1"], { id: "t1" });
+    open(stream);
+    expect(qc.getQueryState(["task", "t1"])!.isInvalidated).toBe(true);
     stop();
   });
 
